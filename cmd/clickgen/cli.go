@@ -1,0 +1,183 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+
+	"github.com/spf13/pflag"
+)
+
+// verb is one subcommand of clickgen.
+type verb struct {
+	name    string
+	summary string // one line for `clickgen help`
+	run     func(ctx context.Context, io *stdio, args []string) error
+}
+
+// stdio carries where a verb writes: data to out, progress and diagnostics to err.
+type stdio struct {
+	out io.Writer
+	err io.Writer
+}
+
+// verbs lists the subcommands in the order `clickgen help` shows them.
+var verbs []verb
+
+func init() {
+	verbs = []verb{
+		{"schema", "print the wire contract: keys, a markdown description or a JSON Schema", runSchema},
+		{"version", "print clickgen's version and the world version", runVersion},
+	}
+}
+
+// usageError is a mistake in how clickgen was called: exit code 2, nothing was sent.
+type usageError struct {
+	verb string
+	err  error
+}
+
+func (e *usageError) Error() string {
+	if e.verb == "" {
+		return e.err.Error()
+	}
+	return e.verb + ": " + e.err.Error()
+}
+
+func (e *usageError) Unwrap() error { return e.err }
+
+func usagef(verb, format string, args ...any) error {
+	return &usageError{verb: verb, err: fmt.Errorf(format, args...)}
+}
+
+// errHelpShown means --help was asked for and printed: exit code 0.
+var errHelpShown = errors.New("help shown")
+
+// exitCode maps run's error to the process exit code and prints the error: 0 success,
+// 2 usage error, 1 any other failure (cmd/go's convention).
+func exitCode(err error, stderr io.Writer) int {
+	if err == nil || errors.Is(err, errHelpShown) {
+		return 0
+	}
+	fmt.Fprintf(stderr, "clickgen: %v\n", err)
+	var ue *usageError
+	if errors.As(err, &ue) {
+		if ue.verb != "" {
+			fmt.Fprintf(stderr, "Run 'clickgen %s --help' for usage.\n", ue.verb)
+		} else {
+			fmt.Fprintln(stderr, "Run 'clickgen help' for usage.")
+		}
+		return 2
+	}
+	return 1
+}
+
+// run is clickgen without the process: tests call it directly.
+func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	sio := &stdio{out: stdout, err: stderr}
+	if len(args) == 0 {
+		printHelp(stderr)
+		return usagef("", "no verb given")
+	}
+	name := args[0]
+	switch name {
+	case "help", "-h", "--help":
+		if len(args) > 1 {
+			return run(ctx, []string{args[1], "--help"}, stdout, stderr)
+		}
+		printHelp(stdout)
+		return nil
+	case "-v", "--version":
+		name = "version"
+	}
+	for _, v := range verbs {
+		if v.name == name {
+			return v.run(ctx, sio, args[1:])
+		}
+	}
+	return usagef("", "unknown verb %q", name)
+}
+
+func printHelp(w io.Writer) {
+	fmt.Fprint(w, `clickgen plays a deterministic online shop ("Дом и уют") into Kafka topics hits and orders,
+and says exactly what a storage must hold afterwards.
+
+Usage:
+  clickgen VERB [flags]
+
+Verbs:
+`)
+	for _, v := range verbs {
+		fmt.Fprintf(w, "  %-10s %s\n", v.name, v.summary)
+	}
+	fmt.Fprint(w, `
+Run 'clickgen VERB --help' for the flags of a verb.
+Exit codes: 0 success, 1 failure, 2 usage error (nothing was sent).
+`)
+}
+
+// newFlags returns a flag set for verb whose --help prints usage and description.
+func newFlags(verb, usage, description string) *pflag.FlagSet {
+	fs := pflag.NewFlagSet(verb, pflag.ContinueOnError)
+	fs.SortFlags = false
+	fs.SetOutput(io.Discard)
+	fs.Usage = func() {}
+	fs.SetInterspersed(true)
+	fs.BoolP("help", "h", false, "show this help")
+	fs.SetAnnotation("help", "usage", []string{usage})
+	fs.SetAnnotation("help", "description", []string{description})
+	return fs
+}
+
+// parseFlags parses args; on --help it prints the verb's help to out and returns errHelpShown.
+func parseFlags(fs *pflag.FlagSet, args []string, out io.Writer) error {
+	err := fs.Parse(args)
+	if help, _ := fs.GetBool("help"); errors.Is(err, pflag.ErrHelp) || (err == nil && help) {
+		printVerbHelp(fs, out)
+		return errHelpShown
+	}
+	if err != nil {
+		return &usageError{verb: fs.Name(), err: err}
+	}
+	return nil
+}
+
+func printVerbHelp(fs *pflag.FlagSet, out io.Writer) {
+	h := fs.Lookup("help")
+	fmt.Fprintf(out, "Usage:\n  clickgen %s\n\n", h.Annotations["usage"][0])
+	if d := h.Annotations["description"][0]; d != "" {
+		fmt.Fprintf(out, "%s\n\n", strings.TrimSpace(d))
+	}
+	// pflag spells optional bool values as "[=true|false]"; a plain switch reads better.
+	fmt.Fprintf(out, "Flags:\n%s", strings.ReplaceAll(fs.FlagUsagesWrapped(100), "[=true|false]", "              "))
+}
+
+// envFallback sets each flag that was not given on the command line from its environment
+// variable, if that is set. A value that does not parse is a usage error naming the variable.
+func envFallback(fs *pflag.FlagSet, pairs ...string) error {
+	for i := 0; i+1 < len(pairs); i += 2 {
+		flag, env := pairs[i], pairs[i+1]
+		if fs.Changed(flag) {
+			continue
+		}
+		v, ok := os.LookupEnv(env)
+		if !ok || v == "" {
+			continue
+		}
+		if err := fs.Set(flag, v); err != nil {
+			return usagef(fs.Name(), "environment variable %s=%q: %v", env, v, err)
+		}
+	}
+	return nil
+}
+
+// noArgs rejects positional arguments for verbs that take none.
+func noArgs(fs *pflag.FlagSet) error {
+	if fs.NArg() > 0 {
+		return usagef(fs.Name(), "unexpected argument %q", fs.Arg(0))
+	}
+	return nil
+}
