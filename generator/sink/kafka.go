@@ -1,0 +1,245 @@
+package sink
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"maps"
+	"slices"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/twmb/franz-go/pkg/kadm"
+	"github.com/twmb/franz-go/pkg/kerr"
+	"github.com/twmb/franz-go/pkg/kgo"
+	"github.com/twmb/franz-go/pkg/kmsg"
+)
+
+// Kafka is a [Sink] producing to Kafka with franz-go: idempotent, acks=all,
+// keys placed by murmur2 exactly as Kafka's Java client places them (see
+// [PartitionForKey]), record timestamps set to the real send time. Build it
+// with [NewKafka]; all methods are safe for concurrent use.
+type Kafka struct {
+	cfg    cfg
+	cl     *kgo.Client
+	adm    *kadm.Client
+	rec    *recorder
+	budget *budget
+
+	closed    atomic.Bool
+	closeOnce sync.Once
+}
+
+var _ Sink = (*Kafka)(nil)
+
+// NewKafka validates opts and returns a Kafka sink. It does not contact the
+// brokers: call [Kafka.CheckConnect] to fail early, and [Kafka.EnsureTopics]
+// to check the topics.
+func NewKafka(opts ...Opt) (*Kafka, error) {
+	c := defaultCfg()
+	for _, o := range opts {
+		o.apply(&c)
+	}
+	if err := c.validate(); err != nil {
+		return nil, err
+	}
+	cl, err := kgo.NewClient(append(c.connOpts(), c.producerOpts()...)...)
+	if err != nil {
+		return nil, fmt.Errorf("sink: Kafka client: %w", err)
+	}
+	return &Kafka{
+		cfg:    c,
+		cl:     cl,
+		adm:    kadm.NewClient(cl),
+		rec:    newRecorder(),
+		budget: newBudget(int64(c.maxBufferedRecords), int64(c.maxBufferedBytes)),
+	}, nil
+}
+
+// String describes the sink's configuration. It never contains the SASL
+// password.
+func (k *Kafka) String() string { return "kafka " + k.cfg.String() }
+
+// pending is one record in flight: the kgo record and what its promise
+// needs to account for it.
+type pending struct {
+	k   *Kafka
+	tc  *topicCounters
+	due time.Time
+	tag uint32
+	r   kgo.Record
+}
+
+// done is the record's promise. kgo calls promises serially from one
+// goroutine; this only touches atomics (and the recorder's mutex on
+// failure).
+func (p *pending) done(r *kgo.Record, err error) {
+	size := int64(len(r.Key) + len(r.Value))
+	if err != nil {
+		p.k.rec.fail(p.tc, p.tag, err)
+	} else {
+		p.k.rec.ack(p.tc, r.Partition, len(r.Value), time.Since(p.due))
+	}
+	// Released last, so a Flush that sees the budget drained also sees
+	// this record's counters.
+	p.k.budget.release(size)
+}
+
+// Send queues m; see [Sink.Send]. The record's timestamp is the time Send
+// hands it to the client.
+func (k *Kafka) Send(ctx context.Context, m Message) error {
+	if err := m.validate(); err != nil {
+		return err
+	}
+	if k.closed.Load() {
+		return ErrClosed
+	}
+	if err := k.rec.err(); err != nil {
+		return err
+	}
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	size := int64(len(m.Key) + len(m.Value))
+	if err := k.budget.acquire(ctx, size); err != nil {
+		return err
+	}
+	now := time.Now()
+	p := &pending{k: k, tc: k.rec.topic(m.Topic), due: m.Due, tag: m.Tag}
+	if p.due.IsZero() {
+		p.due = now
+	}
+	p.r = kgo.Record{Topic: m.Topic, Key: m.Key, Value: m.Value, Timestamp: now}
+	p.tc.sent.Add(1)
+	// The record's context is not ctx: stopping the sender must not fail
+	// records already queued (see budget).
+	k.cl.Produce(context.Background(), &p.r, p.done)
+	return nil
+}
+
+// Flush waits for every queued record; see [Sink.Flush].
+func (k *Kafka) Flush(ctx context.Context) error {
+	err := k.cl.Flush(ctx)
+	if err == nil {
+		// kgo counts a record done just before its promise runs;
+		// wait for our promises too.
+		err = k.budget.drained(ctx)
+	}
+	if err != nil {
+		err = fmt.Errorf("sink: flush: %d message(s) still unacknowledged: %w", k.budget.inFlight(), err)
+		return errors.Join(err, k.rec.err())
+	}
+	return k.rec.err()
+}
+
+// Close fails whatever is still queued and stops the client and all its
+// goroutines. It is idempotent and always returns nil.
+func (k *Kafka) Close() error {
+	k.closeOnce.Do(func() {
+		k.closed.Store(true)
+		k.cl.Close()
+		// Close fails every buffered record; wait (boundedly) for
+		// their promises so the final Stats add up.
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		_ = k.budget.drained(ctx)
+	})
+	return nil
+}
+
+// Stats returns a snapshot of the counters; see [Stats].
+func (k *Kafka) Stats() Stats { return k.rec.snapshot() }
+
+// brokerList names the seed brokers in errors.
+func (k *Kafka) brokerList() string { return strings.Join(k.cfg.brokers, ",") }
+
+// CheckConnect asks the brokers for metadata, failing within the connect
+// timeout (see [ConnectTimeout]) or when ctx is done, whichever is first,
+// with an error naming the brokers. It also proves TLS and SASL work.
+func (k *Kafka) CheckConnect(ctx context.Context) error {
+	ctx, cancel := context.WithTimeout(ctx, k.cfg.connectTimeout)
+	defer cancel()
+	if err := k.cl.Ping(ctx); err != nil {
+		if ctx.Err() != nil && !errors.Is(err, ctx.Err()) {
+			err = fmt.Errorf("%w (last error: %v)", ctx.Err(), err)
+		}
+		return fmt.Errorf("sink: cannot reach Kafka at %s within %v: %w", k.brokerList(), k.cfg.connectTimeout, err)
+	}
+	return nil
+}
+
+// EnsureTopics checks that every topic of want exists, want mapping a topic
+// to its partition count (see [DefaultTopics]). A missing topic is an error
+// suggesting --create-topics, unless create is true: then it is created with
+// the wanted partitions and the configured [ReplicationFactor]. A topic that
+// exists with a different partition count is not an error (messages still go
+// somewhere), but keys then land on other partitions than the stand expects:
+// each such topic gives one line in the returned warnings. Each request is
+// bounded by the connect timeout.
+func (k *Kafka) EnsureTopics(ctx context.Context, create bool, want map[string]int32) (warnings []string, err error) {
+	names := slices.Sorted(maps.Keys(want))
+	if len(names) == 0 {
+		return nil, nil
+	}
+	// A plain metadata request, not kadm.ListTopics: kadm answers from
+	// the client's metadata cache (up to 5 s old), which would still miss
+	// a topic created a moment ago.
+	req := kmsg.NewPtrMetadataRequest()
+	req.AllowAutoTopicCreation = false
+	for _, t := range names {
+		rt := kmsg.NewMetadataRequestTopic()
+		rt.Topic = kmsg.StringPtr(t)
+		req.Topics = append(req.Topics, rt)
+	}
+	lctx, cancel := context.WithTimeout(ctx, k.cfg.connectTimeout)
+	resp, err := req.RequestWith(lctx, k.cl)
+	cancel()
+	if err != nil {
+		return nil, fmt.Errorf("sink: list topics on %s: %w", k.brokerList(), err)
+	}
+	found := make(map[string]kmsg.MetadataResponseTopic, len(resp.Topics))
+	for _, t := range resp.Topics {
+		if t.Topic != nil {
+			found[*t.Topic] = t
+		}
+	}
+	var missing []string
+	for _, t := range names {
+		d, ok := found[t]
+		err := kerr.ErrorForCode(d.ErrorCode)
+		switch {
+		case !ok || errors.Is(err, kerr.UnknownTopicOrPartition):
+			missing = append(missing, t)
+		case err != nil:
+			return nil, fmt.Errorf("sink: topic %s on %s: %w", t, k.brokerList(), err)
+		case int32(len(d.Partitions)) != want[t]:
+			warnings = append(warnings, fmt.Sprintf("topic %s has %d partitions, want %d: keys are placed on other partitions than the stand expects",
+				t, len(d.Partitions), want[t]))
+		}
+	}
+	if len(missing) == 0 {
+		return warnings, nil
+	}
+	if !create {
+		var b strings.Builder
+		for i, t := range missing {
+			if i > 0 {
+				b.WriteString(", ")
+			}
+			fmt.Fprintf(&b, "%s (%d partitions)", t, want[t])
+		}
+		return warnings, fmt.Errorf("sink: topic(s) %s missing on %s: create them, or use --create-topics", b.String(), k.brokerList())
+	}
+	for _, t := range missing {
+		cctx, cancel := context.WithTimeout(ctx, k.cfg.connectTimeout)
+		_, err := k.adm.CreateTopic(cctx, want[t], k.cfg.replicationFactor, nil, t)
+		cancel()
+		if err != nil && !errors.Is(err, kerr.TopicAlreadyExists) {
+			return warnings, fmt.Errorf("sink: create topic %s (%d partitions, replication factor %d) on %s: %w",
+				t, want[t], k.cfg.replicationFactor, k.brokerList(), err)
+		}
+	}
+	return warnings, nil
+}

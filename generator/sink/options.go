@@ -1,0 +1,393 @@
+package sink
+
+import (
+	"context"
+	"crypto/tls"
+	"crypto/x509"
+	"errors"
+	"fmt"
+	"log/slog"
+	"os"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/twmb/franz-go/pkg/kgo"
+	"github.com/twmb/franz-go/pkg/sasl"
+	"github.com/twmb/franz-go/pkg/sasl/plain"
+	"github.com/twmb/franz-go/pkg/sasl/scram"
+)
+
+// Opt configures a [Kafka] sink (and, for its connection options, [Consume]).
+type Opt interface{ apply(*cfg) }
+
+type opt func(*cfg)
+
+func (o opt) apply(c *cfg) { o(c) }
+
+// Compression names a Kafka batch compression codec.
+type Compression string
+
+// The compression codecs a Kafka sink can use.
+const (
+	CompressionNone   Compression = "none"
+	CompressionGzip   Compression = "gzip"
+	CompressionSnappy Compression = "snappy"
+	CompressionLZ4    Compression = "lz4"
+	CompressionZstd   Compression = "zstd"
+)
+
+func (c Compression) codec() (kgo.CompressionCodec, bool) {
+	switch c {
+	case CompressionNone:
+		return kgo.NoCompression(), true
+	case CompressionGzip:
+		return kgo.GzipCompression(), true
+	case CompressionSnappy:
+		return kgo.SnappyCompression(), true
+	case CompressionLZ4:
+		return kgo.Lz4Compression(), true
+	case CompressionZstd:
+		return kgo.ZstdCompression(), true
+	}
+	return kgo.CompressionCodec{}, false
+}
+
+// SASLMechanism names a SASL authentication mechanism.
+type SASLMechanism string
+
+// The SASL mechanisms a Kafka sink can authenticate with. NewKafka accepts
+// them in any letter case.
+const (
+	SASLPlain       SASLMechanism = "PLAIN"
+	SASLScramSHA256 SASLMechanism = "SCRAM-SHA-256"
+	SASLScramSHA512 SASLMechanism = "SCRAM-SHA-512"
+)
+
+// TLSConfig says how to reach brokers over TLS. The zero value verifies the
+// brokers against the system's root certificates. There is deliberately no
+// way to skip verification.
+type TLSConfig struct {
+	// CAFile is a PEM file of certificates to verify brokers against,
+	// instead of the system roots.
+	CAFile string
+	// CertFile and KeyFile are a PEM client certificate and its key for
+	// mutual TLS; both or neither.
+	CertFile, KeyFile string
+	// ServerName overrides the name verified in broker certificates; by
+	// default it is each broker's host name.
+	ServerName string
+}
+
+type saslCfg struct {
+	mech     SASLMechanism
+	user     string
+	password string // never printed, never in an error
+}
+
+type cfg struct {
+	brokers            []string
+	clientID           string
+	compression        Compression
+	linger             time.Duration
+	maxBufferedRecords int
+	maxBufferedBytes   int
+	deliveryTimeout    time.Duration
+	retries            int // -1: unlimited
+	connectTimeout     time.Duration
+	replicationFactor  int16
+	tls                *TLSConfig
+	sasl               *saslCfg
+	logger             *slog.Logger
+
+	tlsCfg *tls.Config // built by validate from tls
+}
+
+func defaultCfg() cfg {
+	return cfg{
+		clientID:           "clickgen",
+		compression:        CompressionLZ4,
+		linger:             10 * time.Millisecond,
+		maxBufferedRecords: 10_000,
+		maxBufferedBytes:   64 << 20,
+		deliveryTimeout:    2 * time.Minute,
+		retries:            -1,
+		connectTimeout:     10 * time.Second,
+		replicationFactor:  1,
+	}
+}
+
+// SeedBrokers sets the brokers to bootstrap from, as host:port (an entry may
+// hold several, comma-separated). There is no default: NewKafka fails without
+// brokers.
+func SeedBrokers(brokers ...string) Opt {
+	return opt(func(c *cfg) {
+		for _, b := range brokers {
+			for s := range strings.SplitSeq(b, ",") {
+				if s = strings.TrimSpace(s); s != "" {
+					c.brokers = append(c.brokers, s)
+				}
+			}
+		}
+	})
+}
+
+// ClientID sets the client ID sent to brokers, overriding the default of
+// "clickgen".
+func ClientID(id string) Opt { return opt(func(c *cfg) { c.clientID = id }) }
+
+// BatchCompression sets the codec record batches are compressed with,
+// overriding the default of lz4. A batch is sent uncompressed if compressing
+// does not make it smaller.
+func BatchCompression(comp Compression) Opt {
+	return opt(func(c *cfg) { c.compression = comp })
+}
+
+// Linger sets how long a partition waits for more records before sending a
+// batch, overriding the default of 10ms. Flush never waits for it.
+func Linger(d time.Duration) Opt { return opt(func(c *cfg) { c.linger = d }) }
+
+// MaxBufferedRecords sets how many records may be queued and unacknowledged
+// at once before Send blocks, overriding the default of 10 000.
+func MaxBufferedRecords(n int) Opt { return opt(func(c *cfg) { c.maxBufferedRecords = n }) }
+
+// MaxBufferedBytes sets how many key and value bytes may be queued and
+// unacknowledged at once before Send blocks, overriding the default of
+// 64 MiB; 0 means unlimited. A single record larger than this is still sent
+// when nothing else is queued.
+func MaxBufferedBytes(n int) Opt { return opt(func(c *cfg) { c.maxBufferedBytes = n }) }
+
+// DeliveryTimeout sets how long a record may wait for its acknowledgement
+// before it fails, overriding the default of 2 minutes (Kafka's
+// delivery.timeout.ms). With the idempotent producer the client fails a
+// record only when it is safe for sequence numbers: never while a request
+// holding it awaits a response; Flush's context and Close bound that case.
+func DeliveryTimeout(d time.Duration) Opt { return opt(func(c *cfg) { c.deliveryTimeout = d }) }
+
+// Retries sets how many times a record is tried before it fails, overriding
+// the default of unlimited tries within the DeliveryTimeout; -1 restores the
+// default.
+func Retries(n int) Opt { return opt(func(c *cfg) { c.retries = n }) }
+
+// ConnectTimeout sets how long [Kafka.CheckConnect] and each request of
+// [Kafka.EnsureTopics] may take, and bounds dialing a broker, overriding the
+// default of 10s (the CLI's --connect-timeout).
+func ConnectTimeout(d time.Duration) Opt { return opt(func(c *cfg) { c.connectTimeout = d }) }
+
+// ReplicationFactor sets the replication factor of topics created by
+// [Kafka.EnsureTopics], overriding the default of 1 (the stand's layout); -1
+// uses the broker's default.replication.factor (Kafka 2.4+).
+func ReplicationFactor(n int16) Opt { return opt(func(c *cfg) { c.replicationFactor = n }) }
+
+// TLS enables TLS to the brokers as t says, overriding the default of
+// plaintext. Files are read, and their errors reported, by NewKafka.
+func TLS(t TLSConfig) Opt { return opt(func(c *cfg) { c.tls = &t }) }
+
+// SASL enables SASL authentication with mechanism m (PLAIN, SCRAM-SHA-256 or
+// SCRAM-SHA-512), overriding the default of none. The password is kept only
+// to authenticate: it never appears in String output or in errors.
+func SASL(m SASLMechanism, user, password string) Opt {
+	return opt(func(c *cfg) { c.sasl = &saslCfg{mech: m, user: user, password: password} })
+}
+
+// Logger sets where the Kafka client logs, overriding the default of not
+// logging. Records are logged at the levels l enables.
+func Logger(l *slog.Logger) Opt { return opt(func(c *cfg) { c.logger = l }) }
+
+// validate checks the configuration and loads TLS files. Its errors never
+// contain the SASL password.
+func (c *cfg) validate() error {
+	var errs []error
+	if len(c.brokers) == 0 {
+		errs = append(errs, errors.New("no Kafka brokers given"))
+	}
+	if _, ok := c.compression.codec(); !ok {
+		errs = append(errs, fmt.Errorf("unknown compression %q (want none, gzip, snappy, lz4 or zstd)", string(c.compression)))
+	}
+	if c.linger < 0 {
+		errs = append(errs, fmt.Errorf("linger %v is negative", c.linger))
+	}
+	if c.maxBufferedRecords < 1 {
+		errs = append(errs, fmt.Errorf("max buffered records %d, want at least 1", c.maxBufferedRecords))
+	}
+	if c.maxBufferedBytes < 0 {
+		errs = append(errs, fmt.Errorf("max buffered bytes %d is negative", c.maxBufferedBytes))
+	}
+	if c.deliveryTimeout <= 0 {
+		errs = append(errs, fmt.Errorf("delivery timeout %v, want > 0", c.deliveryTimeout))
+	}
+	if c.retries < -1 || c.retries == 0 {
+		errs = append(errs, fmt.Errorf("retries %d, want at least 1, or -1 for unlimited", c.retries))
+	}
+	if c.connectTimeout <= 0 {
+		errs = append(errs, fmt.Errorf("connect timeout %v, want > 0", c.connectTimeout))
+	}
+	if c.replicationFactor == 0 || c.replicationFactor < -1 {
+		errs = append(errs, fmt.Errorf("replication factor %d, want at least 1, or -1 for the broker default", c.replicationFactor))
+	}
+	if c.sasl != nil {
+		switch SASLMechanism(strings.ToUpper(string(c.sasl.mech))) {
+		case SASLPlain, SASLScramSHA256, SASLScramSHA512:
+			c.sasl.mech = SASLMechanism(strings.ToUpper(string(c.sasl.mech)))
+		default:
+			errs = append(errs, fmt.Errorf("unknown SASL mechanism %q (want PLAIN, SCRAM-SHA-256 or SCRAM-SHA-512)", string(c.sasl.mech)))
+		}
+		if c.sasl.user == "" {
+			errs = append(errs, errors.New("SASL user is empty"))
+		}
+		if c.sasl.password == "" {
+			errs = append(errs, errors.New("SASL password is empty"))
+		}
+	}
+	if c.tls != nil {
+		tc, err := c.tls.build()
+		if err != nil {
+			errs = append(errs, err)
+		}
+		c.tlsCfg = tc
+	}
+	if err := errors.Join(errs...); err != nil {
+		return fmt.Errorf("sink: invalid Kafka configuration: %w", err)
+	}
+	return nil
+}
+
+func (t *TLSConfig) build() (*tls.Config, error) {
+	tc := &tls.Config{MinVersion: tls.VersionTLS12, ServerName: t.ServerName}
+	if t.CAFile != "" {
+		pem, err := os.ReadFile(t.CAFile)
+		if err != nil {
+			return nil, fmt.Errorf("TLS CA file: %w", err)
+		}
+		pool := x509.NewCertPool()
+		if !pool.AppendCertsFromPEM(pem) {
+			return nil, fmt.Errorf("TLS CA file %s holds no PEM certificate", t.CAFile)
+		}
+		tc.RootCAs = pool
+	}
+	if (t.CertFile == "") != (t.KeyFile == "") {
+		return nil, errors.New("TLS client certificate and key must be given together")
+	}
+	if t.CertFile != "" {
+		cert, err := tls.LoadX509KeyPair(t.CertFile, t.KeyFile)
+		if err != nil {
+			return nil, fmt.Errorf("TLS client certificate %s / key %s: %w", t.CertFile, t.KeyFile, err)
+		}
+		tc.Certificates = []tls.Certificate{cert}
+	}
+	return tc, nil
+}
+
+// String describes the configuration for logs. It never contains the SASL
+// password.
+func (c *cfg) String() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "brokers=%s client_id=%s compression=%s linger=%v max_buffered_records=%d max_buffered_bytes=%d delivery_timeout=%v",
+		strings.Join(c.brokers, ","), c.clientID, c.compression, c.linger, c.maxBufferedRecords, c.maxBufferedBytes, c.deliveryTimeout)
+	if c.retries < 0 {
+		b.WriteString(" retries=unlimited")
+	} else {
+		b.WriteString(" retries=" + strconv.Itoa(c.retries))
+	}
+	fmt.Fprintf(&b, " connect_timeout=%v", c.connectTimeout)
+	if c.tls == nil {
+		b.WriteString(" tls=off")
+	} else {
+		b.WriteString(" tls=on")
+		if c.tls.CAFile != "" {
+			b.WriteString(" tls_ca=" + c.tls.CAFile)
+		}
+		if c.tls.CertFile != "" {
+			b.WriteString(" tls_cert=" + c.tls.CertFile)
+		}
+	}
+	if c.sasl == nil {
+		b.WriteString(" sasl=off")
+	} else {
+		fmt.Fprintf(&b, " sasl=%s sasl_user=%s", c.sasl.mech, c.sasl.user)
+	}
+	return b.String()
+}
+
+// connOpts are the kgo options every client of ours needs to reach the
+// brokers.
+func (c *cfg) connOpts() []kgo.Opt {
+	opts := []kgo.Opt{
+		kgo.SeedBrokers(c.brokers...),
+		kgo.ClientID(c.clientID),
+		kgo.DialTimeout(c.connectTimeout),
+	}
+	if c.tlsCfg != nil {
+		opts = append(opts, kgo.DialTLSConfig(c.tlsCfg))
+	}
+	if c.sasl != nil {
+		opts = append(opts, kgo.SASL(c.sasl.mechanism()))
+	}
+	if c.logger != nil {
+		opts = append(opts, kgo.WithLogger(slogAdapter{c.logger}))
+	}
+	return opts
+}
+
+// producerOpts are the kgo options of the Kafka sink's producer.
+func (c *cfg) producerOpts() []kgo.Opt {
+	codec, _ := c.compression.codec()
+	opts := []kgo.Opt{
+		// Idempotence is kgo's default and stays on: retries never
+		// duplicate or reorder records within a partition.
+		kgo.RequiredAcks(kgo.AllISRAcks()),
+		kgo.ProducerBatchCompression(codec),
+		kgo.ProducerLinger(c.linger),
+		// Our budget enforces the limits with a cancellable wait; kgo's
+		// own limit is set above it so Produce itself never blocks.
+		kgo.MaxBufferedRecords(2*c.maxBufferedRecords + 1),
+		kgo.RecordPartitioner(kgo.StickyKeyPartitioner(nil)),
+		kgo.RecordDeliveryTimeout(c.deliveryTimeout),
+	}
+	if c.retries > 0 {
+		opts = append(opts, kgo.RecordRetries(c.retries))
+	}
+	return opts
+}
+
+func (s *saslCfg) mechanism() sasl.Mechanism {
+	switch s.mech {
+	case SASLPlain:
+		return plain.Auth{User: s.user, Pass: s.password}.AsMechanism()
+	case SASLScramSHA256:
+		return scram.Auth{User: s.user, Pass: s.password}.AsSha256Mechanism()
+	default:
+		return scram.Auth{User: s.user, Pass: s.password}.AsSha512Mechanism()
+	}
+}
+
+// slogAdapter lets kgo log through log/slog.
+type slogAdapter struct{ l *slog.Logger }
+
+func (a slogAdapter) Level() kgo.LogLevel {
+	ctx := context.Background()
+	switch {
+	case a.l.Enabled(ctx, slog.LevelDebug):
+		return kgo.LogLevelDebug
+	case a.l.Enabled(ctx, slog.LevelInfo):
+		return kgo.LogLevelInfo
+	case a.l.Enabled(ctx, slog.LevelWarn):
+		return kgo.LogLevelWarn
+	case a.l.Enabled(ctx, slog.LevelError):
+		return kgo.LogLevelError
+	}
+	return kgo.LogLevelNone
+}
+
+func (a slogAdapter) Log(level kgo.LogLevel, msg string, keyvals ...any) {
+	l := slog.LevelDebug
+	switch level {
+	case kgo.LogLevelError:
+		l = slog.LevelError
+	case kgo.LogLevelWarn:
+		l = slog.LevelWarn
+	case kgo.LogLevelInfo:
+		l = slog.LevelInfo
+	}
+	a.l.Log(context.Background(), l, msg, keyvals...)
+}

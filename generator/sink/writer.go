@@ -1,0 +1,205 @@
+package sink
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"sync"
+	"time"
+)
+
+// WriterOptions configure a [Writer]. The zero value means defaults.
+type WriterOptions struct {
+	// Partitions maps a topic to the partition count Kafka would have, so
+	// that [TopicStats.Partitions] counts each keyed message in the
+	// partition Kafka would choose ([PartitionForKey]) and a file run
+	// reports what a Kafka run would. Nil means [DefaultTopics] (hits 2,
+	// orders 1); an empty non-nil map disables partition counts. Messages
+	// of unlisted topics, and messages without a key, are not counted per
+	// partition.
+	Partitions map[string]int32
+	// BufferSize is how many bytes are gathered before a write to the
+	// underlying writer; 0 means 1 MiB.
+	BufferSize int
+}
+
+// Validate reports nonsensical options.
+func (o WriterOptions) Validate() error {
+	if o.BufferSize < 0 {
+		return fmt.Errorf("sink: buffer size %d is negative", o.BufferSize)
+	}
+	for t, n := range o.Partitions {
+		if n < 1 {
+			return fmt.Errorf("sink: topic %s: partition count %d, want at least 1", t, n)
+		}
+	}
+	return nil
+}
+
+// Writer is a [Sink] writing exactly the bytes Kafka gets, one message per
+// line: Value followed by "\n" (a tombstone or an empty value is an empty
+// line). Keys and topics are not written: a file holds one topic's bytes, as
+// `batch --file` does. A message is acknowledged when its whole line has been
+// written to the underlying io.Writer (not synced to disk); a write error
+// fails the messages not fully written, and is sticky. Send with a full
+// buffer writes synchronously; ctx cannot interrupt a write in progress. All
+// methods are safe for concurrent use.
+type Writer struct {
+	mu      sync.Mutex
+	w       io.Writer
+	closer  io.Closer // the file we opened, nil for a caller's writer
+	parts   map[string]int32
+	bufSize int
+	buf     []byte
+	pend    []pendingLine
+	closed  bool
+
+	rec *recorder
+}
+
+var _ Sink = (*Writer)(nil)
+
+type pendingLine struct {
+	tc   *topicCounters
+	part int32
+	due  time.Time
+	tag  uint32
+	n    int // length of the line including "\n"
+}
+
+// NewWriter returns a Writer writing to w, for example os.Stdout. Close
+// flushes but does not close w.
+func NewWriter(w io.Writer, o WriterOptions) (*Writer, error) {
+	if err := o.Validate(); err != nil {
+		return nil, err
+	}
+	parts := o.Partitions
+	if parts == nil {
+		parts = DefaultTopics()
+	}
+	size := o.BufferSize
+	if size == 0 {
+		size = 1 << 20
+	}
+	return &Writer{w: w, parts: parts, bufSize: size, buf: make([]byte, 0, size), rec: newRecorder()}, nil
+}
+
+// CreateFile creates or truncates the file at path and returns a Writer
+// writing to it; Close flushes and closes the file.
+func CreateFile(path string, o WriterOptions) (*Writer, error) {
+	if err := o.Validate(); err != nil {
+		return nil, err
+	}
+	f, err := os.Create(path)
+	if err != nil {
+		return nil, fmt.Errorf("sink: %w", err)
+	}
+	w, err := NewWriter(f, o)
+	if err != nil {
+		f.Close()
+		return nil, err
+	}
+	w.closer = f
+	return w, nil
+}
+
+// Send appends m's line to the buffer, writing the buffer out when it is
+// full; see [Sink.Send].
+func (w *Writer) Send(ctx context.Context, m Message) error {
+	if err := m.validate(); err != nil {
+		return err
+	}
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.closed {
+		return ErrClosed
+	}
+	if err := w.rec.err(); err != nil {
+		return err
+	}
+	due := m.Due
+	if due.IsZero() {
+		due = time.Now()
+	}
+	part := int32(-1)
+	if n, ok := w.parts[m.Topic]; ok && m.Key != nil {
+		part = PartitionForKey(m.Key, n)
+	}
+	tc := w.rec.topic(m.Topic)
+	tc.sent.Add(1)
+	w.buf = append(w.buf, m.Value...)
+	w.buf = append(w.buf, '\n')
+	w.pend = append(w.pend, pendingLine{tc: tc, part: part, due: due, tag: m.Tag, n: len(m.Value) + 1})
+	if len(w.buf) >= w.bufSize {
+		w.flushLocked()
+		return w.rec.err()
+	}
+	return nil
+}
+
+// flushLocked writes the buffer and settles every pending line: acked if
+// written in full, failed otherwise.
+func (w *Writer) flushLocked() {
+	if len(w.pend) == 0 {
+		return
+	}
+	n, err := w.w.Write(w.buf)
+	if err == nil && n < len(w.buf) {
+		err = io.ErrShortWrite
+	}
+	now := time.Now()
+	off := 0
+	for _, l := range w.pend {
+		off += l.n
+		if off <= n {
+			w.rec.ack(l.tc, l.part, l.n-1, now.Sub(l.due))
+		} else {
+			w.rec.fail(l.tc, l.tag, fmt.Errorf("write: %w", err))
+		}
+	}
+	w.buf = w.buf[:0]
+	clear(w.pend)
+	w.pend = w.pend[:0]
+}
+
+// Flush writes out the buffer; see [Sink.Flush]. ctx is only checked before
+// writing.
+func (w *Writer) Flush(ctx context.Context) error {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if len(w.pend) > 0 {
+		if err := ctx.Err(); err != nil {
+			return errors.Join(fmt.Errorf("sink: flush: %d message(s) still unwritten: %w", len(w.pend), err), w.rec.err())
+		}
+		w.flushLocked()
+	}
+	return w.rec.err()
+}
+
+// Close flushes the buffer and closes the file if CreateFile opened it. It
+// returns the delivery error, if any, or the file's close error. Close is
+// idempotent; later calls return nil.
+func (w *Writer) Close() error {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.closed {
+		return nil
+	}
+	w.closed = true
+	w.flushLocked()
+	err := w.rec.err()
+	if w.closer != nil {
+		if cerr := w.closer.Close(); cerr != nil && err == nil {
+			err = fmt.Errorf("sink: %w", cerr)
+		}
+	}
+	return err
+}
+
+// Stats returns a snapshot of the counters; see [Stats].
+func (w *Writer) Stats() Stats { return w.rec.snapshot() }
