@@ -63,21 +63,18 @@ func DefaultCatalog() *Catalog {
 	return c
 }
 
-// CatalogError is a malformed catalog file: it names the line and, when it concerns one place,
-// the column (1-based byte position in the line) and the field's name.
+// CatalogError is a malformed catalog file: it names the line and, when it concerns one
+// field, the CSV column (1-based field number) and its name.
 type CatalogError struct {
 	Line   int
-	Column int    // 0 when the error concerns the whole line
-	Field  string // the field's name from the header, "" when unknown
+	Column int    // 1-based field number; 0 when the error concerns the whole line
+	Field  string // the column's name from the header
 	Err    error
 }
 
 func (e *CatalogError) Error() string {
-	switch {
-	case e.Column == 0:
+	if e.Column == 0 {
 		return fmt.Sprintf("line %d: %v", e.Line, e.Err)
-	case e.Field == "":
-		return fmt.Sprintf("line %d, column %d: %v", e.Line, e.Column, e.Err)
 	}
 	return fmt.Sprintf("line %d, column %d (%s): %v", e.Line, e.Column, e.Field, e.Err)
 }
@@ -105,8 +102,7 @@ func ParseCatalog(data []byte) (*Catalog, error) {
 	}
 	for i, h := range header {
 		if strings.TrimSpace(h) != catalogHeader[i] {
-			_, col := r.FieldPos(i)
-			return nil, &CatalogError{Line: 1, Column: col, Field: catalogHeader[i], Err: fmt.Errorf("header says %q, want %q", h, catalogHeader[i])}
+			return nil, &CatalogError{Line: 1, Column: i + 1, Field: catalogHeader[i], Err: fmt.Errorf("header says %q, want %q", h, catalogHeader[i])}
 		}
 	}
 	r.FieldsPerRecord = cols
@@ -124,8 +120,8 @@ func ParseCatalog(data []byte) (*Catalog, error) {
 		line, _ := r.FieldPos(0)
 		lastLine = line
 		bad := func(field int, format string, args ...any) error {
-			l, col := r.FieldPos(field)
-			return &CatalogError{Line: l, Column: col, Field: catalogHeader[field], Err: fmt.Errorf(format, args...)}
+			l, _ := r.FieldPos(field)
+			return &CatalogError{Line: l, Column: field + 1, Field: catalogHeader[field], Err: fmt.Errorf(format, args...)}
 		}
 		p := Product{SKU: rec[0], Name: rec[1], Brand: rec[3], Demand: DefaultDemand, Category: -1}
 		for i, f := range rec {
@@ -189,9 +185,8 @@ func categoryNames() string {
 func csvError(err error) error {
 	var pe *csv.ParseError
 	if errors.As(err, &pe) {
-		ce := &CatalogError{Line: pe.Line, Column: pe.Column, Err: pe.Err}
+		ce := &CatalogError{Line: pe.Line, Err: fmt.Errorf("at byte %d: %w", pe.Column, pe.Err)}
 		if errors.Is(pe.Err, csv.ErrFieldCount) {
-			ce.Column = 0
 			ce.Err = errors.New("wrong number of fields: want the header's columns, separated by commas (quote names that contain commas)")
 		}
 		return ce

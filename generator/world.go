@@ -225,6 +225,10 @@ func tzClass(tz int16) int {
 // DayDate returns the EventDate of model day d.
 func DayDate(d int) schema.Date { return schema.Date(OriginDate + d) }
 
+// DayStartUTC is the UTC second at which model day d starts (counter midnight): the model time
+// origin of the day's events.
+func DayStartUTC(d int) int64 { return dayStartUTC(d) }
+
 // dayStartUTC is the UTC second at which model day d starts (counter midnight).
 func dayStartUTC(d int) int64 {
 	return int64(OriginDate+d)*daySeconds - CounterTZMinutes*60
