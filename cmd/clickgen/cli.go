@@ -1,11 +1,14 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"os"
+	"slices"
 	"strings"
 
 	"github.com/spf13/pflag"
@@ -29,6 +32,11 @@ var verbs []verb
 
 func init() {
 	verbs = []verb{
+		{"batch", "play model days into topic hits (or a file), back to back", runBatch},
+		{"live", "play one model day into topic hits paced by model time", runLive},
+		{"snapshot", "send the daily order snapshots into topic orders (or a file)", runSnapshot},
+		{"inventory", "print what a storage must contain after batch + snapshot, as JSON", runInventory},
+		{"catalog", "write the embedded product catalog (CSV)", runCatalog},
 		{"schema", "print the wire contract: keys, a markdown description or a JSON Schema", runSchema},
 		{"version", "print clickgen's version and the world version", runVersion},
 	}
@@ -180,4 +188,9 @@ func noArgs(fs *pflag.FlagSet) error {
 		return usagef(fs.Name(), "unexpected argument %q", fs.Arg(0))
 	}
 	return nil
+}
+
+// sortedKeys returns m's keys in increasing order, so output never follows map order.
+func sortedKeys[K cmp.Ordered, V any](m map[K]V) []K {
+	return slices.Sorted(maps.Keys(m))
 }

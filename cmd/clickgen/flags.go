@@ -1,0 +1,267 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/spf13/pflag"
+
+	"github.com/clickgen/clickgen/generator"
+	"github.com/clickgen/clickgen/generator/sink"
+)
+
+// worldFlags choose the world: seed, scale and catalog.
+type worldFlags struct {
+	fs      *pflag.FlagSet
+	seed    uint64
+	scale   float64
+	catalog string
+}
+
+func addWorldFlags(fs *pflag.FlagSet) *worldFlags {
+	wf := &worldFlags{fs: fs}
+	fs.Uint64Var(&wf.seed, "seed", generator.CanonicalSeed, "world seed (env GENERATOR_SEED)")
+	fs.Float64Var(&wf.scale, "scale", 1, "multiply the inflow of new visitors (and events per day) by this factor")
+	fs.StringVar(&wf.catalog, "catalog", "", "catalog CSV `FILE` (sku,name,category,brand,price[,demand]) instead of the embedded one")
+	return wf
+}
+
+// world builds the world; a bad value or catalog is a usage error (nothing was sent).
+func (wf *worldFlags) world() (*generator.World, error) {
+	if err := envFallback(wf.fs, "seed", "GENERATOR_SEED"); err != nil {
+		return nil, err
+	}
+	p := generator.Params{Seed: wf.seed, Scale: wf.scale}
+	if wf.seed == 0 {
+		return nil, usagef(wf.fs.Name(), "--seed 0: the seed must be positive")
+	}
+	if wf.scale <= 0 {
+		return nil, usagef(wf.fs.Name(), "--scale %v: want a positive factor", wf.scale)
+	}
+	if wf.catalog != "" {
+		data, err := os.ReadFile(wf.catalog)
+		if err != nil {
+			return nil, usagef(wf.fs.Name(), "--catalog: %v", err)
+		}
+		c, err := generator.ParseCatalog(data)
+		if err != nil {
+			return nil, usagef(wf.fs.Name(), "--catalog %s: %v", wf.catalog, err)
+		}
+		p.Catalog = c
+	}
+	w, err := generator.NewWorld(p)
+	if err != nil {
+		return nil, usagef(wf.fs.Name(), "%v", err)
+	}
+	return w, nil
+}
+
+// dayFlags are --day and --days with the stand's environment fallbacks.
+type dayFlags struct {
+	fs   *pflag.FlagSet
+	day  int
+	days int
+}
+
+func addDayFlags(fs *pflag.FlagSet, daysHelp string) *dayFlags {
+	df := &dayFlags{fs: fs}
+	fs.IntVar(&df.day, "day", 0, "first model day D (0 = Monday 2026-06-01); required (env GENERATOR_DAY)")
+	fs.IntVar(&df.days, "days", 1, daysHelp+" (env GENERATOR_DAYS)")
+	return df
+}
+
+func (df *dayFlags) resolve() error {
+	if err := envFallback(df.fs, "day", "GENERATOR_DAY", "days", "GENERATOR_DAYS"); err != nil {
+		return err
+	}
+	_, env := os.LookupEnv("GENERATOR_DAY")
+	if !df.fs.Changed("day") && !env {
+		return usagef(df.fs.Name(), "--day is required (there is no default model day)")
+	}
+	if df.day < 0 {
+		return usagef(df.fs.Name(), "--day %d: model days start at 0", df.day)
+	}
+	if df.days < 1 {
+		return usagef(df.fs.Name(), "--days %d: want at least 1", df.days)
+	}
+	return nil
+}
+
+// sinkFlags choose where messages go: a file (or stdout) or Kafka.
+type sinkFlags struct {
+	fs             *pflag.FlagSet
+	file           string
+	brokers        string
+	topic          string
+	createTopics   bool
+	compression    string
+	linger         time.Duration
+	connectTimeout time.Duration
+	flushTimeout   time.Duration
+	tls            bool
+	tlsCA          string
+	tlsCert        string
+	tlsKey         string
+	saslMechanism  string
+	saslUser       string
+	report         string
+}
+
+// passwordEnv holds the SASL password: secrets never travel as flags.
+const passwordEnv = "CLICKGEN_SASL_PASSWORD"
+
+func addSinkFlags(fs *pflag.FlagSet) *sinkFlags {
+	sf := &sinkFlags{fs: fs}
+	fs.StringVar(&sf.file, "file", "", "write messages to `PATH`, one per line ('-' is stdout) (env GENERATOR_FILE)")
+	fs.StringVar(&sf.brokers, "brokers", "", "Kafka bootstrap `HOSTS`, comma-separated (env KAFKA_BOOTSTRAP_SERVERS)")
+	fs.StringVar(&sf.topic, "topic", "", "Kafka topic (env KAFKA_TOPIC)")
+	fs.BoolVar(&sf.createTopics, "create-topics", false, "create missing topics (hits with 2 partitions, orders with 1)")
+	fs.StringVar(&sf.compression, "compression", string(sink.CompressionLZ4), "batch compression: none, gzip, snappy, lz4 or zstd")
+	fs.DurationVar(&sf.linger, "linger", 10*time.Millisecond, "how long a partition waits for more records before sending a batch")
+	fs.DurationVar(&sf.connectTimeout, "connect-timeout", 10*time.Second, "fail if the brokers cannot be reached within this time")
+	fs.DurationVar(&sf.flushTimeout, "flush-timeout", 60*time.Second, "how long to wait for acknowledgements at the end of a day (and after Ctrl-C)")
+	fs.BoolVar(&sf.tls, "tls", false, "connect to the brokers over TLS")
+	fs.StringVar(&sf.tlsCA, "tls-ca", "", "CA certificate `FILE` to verify the brokers with (implies --tls)")
+	fs.StringVar(&sf.tlsCert, "tls-cert", "", "client certificate `FILE` (implies --tls; needs --tls-key)")
+	fs.StringVar(&sf.tlsKey, "tls-key", "", "client key `FILE` (implies --tls; needs --tls-cert)")
+	fs.StringVar(&sf.saslMechanism, "sasl-mechanism", "", "SASL mechanism: PLAIN, SCRAM-SHA-256 or SCRAM-SHA-512 (password from env "+passwordEnv+")")
+	fs.StringVar(&sf.saslUser, "sasl-user", "", "SASL user name")
+	fs.StringVar(&sf.report, "report", "", "write the final report as JSON to `FILE`")
+	return sf
+}
+
+// resolve applies the environment fallbacks and checks the combination: exactly one of --file
+// and --brokers, and a topic with --brokers.
+func (sf *sinkFlags) resolve() error {
+	verb := sf.fs.Name()
+	_, envFile := os.LookupEnv("GENERATOR_FILE")
+	_, envBrokers := os.LookupEnv("KAFKA_BOOTSTRAP_SERVERS")
+	if sf.fs.Changed("file") && sf.fs.Changed("brokers") {
+		return usagef(verb, "both --file and --brokers given: choose one sink")
+	}
+	if !sf.fs.Changed("brokers") && !(envBrokers && sf.fs.Changed("file")) {
+		if err := envFallback(sf.fs, "file", "GENERATOR_FILE"); err != nil {
+			return err
+		}
+	}
+	if !sf.fs.Changed("file") && !(envFile && sf.fs.Changed("brokers")) {
+		if err := envFallback(sf.fs, "brokers", "KAFKA_BOOTSTRAP_SERVERS"); err != nil {
+			return err
+		}
+	}
+	if err := envFallback(sf.fs, "topic", "KAFKA_TOPIC"); err != nil {
+		return err
+	}
+	switch {
+	case sf.file != "" && sf.brokers != "":
+		return usagef(verb, "both a file (%s) and brokers (%s) are set, by flags or environment: choose one sink", sf.file, sf.brokers)
+	case sf.file == "" && sf.brokers == "":
+		return usagef(verb, "no sink: give --file PATH (or '-' for stdout) or --brokers HOSTS --topic T")
+	case sf.brokers != "" && sf.topic == "":
+		return usagef(verb, "--brokers needs --topic (or env KAFKA_TOPIC)")
+	}
+	if (sf.tlsCert == "") != (sf.tlsKey == "") {
+		return usagef(verb, "--tls-cert and --tls-key go together")
+	}
+	if sf.saslMechanism != "" {
+		if sf.saslUser == "" {
+			return usagef(verb, "--sasl-mechanism needs --sasl-user")
+		}
+		if _, ok := os.LookupEnv(passwordEnv); !ok {
+			return usagef(verb, "--sasl-mechanism needs the password in env %s", passwordEnv)
+		}
+	}
+	switch sink.Compression(sf.compression) {
+	case sink.CompressionNone, sink.CompressionGzip, sink.CompressionSnappy, sink.CompressionLZ4, sink.CompressionZstd:
+	default:
+		return usagef(verb, "--compression %q: want none, gzip, snappy, lz4 or zstd", sf.compression)
+	}
+	if sf.connectTimeout <= 0 || sf.flushTimeout <= 0 {
+		return usagef(verb, "--connect-timeout and --flush-timeout must be positive")
+	}
+	return nil
+}
+
+// kafkaOpts are the connection options of --brokers and the TLS/SASL flags.
+func (sf *sinkFlags) kafkaOpts() []sink.Opt {
+	opts := []sink.Opt{
+		sink.SeedBrokers(strings.Split(sf.brokers, ",")...),
+		sink.BatchCompression(sink.Compression(sf.compression)),
+		sink.Linger(sf.linger),
+		sink.ConnectTimeout(sf.connectTimeout),
+	}
+	if sf.tls || sf.tlsCA != "" || sf.tlsCert != "" {
+		opts = append(opts, sink.TLS(sink.TLSConfig{CAFile: sf.tlsCA, CertFile: sf.tlsCert, KeyFile: sf.tlsKey}))
+	}
+	if sf.saslMechanism != "" {
+		opts = append(opts, sink.SASL(sink.SASLMechanism(sf.saslMechanism), sf.saslUser, os.Getenv(passwordEnv)))
+	}
+	return opts
+}
+
+// open connects the sink. partitions is what the topic should have when it is created.
+func (sf *sinkFlags) open(ctx context.Context, stdout, stderr io.Writer, partitions int32) (sink.Sink, error) {
+	if sf.file != "" {
+		if sf.file == "-" {
+			return sink.NewWriter(stdout, sink.WriterOptions{})
+		}
+		w, err := sink.CreateFile(sf.file, sink.WriterOptions{})
+		if err != nil {
+			return nil, fmt.Errorf("--file: %w", err)
+		}
+		return w, nil
+	}
+	k, err := sink.NewKafka(sf.kafkaOpts()...)
+	if err != nil {
+		return nil, usagef(sf.fs.Name(), "%v", err)
+	}
+	if err := k.CheckConnect(ctx); err != nil {
+		k.Close()
+		return nil, err
+	}
+	warnings, err := k.EnsureTopics(ctx, sf.createTopics, map[string]int32{sf.topic: partitions})
+	for _, w := range warnings {
+		fmt.Fprintf(stderr, "clickgen: warning: %s\n", w)
+	}
+	if err != nil {
+		k.Close()
+		return nil, err
+	}
+	return k, nil
+}
+
+// garbageFlags add malformed messages and redeliveries to the clean streams.
+type garbageFlags struct {
+	fs        *pflag.FlagSet
+	rate      float64
+	mix       string
+	redeliver float64
+}
+
+func addGarbageFlags(fs *pflag.FlagSet) *garbageFlags {
+	gf := &garbageFlags{fs: fs}
+	fs.Float64Var(&gf.rate, "garbage", 0, "add this many malformed messages per clean message (0.01 = one in a hundred)")
+	fs.StringVar(&gf.mix, "garbage-mix", "", "weights of garbage classes, e.g. not_an_object=2,keyset_mismatch=1,field_invalid=1; classes: "+
+		strings.Join(generator.AllGarbageClasses(), ", ")+" (accepted_bad and vanishing only when named)")
+	fs.Float64Var(&gf.redeliver, "redeliver", 0, "add this many byte-identical re-sends per clean message (at-least-once delivery)")
+	return gf
+}
+
+func (gf *garbageFlags) resolve() (generator.Garbage, error) {
+	g := generator.Garbage{Rate: gf.rate, Redeliver: gf.redeliver}
+	if gf.mix != "" {
+		mix, err := generator.ParseMix(gf.mix)
+		if err != nil {
+			return g, usagef(gf.fs.Name(), "--garbage-mix: %v", err)
+		}
+		g.Mix = mix
+	}
+	if err := g.Validate(); err != nil {
+		return g, usagef(gf.fs.Name(), "%v", err)
+	}
+	return g, nil
+}

@@ -1,0 +1,144 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strconv"
+	"time"
+
+	"github.com/clickgen/clickgen/generator"
+	"github.com/clickgen/clickgen/generator/sink"
+)
+
+// errLimit stops a run that reached --limit.
+var errLimit = errors.New("limit reached")
+
+func runBatch(ctx context.Context, sio *stdio, args []string) error {
+	fs := newFlags("batch", "batch --day D [--days N] [--limit N] [--seed S] (--file PATH | --brokers HOSTS --topic T) [flags]",
+		`Play model days D … D+N−1 into topic hits back to back, without pauses: one JSON message per
+event, keyed by the decimal ClientID, in (UTCEventTime, WatchID) order. The producer is
+flushed at the end of every day; any delivery failure ends the run with exit code 1 and names
+the incomplete day. The bytes are a pure function of (seed, scale, catalog, day): the same
+call writes the same bytes, and 'clickgen inventory' with the same flags says what they are.`)
+	wf := addWorldFlags(fs)
+	df := addDayFlags(fs, "number of days to play")
+	limit := fs.Int("limit", 0, "stop after this many events in the whole run; 0 means no limit (env GENERATOR_LIMIT)")
+	workers := fs.Int("workers", 0, "days are generated on this many cores; 0 means all")
+	gf := addGarbageFlags(fs)
+	sf := addSinkFlags(fs)
+	if err := parseFlags(fs, args, sio.out); err != nil {
+		return err
+	}
+	if err := noArgs(fs); err != nil {
+		return err
+	}
+	if err := df.resolve(); err != nil {
+		return err
+	}
+	if err := envFallback(fs, "limit", "GENERATOR_LIMIT"); err != nil {
+		return err
+	}
+	if *limit < 0 {
+		return usagef("batch", "--limit %d: want 0 (no limit) or more", *limit)
+	}
+	g, err := gf.resolve()
+	if err != nil {
+		return err
+	}
+	if err := sf.resolve(); err != nil {
+		return err
+	}
+	w, err := wf.world()
+	if err != nil {
+		return err
+	}
+	topic := sf.topic
+	if topic == "" {
+		topic = "hits"
+	}
+	snk, err := sf.open(ctx, sio.out, sio.err, sink.DefaultTopics()["hits"])
+	if err != nil {
+		return err
+	}
+	p := newPlayer(sio, snk, sf.flushTimeout, 0)
+	err = playHits(ctx, p, w, topic, df.day, df.days, *limit, *workers, g)
+	return p.finish(err, sf.report)
+}
+
+// extraQueue interleaves a day's (or snapshot's) extras with its clean messages.
+type extraQueue struct {
+	extras []generator.Extra
+	next   int
+}
+
+// sendUpTo sends the extras placed before clean message number clean.
+func (q *extraQueue) sendUpTo(ctx context.Context, p *player, topic string, clean int, due time.Time, tag uint32) error {
+	for ; q.next < len(q.extras) && q.extras[q.next].After <= clean; q.next++ {
+		e := &q.extras[q.next]
+		if err := p.snk.Send(ctx, sink.Message{Topic: topic, Key: e.Key, Value: e.Value, Due: due, Tag: tag}); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// playHits sends the events of days [from, from+n) to topic, with the garbage and redeliveries
+// of g interleaved, flushing after each day.
+func playHits(ctx context.Context, p *player, w *generator.World, topic string, from, n, limit, workers int, g generator.Garbage) error {
+	sent := 0
+	var dayStart time.Time
+	var dayBytes int64
+	var q extraQueue
+	err := w.Play(ctx, from, n, generator.PlayOptions{Workers: workers}, func(b *generator.Batch) error {
+		d := b.Day.N
+		if b.From == 0 {
+			dayStart, dayBytes = time.Now(), 0
+			p.prog.setLabel(fmt.Sprintf("day %d (%d of %d):", d, d-from+1, n))
+			q = extraQueue{extras: b.Day.HitExtras(g)}
+		}
+		for i := range b.Msgs {
+			if limit > 0 && sent >= limit {
+				return errLimit
+			}
+			if err := q.sendUpTo(ctx, p, topic, b.From+i, time.Time{}, uint32(d)); err != nil {
+				return dayFailed(dayName(d), err)
+			}
+			v := b.Value(i)
+			if err := p.snk.Send(ctx, sink.Message{Topic: topic, Key: b.Key(i), Value: v, Tag: uint32(d)}); err != nil {
+				return dayFailed(dayName(d), err)
+			}
+			dayBytes += int64(len(v))
+			sent++
+		}
+		if b.Last {
+			if err := q.sendUpTo(ctx, p, topic, b.Day.Len(), time.Time{}, uint32(d)); err != nil {
+				return dayFailed(dayName(d), err)
+			}
+			produced := time.Since(dayStart)
+			t := time.Now()
+			if err := p.flush(); err != nil {
+				return dayFailed(dayName(d), err)
+			}
+			extra := ""
+			if len(q.extras) > 0 {
+				extra = fmt.Sprintf(" + %d malformed or redelivered", len(q.extras))
+			}
+			p.prog.logf("%s: %d events%s, %.1f MB; generated and sent in %v, flushed in %v",
+				dayName(d), b.Day.Len(), extra, float64(dayBytes)/1e6, produced.Round(time.Millisecond), time.Since(t).Round(time.Millisecond))
+		}
+		return nil
+	})
+	if errors.Is(err, errLimit) {
+		if err := p.flush(); err != nil {
+			return dayFailed("the last day", err)
+		}
+		p.prog.logf("stopped at --limit %d events", limit)
+		return nil
+	}
+	return err
+}
+
+func dayName(d int) string {
+	return "day " + strconv.Itoa(d) + " (" + generator.DayDate(d).String() + ")"
+}

@@ -1,0 +1,67 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"os"
+
+	"github.com/clickgen/clickgen/generator"
+)
+
+func runInventory(ctx context.Context, sio *stdio, args []string) error {
+	fs := newFlags("inventory", "inventory --day D [--days N] [--seed S] [--scale X] [--catalog FILE]",
+		`Print, as JSON on stdout and without sending anything, what a storage must contain after
+'batch' and 'snapshot' with the same flags: the world passport (seed, generator_version,
+catalog_sha256), per day the clean events, their SHA-256 (over each event followed by "\n":
+exactly the bytes of batch --file) and counts by event type, the reconciliation classes of
+every day whose order window closes inside the range, and per sent snapshot its rows and
+SHA-256.`)
+	wf := addWorldFlags(fs)
+	df := addDayFlags(fs, "number of run days")
+	workers := fs.Int("workers", 0, "days are generated on this many cores; 0 means all")
+	gf := addGarbageFlags(fs)
+	if err := parseFlags(fs, args, sio.out); err != nil {
+		return err
+	}
+	if err := noArgs(fs); err != nil {
+		return err
+	}
+	if err := df.resolve(); err != nil {
+		return err
+	}
+	g, err := gf.resolve()
+	if err != nil {
+		return err
+	}
+	w, err := wf.world()
+	if err != nil {
+		return err
+	}
+	inv, err := w.Inventory(ctx, df.day, df.days, generator.PlayOptions{Workers: *workers}, g)
+	if err != nil {
+		return err
+	}
+	enc := json.NewEncoder(sio.out)
+	enc.SetIndent("", "  ")
+	enc.SetEscapeHTML(false)
+	return enc.Encode(inv)
+}
+
+func runCatalog(ctx context.Context, sio *stdio, args []string) error {
+	fs := newFlags("catalog", "catalog [--file PATH]",
+		`Write the embedded catalog (6 categories × 30 products: sku,name,category,brand,price,demand;
+price in integer kopecks) in the stand's dictionary format, to stdout or a file. The same file
+given back with --catalog reproduces the default world.`)
+	file := fs.String("file", "-", "write to `PATH` ('-' is stdout)")
+	if err := parseFlags(fs, args, sio.out); err != nil {
+		return err
+	}
+	if err := noArgs(fs); err != nil {
+		return err
+	}
+	if *file == "-" {
+		_, err := sio.out.Write(generator.DefaultCatalogCSV)
+		return err
+	}
+	return os.WriteFile(*file, generator.DefaultCatalogCSV, 0o644)
+}

@@ -1,0 +1,129 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/clickgen/clickgen/generator"
+	"github.com/clickgen/clickgen/generator/pace"
+	"github.com/clickgen/clickgen/generator/sink"
+)
+
+func runLive(ctx context.Context, sio *stdio, args []string) error {
+	fs := newFlags("live", "live --day D [--speed X] [--seed S] (--file PATH | --brokers HOSTS --topic T) [flags]",
+		`Play one model day into topic hits paced by model time: an event whose model time is t after
+the day's first event is sent t/speed real seconds after the start (speed 60: a model day in
+about 24 minutes, ~35 events/s on average, ~100 at peaks). Pacing is open-loop: a sender
+that falls behind sends at once and reports the lag instead of slowing down. A progress line
+about every 60 s says how far the day has played. The bytes are those of 'batch' for the
+same day; only the timing differs.`)
+	wf := addWorldFlags(fs)
+	day := fs.Int("day", 0, "model day D to play; required (env GENERATOR_DAY)")
+	speed := fs.Float64("speed", pace.DefaultSpeed, "model seconds per real second (env GENERATOR_SPEED)")
+	maxRate := fs.String("max-rate", "", "a ceiling on top of the model-time schedule, e.g. 500/s")
+	every := fs.Duration("progress-every", time.Minute, "how often to print a progress line")
+	gf := addGarbageFlags(fs)
+	sf := addSinkFlags(fs)
+	if err := parseFlags(fs, args, sio.out); err != nil {
+		return err
+	}
+	if err := noArgs(fs); err != nil {
+		return err
+	}
+	df := &dayFlags{fs: fs, days: 1}
+	df.day = *day
+	if err := df.resolve(); err != nil {
+		return err
+	}
+	if err := envFallback(fs, "speed", "GENERATOR_SPEED"); err != nil {
+		return err
+	}
+	schedule, err := pace.Replay(*speed)
+	if err != nil {
+		return usagef("live", "--speed: %v", err)
+	}
+	var opts []pace.Opt
+	if *maxRate != "" {
+		r, err := pace.ParseRate(*maxRate)
+		if err != nil {
+			return usagef("live", "--max-rate: %v", err)
+		}
+		opts = append(opts, pace.WithMaxRate(r))
+	}
+	if *every <= 0 {
+		return usagef("live", "--progress-every must be positive")
+	}
+	g, err := gf.resolve()
+	if err != nil {
+		return err
+	}
+	if err := sf.resolve(); err != nil {
+		return err
+	}
+	w, err := wf.world()
+	if err != nil {
+		return err
+	}
+	d := df.day
+	topic := sf.topic
+	if topic == "" {
+		topic = "hits"
+	}
+	snk, err := sf.open(ctx, sio.out, sio.err, sink.DefaultTopics()["hits"])
+	if err != nil {
+		return err
+	}
+	p := newPlayer(sio, snk, sf.flushTimeout, 0)
+	var total int
+	var runner *pace.Runner
+	opts = append(opts, pace.WithProgress(*every, func(s pace.Snapshot) {
+		m := s.Model
+		p.prog.logf("played %d of %d, model time %02d:%02d, lag %.1fs (max %.1fs)",
+			s.Sent, total, int(m.Hours()), int(m.Minutes())%60, s.Lag.Seconds(), s.MaxLag.Seconds())
+	}))
+	if runner, err = pace.NewRunner(schedule, opts...); err != nil {
+		return p.finish(usagef("live", "%v", err), sf.report)
+	}
+	start := generator.DayStartUTC(d)
+	var q extraQueue
+	var due time.Time
+	err = w.Play(ctx, d, 1, generator.PlayOptions{}, func(b *generator.Batch) error {
+		if b.From == 0 {
+			total = b.Day.Len()
+			p.prog.setLabel(fmt.Sprintf("%s:", dayName(d)))
+			q = extraQueue{extras: b.Day.HitExtras(g)}
+		}
+		for i := range b.Msgs {
+			// Extras placed before this event go with the previous event's time.
+			if err := q.sendUpTo(ctx, p, topic, b.From+i, due, uint32(d)); err != nil {
+				return dayFailed(dayName(d), err)
+			}
+			model := time.Duration(b.Msgs[i].UTC-start) * time.Second
+			var err error
+			if due, err = runner.Wait(ctx, model); err != nil {
+				return err
+			}
+			if err := p.snk.Send(ctx, sink.Message{Topic: topic, Key: b.Key(i), Value: b.Value(i), Due: due, Tag: uint32(d)}); err != nil {
+				return dayFailed(dayName(d), err)
+			}
+		}
+		if b.Last {
+			if err := q.sendUpTo(ctx, p, topic, b.Day.Len(), due, uint32(d)); err != nil {
+				return dayFailed(dayName(d), err)
+			}
+			if err := p.flush(); err != nil {
+				return dayFailed(dayName(d), err)
+			}
+			s := runner.Snapshot()
+			p.prog.logf("%s: %d events played in %v, max lag %.1fs", dayName(d), total, s.Elapsed.Round(time.Second), s.MaxLag.Seconds())
+		}
+		return nil
+	})
+	if errors.Is(err, pace.ErrEnd) {
+		err = nil
+	}
+	p.target = float64(total) / (float64(24*time.Hour) / *speed / float64(time.Second))
+	return p.finish(err, sf.report)
+}
