@@ -36,7 +36,10 @@ func (day *Day) commerce() {
 		if len(cands) == 0 {
 			continue
 		}
-		shopping := v.stage >= 1
+		// Shopping means the visit reached /cart: the first funnel page must have survived the
+		// midnight cut (a planned funnel that midnight cut off before /cart is only browsing).
+		browse := v.nPages - int32(v.stage)
+		shopping := v.stage >= 1 && v.nLive > browse
 		first := len(day.positions)
 		for _, c := range cands {
 			demand := w.Catalog.Products[c.product].Demand
