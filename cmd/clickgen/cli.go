@@ -37,6 +37,7 @@ func init() {
 		{"snapshot", "send the daily order snapshots into topic orders (or a file)", runSnapshot},
 		{"inventory", "print what a storage must contain after batch + snapshot, as JSON", runInventory},
 		{"catalog", "write the embedded product catalog (CSV)", runCatalog},
+		{"broker", "run the embedded Kafka-compatible broker (hits/2, orders/1) until Ctrl-C", runBroker},
 		{"schema", "print the wire contract: keys, a markdown description or a JSON Schema", runSchema},
 		{"version", "print clickgen's version and the world version", runVersion},
 	}
@@ -71,6 +72,9 @@ func exitCode(err error, stderr io.Writer) int {
 		return 0
 	}
 	fmt.Fprintf(stderr, "clickgen: %v\n", err)
+	if errors.Is(err, context.Canceled) {
+		return 130 // interrupted, as shells report SIGINT
+	}
 	var ue *usageError
 	if errors.As(err, &ue) {
 		if ue.verb != "" {

@@ -1,0 +1,44 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"github.com/clickgen/clickgen/generator/sink"
+)
+
+func runBroker(ctx context.Context, sio *stdio, args []string) error {
+	fs := newFlags("broker", "broker [--listen 127.0.0.1:9092]",
+		`Run the embedded Kafka-compatible broker (franz-go's kfake, in memory) with topics hits
+(2 partitions) and orders (1 partition) already created, until Ctrl-C. kcat, a local
+ClickHouse or the stand can use it; everything it holds is lost when it stops.`)
+	listen := fs.String("listen", sink.DefaultListen, "`HOST:PORT` to listen on (port 0 picks a free port)")
+	advertise := fs.String("advertise", "", "host name clients should use to reach the broker (default: the listen host, 127.0.0.1 for 0.0.0.0)")
+	if err := parseFlags(fs, args, sio.out); err != nil {
+		return err
+	}
+	if err := noArgs(fs); err != nil {
+		return err
+	}
+	var opts []sink.BrokerOpt
+	if *advertise != "" {
+		opts = append(opts, sink.BrokerAdvertisedHost(*advertise))
+	}
+	b, err := sink.StartBroker(*listen, opts...)
+	if err != nil {
+		return fmt.Errorf("broker: %w", err)
+	}
+	defer b.Close()
+	addrs := strings.Join(b.Addrs(), ",")
+	fmt.Fprintf(sio.out, "clickgen broker listening on %s (topics hits/2, orders/1)\n", addrs)
+	fmt.Fprintf(sio.out, "  produce:  clickgen batch --day 0 --brokers %s --topic hits\n", addrs)
+	fmt.Fprintf(sio.out, "  read:     kcat -C -b %s -t hits -e -f '%%p %%k %%s\\n'\n", addrs)
+	fmt.Fprintf(sio.out, "Press Ctrl-C to stop (the data is in memory only).\n")
+	if f, ok := sio.out.(interface{ Sync() error }); ok {
+		f.Sync()
+	}
+	<-ctx.Done()
+	fmt.Fprintln(sio.err, "clickgen: broker stopped")
+	return nil
+}
