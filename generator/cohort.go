@@ -102,6 +102,7 @@ func (w *World) cohortOf(d int) *cohort {
 		}
 	}
 	last := int32(d + returnTailDays)
+	var counts [returnTailDays + 1]int
 	days := make([][]int32, n)
 	arena := make([]int32, 0, n+n/2)
 	for i, ck := range c.cookies {
@@ -113,9 +114,27 @@ func (w *World) cohortOf(d int) *cohort {
 			}
 		}
 		ds := arena[start:len(arena):len(arena)]
-		slices.Sort(ds)
-		days[i] = slices.Compact(ds)
-		for _, day := range days[i] {
+		if len(ds) > 1 {
+			slices.Sort(ds)
+			ds = slices.Compact(ds)
+		}
+		days[i] = ds
+		for _, day := range ds {
+			counts[day-int32(d)]++
+		}
+	}
+	// The per-day index of active cookies, in one allocation.
+	total := 0
+	for _, n := range counts {
+		total += n
+	}
+	flat := make([]int32, 0, total)
+	for k, n := range counts {
+		c.active[k] = flat[len(flat) : len(flat) : len(flat)+n]
+		flat = flat[:len(flat)+n]
+	}
+	for i, ds := range days {
+		for _, day := range ds {
 			k := day - int32(d)
 			c.active[k] = append(c.active[k], int32(i))
 		}

@@ -236,9 +236,11 @@ func (w *World) Inventory(ctx context.Context, from, n int, opt PlayOptions, g G
 			cur.ByType[eventTypeOf(b.Msgs[i].Type)]++
 		}
 		cur.Events += len(b.Msgs)
-		if b.Last {
+		last, day := b.Last, b.Day
+		b.Release()
+		if last {
 			cur.SHA256 = hex.EncodeToString(h.Sum(nil))
-			cur.Messages, cur.Garbage, cur.Redelivered, cur.Expect = tally(b.Day.HitExtras(g), HitGarbageClasses, cur.Events, true)
+			cur.Messages, cur.Garbage, cur.Redelivered, cur.Expect = tally(day.HitExtras(g), HitGarbageClasses, cur.Events, true)
 			odsEvents += *cur.Expect.ODSEvents
 			addExpect(&inv.Expect.Hits, cur.Expect)
 			cur = nil

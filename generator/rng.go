@@ -78,7 +78,11 @@ func (s *Stream) Percent(p int) bool { return s.Int(100) < p }
 type Table struct {
 	cum   []uint32
 	total uint32
+	dense []uint8 // dense[r] is the choice for draw r, when Total and Len are small enough
 }
+
+// denseLimit bounds the draw range for which a Table keeps a direct lookup array.
+const denseLimit = 1 << 13
 
 // NewTable builds the pick table of weights; all weights must be ≥ 0 and their sum > 0.
 func NewTable(weights ...int) Table {
@@ -95,6 +99,12 @@ func NewTable(weights ...int) Table {
 		panic("generator: weights sum to zero")
 	}
 	t.total = sum
+	if sum <= denseLimit && len(weights) <= 256 {
+		t.dense = make([]uint8, sum)
+		for r := range t.dense {
+			t.dense[r] = uint8(t.search(uint32(r)))
+		}
+	}
 	return t
 }
 
@@ -107,6 +117,13 @@ func (t *Table) Total() int { return int(t.total) }
 // Index returns the choice for draw r in [0, Total): the first index whose running sum of
 // weights is greater than r.
 func (t *Table) Index(r uint32) int {
+	if t.dense != nil {
+		return int(t.dense[r])
+	}
+	return t.search(r)
+}
+
+func (t *Table) search(r uint32) int {
 	cum := t.cum
 	if len(cum) <= 16 {
 		for i, c := range cum {

@@ -34,9 +34,28 @@ func (b *Batch) Value(i int) []byte { m := &b.Msgs[i]; return b.Data[m.Value[0]:
 // BatchEvents is how many events a Batch holds at most (about 6 MB of JSON).
 const BatchEvents = 4096
 
+// batchPool recycles the memory of released batches: rendering into fresh memory costs page
+// faults and garbage collection on every batch.
+var batchPool sync.Pool
+
+// Release hands b's memory back for reuse by later batches. Call it only when nothing refers
+// to b's keys and values any more (a sink has acknowledged them); b must not be used after.
+// Not calling it is fine: the memory is then garbage collected.
+func (b *Batch) Release() {
+	b.Day = nil
+	batchPool.Put(b)
+}
+
 // RenderBatch renders events [from, to) of day into a new Batch.
 func (day *Day) RenderBatch(from, to int) *Batch {
-	b := &Batch{Day: day, From: from, Msgs: make([]Msg, 0, to-from), Data: make([]byte, 0, (to-from)*1300)}
+	b, _ := batchPool.Get().(*Batch)
+	if b == nil {
+		b = &Batch{}
+	}
+	if want := (to - from) * 1300; cap(b.Data) < want {
+		b.Data = make([]byte, 0, want)
+	}
+	*b = Batch{Day: day, From: from, Msgs: b.Msgs[:0], Data: b.Data[:0]}
 	for i := from; i < to; i++ {
 		var m Msg
 		m.Key[0] = int32(len(b.Data))

@@ -25,6 +25,11 @@ func AppendString(dst []byte, s string) []byte {
 			start = i
 			continue
 		}
+		// Fast path for two-byte sequences (Cyrillic and most of the BMP below U+0800).
+		if c >= 0xC2 && c <= 0xDF && i+1 < len(s) && s[i+1]&0xC0 == 0x80 {
+			i += 2
+			continue
+		}
 		r, size := utf8.DecodeRuneInString(s[i:])
 		if r == utf8.RuneError && size == 1 {
 			dst = append(dst, s[start:i]...)

@@ -90,12 +90,15 @@ func playHits(ctx context.Context, p *player, w *generator.World, topic string, 
 	var dayStart time.Time
 	var dayBytes int64
 	var q extraQueue
+	var held []*generator.Batch // the day's batches, whose bytes the sink holds until the flush
 	err := w.Play(ctx, from, n, generator.PlayOptions{Workers: workers}, func(b *generator.Batch) error {
-		d := b.Day.N
+		day := b.Day
+		d := day.N
+		held = append(held, b)
 		if b.From == 0 {
 			dayStart, dayBytes = time.Now(), 0
 			p.prog.setLabel(fmt.Sprintf("day %d (%d of %d):", d, d-from+1, n))
-			q = extraQueue{extras: b.Day.HitExtras(g)}
+			q = extraQueue{extras: day.HitExtras(g)}
 		}
 		for i := range b.Msgs {
 			if limit > 0 && sent >= limit {
@@ -112,7 +115,7 @@ func playHits(ctx context.Context, p *player, w *generator.World, topic string, 
 			sent++
 		}
 		if b.Last {
-			if err := q.sendUpTo(ctx, p, topic, b.Day.Len(), time.Time{}, uint32(d)); err != nil {
+			if err := q.sendUpTo(ctx, p, topic, day.Len(), time.Time{}, uint32(d)); err != nil {
 				return dayFailed(dayName(d), err)
 			}
 			produced := time.Since(dayStart)
@@ -120,12 +123,16 @@ func playHits(ctx context.Context, p *player, w *generator.World, topic string, 
 			if err := p.flush(); err != nil {
 				return dayFailed(dayName(d), err)
 			}
+			for _, h := range held {
+				h.Release() // acknowledged: the memory can render the next day
+			}
+			held = held[:0]
 			extra := ""
 			if len(q.extras) > 0 {
 				extra = fmt.Sprintf(" + %d malformed or redelivered", len(q.extras))
 			}
 			p.prog.logf("%s: %d events%s, %.1f MB; generated and sent in %v, flushed in %v",
-				dayName(d), b.Day.Len(), extra, float64(dayBytes)/1e6, produced.Round(time.Millisecond), time.Since(t).Round(time.Millisecond))
+				dayName(d), day.Len(), extra, float64(dayBytes)/1e6, produced.Round(time.Millisecond), time.Since(t).Round(time.Millisecond))
 		}
 		return nil
 	})
