@@ -1,0 +1,95 @@
+package main
+
+import (
+	"context"
+	"io"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/twmb/franz-go/pkg/kfake"
+
+	"github.com/clickgen/clickgen/generator"
+	"github.com/clickgen/clickgen/generator/sink"
+)
+
+// BenchmarkKafkaPath measures the Kafka path of `batch`: model days 0–3 (212 k events,
+// 240 MB) produced into an in-process kfake broker with the sink's defaults (idempotent,
+// acks=all, lz4, linger 10ms), flushed at the end of every day.
+//
+//   - generated: the day is generated and rendered while it is sent (playHits, as batch does);
+//   - prebuilt: the same messages, rendered before the timer starts, only sent.
+//
+// The goal is generated ≥ 0.9 × prebuilt: the generator must never be the bottleneck. kfake
+// acknowledges without storing (BlackholeProduce), so the broker's memory does not grow with
+// the iterations.
+func BenchmarkKafkaPath(b *testing.B) {
+	const benchDays = 4
+	c, err := kfake.NewCluster(kfake.NumBrokers(1), kfake.SeedTopics(2, "hits"), kfake.BlackholeProduce())
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer c.Close()
+	addr := strings.Join(c.ListenAddrs(), ",")
+	w, err := generator.NewWorld(generator.Params{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	newSink := func(b *testing.B) *sink.Kafka {
+		k, err := sink.NewKafka(sink.SeedBrokers(addr))
+		if err != nil {
+			b.Fatal(err)
+		}
+		return k
+	}
+	ctx := context.Background()
+	report := func(b *testing.B, events int) {
+		b.ReportMetric(float64(events)/b.Elapsed().Seconds(), "msgs/s")
+	}
+
+	b.Run("generated", func(b *testing.B) {
+		k := newSink(b)
+		defer k.Close()
+		p := &player{sio: &stdio{out: io.Discard, err: io.Discard}, snk: k, flushTimeout: time.Minute, start: time.Now()}
+		p.prog = startProgress(io.Discard, k, 0)
+		defer p.prog.stop()
+		events := 0
+		for b.Loop() {
+			if err := playHits(ctx, p, w, "hits", 0, benchDays, 0, 0, generator.Garbage{}); err != nil {
+				b.Fatal(err)
+			}
+			events += int(k.Stats().Topics["hits"].Acked) - events
+		}
+		report(b, events)
+	})
+
+	b.Run("prebuilt", func(b *testing.B) {
+		var days [][]sink.Message
+		w.Play(ctx, 0, benchDays, generator.PlayOptions{}, func(bt *generator.Batch) error {
+			if bt.From == 0 {
+				days = append(days, nil)
+			}
+			for i := range bt.Msgs {
+				days[len(days)-1] = append(days[len(days)-1], sink.Message{Topic: "hits", Key: bt.Key(i), Value: bt.Value(i)})
+			}
+			return nil
+		})
+		k := newSink(b)
+		defer k.Close()
+		events := 0
+		for b.Loop() {
+			for _, msgs := range days {
+				for _, m := range msgs {
+					if err := k.Send(ctx, m); err != nil {
+						b.Fatal(err)
+					}
+				}
+				if err := k.Flush(ctx); err != nil {
+					b.Fatal(err)
+				}
+				events += len(msgs)
+			}
+		}
+		report(b, events)
+	})
+}
