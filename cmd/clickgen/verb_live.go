@@ -89,6 +89,7 @@ same day; only the timing differs.`)
 	start := generator.DayStartUTC(d)
 	var q extraQueue
 	var due time.Time
+	var sendErr sink.Histogram // how late each event left against its intended time
 	err = w.Play(ctx, d, 1, generator.PlayOptions{}, func(b *generator.Batch) error {
 		if b.From == 0 {
 			total = b.Day.Len()
@@ -105,6 +106,7 @@ same day; only the timing differs.`)
 			if due, err = runner.Wait(ctx, model); err != nil {
 				return err
 			}
+			sendErr.Record(time.Since(due))
 			if err := p.snk.Send(ctx, sink.Message{Topic: topic, Key: b.Key(i), Value: b.Value(i), Due: due, Tag: uint32(d)}); err != nil {
 				return dayFailed(dayName(d), err)
 			}
@@ -117,7 +119,8 @@ same day; only the timing differs.`)
 				return dayFailed(dayName(d), err)
 			}
 			s := runner.Snapshot()
-			p.prog.logf("%s: %d events played in %v, max lag %.1fs", dayName(d), total, s.Elapsed.Round(time.Second), s.MaxLag.Seconds())
+			p.prog.logf("%s: %d events played in %v; send-time error p50 %v p99 %v max %v",
+				dayName(d), total, s.Elapsed.Round(time.Second), round(sendErr.Quantile(0.5)), round(sendErr.Quantile(0.99)), round(sendErr.Max()))
 		}
 		return nil
 	})
