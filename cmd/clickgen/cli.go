@@ -36,6 +36,8 @@ func init() {
 		{"live", "play one model day into topic hits paced by model time", runLive},
 		{"snapshot", "send the daily order snapshots into topic orders (or a file)", runSnapshot},
 		{"inventory", "print what a storage must contain after batch + snapshot, as JSON", runInventory},
+		{"verify", "read hits and orders back and reconcile them with the inventory", runVerify},
+		{"inject", "send malformed messages of one garbage class on demand", runInject},
 		{"catalog", "write the embedded product catalog (CSV)", runCatalog},
 		{"broker", "run the embedded Kafka-compatible broker (hits/2, orders/1) until Ctrl-C", runBroker},
 		{"schema", "print the wire contract: keys, a markdown description or a JSON Schema", runSchema},

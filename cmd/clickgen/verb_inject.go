@@ -1,0 +1,124 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"maps"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/clickgen/clickgen/generator"
+	"github.com/clickgen/clickgen/generator/sink"
+)
+
+func runInject(ctx context.Context, sio *stdio, args []string) error {
+	fs := newFlags("inject", "inject --brokers HOSTS --topic hits|orders --class CLASS [--count N] [--day D] [--kind hits|orders] [flags]",
+		`Send N malformed messages of one garbage class on demand, made by the generator's garbage
+machinery: each is derived from a clean message of model day D (hits: one of its events, keyed by
+its ClientID, with a fresh WatchID; orders: a row of snapshot D, keyed by its order_id) and
+breaks the contract the way its class says, so the stand's intake files it under that class.
+
+Classes for hits: `+strings.Join(generator.HitGarbageClasses, ", ")+`
+(accepted_bad lands in ods.event, silently wrong; vanishing is an empty value or a tombstone and
+leaves no row). Classes for orders: `+strings.Join(generator.OrderGarbageClasses, ", ")+`.
+
+Which contract is broken is --kind, or else the topic's name (hits or orders). The messages are
+a pure function of (seed, kind, class, day, count): the same call sends the same bytes again,
+and --count N+1 sends the N of --count N and one more. Each message is flushed before the next,
+and a line per message says what was sent and in which partition it landed. A delivery failure
+exits 1. 'clickgen verify' afterwards lists every injected message as unexpected.`)
+	wf := addWorldFlags(fs)
+	class := fs.String("class", "", "garbage class of the messages (required); see above")
+	kind := fs.String("kind", "", "contract to break, hits or orders; default: the topic's name")
+	count := fs.Int("count", 1, "how many messages to send")
+	day := fs.Int("day", 0, "model day whose clean messages the malformed ones derive from (orders: its snapshot)")
+	sf := addSinkFlags(fs)
+	if err := parseFlags(fs, args, sio.out); err != nil {
+		return err
+	}
+	if err := noArgs(fs); err != nil {
+		return err
+	}
+	if err := sf.resolve(); err != nil {
+		return err
+	}
+	k := *kind
+	if k == "" {
+		k = sf.topic
+		if k != generator.KindHits && k != generator.KindOrders {
+			return usagef("inject", "cannot tell from topic %q which contract to break: give --kind hits or --kind orders", sf.topic)
+		}
+	}
+	classes := generator.GarbageClassesFor(k)
+	switch {
+	case classes == nil:
+		return usagef("inject", "--kind %q: want hits or orders", k)
+	case *class == "":
+		return usagef("inject", "--class is required: for %s one of %s", k, strings.Join(classes, ", "))
+	case !slices.Contains(generator.AllGarbageClasses(), *class):
+		return usagef("inject", "unknown class %q: for hits one of %s; for orders one of %s", *class,
+			strings.Join(generator.HitGarbageClasses, ", "), strings.Join(generator.OrderGarbageClasses, ", "))
+	case !slices.Contains(classes, *class):
+		return usagef("inject", "class %s does not apply to %s: want one of %s", *class, k, strings.Join(classes, ", "))
+	case *count < 1:
+		return usagef("inject", "--count %d: want at least 1", *count)
+	case *day < 0:
+		return usagef("inject", "--day %d: model days start at 0", *day)
+	}
+	w, err := wf.world()
+	if err != nil {
+		return err
+	}
+	extras, err := w.Inject(k, *class, *day, *count)
+	if err != nil {
+		return err
+	}
+	topic := sf.topic
+	if topic == "" {
+		topic = k
+	}
+	snk, err := sf.open(ctx, sio.out, sio.err, sink.DefaultTopics()[k])
+	if err != nil {
+		return err
+	}
+	// Data goes to stdout; when the messages themselves do, the lines go to stderr.
+	out := sio.out
+	if sf.file == "-" {
+		out = sio.err
+	}
+	p := newPlayer(sio, snk, sf.flushTimeout, len(extras))
+	err = injectAll(ctx, p, out, topic, k, *day, extras)
+	return p.finish(err, sf.report)
+}
+
+// injectAll sends the extras one at a time, flushing each, and prints where each landed.
+func injectAll(ctx context.Context, p *player, out io.Writer, topic, kind string, day int, extras []generator.Extra) error {
+	from := "day " + strconv.Itoa(day)
+	if kind == generator.KindOrders {
+		from = "snapshot " + strconv.Itoa(day)
+	}
+	for i, e := range extras {
+		before := maps.Clone(p.snk.Stats().Topics[topic].Partitions)
+		if err := p.snk.Send(ctx, sink.Message{Topic: topic, Key: e.Key, Value: e.Value, Tag: uint32(day)}); err != nil {
+			return err
+		}
+		if err := p.flush(); err != nil {
+			return fmt.Errorf("message %d of %d (%s %s) not delivered: %w", i+1, len(extras), e.Class, e.Kind, err)
+		}
+		where := ""
+		for part, n := range p.snk.Stats().Topics[topic].Partitions {
+			if n > before[part] {
+				where = ", partition " + strconv.Itoa(int(part))
+			}
+		}
+		key := "(none)"
+		if e.Key != nil {
+			key = string(e.Key)
+		}
+		fmt.Fprintf(out, "sent %d of %d to %s: %s %s (%s), key %s%s, %d bytes, derived from %s\n",
+			i+1, len(extras), topic, kind, e.Class, e.Kind, key, where, len(e.Value), from)
+	}
+	return nil
+}

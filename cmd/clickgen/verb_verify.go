@@ -1,0 +1,196 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/spf13/pflag"
+
+	"github.com/clickgen/clickgen/generator"
+	"github.com/clickgen/clickgen/generator/reconcile"
+	"github.com/clickgen/clickgen/generator/sink"
+)
+
+// sendOnlyFlags are the sink flags that mean nothing to a verb that only reads: hidden, and a
+// usage error when given.
+var sendOnlyFlags = []string{"file", "topic", "create-topics", "compression", "linger", "flush-timeout", "metrics-addr"}
+
+// addReadFlags adds the sink flags for a verb that reads topics: --brokers, the connection
+// flags (--connect-timeout, TLS, SASL) and --report, hiding the ones that only apply to
+// sending.
+func addReadFlags(fs *pflag.FlagSet) *sinkFlags {
+	sf := addSinkFlags(fs)
+	for _, name := range sendOnlyFlags {
+		if fs.Lookup(name) != nil {
+			fs.MarkHidden(name)
+		}
+	}
+	return sf
+}
+
+// resolveRead applies KAFKA_BOOTSTRAP_SERVERS and checks the connection flags; topic is the
+// first topic to be read (the sink flags' checks want one).
+func (sf *sinkFlags) resolveRead(topic string) error {
+	verb := sf.fs.Name()
+	for _, name := range sendOnlyFlags {
+		if sf.fs.Changed(name) {
+			return usagef(verb, "--%s does not apply: %s only reads", name, verb)
+		}
+	}
+	if err := envFallback(sf.fs, "brokers", "KAFKA_BOOTSTRAP_SERVERS"); err != nil {
+		return err
+	}
+	if sf.brokers == "" {
+		return usagef(verb, "--brokers HOSTS is required (or env KAFKA_BOOTSTRAP_SERVERS)")
+	}
+	sf.topic = topic
+	return sf.resolve()
+}
+
+// checkConnect fails within --connect-timeout when the brokers cannot be reached.
+func (sf *sinkFlags) checkConnect(ctx context.Context) error {
+	k, err := sink.NewKafka(sf.kafkaOpts()...)
+	if err != nil {
+		return usagef(sf.fs.Name(), "%v", err)
+	}
+	defer k.Close()
+	return k.CheckConnect(ctx)
+}
+
+func runVerify(ctx context.Context, sio *stdio, args []string) error {
+	fs := newFlags("verify", "verify --brokers HOSTS --day D [--days N] [--hits-topic T] [--orders-topic T] [world, garbage and connection flags]",
+		`Read topics hits and orders back from the start of every partition (no consumer group, nothing
+committed) and reconcile them with what 'batch --day D --days N' and 'snapshot --day D --days N'
+send with the same world and garbage flags: the hits of days D … D+N−1 and the snapshots of days
+D−1 … D+N−2. Messages are matched as a multiset by a 128-bit digest of their bytes and key, so
+their order does not matter. Compared, per day and per snapshot:
+
+  * messages, distinct clean messages and redeliveries;
+  * messages per class as the stand's strict intake classifies the arrived bytes (accepted,
+    not_an_object, keyset_mismatch, key_field_unparsed or field_invalid, no_row for empty values
+    and tombstones);
+  * messages per partition, against Kafka's murmur2 of the expected keys;
+  * the clean messages' SHA-256 of the inventory (it holds when every clean message arrived);
+  * the stand's view: stg_rows, ods_events / ods_orders (distinct WatchIDs / order_ids of
+    accepted rows, as FINAL counts them) and error rows per class, against the inventory.
+
+Every message that does not reconcile is a difference: missing (with day, class, key, partition),
+unexpected (intake class, partition, key, offset and the first bytes), wrong partition, wrong key,
+or misclassified. The table goes to stdout; with --report FILE the full result as JSON. The
+topics must hold exactly what those runs sent: anything else (another day, a replayed day, an
+injected message) is a difference.
+
+Exit status: 0 when everything agrees, 1 when anything differs or the topics cannot be read
+(within --connect-timeout and --timeout), 2 for usage errors.`)
+	wf := addWorldFlags(fs)
+	df := addDayFlags(fs, "number of run days the topics hold")
+	hitsTopic := fs.String("hits-topic", "hits", "topic the hits were sent to")
+	ordersTopic := fs.String("orders-topic", "orders", "topic the order snapshots were sent to")
+	hitParts := fs.Int32("hits-partitions", 2, "partition count the hits' keys were placed with (the stand's: 2)")
+	orderParts := fs.Int32("orders-partitions", 1, "partition count the orders' keys were placed with (the stand's: 1)")
+	timeout := fs.Duration("timeout", 5*time.Minute, "give up reading the topics after this long")
+	workers := fs.Int("workers", 0, "the expectation is computed on this many cores; 0 means all")
+	gf := addGarbageFlags(fs)
+	sf := addReadFlags(fs)
+	if err := parseFlags(fs, args, sio.out); err != nil {
+		return err
+	}
+	if err := noArgs(fs); err != nil {
+		return err
+	}
+	if err := df.resolve(); err != nil {
+		return err
+	}
+	g, err := gf.resolve()
+	if err != nil {
+		return err
+	}
+	switch {
+	case *hitsTopic == "" || *ordersTopic == "":
+		return usagef("verify", "--hits-topic and --orders-topic must not be empty")
+	case *hitsTopic == *ordersTopic:
+		return usagef("verify", "--hits-topic and --orders-topic are both %q", *hitsTopic)
+	case *hitParts < 1 || *orderParts < 1:
+		return usagef("verify", "--hits-partitions and --orders-partitions must be at least 1")
+	case *timeout <= 0:
+		return usagef("verify", "--timeout must be positive")
+	}
+	if err := sf.resolveRead(*hitsTopic); err != nil {
+		return err
+	}
+	w, err := wf.world()
+	if err != nil {
+		return err
+	}
+	if err := sf.checkConnect(ctx); err != nil {
+		return err
+	}
+
+	start := time.Now()
+	e, err := reconcile.Expect(ctx, w, df.day, df.days, g, reconcile.Options{HitPartitions: *hitParts, OrderPartitions: *orderParts, Workers: *workers})
+	if err != nil {
+		return err
+	}
+	nh, no := e.Messages()
+	fmt.Fprintf(sio.err, "clickgen: verify: run %s sends %d hits and %d orders (expectation built in %v)\n",
+		runDaysName(df.day, df.days), nh, no, time.Since(start).Round(time.Millisecond))
+
+	rctx, cancel := context.WithTimeout(ctx, *timeout)
+	defer cancel()
+	c := e.NewChecker()
+	brokers := strings.Split(sf.brokers, ",")
+	for _, tp := range []struct {
+		name string
+		add  func(reconcile.Message)
+	}{{*hitsTopic, c.AddHit}, {*ordersTopic, c.AddOrder}} {
+		t := time.Now()
+		n := 0
+		err := sink.ConsumeFunc(rctx, brokers, tp.name, func(r sink.Record) error {
+			tp.add(reconcile.Message{Partition: r.Partition, Offset: r.Offset, Key: r.Key, Value: r.Value})
+			n++
+			return nil
+		}, sf.kafkaOpts()...)
+		if err != nil {
+			if errors.Is(err, context.DeadlineExceeded) && ctx.Err() == nil {
+				err = fmt.Errorf("%w (--timeout %v)", err, *timeout)
+			}
+			return fmt.Errorf("verify: %w", err)
+		}
+		fmt.Fprintf(sio.err, "clickgen: verify: read %d messages of %s in %v\n", n, tp.name, time.Since(t).Round(time.Millisecond))
+	}
+	r := c.Result()
+	if err := r.WriteTable(sio.out); err != nil {
+		return err
+	}
+	if sf.report != "" {
+		if err := writeJSON(sf.report, r); err != nil {
+			return fmt.Errorf("--report: %w", err)
+		}
+	}
+	if !r.OK {
+		var parts []string
+		for _, k := range reconcile.DiffKinds {
+			if n := r.Differences[k]; n > 0 {
+				parts = append(parts, fmt.Sprintf("%d %s", n, strings.ReplaceAll(k, "_", " ")))
+			}
+		}
+		what := "the counts differ"
+		if len(parts) > 0 {
+			what = strings.Join(parts, ", ")
+		}
+		return fmt.Errorf("verify: %s and %s differ from what run %s (seed %d) sends: %s",
+			*hitsTopic, *ordersTopic, runDaysName(df.day, df.days), w.Seed, what)
+	}
+	return nil
+}
+
+// runDaysName names run days [from, from+n) for messages.
+func runDaysName(from, n int) string {
+	if n == 1 {
+		return fmt.Sprintf("day %d (%s)", from, generator.DayDate(from))
+	}
+	return fmt.Sprintf("days %d…%d", from, from+n-1)
+}

@@ -1,0 +1,637 @@
+// Package reconcile says whether what was read back from topics hits and orders is exactly what
+// clickgen's batch and snapshot verbs sent for a range of model days, and if not, what differs.
+//
+// [Expect] plays the range the way the playing verbs do (World.Play with Day.HitExtras for
+// hits, an OrderBook's SnapshotRows with World.OrderExtras for orders) and keeps, per message,
+// a 128-bit digest of its value and of its key, the expected partition (Kafka's murmur2 of
+// the key), what the stand's intake does with it (package intake), and its day or snapshot;
+// never the message itself, so 8 canonical days (~420 k hits, ~480 MB of JSON) take some tens
+// of megabytes. [Expectation.Check] (or a [Checker] fed one message at a time) matches what
+// arrived against it as a multiset and reports per day and per snapshot, per intake class and
+// per partition, with the stand's view and a list of differences.
+//
+// Everything here is pure: no I/O, no clock. An Expectation is immutable once built and safe
+// for concurrent use; each Checker belongs to one goroutine.
+package reconcile
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"hash"
+	"maps"
+	"runtime"
+	"slices"
+	"strconv"
+	"sync"
+
+	"github.com/clickgen/clickgen/generator"
+	"github.com/clickgen/clickgen/generator/intake"
+)
+
+// Message is one record read back from a topic.
+type Message struct {
+	Partition  int32
+	Offset     int64
+	Key, Value []byte // Key nil: no key; Value nil: a tombstone, empty: an empty message
+}
+
+// Options tune [Expect]. The zero value is the stand's layout on all cores.
+type Options struct {
+	// HitPartitions and OrderPartitions are the partition counts of topics hits and orders;
+	// every message's expected partition is computed with them. 0 means 2 and 1, the stand's.
+	HitPartitions, OrderPartitions int32
+	// Workers digests and classifies the expected messages on this many goroutines; 0 means
+	// GOMAXPROCS. The expectation does not depend on it.
+	Workers int
+}
+
+// Topic names, as the tables and differences spell them.
+const (
+	TopicHits   = "hits"
+	TopicOrders = "orders"
+)
+
+// What the stand's intake does with a message besides the error classes of package intake:
+// Accepted is a row in ods.event (ods.order), NoRow is an empty value or a tombstone, which
+// leaves no row anywhere.
+const (
+	Accepted = "accepted"
+	NoRow    = "no_row"
+)
+
+// MaxExamples is how many differences of each kind a [Result] keeps as examples per topic and
+// day (or snapshot), and how many its table shows in all; the rest are only counted.
+const MaxExamples = 20
+
+type topic uint8
+
+const (
+	hits topic = iota
+	orders
+)
+
+func (t topic) String() string { return [...]string{TopicHits, TopicOrders}[t] }
+
+// outcomes are, per topic, what the intake does with a message, in table order: accepted, the
+// error classes in the order the intake checks them, no row.
+var outcomes = [2][]string{
+	{Accepted, intake.NotAnObject, intake.KeysetMismatch, intake.KeyFieldUnparsed, NoRow},
+	{Accepted, intake.NotAnObject, intake.KeysetMismatch, intake.FieldInvalid, NoRow},
+}
+
+const (
+	outAccepted uint8 = 0
+	outNoRow    uint8 = 4
+)
+
+// labelClean labels the clean messages (and their redeliveries); the garbage classes follow.
+const labelClean = "clean"
+
+var labels = append([]string{labelClean}, generator.AllGarbageClasses()...)
+
+// Outcomes returns what the intake of topic ("hits" or "orders") can do with a message, in the
+// order tables list them: Accepted, the error classes, NoRow.
+func Outcomes(topic string) []string {
+	if topic == TopicOrders {
+		return slices.Clone(outcomes[orders])
+	}
+	return slices.Clone(outcomes[hits])
+}
+
+// labelOutcome is what the generator says the intake does with a message of label l.
+func labelOutcome(t topic, l uint8) (uint8, bool) {
+	switch labels[l] {
+	case labelClean, generator.GarbageAcceptedBad:
+		return outAccepted, true
+	case generator.GarbageVanishing:
+		return outNoRow, true
+	}
+	i := slices.Index(outcomes[t], labels[l])
+	return uint8(i), i > 0
+}
+
+// digest is the first 128 bits of a SHA-256.
+type digest [16]byte
+
+// hasher computes digests without allocating; one per goroutine.
+type hasher struct {
+	h   hash.Hash
+	sum [sha256.Size]byte
+}
+
+func newHasher() *hasher { return &hasher{h: sha256.New()} }
+
+// value digests a message value; a tombstone (nil) and an empty value differ, as on the wire.
+func (x *hasher) value(v []byte) digest {
+	x.h.Reset()
+	if v == nil {
+		x.h.Write([]byte{0})
+	} else {
+		x.h.Write([]byte{1})
+		x.h.Write(v)
+	}
+	return digest(x.h.Sum(x.sum[:0])[:16])
+}
+
+// keyed digests a value digest with a key (nil and empty keys differ).
+func (x *hasher) keyed(vd digest, key []byte) digest {
+	x.h.Reset()
+	x.h.Write(vd[:])
+	if key == nil {
+		x.h.Write([]byte{0})
+	} else {
+		x.h.Write([]byte{1})
+		x.h.Write(key)
+	}
+	return digest(x.h.Sum(x.sum[:0])[:16])
+}
+
+// classify is what the intake of topic t does with value v, and the dedup id of an accepted
+// row (hits: the WatchID as ClickHouse reads it; orders: the order_id).
+func classify(t topic, v []byte) (out uint8, watchID uint64, orderID string) {
+	var class string
+	var row bool
+	if t == hits {
+		if k, ok := intake.HitDedupKey(v); ok {
+			return outAccepted, k.WatchID, ""
+		}
+		class, row = intake.ClassifyHit(v)
+	} else {
+		if id, ok := intake.OrderDedupKey(v); ok {
+			return outAccepted, 0, id
+		}
+		class, row = intake.ClassifyOrder(v)
+	}
+	if !row {
+		return outNoRow, 0, ""
+	}
+	return uint8(slices.Index(outcomes[t], class)), 0, ""
+}
+
+// slot is one distinct expected message of a unit (day or snapshot): a value with a key, sent
+// want times.
+type slot struct {
+	key       string
+	id        uint64 // accepted: the WatchID (hits) or the index of the order_id (orders)
+	nextKey   int32  // next slot with the same key and value, −1
+	nextValue int32  // next slot with the same value under any key, −1
+	unit      int32
+	part      int32 // expected partition, −1 when not placed by key
+	want      int32 // copies sent
+	base      int32 // clean copies among want (the rest are redeliveries); 0 for garbage
+	label     uint8 // index into labels
+	outcome   uint8 // what the intake does with the bytes
+	kind      uint16
+	keyNil    bool
+}
+
+// unit is the expectation of one day's hits or one snapshot's orders.
+type unit struct {
+	topic      topic
+	day        int
+	sha        string // over the clean messages, each followed by "\n", in sending order
+	want       Tally
+	stand      Stand          // the inventory's
+	garbage    map[string]int // by generator class, to check against the inventory
+	first, end int32          // slots [first, end)
+}
+
+// Expectation is what run days [From, From+Days) send on topics hits and orders: every
+// message's digest, key, partition and intake class, per day and per snapshot, with the
+// inventory of the same range. It is immutable and safe for concurrent use.
+type Expectation struct {
+	// Inventory is the inventory of the same range and garbage: what the stand must hold.
+	Inventory *generator.Inventory
+	// From and Days are the run days; Garbage the settings the messages were sent with.
+	From, Days int
+	Garbage    generator.Garbage
+	// HitPartitions and OrderPartitions are the partition counts keys were placed with.
+	HitPartitions, OrderPartitions int32
+
+	units    []unit
+	slots    []slot
+	byKey    [2]map[digest]int32 // first slot of a (key, value)
+	byValue  [2]map[digest]int32 // last added slot of a value
+	kinds    []string
+	orderIDs map[string]uint64
+}
+
+// Messages returns how many messages the range sends on hits and on orders.
+func (e *Expectation) Messages() (hitMsgs, orderMsgs int) {
+	for i := range e.units {
+		if e.units[i].topic == hits {
+			hitMsgs += e.units[i].want.Messages
+		} else {
+			orderMsgs += e.units[i].want.Messages
+		}
+	}
+	return hitMsgs, orderMsgs
+}
+
+// partitions is topic t's partition count.
+func (e *Expectation) partitions(t topic) int32 {
+	if t == hits {
+		return e.HitPartitions
+	}
+	return e.OrderPartitions
+}
+
+// builder accumulates an Expectation.
+type builder struct {
+	e       *Expectation
+	g       generator.Garbage
+	workers int
+	kindIdx map[string]uint16
+	work    []*dayWork
+	h       *hasher
+	err     error
+}
+
+// Expect builds the expectation of run days [from, from+n) with garbage g: the clean hits of
+// those days with the extras of g interleaved, and the snapshots those run days send (of days
+// from−1 … from+n−2) with theirs, exactly as clickgen batch and snapshot send them. It computes
+// the inventory of the same range in the same pass and fails if the two disagree (a generator
+// bug). Its result does not depend on opt.Workers.
+func Expect(ctx context.Context, w *generator.World, from, n int, g generator.Garbage, opt Options) (*Expectation, error) {
+	switch {
+	case from < 0:
+		return nil, fmt.Errorf("reconcile: model day %d: days start at 0", from)
+	case n < 1:
+		return nil, fmt.Errorf("reconcile: %d days: want at least 1", n)
+	case opt.HitPartitions < 0 || opt.OrderPartitions < 0:
+		return nil, errors.New("reconcile: negative partition count")
+	}
+	if err := g.Validate(); err != nil {
+		return nil, err
+	}
+	e := &Expectation{From: from, Days: n, Garbage: g, HitPartitions: opt.HitPartitions, OrderPartitions: opt.OrderPartitions,
+		byKey:    [2]map[digest]int32{{}, {}},
+		byValue:  [2]map[digest]int32{{}, {}},
+		orderIDs: map[string]uint64{},
+	}
+	if e.HitPartitions == 0 {
+		e.HitPartitions = 2
+	}
+	if e.OrderPartitions == 0 {
+		e.OrderPartitions = 1
+	}
+	b := &builder{e: e, g: g, workers: opt.Workers, kindIdx: map[string]uint16{}, h: newHasher()}
+	if b.workers <= 0 {
+		b.workers = runtime.GOMAXPROCS(0)
+	}
+	for range b.workers {
+		b.work = append(b.work, &dayWork{h: newHasher()})
+	}
+	book := generator.NewOrderBook(w)
+	// The inventory plays the days; each day passes through here before its first batch, so
+	// the days are generated once for both.
+	inv, err := w.Inventory(ctx, from, n, generator.PlayOptions{Workers: opt.Workers, OnDay: func(day *generator.Day) {
+		book.Add(day)
+		if b.err == nil && ctx.Err() == nil {
+			b.addDay(day)
+		}
+	}}, g)
+	if err == nil {
+		err = b.err
+	}
+	if err != nil {
+		return nil, err
+	}
+	e.Inventory = inv
+	for _, d := range generator.SnapshotDays(from, n) {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		if err := b.addSnapshot(w, book, d); err != nil {
+			return nil, err
+		}
+		book.Forget(d - 5) // later snapshots need births from d−5 on
+	}
+	if err := e.matchInventory(); err != nil {
+		return nil, err
+	}
+	return e, nil
+}
+
+// newTally returns a zero tally of topic t with every outcome listed.
+func newTally(t topic, parts int32) Tally {
+	c := make(map[string]int, len(outcomes[t]))
+	for _, o := range outcomes[t] {
+		c[o] = 0
+	}
+	return Tally{Classes: c, Partitions: make([]int, parts)}
+}
+
+func (t *Tally) addPartition(p int32, n int) {
+	if p < 0 {
+		return
+	}
+	for int(p) >= len(t.Partitions) {
+		t.Partitions = append(t.Partitions, 0)
+	}
+	t.Partitions[p] += n
+}
+
+// newUnit starts the unit of day d on topic t.
+func (b *builder) newUnit(t topic, d int) int32 {
+	e := b.e
+	e.units = append(e.units, unit{topic: t, day: d, want: newTally(t, e.partitions(t)), garbage: map[string]int{},
+		first: int32(len(e.slots))})
+	return int32(len(e.units) - 1)
+}
+
+// expected is one message to add to the expectation.
+type expected struct {
+	vd, kd  digest
+	key     []byte
+	label   uint8
+	kind    string
+	outcome uint8
+	id      uint64
+	clean   bool
+}
+
+// add records one sent message of unit u, merging it with an equal message of the same
+// unit, label and kind, and returns its slot.
+func (b *builder) add(u int32, m *expected) int32 {
+	e := b.e
+	t := e.units[u].topic
+	kind, ok := b.kindIdx[m.kind]
+	if !ok {
+		kind = uint16(len(e.kinds))
+		e.kinds = append(e.kinds, m.kind)
+		b.kindIdx[m.kind] = kind
+	}
+	base := int32(0)
+	if m.clean {
+		base = 1
+	}
+	last := int32(-1)
+	head, found := e.byKey[t][m.kd]
+	for i := head; found && i >= 0; i = e.slots[i].nextKey {
+		s := &e.slots[i]
+		if s.unit == u && s.label == m.label && s.kind == kind {
+			s.want++
+			s.base += base
+			return i
+		}
+		last = i
+	}
+	i := int32(len(e.slots))
+	s := slot{key: string(m.key), keyNil: m.key == nil, id: m.id, nextKey: -1, nextValue: -1, unit: u,
+		part: PartitionForKey(m.key, e.partitions(t)), want: 1, base: base, label: m.label, outcome: m.outcome, kind: kind}
+	if prev, ok := e.byValue[t][m.vd]; ok {
+		s.nextValue = prev
+	}
+	e.byValue[t][m.vd] = i
+	e.slots = append(e.slots, s)
+	if last >= 0 {
+		e.slots[last].nextKey = i
+	} else {
+		e.byKey[t][m.kd] = i
+	}
+	return i
+}
+
+// tallyWant counts one sent message of label l into unit u's expectation.
+func (b *builder) tallyWant(u int32, key []byte, l uint8) error {
+	un := &b.e.units[u]
+	o, ok := labelOutcome(un.topic, l)
+	if !ok {
+		return fmt.Errorf("reconcile: %s carries garbage class %s", un.topic, labels[l])
+	}
+	un.want.Messages++
+	un.want.Classes[outcomes[un.topic][o]]++
+	un.want.addPartition(PartitionForKey(key, b.e.partitions(un.topic)), 1)
+	if l != 0 {
+		un.garbage[labels[l]]++
+	}
+	return nil
+}
+
+// dayWork is one worker's share of a day: values rendered into buf, and their digests.
+type dayWork struct {
+	h    *hasher
+	buf  []byte
+	ends []int
+	res  []expected
+}
+
+// addDay adds the hits of day: its clean events (digested and classified on the workers), then
+// its extras.
+func (b *builder) addDay(day *generator.Day) {
+	e := b.e
+	u := b.newUnit(hits, day.N)
+	n := day.Len()
+	cleanSlot := make([]int32, n)
+	running := sha256.New()
+	step := generator.BatchEvents
+	for lo := 0; lo < n; lo += step * len(b.work) {
+		var wg sync.WaitGroup
+		for k, wk := range b.work {
+			a := lo + k*step
+			if a >= n {
+				break
+			}
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				wk.digestEvents(day, a, min(n, a+step))
+			}()
+		}
+		wg.Wait()
+		for k, wk := range b.work {
+			a := lo + k*step
+			if a >= n {
+				break
+			}
+			start := 0
+			for j := range wk.res {
+				m := &wk.res[j]
+				running.Write(wk.buf[start:wk.ends[j]])
+				running.Write([]byte{'\n'})
+				start = wk.ends[j]
+				i := a + j
+				m.key = strconv.AppendUint(nil, day.ClientID(i), 10)
+				m.kind = day.EventType(i)
+				cleanSlot[i] = b.add(u, m)
+				if err := b.tallyWant(u, m.key, 0); err != nil {
+					b.err = err
+					return
+				}
+			}
+		}
+	}
+	un := &e.units[u]
+	un.sha = hex.EncodeToString(running.Sum(nil))
+	un.want.Clean = n
+	for _, x := range day.HitExtras(b.g) {
+		if err := b.addExtra(u, &x, cleanSlot); err != nil {
+			b.err = err
+			return
+		}
+	}
+	e.units[u].end = int32(len(e.slots))
+}
+
+// digestEvents renders events [a, z) of day and digests and classifies them.
+func (wk *dayWork) digestEvents(day *generator.Day, a, z int) {
+	wk.buf, wk.ends, wk.res = wk.buf[:0], wk.ends[:0], wk.res[:0]
+	var key []byte
+	for i := a; i < z; i++ {
+		start := len(wk.buf)
+		wk.buf = day.AppendEvent(wk.buf, i)
+		v := wk.buf[start:]
+		wk.ends = append(wk.ends, len(wk.buf))
+		key = strconv.AppendUint(key[:0], day.ClientID(i), 10)
+		m := expected{vd: wk.h.value(v), clean: true}
+		m.kd = wk.h.keyed(m.vd, key)
+		m.outcome, m.id, _ = classify(hits, v)
+		wk.res = append(wk.res, m)
+	}
+}
+
+// addExtra adds a malformed message or a redelivery of unit u; cleanSlot maps the unit's
+// clean messages to their slots.
+func (b *builder) addExtra(u int32, x *generator.Extra, cleanSlot []int32) error {
+	e := b.e
+	un := &e.units[u]
+	if x.Redelivered() {
+		s := &e.slots[cleanSlot[x.Source]]
+		if s.key != string(x.Key) || s.keyNil != (x.Key == nil) {
+			return fmt.Errorf("reconcile: %s %d: a redelivery's key %q is not its source's %q", un.topic, un.day, x.Key, s.key)
+		}
+		s.want++
+		un.want.Redelivered++
+		return b.tallyWant(u, x.Key, 0)
+	}
+	l := slices.Index(labels, x.Class)
+	if l <= 0 {
+		return fmt.Errorf("reconcile: unknown garbage class %q", x.Class)
+	}
+	m := expected{vd: b.h.value(x.Value), key: x.Key, label: uint8(l), kind: x.Kind}
+	m.kd = b.h.keyed(m.vd, x.Key)
+	var oid string
+	m.outcome, m.id, oid = classify(un.topic, x.Value)
+	if un.topic == orders && m.outcome == outAccepted {
+		m.id = b.orderID(oid)
+	}
+	b.add(u, &m)
+	return b.tallyWant(u, x.Key, uint8(l))
+}
+
+// orderID interns an order_id.
+func (b *builder) orderID(id string) uint64 {
+	n, ok := b.e.orderIDs[id]
+	if !ok {
+		n = uint64(len(b.e.orderIDs))
+		b.e.orderIDs[id] = n
+	}
+	return n
+}
+
+// addSnapshot adds the orders of snapshot d, as snapshot sends them.
+func (b *builder) addSnapshot(w *generator.World, book *generator.OrderBook, d int) error {
+	e := b.e
+	rows, keys, err := book.SnapshotRows(d)
+	if err != nil {
+		return err
+	}
+	u := b.newUnit(orders, d)
+	cleanSlot := make([]int32, len(rows))
+	running := sha256.New()
+	for i, r := range rows {
+		running.Write(r)
+		running.Write([]byte{'\n'})
+		m := expected{vd: b.h.value(r), key: keys[i], clean: true}
+		m.kd = b.h.keyed(m.vd, keys[i])
+		var oid string
+		m.outcome, _, oid = classify(orders, r)
+		if m.outcome == outAccepted {
+			m.id = b.orderID(oid)
+		}
+		cleanSlot[i] = b.add(u, &m)
+		if err := b.tallyWant(u, keys[i], 0); err != nil {
+			return err
+		}
+	}
+	un := &e.units[u]
+	un.sha = hex.EncodeToString(running.Sum(nil))
+	un.want.Clean = len(rows)
+	for _, x := range w.OrderExtras(d, rows, keys, b.g) {
+		if err := b.addExtra(u, &x, cleanSlot); err != nil {
+			return err
+		}
+	}
+	e.units[u].end = int32(len(e.slots))
+	return nil
+}
+
+// matchInventory copies the inventory's stand expectation into the units and checks that the
+// expectation agrees with it: same clean hash, messages, redeliveries and garbage per class.
+func (e *Expectation) matchInventory() error {
+	inv := e.Inventory
+	var di, si int
+	for i := range e.units {
+		u := &e.units[i]
+		var sha string
+		var msgs, redelivered int
+		var garbage map[string]int
+		var exp generator.Expect
+		if u.topic == hits {
+			if di >= len(inv.Days) || inv.Days[di].Day != u.day {
+				return fmt.Errorf("reconcile: the inventory lacks day %d", u.day)
+			}
+			x := &inv.Days[di]
+			di++
+			sha, msgs, redelivered, garbage, exp = x.SHA256, x.Messages, x.Redelivered, x.Garbage, x.Expect
+		} else {
+			if si >= len(inv.Snapshots) || inv.Snapshots[si].Day != u.day {
+				return fmt.Errorf("reconcile: the inventory lacks snapshot %d", u.day)
+			}
+			x := &inv.Snapshots[si]
+			si++
+			sha, msgs, redelivered, garbage, exp = x.SHA256, x.Messages, x.Redelivered, x.Garbage, x.Expect
+		}
+		for c, n := range garbage {
+			if u.garbage[c] != n {
+				return fmt.Errorf("reconcile: %s %d: %d messages of garbage class %s, the inventory says %d", u.topic, u.day, u.garbage[c], c, n)
+			}
+		}
+		if sha != u.sha || msgs != u.want.Messages || redelivered != u.want.Redelivered {
+			return fmt.Errorf("reconcile: %s %d: expectation (sha256 %s, %d messages, %d redelivered) disagrees with the inventory (%s, %d, %d)",
+				u.topic, u.day, u.sha, u.want.Messages, u.want.Redelivered, sha, msgs, redelivered)
+		}
+		u.stand = standOf(u.topic, exp)
+		u.garbage = nil
+	}
+	if di != len(inv.Days) || si != len(inv.Snapshots) {
+		return fmt.Errorf("reconcile: the inventory has %d days and %d snapshots, the expectation %d and %d", len(inv.Days), len(inv.Snapshots), di, si)
+	}
+	return nil
+}
+
+// standOf turns the inventory's Expect into a Stand with every error class of topic t listed.
+func standOf(t topic, x generator.Expect) Stand {
+	s := Stand{StgRows: x.StgRows, ODSErrors: map[string]int{}}
+	for _, o := range outcomes[t][1:outNoRow] {
+		s.ODSErrors[o] = x.ODSErrors[o]
+	}
+	if t == hits && x.ODSEvents != nil {
+		s.ODS = *x.ODSEvents
+	}
+	if t == orders && x.ODSOrders != nil {
+		s.ODS = *x.ODSOrders
+	}
+	return s
+}
+
+// cloneTally deep-copies t.
+func cloneTally(t Tally) Tally {
+	t.Classes = maps.Clone(t.Classes)
+	t.Partitions = slices.Clone(t.Partitions)
+	return t
+}
