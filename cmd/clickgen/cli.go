@@ -32,6 +32,8 @@ var verbs []verb
 
 func init() {
 	verbs = []verb{
+		{"run", "play a profile (fill, live, stress, garbage, smoke) and check what arrived", runRun},
+		{"profiles", "list the run profiles, or show one as YAML", runProfiles},
 		{"batch", "play model days into topic hits (or a file), back to back", runBatch},
 		{"live", "play one model day into topic hits paced by model time", runLive},
 		{"snapshot", "send the daily order snapshots into topic orders (or a file)", runSnapshot},

@@ -124,6 +124,7 @@ type sinkFlags struct {
 	saslMechanism  string
 	saslUser       string
 	report         string
+	metricsAddr    string
 }
 
 // passwordEnv holds the SASL password: secrets never travel as flags.
@@ -146,6 +147,7 @@ func addSinkFlags(fs *pflag.FlagSet) *sinkFlags {
 	fs.StringVar(&sf.saslMechanism, "sasl-mechanism", "", "SASL mechanism: PLAIN, SCRAM-SHA-256 or SCRAM-SHA-512 (password from env "+passwordEnv+")")
 	fs.StringVar(&sf.saslUser, "sasl-user", "", "SASL user name")
 	fs.StringVar(&sf.report, "report", "", "write the final report as JSON to `FILE`")
+	addMetricsFlag(fs, &sf.metricsAddr)
 	return sf
 }
 
@@ -198,7 +200,7 @@ func (sf *sinkFlags) resolve() error {
 	if sf.connectTimeout <= 0 || sf.flushTimeout <= 0 {
 		return usagef(verb, "--connect-timeout and --flush-timeout must be positive")
 	}
-	return nil
+	return checkMetricsAddr(verb, sf.metricsAddr)
 }
 
 // kafkaOpts are the connection options of --brokers and the TLS/SASL flags.
@@ -218,8 +220,15 @@ func (sf *sinkFlags) kafkaOpts() []sink.Opt {
 	return opts
 }
 
-// open connects the sink. partitions is what the topic should have when it is created.
+// open connects the sink, serving its metrics with --metrics-addr. partitions is what the
+// topic should have when it is created.
 func (sf *sinkFlags) open(ctx context.Context, stdout, stderr io.Writer, partitions int32) (sink.Sink, error) {
+	return withMetrics(sf.fs.Name(), sf.metricsAddr, stderr, func() (sink.Sink, error) {
+		return sf.openSink(ctx, stdout, stderr, partitions)
+	})
+}
+
+func (sf *sinkFlags) openSink(ctx context.Context, stdout, stderr io.Writer, partitions int32) (sink.Sink, error) {
 	if sf.file != "" {
 		if sf.file == "-" {
 			return sink.NewWriter(stdout, sink.WriterOptions{})

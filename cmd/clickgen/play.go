@@ -23,11 +23,19 @@ type player struct {
 	start        time.Time
 	target       float64 // target rate for the report, 0 for unpaced runs
 	prog         *progress
+	// extend, if set, turns the report into the document --report writes (stress adds to it).
+	extend func(sink.Report) any
 }
 
 func newPlayer(sio *stdio, snk sink.Sink, flushTimeout time.Duration, total int) *player {
+	return newPlayerLines(sio, snk, flushTimeout, total, 0, nil)
+}
+
+// newPlayerLines is newPlayer whose progress is line(), printed as a log line every `every`
+// instead of the default progress (stress prints one line per interval).
+func newPlayerLines(sio *stdio, snk sink.Sink, flushTimeout time.Duration, total int, every time.Duration, line func() string) *player {
 	p := &player{sio: sio, snk: snk, flushTimeout: flushTimeout, start: time.Now()}
-	p.prog = startProgress(sio.err, snk, total)
+	p.prog = startProgressLines(sio.err, snk, total, every, line)
 	return p
 }
 
@@ -63,7 +71,11 @@ func (p *player) finish(runErr error, reportPath string) error {
 		if s := elapsed.Seconds(); s > 0 {
 			r.Rate.AchievedPerS = float64(acked) / s
 		}
-		if err := writeJSON(reportPath, r); err != nil {
+		var doc any = r
+		if p.extend != nil {
+			doc = p.extend(r)
+		}
+		if err := writeJSON(reportPath, doc); err != nil {
 			runErr = errors.Join(runErr, fmt.Errorf("--report: %w", err))
 		}
 	}
@@ -139,6 +151,7 @@ type progress struct {
 	wg    sync.WaitGroup
 	mu    sync.Mutex
 	label string
+	line  func() string // if set, replaces the default line and is printed as a log line
 }
 
 const progressEvery = 10 * time.Second
@@ -153,9 +166,17 @@ func isTerminal(w io.Writer) bool {
 }
 
 func startProgress(w io.Writer, snk sink.Sink, total int) *progress {
-	p := &progress{w: w, snk: snk, tty: isTerminal(w), total: total, start: time.Now(), done: make(chan struct{})}
+	return startProgressLines(w, snk, total, 0, nil)
+}
+
+// startProgressLines is startProgress printing line() as a log line every lineEvery instead,
+// when line is set.
+func startProgressLines(w io.Writer, snk sink.Sink, total int, lineEvery time.Duration, line func() string) *progress {
+	p := &progress{w: w, snk: snk, tty: isTerminal(w), total: total, start: time.Now(), done: make(chan struct{}), line: line}
 	every := progressEvery
-	if p.tty {
+	if line != nil {
+		every = lineEvery
+	} else if p.tty {
 		every = 200 * time.Millisecond
 	}
 	p.wg.Add(1)
@@ -193,6 +214,10 @@ func (p *progress) logf(format string, args ...any) {
 }
 
 func (p *progress) print() {
+	if p.line != nil {
+		p.logf("%s", p.line())
+		return
+	}
 	s := p.snk.Stats()
 	var sent, acked, failed, bytes int64
 	for _, t := range s.Topics {

@@ -1,0 +1,296 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"math/bits"
+	"net"
+	"net/http"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/spf13/pflag"
+
+	"github.com/clickgen/clickgen/generator/sink"
+)
+
+// --metrics-addr serves Prometheus metrics on /metrics while a verb plays. The text
+// exposition format is simple enough to write by hand, so there is no client library.
+
+func addMetricsFlag(fs *pflag.FlagSet, addr *string) {
+	fs.StringVar(addr, "metrics-addr", "", "serve Prometheus metrics on http://`HOST:PORT`/metrics during the run (port 0 picks a free port)")
+}
+
+// checkMetricsAddr says what is wrong with a --metrics-addr value, as a usage error.
+func checkMetricsAddr(verb, addr string) error {
+	if addr == "" {
+		return nil
+	}
+	_, port, err := net.SplitHostPort(addr)
+	if err != nil {
+		return usagef(verb, "--metrics-addr %q: want HOST:PORT, e.g. 127.0.0.1:9100 or :9100", addr)
+	}
+	if n, err := strconv.Atoi(port); err != nil || n < 0 || n > 65535 {
+		return usagef(verb, "--metrics-addr %q: port %q is not a number from 0 to 65535", addr, port)
+	}
+	return nil
+}
+
+// metricsServer serves the exposition of one sink's Stats. It listens as soon as it is
+// started (so a bad or busy address fails before anything is sent) and stops when the sink
+// it wraps is closed.
+type metricsServer struct {
+	verb string
+	ln   net.Listener
+	srv  *http.Server
+	snk  atomic.Pointer[sink.Sink]
+	lag  atomic.Int64 // nanoseconds: how late the latest paced message was handed to the sink
+	done chan struct{}
+
+	mu     sync.Mutex
+	sumSec float64 // latency sum last served; the exposition keeps it monotonic
+}
+
+// startMetrics listens on addr (a usage error if it cannot: nothing has been sent yet) and
+// serves /metrics until stop. It prints where on stderr.
+func startMetrics(verb, addr string, stderr io.Writer) (*metricsServer, error) {
+	if err := checkMetricsAddr(verb, addr); err != nil {
+		return nil, err
+	}
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		return nil, usagef(verb, "--metrics-addr: %v", err)
+	}
+	m := &metricsServer{verb: verb, ln: ln, done: make(chan struct{})}
+	mux := http.NewServeMux()
+	mux.HandleFunc("/metrics", m.serve)
+	m.srv = &http.Server{Handler: mux, ReadHeaderTimeout: 5 * time.Second}
+	go func() {
+		defer close(m.done)
+		_ = m.srv.Serve(ln) // returns http.ErrServerClosed on stop
+	}()
+	fmt.Fprintf(stderr, "clickgen: Prometheus metrics on http://%s/metrics\n", ln.Addr())
+	return m, nil
+}
+
+// wrap returns s reporting to m: m serves s's Stats, records the lag of every paced message
+// s sends, and stops when s is closed.
+func (m *metricsServer) wrap(s sink.Sink) sink.Sink {
+	m.snk.Store(&s)
+	return &meteredSink{Sink: s, m: m}
+}
+
+// stop shuts the server down, giving a scrape in progress a moment to finish.
+func (m *metricsServer) stop() {
+	ctx, cancel := context.WithTimeout(context.Background(), time.Second)
+	defer cancel()
+	if err := m.srv.Shutdown(ctx); err != nil {
+		m.srv.Close()
+	}
+	<-m.done
+}
+
+func (m *metricsServer) serve(w http.ResponseWriter, r *http.Request) {
+	var st sink.Stats
+	if s := m.snk.Load(); s != nil {
+		st = (*s).Stats()
+	}
+	w.Header().Set("Content-Type", "text/plain; version=0.0.4; charset=utf-8")
+	var b strings.Builder
+	m.write(&b, st)
+	io.WriteString(w, b.String())
+}
+
+// latencyBounds are the upper bounds of the latency histogram's buckets, in seconds.
+var latencyBounds = []float64{0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30}
+
+// write renders st in the Prometheus text exposition format (version 0.0.4).
+func (m *metricsServer) write(b *strings.Builder, st sink.Stats) {
+	topics := sortedKeys(st.Topics)
+	counter := func(name, help string, v func(sink.TopicStats) int64) {
+		fmt.Fprintf(b, "# HELP %s %s\n# TYPE %s counter\n", name, help, name)
+		for _, t := range topics {
+			fmt.Fprintf(b, "%s{topic=\"%s\"} %d\n", name, escapeLabel(t), v(st.Topics[t]))
+		}
+	}
+	counter("clickgen_messages_sent_total", "Messages handed to the sink, by topic.",
+		func(t sink.TopicStats) int64 { return t.Sent })
+	counter("clickgen_messages_acked_total", "Messages acknowledged (by the brokers with acks=all, or written to the file), by topic.",
+		func(t sink.TopicStats) int64 { return t.Acked })
+	counter("clickgen_messages_failed_total", "Messages that will never be delivered, by topic.",
+		func(t sink.TopicStats) int64 { return t.Failed })
+	counter("clickgen_acked_bytes_total", "Value bytes of acknowledged messages (keys and overhead not counted), by topic.",
+		func(t sink.TopicStats) int64 { return t.Bytes })
+
+	const parts = "clickgen_partition_acked_total"
+	fmt.Fprintf(b, "# HELP %s Messages acknowledged, by topic and partition.\n# TYPE %s counter\n", parts, parts)
+	for _, t := range topics {
+		ps := st.Topics[t].Partitions
+		for _, p := range sortedKeys(ps) {
+			fmt.Fprintf(b, "%s{topic=\"%s\",partition=\"%d\"} %d\n", parts, escapeLabel(t), p, ps[p])
+		}
+	}
+
+	var inFlight int64
+	for _, t := range st.Topics {
+		inFlight += t.Sent - t.Acked - t.Failed
+	}
+	fmt.Fprintf(b, "# HELP clickgen_messages_in_flight Messages handed to the sink and not yet acknowledged or failed.\n"+
+		"# TYPE clickgen_messages_in_flight gauge\nclickgen_messages_in_flight %d\n", inFlight)
+	fmt.Fprintf(b, "# HELP clickgen_lag_seconds How late the latest paced message was handed to the sink, behind its intended send time (0 when unpaced).\n"+
+		"# TYPE clickgen_lag_seconds gauge\nclickgen_lag_seconds %s\n", formatFloat(time.Duration(m.lag.Load()).Seconds()))
+
+	const lat = "clickgen_produce_latency_seconds"
+	fmt.Fprintf(b, "# HELP %s Time from each message's intended send time to its acknowledgement.\n# TYPE %s histogram\n", lat, lat)
+	h := st.Latency
+	buckets := latencyBuckets(h)
+	var cum uint64
+	i := 0
+	for _, le := range latencyBounds {
+		for ; i < len(buckets) && buckets[i].v.Seconds() <= le; i++ {
+			cum += buckets[i].n
+		}
+		fmt.Fprintf(b, "%s_bucket{le=\"%s\"} %d\n", lat, formatFloat(le), cum)
+	}
+	fmt.Fprintf(b, "%s_bucket{le=\"+Inf\"} %d\n", lat, h.Count())
+	// Mean is the exact sum divided by the count, truncated to the microsecond, so this sum
+	// can lag the true one by up to a microsecond per message; it is kept from going down.
+	m.mu.Lock()
+	sum := max(m.sumSec, h.Mean().Seconds()*float64(h.Count()))
+	m.sumSec = sum
+	m.mu.Unlock()
+	fmt.Fprintf(b, "%s_sum %s\n%s_count %d\n", lat, formatFloat(sum), lat, h.Count())
+}
+
+func formatFloat(f float64) string { return strconv.FormatFloat(f, 'g', -1, 64) }
+
+// escapeLabel escapes a label value as the exposition format wants: \\, \" and \n.
+func escapeLabel(s string) string {
+	return strings.NewReplacer(`\`, `\\`, `"`, `\"`, "\n", `\n`).Replace(s)
+}
+
+// meteredSink is a sink whose metrics server records each paced message's lag and stops
+// when the sink is closed.
+type meteredSink struct {
+	sink.Sink
+	m *metricsServer
+}
+
+// Send records how late m is (now − Due, for paced messages) and sends it.
+func (s *meteredSink) Send(ctx context.Context, msg sink.Message) error {
+	if !msg.Due.IsZero() {
+		s.m.lag.Store(int64(max(0, time.Since(msg.Due))))
+	}
+	return s.Sink.Send(ctx, msg)
+}
+
+// Close closes the sink, then stops the metrics server: it serves until the run's end.
+func (s *meteredSink) Close() error {
+	err := s.Sink.Close()
+	s.m.stop()
+	return err
+}
+
+// latBucket is one non-empty bucket of a latency histogram: n values near v.
+type latBucket struct {
+	v time.Duration // the bucket's representative value: its middle, or the maximum for the top bucket
+	n uint64
+}
+
+// latencyBuckets recovers the non-empty buckets of h, in increasing order. sink.Histogram
+// exposes quantiles, not its buckets, but Quantile of rank r is a strictly increasing function
+// of the bucket holding rank r, so the rank at which its value changes is a bucket boundary:
+// a galloping search finds each one in O(log count) quantile calls. The counts are exact; the
+// values are within 1/64 of the values they stand for (the histogram's own resolution).
+func latencyBuckets(h sink.Histogram) []latBucket {
+	n := h.Count()
+	if n == 0 {
+		return nil
+	}
+	// at returns the value of rank r (1 ≤ r ≤ n): q = (r−½)/n makes ceil(q·n) = r.
+	at := func(r uint64) time.Duration { return h.Quantile((float64(r) - 0.5) / float64(n)) }
+	var out []latBucket
+	for r := uint64(1); r <= n; {
+		v := at(r)
+		// Find the last rank with value v: gallop to a rank past it, then bisect.
+		lo, step := r, uint64(1)
+		hi := r + step
+		for hi <= n && at(hi) == v {
+			lo, step = hi, step*2
+			hi = lo + step
+		}
+		hi = min(hi, n+1) // at(hi) ≠ v or hi = n+1
+		for hi-lo > 1 {
+			mid := lo + (hi-lo)/2
+			if at(mid) == v {
+				lo = mid
+			} else {
+				hi = mid
+			}
+		}
+		out = append(out, latBucket{v: v, n: lo - r + 1})
+		r = lo + 1
+	}
+	return out
+}
+
+// latencyKey identifies the histogram bucket holding d, as sink.Histogram lays them out
+// (exact microseconds below 32 µs, then 32 linear sub-buckets per power of two), so that
+// buckets of two snapshots can be matched even when the top one's value (the maximum) moved.
+func latencyKey(d time.Duration) int {
+	us := uint64(max(d, 0) / time.Microsecond)
+	if us < 32 {
+		return int(us)
+	}
+	g := bits.Len64(us) - 1 - 5
+	return g*32 + int(us>>g)
+}
+
+// latencyWindow summarises the values recorded between two snapshots of one histogram: how
+// many, their mean and their maximum (bucket resolution, exact when the window holds the
+// overall maximum).
+func latencyWindow(prev, cur sink.Histogram) (n uint64, mean, maxLat time.Duration) {
+	before := map[int]uint64{}
+	for _, b := range latencyBuckets(prev) {
+		before[latencyKey(b.v)] += b.n
+	}
+	var sum float64
+	for _, b := range latencyBuckets(cur) {
+		d := b.n - min(b.n, before[latencyKey(b.v)])
+		if d == 0 {
+			continue
+		}
+		n += d
+		sum += float64(b.v) * float64(d)
+		maxLat = b.v // buckets ascend
+	}
+	if n == 0 {
+		return 0, 0, 0
+	}
+	if cur.Max() > prev.Max() {
+		maxLat = cur.Max()
+	}
+	return n, time.Duration(sum / float64(n)), maxLat
+}
+
+// withMetrics opens a sink with open and, when addr is set, serves its metrics on addr until
+// the sink is closed. The server listens first, so a bad address fails before connecting.
+func withMetrics(verb, addr string, stderr io.Writer, open func() (sink.Sink, error)) (sink.Sink, error) {
+	if addr == "" {
+		return open()
+	}
+	m, err := startMetrics(verb, addr, stderr)
+	if err != nil {
+		return nil, err
+	}
+	s, err := open()
+	if err != nil {
+		m.stop()
+		return nil, err
+	}
+	return m.wrap(s), nil
+}

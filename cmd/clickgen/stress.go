@@ -1,0 +1,195 @@
+package main
+
+import (
+	"fmt"
+	"math"
+	"strings"
+	"time"
+
+	"github.com/clickgen/clickgen/generator/pace"
+	"github.com/clickgen/clickgen/generator/sink"
+)
+
+// A stress run is `run` in pacing mode rate: the hits of model days back to back, every
+// message (malformed and redelivered ones too) released when the rate shape says, its latency
+// measured from that intended time. This file holds what it prints and reports: a line per
+// interval in the style of Kafka's producer performance tool, the final percentiles, and the
+// extended JSON report.
+
+// stressMeter turns sink snapshots into interval lines. line is called from the progress
+// goroutine only, so its state needs no lock; report and final are called after the run.
+type stressMeter struct {
+	snk    sink.Sink
+	shape  pace.Pacer // the shape as asked for, without the duration cut-off
+	runner *pace.Runner
+
+	prevAt      time.Time
+	prevElapsed time.Duration // runner's elapsed time at the previous line
+	prev        totals
+	prevLat     sink.Histogram
+	intervals   []stressInterval
+}
+
+// totals sums the counters of every topic.
+type totals struct{ sent, acked, failed, bytes int64 }
+
+func totalsOf(s sink.Stats) totals {
+	var t totals
+	for _, ts := range s.Topics {
+		t.sent, t.acked, t.failed, t.bytes = t.sent+ts.Sent, t.acked+ts.Acked, t.failed+ts.Failed, t.bytes+ts.Bytes
+	}
+	return t
+}
+
+// stressInterval is one interval line, as the JSON report keeps it.
+type stressInterval struct {
+	AtS          float64 `json:"at_s"`           // end of the interval, seconds since pacing started
+	Records      int64   `json:"records"`        // acknowledged in the interval
+	PerS         float64 `json:"per_s"`          // acknowledged per second
+	TargetPerS   float64 `json:"target_per_s"`   // what the shape asked for in the interval, per second
+	MBPerS       float64 `json:"mb_per_s"`       // value megabytes (10^6) acknowledged per second
+	AvgLatencyMS float64 `json:"avg_latency_ms"` // mean latency of the interval's acknowledgements
+	MaxLatencyMS float64 `json:"max_latency_ms"` // their maximum
+	Errors       int64   `json:"errors"`         // messages failed in the interval
+	LagMS        float64 `json:"lag_ms"`         // how late the last released message was
+}
+
+func newStressMeter(snk sink.Sink, shape pace.Pacer) *stressMeter {
+	return &stressMeter{snk: snk, shape: shape, prevAt: time.Now()}
+}
+
+// line is the progress line of the interval since the previous call.
+func (m *stressMeter) line() string {
+	now := time.Now()
+	st := m.snk.Stats()
+	cur := totalsOf(st)
+	var snap pace.Snapshot
+	if m.runner != nil {
+		snap = m.runner.Snapshot()
+	}
+	// Seconds of pacing in the interval (the first one starts with the first release, not
+	// with the setup before it).
+	secs := (snap.Elapsed - m.prevElapsed).Seconds()
+	if m.runner == nil {
+		secs = now.Sub(m.prevAt).Seconds()
+	}
+	_, mean, maxLat := latencyWindow(m.prevLat, st.Latency)
+	iv := stressInterval{
+		AtS:          snap.Elapsed.Seconds(),
+		Records:      cur.acked - m.prev.acked,
+		TargetPerS:   allowedRate(m.shape, m.prevElapsed, snap.Elapsed),
+		AvgLatencyMS: msOf(mean),
+		MaxLatencyMS: msOf(maxLat),
+		Errors:       cur.failed - m.prev.failed,
+		LagMS:        msOf(snap.Lag),
+	}
+	if secs > 0 {
+		iv.PerS = float64(iv.Records) / secs
+		iv.MBPerS = float64(cur.bytes-m.prev.bytes) / 1e6 / secs
+	}
+	m.intervals = append(m.intervals, iv)
+	m.prevAt, m.prevElapsed, m.prev, m.prevLat = now, snap.Elapsed, cur, st.Latency
+	return fmt.Sprintf("stress %5.1fs: %d records sent, %.1f records/sec (%.2f MB/sec), %.1f ms avg latency, %.1f ms max latency, %d errors (target %.0f/s, lag %.1f ms, %d total)",
+		iv.AtS, iv.Records, iv.PerS, iv.MBPerS, iv.AvgLatencyMS, iv.MaxLatencyMS, iv.Errors, iv.TargetPerS, iv.LagMS, cur.acked)
+}
+
+// final is the summary line of the whole run, with percentiles, elapsed being the paced time
+// plus the final flush.
+func (m *stressMeter) final(elapsed time.Duration, target float64) string {
+	st := m.snk.Stats()
+	t := totalsOf(st)
+	h := st.Latency
+	secs := elapsed.Seconds()
+	return fmt.Sprintf("stress total: %d records sent, %.1f records/sec (%.2f MB/sec), %.2f ms avg latency, %.2f ms max latency, "+
+		"%.2f ms 50th, %.2f ms 95th, %.2f ms 99th, %.2f ms 99.9th, %d errors (target %.1f/s over %.1fs)",
+		t.acked, float64(t.acked)/secs, float64(t.bytes)/1e6/secs, msOf(h.Mean()), msOf(h.Max()),
+		msOf(h.Quantile(0.5)), msOf(h.Quantile(0.95)), msOf(h.Quantile(0.99)), msOf(h.Quantile(0.999)), t.failed, target, secs)
+}
+
+func msOf(d time.Duration) float64 { return math.Round(float64(d)/float64(time.Microsecond)) / 1000 }
+
+// allowed returns how many messages the shape releases before the elapsed time t: the number
+// of n with Due(n) < t, found by bisection (Due is non-decreasing).
+func allowed(p pace.Pacer, t time.Duration) uint64 {
+	before := func(n uint64) bool {
+		d, ok := p.Due(n)
+		return ok && d < t
+	}
+	if !before(0) {
+		return 0
+	}
+	lo, hi := uint64(0), uint64(1) // before(lo); find hi with !before(hi)
+	for before(hi) {
+		lo, hi = hi, hi*2
+		if hi > 1<<62 {
+			return hi
+		}
+	}
+	for hi-lo > 1 {
+		mid := lo + (hi-lo)/2
+		if before(mid) {
+			lo = mid
+		} else {
+			hi = mid
+		}
+	}
+	return hi
+}
+
+// allowedRate is the shape's mean rate between the elapsed times from and to, per second.
+func allowedRate(p pace.Pacer, from, to time.Duration) float64 {
+	if to <= from {
+		return 0
+	}
+	return float64(allowed(p, to)-allowed(p, from)) / (to - from).Seconds()
+}
+
+// stressReport is the --report document of a stress run: the sink's report, its latency
+// section extended with the mean and p99.9, and the run's pacing.
+type stressReport struct {
+	sink.Report
+	// LatencyMS replaces the embedded report's latency_ms.
+	LatencyMS stressLatency `json:"latency_ms"`
+	Stress    stressInfo    `json:"stress"`
+}
+
+type stressLatency struct {
+	Mean float64 `json:"mean"`
+	P50  float64 `json:"p50"`
+	P95  float64 `json:"p95"`
+	P99  float64 `json:"p99"`
+	P999 float64 `json:"p99_9"`
+	Max  float64 `json:"max"`
+}
+
+type stressInfo struct {
+	Shape       string           `json:"shape"`                    // the rate shape, canonical spelling
+	MaxRatePerS float64          `json:"max_rate_per_s,omitempty"` // the ceiling, if any
+	PacedS      float64          `json:"paced_s"`                  // from the first release to the end of the run, flush included
+	Released    uint64           `json:"released"`                 // messages the pacer released
+	MaxLagMS    float64          `json:"max_lag_ms"`               // the latest any message was released
+	FirstDay    int              `json:"first_day"`                // the model days played
+	LastDay     int              `json:"last_day"`
+	Stopped     string           `json:"stopped"` // what ended the run: duration, messages, days, or interrupted
+	Intervals   []stressInterval `json:"intervals"`
+}
+
+// report builds the stress report from the sink's.
+func (m *stressMeter) report(r sink.Report, info stressInfo) any {
+	h := m.snk.Stats().Latency
+	info.Intervals = m.intervals
+	if info.Intervals == nil {
+		info.Intervals = []stressInterval{}
+	}
+	return stressReport{
+		Report: r,
+		LatencyMS: stressLatency{
+			Mean: msOf(h.Mean()), P50: msOf(h.Quantile(0.5)), P95: msOf(h.Quantile(0.95)), P99: msOf(h.Quantile(0.99)),
+			P999: msOf(h.Quantile(0.999)), Max: msOf(h.Max()),
+		},
+		Stress: info,
+	}
+}
+
+// shapeName is the shape as the report and the log spell it.
+func shapeName(p pace.Pacer) string { return strings.TrimPrefix(p.String(), "constant:") }

@@ -1,0 +1,187 @@
+package main
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/clickgen/clickgen/generator/pace"
+	"github.com/clickgen/clickgen/generator/sink"
+)
+
+// stressDoc is the part of a stress report the tests read.
+type stressDoc struct {
+	Topics map[string]struct{ Sent, Acked, Failed int64 } `json:"topics"`
+	Rate   struct {
+		TargetPerS   float64 `json:"target_per_s"`
+		AchievedPerS float64 `json:"achieved_per_s"`
+	} `json:"rate"`
+	LatencyMS map[string]float64 `json:"latency_ms"`
+	Stress    struct {
+		Shape     string           `json:"shape"`
+		Released  uint64           `json:"released"`
+		Stopped   string           `json:"stopped"`
+		FirstDay  int              `json:"first_day"`
+		LastDay   int              `json:"last_day"`
+		Intervals []stressInterval `json:"intervals"`
+	} `json:"stress"`
+}
+
+func readStress(t *testing.T, path string) stressDoc {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var d stressDoc
+	if err := json.Unmarshal(b, &d); err != nil {
+		t.Fatalf("report: %v\n%s", err, b)
+	}
+	return d
+}
+
+// TestStressMessagesExact runs the stress loop fast and deterministically: --messages 5000 at
+// 500000/s on the embedded broker sends exactly 5000 messages across a day boundary (scale
+// 0.05 makes a day ~2 700 events), the topic holds exactly what was acknowledged, and the
+// report carries the target, the achieved rate and the full percentiles.
+func TestStressMessagesExact(t *testing.T) {
+	rep := filepath.Join(t.TempDir(), "stress.json")
+	out, errs, code := clickgen(t, "run", "stress", "--rate", "500000/s", "--messages", "5000", "--scale", "0.05", "--report", rep)
+	if code != 0 {
+		t.Fatalf("run stress: exit %d\nstdout:\n%s\nstderr:\n%s", code, out, errs)
+	}
+	if !regexp.MustCompile(`hits: 5000 acknowledged \(partitions 0:\d+ 1:\d+\), 5000 in the topic \(partitions 0:\d+ 1:\d+\): ok`).MatchString(out) {
+		t.Errorf("stdout does not check the topic against the acknowledgements:\n%s", out)
+	}
+	d := readStress(t, rep)
+	h := d.Topics["hits"]
+	if h.Sent != 5000 || h.Acked != 5000 || h.Failed != 0 {
+		t.Errorf("report hits sent %d acked %d failed %d, want exactly 5000 acked", h.Sent, h.Acked, h.Failed)
+	}
+	if d.Rate.TargetPerS != 500000 || d.Rate.AchievedPerS <= 0 {
+		t.Errorf("report rate target %v achieved %v, want target 500000/s", d.Rate.TargetPerS, d.Rate.AchievedPerS)
+	}
+	if d.Stress.Shape != "500000/s" || d.Stress.Released != 5000 || d.Stress.Stopped != "messages" || d.Stress.FirstDay != 0 || d.Stress.LastDay != 1 {
+		t.Errorf("report stress = %+v, want 5000 released by 500000/s, stopped by messages, days 0–1", d.Stress)
+	}
+	l := d.LatencyMS
+	if !(l["p50"] > 0 && l["p50"] <= l["p95"] && l["p95"] <= l["p99"] && l["p99"] <= l["p99_9"] && l["p99_9"] <= l["max"]) {
+		t.Errorf("report latency_ms = %v, want 0 < p50 ≤ p95 ≤ p99 ≤ p99_9 ≤ max", l)
+	}
+	if !regexp.MustCompile(`stress total: 5000 records sent, [\d.]+ records/sec \([\d.]+ MB/sec\), [\d.]+ ms avg latency, [\d.]+ ms max latency, ` +
+		`[\d.]+ ms 50th, [\d.]+ ms 95th, [\d.]+ ms 99th, [\d.]+ ms 99.9th, 0 errors`).MatchString(errs) {
+		t.Errorf("stderr lacks the final line:\n%s", errs)
+	}
+}
+
+// TestStressDurationExact: a constant rate cut off by --duration sends exactly rate × duration
+// messages, malformed ones included (each waits its turn), printing a line per interval.
+func TestStressDurationExact(t *testing.T) {
+	rep := filepath.Join(t.TempDir(), "stress.json")
+	start := time.Now()
+	out, errs, code := clickgen(t, "run", "stress", "--rate", "4000/s", "--duration", "1s", "--garbage", "0.05",
+		"--interval", "300ms", "--report", rep)
+	if code != 0 {
+		t.Fatalf("run stress: exit %d\nstdout:\n%s\nstderr:\n%s", code, out, errs)
+	}
+	if took := time.Since(start); took < time.Second {
+		t.Errorf("a 1s stress run took %v", took)
+	}
+	d := readStress(t, rep)
+	if h := d.Topics["hits"]; h.Acked != 4000 || d.Rate.TargetPerS != 4000 || d.Stress.Stopped != "duration" {
+		t.Errorf("4000/s for 1s: acked %d, target %v, stopped %q; want exactly 4000, 4000/s, duration", h.Acked, d.Rate.TargetPerS, d.Stress.Stopped)
+	}
+	line := regexp.MustCompile(`stress +[\d.]+s: \d+ records sent, [\d.]+ records/sec \([\d.]+ MB/sec\), [\d.]+ ms avg latency, ` +
+		`[\d.]+ ms max latency, 0 errors \(target \d+/s, lag [\d.]+ ms, \d+ total\)`)
+	if n := len(line.FindAllString(errs, -1)); n < 2 || n != len(d.Stress.Intervals) {
+		t.Errorf("%d interval lines on stderr, %d in the report; want at least 2 of each, the same number:\n%s", n, len(d.Stress.Intervals), errs)
+	}
+	if !strings.Contains(out, "hits: 4000 acknowledged") {
+		t.Errorf("stdout lacks the check:\n%s", out)
+	}
+}
+
+// TestStressIntoBrokers: stress against a separate cluster sends exactly --messages, and
+// skips the read-back.
+func TestStressIntoBrokers(t *testing.T) {
+	_, addr := kfakeCluster(t)
+	out, errs, code := clickgen(t, "run", "stress", "--brokers", addr, "--rate", "100000/s", "--messages", "3000", "--max-rate", "200000/s")
+	if code != 0 || out != "" {
+		t.Fatalf("run stress --brokers: exit %d, stdout %q, stderr:\n%s", code, out, errs)
+	}
+	if n := len(consume(t, addr, "hits")); n != 3000 {
+		t.Errorf("topic hits holds %d messages, want 3000", n)
+	}
+}
+
+// TestAllowed: allowed counts the messages a shape releases before t, the inverse of Due.
+func TestAllowed(t *testing.T) {
+	c, _ := pace.Constant(1000)
+	r, _ := pace.Ramp(0, 2000, 10*time.Second)
+	s, _ := pace.Steps(pace.Step{Rate: 100, For: time.Second}, pace.Step{Rate: 0, For: time.Second}, pace.Step{Rate: 1000, For: time.Second})
+	for _, tc := range []struct {
+		p    pace.Pacer
+		t    time.Duration
+		want uint64
+	}{
+		{c, 0, 0}, {c, time.Millisecond, 1}, {c, time.Second, 1000}, {c, time.Second + 1, 1001},
+		{r, 10 * time.Second, 10000}, {r, 5 * time.Second, 2500}, {r, 11 * time.Second, 12000},
+		{s, time.Second, 100}, {s, 2 * time.Second, 100}, {s, 2*time.Second + 1, 101}, {s, 3 * time.Second, 1100},
+	} {
+		if got := allowed(tc.p, tc.t); got != tc.want {
+			t.Errorf("allowed(%s, %v) = %d, want %d", tc.p, tc.t, got, tc.want)
+		}
+	}
+	if got := allowedRate(r, 0, 10*time.Second); got != 1000 {
+		t.Errorf("mean rate of %s over its ramp = %v, want 1000", r, got)
+	}
+	if got := allowedRate(r, 9*time.Second, 10*time.Second); got != 1900 {
+		t.Errorf("rate of %s in its last second = %v, want 1900", r, got)
+	}
+}
+
+// TestLatencyBuckets: the buckets recovered from a Histogram's quantiles count every value
+// exactly, each near the values it stands for; a window between two snapshots sees only the
+// values recorded in between.
+func TestLatencyBuckets(t *testing.T) {
+	var h sink.Histogram
+	if latencyBuckets(h) != nil {
+		t.Error("an empty histogram has buckets")
+	}
+	values := map[time.Duration]uint64{3 * time.Microsecond: 5, time.Millisecond: 1000, 2 * time.Millisecond: 7, 40 * time.Millisecond: 1, 3 * time.Second: 2}
+	for _, d := range sortedKeys(values) {
+		for range values[d] {
+			h.Record(d)
+		}
+	}
+	got := latencyBuckets(h)
+	if len(got) != len(values) {
+		t.Fatalf("latencyBuckets = %v, want %d buckets", got, len(values))
+	}
+	for i, d := range sortedKeys(values) {
+		b := got[i]
+		if b.n != values[d] || float64(b.v) < float64(d)*(1-1.0/32) || float64(b.v) > float64(d)*(1+1.0/32) {
+			t.Errorf("bucket %d = %v×%d, want %d values near %v", i, b.v, b.n, values[d], d)
+		}
+		if latencyKey(b.v) != latencyKey(d) {
+			t.Errorf("bucket %d: key of %v is %d, of %v %d", i, b.v, latencyKey(b.v), d, latencyKey(d))
+		}
+	}
+	var prev sink.Histogram // a copy: h's buckets are a slice that Record changes
+	prev.Merge(h)
+	for range 10 {
+		h.Record(5 * time.Millisecond)
+	}
+	h.Record(4 * time.Second)
+	n, mean, maxLat := latencyWindow(prev, h)
+	if n != 11 || maxLat != 4*time.Second || mean < 368*time.Millisecond || mean > 370*time.Millisecond {
+		t.Errorf("window: %d values, mean %v, max %v; want 11, ~368.6ms, 4s", n, mean, maxLat)
+	}
+	if n, _, _ := latencyWindow(h, h); n != 0 {
+		t.Errorf("a window without new values counts %d", n)
+	}
+}

@@ -1,0 +1,67 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"text/tabwriter"
+
+	"github.com/clickgen/clickgen/profiles"
+)
+
+func runProfiles(ctx context.Context, sio *stdio, args []string) error {
+	fs := newFlags("profiles", "profiles list | profiles show (NAME | --profile-file FILE)",
+		`List the embedded run profiles with what each plays ('profiles list'), or print one as the
+YAML file it is, comments included ('profiles show NAME'). Copy one to start your own and
+play it with 'clickgen run --profile-file FILE'; 'profiles show --profile-file FILE' checks
+such a file (exit code 2 and the field at fault if it is broken) and prints it.`)
+	file := fs.String("profile-file", "", "with show: check and print the profile in this YAML `FILE`")
+	if err := parseFlags(fs, args, sio.out); err != nil {
+		return err
+	}
+	if fs.NArg() == 0 {
+		return usagef("profiles", "want 'list' or 'show NAME'")
+	}
+	switch sub := fs.Arg(0); sub {
+	case "list":
+		if fs.NArg() > 1 || *file != "" {
+			return usagef("profiles", "list takes no arguments")
+		}
+		tw := tabwriter.NewWriter(sio.out, 0, 0, 2, ' ', 0)
+		for _, name := range profiles.List() {
+			p, err := profiles.Load(name)
+			if err != nil {
+				return err // an embedded profile is broken: a bug, caught by the tests
+			}
+			def := ""
+			if name == profiles.Default {
+				def = " (default)"
+			}
+			fmt.Fprintf(tw, "%s%s\t%s\n", name, def, p.Description)
+		}
+		return tw.Flush()
+	case "show":
+		switch {
+		case fs.NArg() == 2 && *file == "":
+			src, err := profiles.Source(fs.Arg(1))
+			if err != nil {
+				return usagef("profiles", "%v", err)
+			}
+			_, err = sio.out.Write(src)
+			return err
+		case fs.NArg() == 1 && *file != "":
+			if _, err := loadProfileFile(*file); err != nil {
+				return usagef("profiles", "%v", err)
+			}
+			src, err := os.ReadFile(*file)
+			if err != nil {
+				return err
+			}
+			_, err = sio.out.Write(src)
+			return err
+		}
+		return usagef("profiles", "show wants one profile NAME or --profile-file FILE")
+	default:
+		return usagef("profiles", "unknown subcommand %q: want list or show", sub)
+	}
+}

@@ -1,0 +1,372 @@
+// Package profiles holds clickgen's run profiles: named bundles of a world (seed, scale,
+// catalog), what to play (days, hits and/or snapshots), pacing (none, model-time replay, a
+// rate shape), garbage, a stop condition and, optionally, the exact counts the topics must
+// hold afterwards. `clickgen run PROFILE` plays one; flags override any field.
+//
+// Profiles are YAML files meant to be read and edited by hand: the embedded ones (fill, live,
+// stress, garbage, smoke) carry a comment on every field, and a user's own file has the same
+// format (`clickgen run --profile-file FILE`). A file is decoded into a [Profile], a plain
+// struct whose zero value means "the defaults" (like log/slog.HandlerOptions): an empty file
+// plays model day 0's hits and no snapshot, unpaced, without garbage. Unknown fields are
+// errors, so a typo never silently falls back to a default.
+//
+// This package only describes runs; it sends nothing, reads no clock and no environment.
+package profiles
+
+import (
+	"bytes"
+	"embed"
+	"errors"
+	"fmt"
+	"io"
+	"path"
+	"regexp"
+	"slices"
+	"strings"
+	"time"
+
+	"go.yaml.in/yaml/v3"
+
+	"github.com/clickgen/clickgen/generator"
+	"github.com/clickgen/clickgen/generator/pace"
+)
+
+//go:embed *.yaml
+var files embed.FS
+
+// Default is the profile `clickgen run` plays when none is named.
+const Default = "fill"
+
+// What a run sends, the values of [Play.Send].
+const (
+	SendHits      = "hits"           // model days' events into topic hits
+	SendSnapshots = "snapshots"      // the snapshots the run days send into topic orders
+	SendBoth      = "hits+snapshots" // both, hits first (the stand's batch, then snapshot)
+)
+
+// Pacing modes, the values of [Pacing.Mode].
+const (
+	PaceNone   = "none"   // as fast as the sink takes them
+	PaceReplay = "replay" // by model time at a speed factor (`clickgen live`)
+	PaceRate   = "rate"   // by a rate shape (stress)
+)
+
+// Defaults applied by [Profile.WithDefaults] to fields left zero.
+const (
+	DefaultSpeed = pace.DefaultSpeed // replay speed: model seconds per real second
+	DefaultRate  = "20000/s"         // rate shape of mode rate
+)
+
+// Profile is one run, as a profile file describes it. The zero value means defaults
+// everywhere; [Profile.WithDefaults] spells them out. A Profile is plain data: copy it, change
+// fields, call [Profile.Validate].
+type Profile struct {
+	// Name is the profile's name (an embedded profile's file name without .yaml).
+	Name string `yaml:"name"`
+	// Description is one line for `clickgen profiles list`.
+	Description string `yaml:"description"`
+	// World chooses the shop.
+	World World `yaml:"world"`
+	// Play chooses the model days and the topics.
+	Play Play `yaml:"play"`
+	// Pacing chooses when messages go.
+	Pacing Pacing `yaml:"pacing"`
+	// Garbage adds malformed messages and redeliveries to the clean streams.
+	Garbage Garbage `yaml:"garbage"`
+	// Stop ends the run early; zero fields never stop it.
+	Stop Stop `yaml:"stop"`
+	// Expect, when set, is what the topics must hold afterwards, checked exactly.
+	Expect Expect `yaml:"expect"`
+}
+
+// World chooses the shop; see generator.Params.
+type World struct {
+	// Seed is the world seed; 0 means the canonical seed 20260601.
+	Seed uint64 `yaml:"seed"`
+	// Scale multiplies the inflow of new visitors (events per day); 0 means 1.
+	Scale float64 `yaml:"scale"`
+	// Catalog is the path of a catalog CSV; empty means the embedded catalog.
+	Catalog string `yaml:"catalog"`
+}
+
+// Play chooses what is sent.
+type Play struct {
+	// Day is the first model day (0 is Monday 2026-06-01).
+	Day int `yaml:"day"`
+	// Days is the number of run days D … D+Days−1; 0 means 1. Run day X sends the hits of
+	// day X and the snapshot of day X−1 (none for X = 0), as the stand's batch and snapshot.
+	Days int `yaml:"days"`
+	// Send is SendHits, SendSnapshots or SendBoth; empty means SendHits.
+	Send string `yaml:"send"`
+	// Endless plays day, day+1, … without end until the stop condition (hits only).
+	Endless bool `yaml:"endless"`
+}
+
+// Pacing chooses when messages go.
+type Pacing struct {
+	// Mode is PaceNone, PaceReplay or PaceRate; empty means PaceNone.
+	Mode string `yaml:"mode"`
+	// Speed is the replay speed in model seconds per real second (mode replay only); 0 means
+	// DefaultSpeed.
+	Speed float64 `yaml:"speed"`
+	// Rate is a rate shape in the syntax of pace.ParseShape (mode rate only); empty means
+	// DefaultRate.
+	Rate string `yaml:"rate"`
+	// MaxRate is a ceiling on the hits' rate in messages per second, on top of any mode, in
+	// the syntax of pace.ParseRate; empty means none. Snapshots are never paced.
+	MaxRate string `yaml:"max_rate"`
+}
+
+// Garbage adds malformed messages and byte-identical re-sends; see generator.Garbage.
+type Garbage struct {
+	// Rate is malformed messages per clean message.
+	Rate float64 `yaml:"rate"`
+	// Mix weighs the garbage classes by name; empty means every non-opt-in class, weight 1.
+	Mix map[string]int `yaml:"mix"`
+	// Redeliver is byte-identical re-sends per clean message.
+	Redeliver float64 `yaml:"redeliver"`
+}
+
+// Stop ends a run before it has played everything; zero fields never stop it.
+type Stop struct {
+	// Duration stops sending this long after the first message (a run paced by a rate shape
+	// sends exactly what the shape allows before it).
+	Duration time.Duration `yaml:"duration"`
+	// Messages stops after this many hit messages, malformed and redelivered ones included.
+	Messages int64 `yaml:"messages"`
+}
+
+// Expect holds exact message counts the topics must hold after the run; nil fields are not
+// checked. They describe the profile as written: a run that overrides what is played drops
+// them.
+type Expect struct {
+	// Hits is the number of messages topic hits must hold.
+	Hits *int64 `yaml:"hits"`
+	// Orders is the number of messages topic orders must hold.
+	Orders *int64 `yaml:"orders"`
+}
+
+// Set reports whether any count is expected.
+func (e Expect) Set() bool { return e.Hits != nil || e.Orders != nil }
+
+// WithDefaults returns p with every zero field that has a default set to it: seed, scale,
+// days (unless endless), send, pacing mode, and the speed or rate of that mode.
+func (p Profile) WithDefaults() Profile {
+	if p.World.Seed == 0 {
+		p.World.Seed = generator.CanonicalSeed
+	}
+	if p.World.Scale == 0 {
+		p.World.Scale = 1
+	}
+	if p.Play.Days == 0 && !p.Play.Endless {
+		p.Play.Days = 1
+	}
+	if p.Play.Send == "" {
+		p.Play.Send = SendHits
+	}
+	if p.Pacing.Mode == "" {
+		p.Pacing.Mode = PaceNone
+	}
+	switch p.Pacing.Mode {
+	case PaceReplay:
+		if p.Pacing.Speed == 0 {
+			p.Pacing.Speed = DefaultSpeed
+		}
+	case PaceRate:
+		if p.Pacing.Rate == "" {
+			p.Pacing.Rate = DefaultRate
+		}
+	}
+	return p
+}
+
+var nameRE = regexp.MustCompile(`^[a-z0-9][a-z0-9_-]*$`)
+
+// Validate reports the first thing wrong with p, naming the field as the YAML spells it
+// (e.g. "pacing.rate: …"). Zero fields are valid: they mean defaults.
+func (p Profile) Validate() error {
+	if p.Name != "" && !nameRE.MatchString(p.Name) {
+		return fmt.Errorf("name %q: want lower-case letters, digits, '-' and '_'", p.Name)
+	}
+	if err := (generator.Params{Scale: p.World.Scale}).Validate(); err != nil || p.World.Scale < 0 {
+		return fmt.Errorf("world.scale %v: want a factor in (0, %d], or 0 for 1", p.World.Scale, generator.MaxScale)
+	}
+	if p.World.Catalog != strings.TrimSpace(p.World.Catalog) {
+		return fmt.Errorf("world.catalog %q: leading or trailing space", p.World.Catalog)
+	}
+	if p.Play.Day < 0 {
+		return fmt.Errorf("play.day %d: model days start at 0", p.Play.Day)
+	}
+	if p.Play.Days < 0 {
+		return fmt.Errorf("play.days %d: want at least 1, or 0 for 1", p.Play.Days)
+	}
+	switch p.Play.Send {
+	case "", SendHits, SendSnapshots, SendBoth:
+	default:
+		return fmt.Errorf("play.send %q: want %s, %s or %s", p.Play.Send, SendHits, SendSnapshots, SendBoth)
+	}
+	if p.Play.Endless {
+		if p.Play.Days != 0 {
+			return fmt.Errorf("play.endless with play.days %d: choose one", p.Play.Days)
+		}
+		if p.Play.Send != "" && p.Play.Send != SendHits {
+			return fmt.Errorf("play.endless plays hits only, not play.send %q", p.Play.Send)
+		}
+		if p.Stop.Duration == 0 && p.Stop.Messages == 0 {
+			return errors.New("play.endless needs stop.duration or stop.messages")
+		}
+	}
+	if err := p.Pacing.validate(); err != nil {
+		return err
+	}
+	for _, r := range []struct {
+		field string
+		g     generator.Garbage
+	}{
+		{"garbage.rate", generator.Garbage{Rate: p.Garbage.Rate}},
+		{"garbage.redeliver", generator.Garbage{Redeliver: p.Garbage.Redeliver}},
+		{"garbage.mix", generator.Garbage{Rate: max(p.Garbage.Rate, 0), Mix: p.Garbage.Mix}},
+	} {
+		if err := r.g.Validate(); err != nil {
+			return fmt.Errorf("%s: %v", r.field, err)
+		}
+	}
+	if p.Stop.Duration < 0 {
+		return fmt.Errorf("stop.duration %v: want a positive duration such as 30s, or 0s for none", p.Stop.Duration)
+	}
+	if p.Stop.Messages < 0 {
+		return fmt.Errorf("stop.messages %d: want a positive count, or 0 for none", p.Stop.Messages)
+	}
+	for _, e := range []struct {
+		field string
+		n     *int64
+	}{{"expect.hits", p.Expect.Hits}, {"expect.orders", p.Expect.Orders}} {
+		if e.n != nil && *e.n < 0 {
+			return fmt.Errorf("%s %d: a count is at least 0", e.field, *e.n)
+		}
+	}
+	return nil
+}
+
+func (pc Pacing) validate() error {
+	switch pc.Mode {
+	case "", PaceNone, PaceReplay, PaceRate:
+	default:
+		return fmt.Errorf("pacing.mode %q: want %s, %s or %s", pc.Mode, PaceNone, PaceReplay, PaceRate)
+	}
+	if pc.Speed != 0 {
+		if pc.Mode != PaceReplay {
+			return fmt.Errorf("pacing.speed %v is for mode %s, not %q", pc.Speed, PaceReplay, pc.Mode)
+		}
+		if _, err := pace.Replay(pc.Speed); err != nil || pc.Speed < 0 {
+			return fmt.Errorf("pacing.speed %v: want a positive number of model seconds per real second", pc.Speed)
+		}
+	}
+	if pc.Rate != "" {
+		if pc.Mode != PaceRate {
+			return fmt.Errorf("pacing.rate %q is for mode %s, not %q", pc.Rate, PaceRate, pc.Mode)
+		}
+		if _, err := pace.ParseShape(pc.Rate); err != nil {
+			return fmt.Errorf("pacing.rate: %v", err)
+		}
+	}
+	if pc.MaxRate != "" {
+		if _, err := pace.ParseRate(pc.MaxRate); err != nil {
+			return fmt.Errorf("pacing.max_rate: %v", err)
+		}
+	}
+	return nil
+}
+
+// GarbageSettings returns the garbage of p as the generator takes it.
+func (p Profile) GarbageSettings() generator.Garbage {
+	g := generator.Garbage{Rate: p.Garbage.Rate, Redeliver: p.Garbage.Redeliver}
+	if len(p.Garbage.Mix) > 0 {
+		g.Mix = p.Garbage.Mix
+	}
+	return g
+}
+
+// Shape returns the rate shape of a profile in mode rate (DefaultRate when Rate is empty).
+func (p Profile) Shape() (pace.Pacer, error) {
+	r := p.Pacing.Rate
+	if r == "" {
+		r = DefaultRate
+	}
+	s, err := pace.ParseShape(r)
+	if err != nil {
+		return nil, fmt.Errorf("pacing.rate: %w", err)
+	}
+	return s, nil
+}
+
+// Parse decodes one profile from YAML and validates it. Unknown fields, a value of the wrong
+// type, and more than one YAML document are errors; errors name the field (and the line for
+// YAML errors). An empty document is the zero Profile.
+func Parse(data []byte) (Profile, error) {
+	var p Profile
+	dec := yaml.NewDecoder(bytes.NewReader(data))
+	dec.KnownFields(true)
+	if err := dec.Decode(&p); err != nil && !errors.Is(err, io.EOF) {
+		return Profile{}, yamlError(err)
+	}
+	var extra yaml.Node
+	if err := dec.Decode(&extra); !errors.Is(err, io.EOF) {
+		if err != nil {
+			return Profile{}, yamlError(err)
+		}
+		return Profile{}, errors.New("more than one YAML document: a profile file holds one")
+	}
+	if err := p.Validate(); err != nil {
+		return Profile{}, err
+	}
+	return p, nil
+}
+
+// yamlError makes the decoder's error read as ours: "yaml: unmarshal errors:\n  line 3: field
+// rte not found in type profiles.Pacing" becomes "line 3: field rte not found in type
+// profiles.Pacing".
+func yamlError(err error) error {
+	var te *yaml.TypeError
+	if errors.As(err, &te) {
+		return errors.New(strings.Join(te.Errors, "; "))
+	}
+	return errors.New(strings.TrimPrefix(err.Error(), "yaml: "))
+}
+
+// List returns the names of the embedded profiles in alphabetical order.
+func List() []string {
+	entries, _ := files.ReadDir(".")
+	var names []string
+	for _, e := range entries {
+		if n, ok := strings.CutSuffix(e.Name(), ".yaml"); ok {
+			names = append(names, n)
+		}
+	}
+	slices.Sort(names)
+	return names
+}
+
+// Source returns the embedded profile file of name as written, comments included.
+func Source(name string) ([]byte, error) {
+	if !slices.Contains(List(), name) {
+		return nil, fmt.Errorf("unknown profile %q: want one of %s, or --profile-file FILE", name, strings.Join(List(), ", "))
+	}
+	return files.ReadFile(path.Join(".", name+".yaml"))
+}
+
+// Load returns the embedded profile name, validated. Its Name is name.
+func Load(name string) (Profile, error) {
+	src, err := Source(name)
+	if err != nil {
+		return Profile{}, err
+	}
+	p, err := Parse(src)
+	if err != nil {
+		return Profile{}, fmt.Errorf("profile %s: %w", name, err)
+	}
+	if p.Name == "" {
+		p.Name = name
+	}
+	return p, nil
+}
