@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"github.com/clickgen/clickgen/schema"
 	"os"
 	"path/filepath"
 	"strings"
@@ -94,7 +95,7 @@ func TestKafkaRoundTrip(t *testing.T) {
 			t.Fatalf("%s: topic holds %d records, the file %d lines", tc.topic, len(recs), len(lines))
 		}
 		for _, r := range recs {
-			if want := sink.PartitionForKey(r.Key, tc.parts); r.Partition != want {
+			if want := schema.PartitionForKey(r.Key, tc.parts); r.Partition != want {
 				t.Fatalf("%s: key %s in partition %d, murmur2 says %d", tc.topic, r.Key, r.Partition, want)
 			}
 		}
@@ -117,7 +118,7 @@ func checkPartitionOrder(t *testing.T, topic string, lines [][]byte, recs []sink
 		if !ok {
 			t.Fatalf("%s: a line of the file never reached the topic: %.120q", topic, l)
 		}
-		p := sink.PartitionForKey(k, parts)
+		p := schema.PartitionForKey(k, parts)
 		want[p] = append(want[p], l)
 	}
 	got := map[int32][][]byte{}

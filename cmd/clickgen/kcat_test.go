@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"context"
+	"github.com/clickgen/clickgen/schema"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -13,8 +14,6 @@ import (
 	"syscall"
 	"testing"
 	"time"
-
-	"github.com/clickgen/clickgen/generator/sink"
 )
 
 // requireKcatEnv turns the skip of the independent-client tier into a failure (.ci/run sets it).
@@ -95,7 +94,7 @@ func TestKcatReadsWhatInventorySays(t *testing.T) {
 		for _, l := range lines {
 			f := strings.SplitN(l, "\t", 3)
 			p, _ := strconv.Atoi(f[0])
-			if want := sink.PartitionForKey([]byte(f[1]), tc.parts); int32(p) != want {
+			if want := schema.PartitionForKey([]byte(f[1]), tc.parts); int32(p) != want {
 				t.Fatalf("%s: key %s in partition %d, murmur2 says %d", tc.topic, f[1], p, want)
 			}
 			if !strings.Contains(f[2], keyField(tc.topic, f[1])) {

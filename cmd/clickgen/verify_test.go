@@ -15,6 +15,7 @@ import (
 	"github.com/clickgen/clickgen/generator/intake"
 	"github.com/clickgen/clickgen/generator/reconcile"
 	"github.com/clickgen/clickgen/generator/sink"
+	"github.com/clickgen/clickgen/schema"
 )
 
 // allGarbage is every garbage class, opt-in ones included, at a rate high enough for each
@@ -199,7 +200,7 @@ func TestInjectEveryClass(t *testing.T) {
 				if got := intakeVerdict(kind, r.Value); got != want {
 					t.Errorf("inject %s %s: the intake says %s of %.120q", kind, class, got, r.Value)
 				}
-				if r.Key == nil || r.Partition != reconcile.PartitionForKey(r.Key, sink.DefaultTopics()[kind]) {
+				if r.Key == nil || r.Partition != schema.PartitionForKey(r.Key, sink.DefaultTopics()[kind]) {
 					t.Errorf("inject %s %s: key %q in partition %d", kind, class, r.Key, r.Partition)
 				}
 				stored = append(stored, string(r.Key)+"@"+strconv.Itoa(int(r.Partition)))

@@ -654,7 +654,7 @@ func TestEngineWorldKafka(t *testing.T) {
 			}
 			h := md5hex(m.value)
 			wantRaw[h]++
-			wantParts[strconv.Itoa(int(sink.PartitionForKey(m.key, 2)))]++
+			wantParts[strconv.Itoa(int(schema.PartitionForKey(m.key, 2)))]++
 			if class != "" {
 				wantErr[h] = class
 			} else {

@@ -1,6 +1,7 @@
 package reconcile
 
 import (
+	"github.com/clickgen/clickgen/schema"
 	"maps"
 	"slices"
 	"strconv"
@@ -282,7 +283,7 @@ func (c *Checker) unexpected(t topic, m *Message, copyOf int32) {
 	var out uint8
 	var id uint64
 	d := Difference{Kind: DiffUnexpected, Topic: t.String(), Day: -1, Key: string(m.Key), NoKey: m.Key == nil,
-		Partition: m.Partition, WantPartition: PartitionForKey(m.Key, c.e.partitions(t)), Offset: m.Offset, Index: -1, Count: 1,
+		Partition: m.Partition, WantPartition: schema.PartitionForKey(m.Key, c.e.partitions(t)), Offset: m.Offset, Index: -1, Count: 1,
 		Preview: string(m.Value[:min(len(m.Value), PreviewBytes)])}
 	if copyOf >= 0 {
 		// Equal bytes get the intake's equal verdict: no need to parse them again.

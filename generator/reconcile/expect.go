@@ -20,6 +20,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"github.com/clickgen/clickgen/schema"
 	"hash"
 	"maps"
 	"runtime"
@@ -382,7 +383,7 @@ func (b *builder) add(u int32, m *expected) int32 {
 	}
 	i := int32(len(e.slots))
 	s := slot{key: string(m.key), keyNil: m.key == nil, id: m.id, nextKey: -1, nextValue: -1, unit: u,
-		part: PartitionForKey(m.key, e.partitions(t)), want: 1, base: base, label: m.label, outcome: m.outcome, kind: kind}
+		part: schema.PartitionForKey(m.key, e.partitions(t)), want: 1, base: base, label: m.label, outcome: m.outcome, kind: kind}
 	if prev, ok := e.byValue[t][m.vd]; ok {
 		s.nextValue = prev
 	}
@@ -405,7 +406,7 @@ func (b *builder) tallyWant(u int32, key []byte, l uint8) error {
 	}
 	un.want.Messages++
 	un.want.Classes[outcomes[un.topic][o]]++
-	un.want.addPartition(PartitionForKey(key, b.e.partitions(un.topic)), 1)
+	un.want.addPartition(schema.PartitionForKey(key, b.e.partitions(un.topic)), 1)
 	if l != 0 {
 		un.garbage[labels[l]]++
 	}

@@ -3,6 +3,7 @@ package reconcile
 import (
 	"bytes"
 	"context"
+	"github.com/clickgen/clickgen/schema"
 	"regexp"
 	"slices"
 	"strings"
@@ -21,7 +22,7 @@ func sentMessages(t testing.TB, w *generator.World, from, n int, g generator.Gar
 	t.Helper()
 	offsets := [2]map[int32]int64{{}, {}}
 	put := func(dst *[]Message, tp topic, parts int32, key, value []byte) {
-		p := PartitionForKey(key, parts)
+		p := schema.PartitionForKey(key, parts)
 		*dst = append(*dst, Message{Partition: p, Offset: offsets[tp][p], Key: key, Value: value})
 		offsets[tp][p]++
 	}
@@ -184,7 +185,7 @@ func TestSelfCheck(t *testing.T) {
 func TestExtraMessage(t *testing.T) {
 	f := canonicalFixture(t)
 	key := []byte("1234567890")
-	p := PartitionForKey(key, 2)
+	p := schema.PartitionForKey(key, 2)
 	extra := Message{Partition: p, Offset: 999_999, Key: key, Value: []byte(`{"WatchID":1}`)}
 	r := f.e.Check(append(slices.Clone(f.hitMsgs), extra), f.orderMsgs)
 	ds := wantDiff(t, r, map[string]int{DiffUnexpected: 1}, DiffUnexpected)
@@ -357,30 +358,5 @@ func TestExpectRejects(t *testing.T) {
 	cancel()
 	if _, err := Expect(ctx, w, 0, 2, generator.Garbage{}, Options{}); err == nil {
 		t.Error("Expect with a cancelled context succeeded")
-	}
-}
-
-// Vectors from Kafka's UtilsTest.testMurmur2, the signed values Java's Utils.murmur2 returns.
-func TestMurmur2KafkaVectors(t *testing.T) {
-	for _, v := range []struct {
-		in   string
-		want int32
-	}{
-		{"21", -973932308},
-		{"foobar", -790332482},
-		{"a-little-bit-long-string", -985981536},
-		{"a-little-bit-longer-string", -1486304829},
-		{"lkjh234lh9fiuh90y23oiuhsafujhadof229phr9h19h89h8", -58897971},
-		{"abc", 479470107},
-	} {
-		if got := murmur2([]byte(v.in)); got != v.want {
-			t.Errorf("murmur2(%q) = %d, want %d", v.in, got, v.want)
-		}
-	}
-	if p := PartitionForKey([]byte("foobar"), 2); p != (-790332482&0x7fffffff)%2 {
-		t.Errorf("PartitionForKey(foobar, 2) = %d", p)
-	}
-	if PartitionForKey(nil, 2) != -1 || PartitionForKey([]byte("x"), 0) != -1 {
-		t.Error("PartitionForKey places a nil key or a topic without partitions")
 	}
 }

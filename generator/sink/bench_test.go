@@ -3,6 +3,7 @@ package sink
 import (
 	"context"
 	"fmt"
+	"github.com/clickgen/clickgen/schema"
 	"io"
 	"math/rand/v2"
 	"strconv"
@@ -129,7 +130,7 @@ func BenchmarkPartitionForKey(b *testing.B) {
 	b.ReportAllocs()
 	var sink int32
 	for b.Loop() {
-		sink += PartitionForKey(key, 2)
+		sink += schema.PartitionForKey(key, 2)
 	}
 	_ = sink
 }

@@ -2,6 +2,7 @@ package sink
 
 import (
 	"context"
+	"github.com/clickgen/clickgen/schema"
 	"net"
 	"runtime"
 	"strings"
@@ -49,7 +50,7 @@ func TestStartBroker(t *testing.T) {
 		t.Errorf("read back %d records, want %d", len(recs), len(msgs))
 	}
 	for _, r := range recs {
-		if want := PartitionForKey(r.Key, 2); r.Partition != want {
+		if want := schema.PartitionForKey(r.Key, 2); r.Partition != want {
 			t.Fatalf("key %s in partition %d, want %d", r.Key, r.Partition, want)
 		}
 	}

@@ -10,7 +10,7 @@
 //
 // Keys are placed exactly as Kafka's Java client and librdkafka's
 // murmur2_random partitioner place them: partition = (murmur2(key) &
-// 0x7fffffff) mod n, see [PartitionForKey]. The file writer computes the same
+// 0x7fffffff) mod n, see [schema.PartitionForKey]. The file writer computes the same
 // partition for its statistics, so a file run and a Kafka run report the same
 // per-partition counts.
 //

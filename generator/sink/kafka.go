@@ -19,7 +19,7 @@ import (
 
 // Kafka is a [Sink] producing to Kafka with franz-go: idempotent, acks=all,
 // keys placed by murmur2 exactly as Kafka's Java client places them (see
-// [PartitionForKey]), record timestamps set to the real send time. Build it
+// [schema.PartitionForKey]), record timestamps set to the real send time. Build it
 // with [NewKafka]; all methods are safe for concurrent use.
 type Kafka struct {
 	cfg    cfg

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"github.com/clickgen/clickgen/schema"
 	"maps"
 	"net"
 	"strings"
@@ -43,7 +44,7 @@ func TestKafkaRoundTrip(t *testing.T) {
 	wantParts := map[int32]int64{}
 	for _, m := range msgs {
 		wantBytes += int64(len(m.Value))
-		wantParts[PartitionForKey(m.Key, 2)]++
+		wantParts[schema.PartitionForKey(m.Key, 2)]++
 	}
 	if hits.Sent != 10_000 || hits.Acked != 10_000 || hits.Failed != 0 || hits.Bytes != wantBytes {
 		t.Errorf("hits stats: sent %d acked %d failed %d bytes %d, want 10000 10000 0 %d", hits.Sent, hits.Acked, hits.Failed, hits.Bytes, wantBytes)
@@ -85,7 +86,7 @@ func TestKafkaRoundTrip(t *testing.T) {
 		if !bytes.Equal(r.Value, m.Value) || (r.Value == nil) != (m.Value == nil) {
 			t.Errorf("message %d: value %q (nil %v), want %q (nil %v)", i, r.Value, r.Value == nil, m.Value, m.Value == nil)
 		}
-		if want := PartitionForKey(m.Key, 2); r.Partition != want {
+		if want := schema.PartitionForKey(m.Key, 2); r.Partition != want {
 			t.Errorf("message %d: partition %d, want %d", i, r.Partition, want)
 		}
 		if i < lastIdx[r.Partition] {
@@ -508,7 +509,7 @@ func TestEnsureTopics(t *testing.T) {
 	msgs := testMessages("events-5", 500)
 	sendAll(t, k, msgs)
 	for _, r := range consumeAll(t, addrs, "events-5") {
-		if want := PartitionForKey(r.Key, 5); r.Partition != want {
+		if want := schema.PartitionForKey(r.Key, 5); r.Partition != want {
 			t.Fatalf("key %s in partition %d, want %d", r.Key, r.Partition, want)
 		}
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/clickgen/clickgen/schema"
 	"io"
 	"os"
 	"sync"
@@ -14,7 +15,7 @@ import (
 type WriterOptions struct {
 	// Partitions maps a topic to the partition count Kafka would have, so
 	// that [TopicStats.Partitions] counts each keyed message in the
-	// partition Kafka would choose ([PartitionForKey]) and a file run
+	// partition Kafka would choose ([schema.PartitionForKey]) and a file run
 	// reports what a Kafka run would. Nil means [DefaultTopics] (hits 2,
 	// orders 1); an empty non-nil map disables partition counts. Messages
 	// of unlisted topics, and messages without a key, are not counted per
@@ -128,7 +129,7 @@ func (w *Writer) Send(ctx context.Context, m Message) error {
 	}
 	part := int32(-1)
 	if n, ok := w.parts[m.Topic]; ok && m.Key != nil {
-		part = PartitionForKey(m.Key, n)
+		part = schema.PartitionForKey(m.Key, n)
 	}
 	tc := w.rec.topic(m.Topic)
 	tc.sent.Add(1)

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"github.com/clickgen/clickgen/schema"
 	"io"
 	"maps"
 	"os"
@@ -51,7 +52,7 @@ func TestWriterLines(t *testing.T) {
 	}
 	wantHits := map[int32]int64{}
 	for _, k := range []string{"1", "2", "3"} {
-		wantHits[PartitionForKey([]byte(k), 2)]++
+		wantHits[schema.PartitionForKey([]byte(k), 2)]++
 	}
 	if !maps.Equal(hits.Partitions, wantHits) || !maps.Equal(orders.Partitions, map[int32]int64{0: 1}) {
 		t.Errorf("partitions hits %v orders %v, want %v and map[0:1]", hits.Partitions, orders.Partitions, wantHits)
@@ -71,9 +72,9 @@ func TestWriterPartitionOptions(t *testing.T) {
 		parts map[string]int32
 		want  map[int32]int64
 	}{
-		{"default", nil, map[int32]int64{PartitionForKey([]byte("42"), 2): 1}},
+		{"default", nil, map[int32]int64{schema.PartitionForKey([]byte("42"), 2): 1}},
 		{"disabled", map[string]int32{}, map[int32]int64{}},
-		{"custom", map[string]int32{"hits": 7}, map[int32]int64{PartitionForKey([]byte("42"), 7): 1}},
+		{"custom", map[string]int32{"hits": 7}, map[int32]int64{schema.PartitionForKey([]byte("42"), 7): 1}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			w, err := NewWriter(io.Discard, WriterOptions{Partitions: tc.parts})

@@ -1,6 +1,7 @@
 package sink
 
 import (
+	"github.com/clickgen/clickgen/schema"
 	"math"
 	"math/rand/v2"
 	"strconv"
@@ -22,14 +23,6 @@ var murmur2Vectors = []struct {
 	{"a-little-bit-longer-string", -1486304829},
 	{"lkjh234lh9fiuh90y23oiuhsafujhadof229phr9h19h89h8", -58897971},
 	{"abc", 479470107},
-}
-
-func TestMurmur2KafkaVectors(t *testing.T) {
-	for _, v := range murmur2Vectors {
-		if got := Murmur2([]byte(v.in)); got != v.want {
-			t.Errorf("Murmur2(%q) = %d, want %d", v.in, got, v.want)
-		}
-	}
 }
 
 // kgoPartition is the partition kgo's Kafka-compatible key partitioner
@@ -68,21 +61,21 @@ func TestPartitionForKeyAgreesWithKgo(t *testing.T) {
 		if i%3 == 0 {
 			n = math.MaxInt32
 		}
-		if got, want := PartitionForKey(key, n), kgoPartition(key, int(n)); got != want {
-			t.Fatalf("PartitionForKey(%q, %d) = %d, kgo chooses %d", key, n, got, want)
+		if got, want := schema.PartitionForKey(key, n), kgoPartition(key, int(n)); got != want {
+			t.Fatalf("schema.PartitionForKey(%q, %d) = %d, kgo chooses %d", key, n, got, want)
 		}
 	}
 }
 
 func TestPartitionForKeyEdges(t *testing.T) {
-	if got := PartitionForKey([]byte("x"), 0); got != -1 {
-		t.Errorf("PartitionForKey(x, 0) = %d, want -1", got)
+	if got := schema.PartitionForKey([]byte("x"), 0); got != -1 {
+		t.Errorf("schema.PartitionForKey(x, 0) = %d, want -1", got)
 	}
-	if got := PartitionForKey([]byte("x"), 1); got != 0 {
-		t.Errorf("PartitionForKey(x, 1) = %d, want 0", got)
+	if got := schema.PartitionForKey([]byte("x"), 1); got != 0 {
+		t.Errorf("schema.PartitionForKey(x, 1) = %d, want 0", got)
 	}
 	// The empty key is a key (hash of zero bytes), not a missing one.
-	if got, want := PartitionForKey([]byte{}, 7), kgoPartition([]byte{}, 7); got != want {
-		t.Errorf("PartitionForKey(empty, 7) = %d, kgo chooses %d", got, want)
+	if got, want := schema.PartitionForKey([]byte{}, 7), kgoPartition([]byte{}, 7); got != want {
+		t.Errorf("schema.PartitionForKey(empty, 7) = %d, kgo chooses %d", got, want)
 	}
 }
