@@ -4,12 +4,10 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"math/bits"
 	"net"
 	"net/http"
 	"strconv"
 	"strings"
-	"sync"
 	"sync/atomic"
 	"time"
 
@@ -50,9 +48,6 @@ type metricsServer struct {
 	snk  atomic.Pointer[sink.Sink]
 	lag  atomic.Int64 // nanoseconds: how late the latest paced message was handed to the sink
 	done chan struct{}
-
-	mu     sync.Mutex
-	sumSec float64 // latency sum last served; the exposition keeps it monotonic
 }
 
 // startMetrics listens on addr (a usage error if it cannot: nothing has been sent yet) and
@@ -147,23 +142,12 @@ func (m *metricsServer) write(b *strings.Builder, st sink.Stats) {
 	const lat = "clickgen_produce_latency_seconds"
 	fmt.Fprintf(b, "# HELP %s Time from each message's intended send time to its acknowledgement.\n# TYPE %s histogram\n", lat, lat)
 	h := st.Latency
-	buckets := latencyBuckets(h)
-	var cum uint64
-	i := 0
 	for _, le := range latencyBounds {
-		for ; i < len(buckets) && buckets[i].v.Seconds() <= le; i++ {
-			cum += buckets[i].n
-		}
-		fmt.Fprintf(b, "%s_bucket{le=\"%s\"} %d\n", lat, formatFloat(le), cum)
+		n := h.CountAtMost(time.Duration(le * float64(time.Second)))
+		fmt.Fprintf(b, "%s_bucket{le=\"%s\"} %d\n", lat, formatFloat(le), n)
 	}
 	fmt.Fprintf(b, "%s_bucket{le=\"+Inf\"} %d\n", lat, h.Count())
-	// Mean is the exact sum divided by the count, truncated to the microsecond, so this sum
-	// can lag the true one by up to a microsecond per message; it is kept from going down.
-	m.mu.Lock()
-	sum := max(m.sumSec, h.Mean().Seconds()*float64(h.Count()))
-	m.sumSec = sum
-	m.mu.Unlock()
-	fmt.Fprintf(b, "%s_sum %s\n%s_count %d\n", lat, formatFloat(sum), lat, h.Count())
+	fmt.Fprintf(b, "%s_sum %s\n%s_count %d\n", lat, formatFloat(h.Sum().Seconds()), lat, h.Count())
 }
 
 func formatFloat(f float64) string { return strconv.FormatFloat(f, 'g', -1, 64) }
@@ -193,88 +177,6 @@ func (s *meteredSink) Close() error {
 	err := s.Sink.Close()
 	s.m.stop()
 	return err
-}
-
-// latBucket is one non-empty bucket of a latency histogram: n values near v.
-type latBucket struct {
-	v time.Duration // the bucket's representative value: its middle, or the maximum for the top bucket
-	n uint64
-}
-
-// latencyBuckets recovers the non-empty buckets of h, in increasing order. sink.Histogram
-// exposes quantiles, not its buckets, but Quantile of rank r is a strictly increasing function
-// of the bucket holding rank r, so the rank at which its value changes is a bucket boundary:
-// a galloping search finds each one in O(log count) quantile calls. The counts are exact; the
-// values are within 1/64 of the values they stand for (the histogram's own resolution).
-func latencyBuckets(h sink.Histogram) []latBucket {
-	n := h.Count()
-	if n == 0 {
-		return nil
-	}
-	// at returns the value of rank r (1 ≤ r ≤ n): q = (r−½)/n makes ceil(q·n) = r.
-	at := func(r uint64) time.Duration { return h.Quantile((float64(r) - 0.5) / float64(n)) }
-	var out []latBucket
-	for r := uint64(1); r <= n; {
-		v := at(r)
-		// Find the last rank with value v: gallop to a rank past it, then bisect.
-		lo, step := r, uint64(1)
-		hi := r + step
-		for hi <= n && at(hi) == v {
-			lo, step = hi, step*2
-			hi = lo + step
-		}
-		hi = min(hi, n+1) // at(hi) ≠ v or hi = n+1
-		for hi-lo > 1 {
-			mid := lo + (hi-lo)/2
-			if at(mid) == v {
-				lo = mid
-			} else {
-				hi = mid
-			}
-		}
-		out = append(out, latBucket{v: v, n: lo - r + 1})
-		r = lo + 1
-	}
-	return out
-}
-
-// latencyKey identifies the histogram bucket holding d, as sink.Histogram lays them out
-// (exact microseconds below 32 µs, then 32 linear sub-buckets per power of two), so that
-// buckets of two snapshots can be matched even when the top one's value (the maximum) moved.
-func latencyKey(d time.Duration) int {
-	us := uint64(max(d, 0) / time.Microsecond)
-	if us < 32 {
-		return int(us)
-	}
-	g := bits.Len64(us) - 1 - 5
-	return g*32 + int(us>>g)
-}
-
-// latencyWindow summarises the values recorded between two snapshots of one histogram: how
-// many, their mean and their maximum (bucket resolution, exact when the window holds the
-// overall maximum).
-func latencyWindow(prev, cur sink.Histogram) (n uint64, mean, maxLat time.Duration) {
-	before := map[int]uint64{}
-	for _, b := range latencyBuckets(prev) {
-		before[latencyKey(b.v)] += b.n
-	}
-	var sum float64
-	for _, b := range latencyBuckets(cur) {
-		d := b.n - min(b.n, before[latencyKey(b.v)])
-		if d == 0 {
-			continue
-		}
-		n += d
-		sum += float64(b.v) * float64(d)
-		maxLat = b.v // buckets ascend
-	}
-	if n == 0 {
-		return 0, 0, 0
-	}
-	if cur.Max() > prev.Max() {
-		maxLat = cur.Max()
-	}
-	return n, time.Duration(sum / float64(n)), maxLat
 }
 
 // withMetrics opens a sink with open and, when addr is set, serves its metrics on addr until

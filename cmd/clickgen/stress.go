@@ -73,7 +73,8 @@ func (m *stressMeter) line() string {
 	if m.runner == nil {
 		secs = now.Sub(m.prevAt).Seconds()
 	}
-	_, mean, maxLat := latencyWindow(m.prevLat, st.Latency)
+	win := st.Latency.Since(m.prevLat)
+	mean, maxLat := win.Mean(), win.Max()
 	iv := stressInterval{
 		AtS:          snap.Elapsed.Seconds(),
 		Records:      cur.acked - m.prev.acked,

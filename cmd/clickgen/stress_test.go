@@ -10,7 +10,6 @@ import (
 	"time"
 
 	"github.com/clickgen/clickgen/generator/pace"
-	"github.com/clickgen/clickgen/generator/sink"
 )
 
 // stressDoc is the part of a stress report the tests read.
@@ -141,47 +140,5 @@ func TestAllowed(t *testing.T) {
 	}
 	if got := allowedRate(r, 9*time.Second, 10*time.Second); got != 1900 {
 		t.Errorf("rate of %s in its last second = %v, want 1900", r, got)
-	}
-}
-
-// TestLatencyBuckets: the buckets recovered from a Histogram's quantiles count every value
-// exactly, each near the values it stands for; a window between two snapshots sees only the
-// values recorded in between.
-func TestLatencyBuckets(t *testing.T) {
-	var h sink.Histogram
-	if latencyBuckets(h) != nil {
-		t.Error("an empty histogram has buckets")
-	}
-	values := map[time.Duration]uint64{3 * time.Microsecond: 5, time.Millisecond: 1000, 2 * time.Millisecond: 7, 40 * time.Millisecond: 1, 3 * time.Second: 2}
-	for _, d := range sortedKeys(values) {
-		for range values[d] {
-			h.Record(d)
-		}
-	}
-	got := latencyBuckets(h)
-	if len(got) != len(values) {
-		t.Fatalf("latencyBuckets = %v, want %d buckets", got, len(values))
-	}
-	for i, d := range sortedKeys(values) {
-		b := got[i]
-		if b.n != values[d] || float64(b.v) < float64(d)*(1-1.0/32) || float64(b.v) > float64(d)*(1+1.0/32) {
-			t.Errorf("bucket %d = %v×%d, want %d values near %v", i, b.v, b.n, values[d], d)
-		}
-		if latencyKey(b.v) != latencyKey(d) {
-			t.Errorf("bucket %d: key of %v is %d, of %v %d", i, b.v, latencyKey(b.v), d, latencyKey(d))
-		}
-	}
-	var prev sink.Histogram // a copy: h's buckets are a slice that Record changes
-	prev.Merge(h)
-	for range 10 {
-		h.Record(5 * time.Millisecond)
-	}
-	h.Record(4 * time.Second)
-	n, mean, maxLat := latencyWindow(prev, h)
-	if n != 11 || maxLat != 4*time.Second || mean < 368*time.Millisecond || mean > 370*time.Millisecond {
-		t.Errorf("window: %d values, mean %v, max %v; want 11, ~368.6ms, 4s", n, mean, maxLat)
-	}
-	if n, _, _ := latencyWindow(h, h); n != 0 {
-		t.Errorf("a window without new values counts %d", n)
 	}
 }

@@ -125,6 +125,52 @@ func (h Histogram) Quantile(q float64) time.Duration {
 	return h.max
 }
 
+// Sum returns the total of the recorded values, at microsecond resolution.
+func (h Histogram) Sum() time.Duration { return time.Duration(h.sumUS) * time.Microsecond }
+
+// CountAtMost returns how many recorded values are at most d, at bucket resolution: a
+// bucket counts when its middle is at most d (the value Quantile reports for it). It is what a
+// Prometheus histogram bucket with upper bound d holds.
+func (h Histogram) CountAtMost(d time.Duration) uint64 {
+	var n uint64
+	for b, c := range h.counts {
+		if c == 0 {
+			continue
+		}
+		lower, width := bucketRange(b)
+		if time.Duration(lower+(width-1)/2)*time.Microsecond > d {
+			break
+		}
+		n += c
+	}
+	return n
+}
+
+// Since returns the values recorded after prev, an earlier snapshot of the same histogram:
+// count, sum and buckets exactly; the maximum at bucket resolution (the middle of the highest
+// bucket that grew), or exactly when the window holds a new overall maximum.
+func (h Histogram) Since(prev Histogram) Histogram {
+	if h.n <= prev.n {
+		return Histogram{}
+	}
+	w := Histogram{counts: make([]uint64, numBuckets), n: h.n - prev.n, sumUS: h.sumUS - prev.sumUS}
+	for b, c := range h.counts {
+		var was uint64
+		if prev.counts != nil {
+			was = prev.counts[b]
+		}
+		if c > was {
+			w.counts[b] = c - was
+			lower, width := bucketRange(b)
+			w.max = time.Duration(lower+(width-1)/2) * time.Microsecond
+		}
+	}
+	if h.max > prev.max {
+		w.max = h.max
+	}
+	return w
+}
+
 // latencyRecorder is the concurrent side of a Histogram: promises record into
 // it with atomics only, and snapshot copies it out.
 type latencyRecorder struct {

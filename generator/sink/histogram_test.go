@@ -162,3 +162,38 @@ func TestLatencyRecorderConcurrent(t *testing.T) {
 		t.Errorf("concurrent snapshot: count %d max %v mean %v, want %d %v %v", got.Count(), got.Max(), got.Mean(), want.Count(), want.Max(), want.Mean())
 	}
 }
+
+func TestHistogramSinceAndCountAtMost(t *testing.T) {
+	var h Histogram
+	for _, us := range []int{10, 20, 500, 700} {
+		h.Record(time.Duration(us) * time.Microsecond)
+	}
+	prev := h
+	prev.counts = append([]uint64(nil), h.counts...)
+	for _, us := range []int{30, 900, 5000} {
+		h.Record(time.Duration(us) * time.Microsecond)
+	}
+	w := h.Since(prev)
+	if w.Count() != 3 || w.Sum() != 5930*time.Microsecond || w.Max() != 5000*time.Microsecond {
+		t.Errorf("Since: count %d sum %v max %v; want 3, 5.93ms, 5ms", w.Count(), w.Sum(), w.Max())
+	}
+	if n := w.CountAtMost(time.Millisecond); n != 2 {
+		t.Errorf("window CountAtMost(1ms) = %d, want 2", n)
+	}
+	if n := h.CountAtMost(25 * time.Microsecond); n != 2 {
+		t.Errorf("CountAtMost(25µs) = %d, want 2 (10 and 20 µs are exact buckets)", n)
+	}
+	if n := h.CountAtMost(time.Hour); n != h.Count() {
+		t.Errorf("CountAtMost(1h) = %d, want all %d", n, h.Count())
+	}
+	if w := h.Since(h); w.Count() != 0 {
+		t.Errorf("Since(itself) counts %d values", w.Count())
+	}
+	// A window without a new overall maximum reports its highest bucket's middle.
+	h2 := h
+	h2.counts = append([]uint64(nil), h.counts...)
+	h2.Record(40 * time.Microsecond)
+	if w := h2.Since(h); w.Count() != 1 || w.Max() != 40*time.Microsecond {
+		t.Errorf("Since with one small value: count %d max %v, want 1, 40µs", w.Count(), w.Max())
+	}
+}
