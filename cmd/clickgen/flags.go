@@ -82,15 +82,22 @@ type dayFlags struct {
 	days int
 }
 
+// addDayFlags adds --day and, unless daysHelp is empty (live plays one day), --days.
 func addDayFlags(fs *pflag.FlagSet, daysHelp string) *dayFlags {
-	df := &dayFlags{fs: fs}
+	df := &dayFlags{fs: fs, days: 1}
 	fs.IntVar(&df.day, "day", 0, "first model day D (0 = Monday 2026-06-01); required (env GENERATOR_DAY)")
-	fs.IntVar(&df.days, "days", 1, daysHelp+" (env GENERATOR_DAYS)")
+	if daysHelp != "" {
+		fs.IntVar(&df.days, "days", 1, daysHelp+" (env GENERATOR_DAYS)")
+	}
 	return df
 }
 
 func (df *dayFlags) resolve() error {
-	if err := envFallback(df.fs, "day", "GENERATOR_DAY", "days", "GENERATOR_DAYS"); err != nil {
+	fallbacks := []string{"day", "GENERATOR_DAY"}
+	if df.fs.Lookup("days") != nil {
+		fallbacks = append(fallbacks, "days", "GENERATOR_DAYS")
+	}
+	if err := envFallback(df.fs, fallbacks...); err != nil {
 		return err
 	}
 	_, env := os.LookupEnv("GENERATOR_DAY")
@@ -104,6 +111,71 @@ func (df *dayFlags) resolve() error {
 		return usagef(df.fs.Name(), "--days %d: want at least 1", df.days)
 	}
 	return nil
+}
+
+// playFlags are the flags every verb that plays into a sink shares (batch, live, snapshot):
+// the world, the model days, garbage and the sink. inventory uses them without the sink.
+type playFlags struct {
+	fs      *pflag.FlagSet
+	world   *worldFlags
+	days    *dayFlags
+	garbage *garbageFlags
+	sink    *sinkFlags // nil without a sink
+}
+
+func addPlayFlags(fs *pflag.FlagSet, daysHelp string, withSink bool) *playFlags {
+	pf := &playFlags{fs: fs, world: addWorldFlags(fs), days: addDayFlags(fs, daysHelp)}
+	pf.garbage = addGarbageFlags(fs)
+	if withSink {
+		pf.sink = addSinkFlags(fs)
+	}
+	return pf
+}
+
+// parse reads args and checks every flag and environment fallback, with the verb's own
+// checks (check, may be nil) after the days: any mistake is a usage error before anything
+// is sent.
+func (pf *playFlags) parse(args []string, out io.Writer, check func() error) (*generator.World, generator.Garbage, error) {
+	var g generator.Garbage
+	if err := parseFlags(pf.fs, args, out); err != nil {
+		return nil, g, err
+	}
+	if err := noArgs(pf.fs); err != nil {
+		return nil, g, err
+	}
+	if err := pf.days.resolve(); err != nil {
+		return nil, g, err
+	}
+	if check != nil {
+		if err := check(); err != nil {
+			return nil, g, err
+		}
+	}
+	g, err := pf.garbage.resolve()
+	if err != nil {
+		return nil, g, err
+	}
+	if pf.sink != nil {
+		if err := pf.sink.resolve(); err != nil {
+			return nil, g, err
+		}
+	}
+	w, err := pf.world.world()
+	return w, g, err
+}
+
+// start opens the sink for topic kind (hits or orders: the default topic name and the
+// partitions a created topic gets) and returns the player and the topic to send to.
+func (pf *playFlags) start(ctx context.Context, sio *stdio, kind string) (*player, string, error) {
+	topic := pf.sink.topic
+	if topic == "" {
+		topic = kind
+	}
+	snk, err := pf.sink.open(ctx, sio.out, sio.err, sink.DefaultTopics()[kind])
+	if err != nil {
+		return nil, "", err
+	}
+	return newPlayer(sio, snk, pf.sink.flushTimeout, 0), topic, nil
 }
 
 // sinkFlags choose where messages go: a file (or stdout) or Kafka.

@@ -125,6 +125,15 @@ func TestEnvironmentFallbacks(t *testing.T) {
 	if n := bytes.Count(b, []byte("\n")); n != 7 || !bytes.Contains(b, []byte(`"EventDate":"2026-06-03"`)) {
 		t.Errorf("GENERATOR_DAY=2 GENERATOR_LIMIT=7 wrote %d lines (%.80s…), want 7 events of 2026-06-03", n, b)
 	}
+	// live reads the same day from the environment (it once kept its flag's default).
+	liveFile := filepath.Join(dir, "live.jsonl")
+	if _, errs, code := clickgen(t, "live", "--speed", "1e9", "--file", liveFile); code != 0 {
+		t.Fatalf("live from the environment: exit %d: %s", code, errs)
+	}
+	b, _ = os.ReadFile(liveFile)
+	if !bytes.HasPrefix(b, []byte(`{"WatchID":`)) || !bytes.Contains(b[:bytes.IndexByte(b, '\n')], []byte(`"EventDate":"2026-06-03"`)) {
+		t.Errorf("GENERATOR_DAY=2 live played %.120s…, want day 2 (2026-06-03)", b)
+	}
 	t.Setenv("GENERATOR_LIMIT", "seven")
 	_, errs, code := clickgen(t, "batch")
 	if code != 2 || !strings.Contains(errs, "GENERATOR_LIMIT") {

@@ -21,49 +21,27 @@ event, keyed by the decimal ClientID, in (UTCEventTime, WatchID) order. The prod
 flushed at the end of every day; any delivery failure ends the run with exit code 1 and names
 the incomplete day. The bytes are a pure function of (seed, scale, catalog, day): the same
 call writes the same bytes, and 'clickgen inventory' with the same flags says what they are.`)
-	wf := addWorldFlags(fs)
-	df := addDayFlags(fs, "number of days to play")
+	pf := addPlayFlags(fs, "number of days to play", true)
 	limit := fs.Int("limit", 0, "stop after this many events in the whole run; 0 means no limit (env GENERATOR_LIMIT)")
 	workers := fs.Int("workers", 0, "days are generated on this many cores; 0 means all")
-	gf := addGarbageFlags(fs)
-	sf := addSinkFlags(fs)
-	if err := parseFlags(fs, args, sio.out); err != nil {
-		return err
-	}
-	if err := noArgs(fs); err != nil {
-		return err
-	}
-	if err := df.resolve(); err != nil {
-		return err
-	}
-	if err := envFallback(fs, "limit", "GENERATOR_LIMIT"); err != nil {
-		return err
-	}
-	if *limit < 0 {
-		return usagef("batch", "--limit %d: want 0 (no limit) or more", *limit)
-	}
-	g, err := gf.resolve()
+	w, g, err := pf.parse(args, sio.out, func() error {
+		if err := envFallback(fs, "limit", "GENERATOR_LIMIT"); err != nil {
+			return err
+		}
+		if *limit < 0 {
+			return usagef("batch", "--limit %d: want 0 (no limit) or more", *limit)
+		}
+		return nil
+	})
 	if err != nil {
 		return err
 	}
-	if err := sf.resolve(); err != nil {
-		return err
-	}
-	w, err := wf.world()
+	p, topic, err := pf.start(ctx, sio, "hits")
 	if err != nil {
 		return err
 	}
-	topic := sf.topic
-	if topic == "" {
-		topic = "hits"
-	}
-	snk, err := sf.open(ctx, sio.out, sio.err, sink.DefaultTopics()["hits"])
-	if err != nil {
-		return err
-	}
-	p := newPlayer(sio, snk, sf.flushTimeout, 0)
-	err = playHits(ctx, p, w, topic, df.day, df.days, *limit, *workers, g)
-	return p.finish(err, sf.report)
+	err = playHits(ctx, p, w, topic, pf.days.day, pf.days.days, *limit, *workers, g)
+	return p.finish(err, pf.sink.report)
 }
 
 // extraQueue interleaves a day's (or snapshot's) extras with its clean messages.

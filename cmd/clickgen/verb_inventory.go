@@ -9,35 +9,21 @@ import (
 )
 
 func runInventory(ctx context.Context, sio *stdio, args []string) error {
-	fs := newFlags("inventory", "inventory --day D [--days N] [--seed S] [--scale X] [--catalog FILE]",
+	fs := newFlags("inventory", "inventory --day D [--days N] [--seed S] [--scale X] [--catalog FILE] [--garbage RATE ...]",
 		`Print, as JSON on stdout and without sending anything, what a storage must contain after
 'batch' and 'snapshot' with the same flags: the world passport (seed, generator_version,
 catalog_sha256), per day the clean events, their SHA-256 (over each event followed by "\n":
 exactly the bytes of batch --file) and counts by event type, the reconciliation classes of
 every day whose order window closes inside the range, and per sent snapshot its rows and
-SHA-256.`)
-	wf := addWorldFlags(fs)
-	df := addDayFlags(fs, "number of run days")
+SHA-256. With the garbage flags of the playing verbs it also counts the malformed messages
+and redeliveries they add, and what the stand's raw, ODS and error tables must then hold.`)
+	pf := addPlayFlags(fs, "number of run days", false)
 	workers := fs.Int("workers", 0, "days are generated on this many cores; 0 means all")
-	gf := addGarbageFlags(fs)
-	if err := parseFlags(fs, args, sio.out); err != nil {
-		return err
-	}
-	if err := noArgs(fs); err != nil {
-		return err
-	}
-	if err := df.resolve(); err != nil {
-		return err
-	}
-	g, err := gf.resolve()
+	w, g, err := pf.parse(args, sio.out, nil)
 	if err != nil {
 		return err
 	}
-	w, err := wf.world()
-	if err != nil {
-		return err
-	}
-	inv, err := w.Inventory(ctx, df.day, df.days, generator.PlayOptions{Workers: *workers}, g)
+	inv, err := w.Inventory(ctx, pf.days.day, pf.days.days, generator.PlayOptions{Workers: *workers}, g)
 	if err != nil {
 		return err
 	}

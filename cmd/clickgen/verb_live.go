@@ -19,63 +19,40 @@ about 24 minutes, ~35 events/s on average, ~100 at peaks). Pacing is open-loop: 
 that falls behind sends at once and reports the lag instead of slowing down. A progress line
 about every 60 s says how far the day has played. The bytes are those of 'batch' for the
 same day; only the timing differs.`)
-	wf := addWorldFlags(fs)
-	day := fs.Int("day", 0, "model day D to play; required (env GENERATOR_DAY)")
+	pf := addPlayFlags(fs, "", true)
 	speed := fs.Float64("speed", pace.DefaultSpeed, "model seconds per real second (env GENERATOR_SPEED)")
 	maxRate := fs.String("max-rate", "", "a ceiling on top of the model-time schedule, e.g. 500/s")
 	every := fs.Duration("progress-every", time.Minute, "how often to print a progress line")
-	gf := addGarbageFlags(fs)
-	sf := addSinkFlags(fs)
-	if err := parseFlags(fs, args, sio.out); err != nil {
-		return err
-	}
-	if err := noArgs(fs); err != nil {
-		return err
-	}
-	df := &dayFlags{fs: fs, days: 1}
-	df.day = *day
-	if err := df.resolve(); err != nil {
-		return err
-	}
-	if err := envFallback(fs, "speed", "GENERATOR_SPEED"); err != nil {
-		return err
-	}
-	schedule, err := pace.Replay(*speed)
-	if err != nil {
-		return usagef("live", "--speed: %v", err)
-	}
+	var schedule pace.Schedule
 	var opts []pace.Opt
-	if *maxRate != "" {
-		r, err := pace.ParseRate(*maxRate)
-		if err != nil {
-			return usagef("live", "--max-rate: %v", err)
+	w, g, err := pf.parse(args, sio.out, func() error {
+		if err := envFallback(fs, "speed", "GENERATOR_SPEED"); err != nil {
+			return err
 		}
-		opts = append(opts, pace.WithMaxRate(r))
-	}
-	if *every <= 0 {
-		return usagef("live", "--progress-every must be positive")
-	}
-	g, err := gf.resolve()
+		var err error
+		if schedule, err = pace.Replay(*speed); err != nil {
+			return usagef("live", "--speed: %v", err)
+		}
+		if *maxRate != "" {
+			r, err := pace.ParseRate(*maxRate)
+			if err != nil {
+				return usagef("live", "--max-rate: %v", err)
+			}
+			opts = append(opts, pace.WithMaxRate(r))
+		}
+		if *every <= 0 {
+			return usagef("live", "--progress-every must be positive")
+		}
+		return nil
+	})
 	if err != nil {
 		return err
 	}
-	if err := sf.resolve(); err != nil {
-		return err
-	}
-	w, err := wf.world()
+	d := pf.days.day
+	p, topic, err := pf.start(ctx, sio, "hits")
 	if err != nil {
 		return err
 	}
-	d := df.day
-	topic := sf.topic
-	if topic == "" {
-		topic = "hits"
-	}
-	snk, err := sf.open(ctx, sio.out, sio.err, sink.DefaultTopics()["hits"])
-	if err != nil {
-		return err
-	}
-	p := newPlayer(sio, snk, sf.flushTimeout, 0)
 	var total int
 	var runner *pace.Runner
 	opts = append(opts, pace.WithProgress(*every, func(s pace.Snapshot) {
@@ -84,7 +61,7 @@ same day; only the timing differs.`)
 			s.Sent, total, int(m.Hours()), int(m.Minutes())%60, s.Lag.Seconds(), s.MaxLag.Seconds())
 	}))
 	if runner, err = pace.NewRunner(schedule, opts...); err != nil {
-		return p.finish(usagef("live", "%v", err), sf.report)
+		return p.finish(usagef("live", "%v", err), pf.sink.report)
 	}
 	start := generator.DayStartUTC(d)
 	var q extraQueue
@@ -128,5 +105,5 @@ same day; only the timing differs.`)
 		err = nil
 	}
 	p.target = float64(total) / (float64(24*time.Hour) / *speed / float64(time.Second))
-	return p.finish(err, sf.report)
+	return p.finish(err, pf.sink.report)
 }

@@ -17,41 +17,17 @@ does. A snapshot holds every order born in the last 7 days that has arrived, in 
 counter midnight, one JSON message per order keyed by order_id, in ascending order_id. Each
 model day a snapshot needs is generated once per call. The producer is flushed after every
 snapshot.`)
-	wf := addWorldFlags(fs)
-	df := addDayFlags(fs, "number of run days")
-	gf := addGarbageFlags(fs)
-	sf := addSinkFlags(fs)
-	if err := parseFlags(fs, args, sio.out); err != nil {
-		return err
-	}
-	if err := noArgs(fs); err != nil {
-		return err
-	}
-	if err := df.resolve(); err != nil {
-		return err
-	}
-	g, err := gf.resolve()
+	pf := addPlayFlags(fs, "number of run days", true)
+	w, g, err := pf.parse(args, sio.out, nil)
 	if err != nil {
 		return err
 	}
-	if err := sf.resolve(); err != nil {
-		return err
-	}
-	w, err := wf.world()
+	p, topic, err := pf.start(ctx, sio, "orders")
 	if err != nil {
 		return err
 	}
-	topic := sf.topic
-	if topic == "" {
-		topic = "orders"
-	}
-	snk, err := sf.open(ctx, sio.out, sio.err, sink.DefaultTopics()["orders"])
-	if err != nil {
-		return err
-	}
-	p := newPlayer(sio, snk, sf.flushTimeout, 0)
-	err = playSnapshots(ctx, p, w, generator.NewOrderBook(w), topic, df.day, df.days, g)
-	return p.finish(err, sf.report)
+	err = playSnapshots(ctx, p, w, generator.NewOrderBook(w), topic, pf.days.day, pf.days.days, g)
+	return p.finish(err, pf.sink.report)
 }
 
 // playSnapshots sends the snapshots that run days [from, from+n) send, with the garbage and
