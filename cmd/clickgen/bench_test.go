@@ -17,7 +17,7 @@ import (
 // 240 MB) produced into an in-process kfake broker with the sink's defaults (idempotent,
 // acks=all, lz4, linger 10ms), flushed at the end of every day.
 //
-//   - generated: the day is generated and rendered while it is sent (playHits, as batch does);
+//   - generated: the days are generated and rendered while they are sent (hitsRun, as batch does);
 //   - prebuilt: the same messages, rendered before the timer starts, only sent.
 //
 // The goal is generated ≥ 0.9 × prebuilt: the generator must never be the bottleneck. kfake
@@ -55,7 +55,8 @@ func BenchmarkKafkaPath(b *testing.B) {
 		defer p.prog.stop()
 		events := 0
 		for b.Loop() {
-			if err := playHits(ctx, p, w, "hits", 0, benchDays, 0, 0, generator.Garbage{}); err != nil {
+			h := &hitsRun{topic: "hits", from: 0, n: benchDays, flushDays: true}
+			if _, err := h.play(ctx, p, w); err != nil {
 				b.Fatal(err)
 			}
 			events += int(k.Stats().Topics["hits"].Acked) - events

@@ -2,13 +2,10 @@ package main
 
 import (
 	"context"
-	"errors"
-	"fmt"
 	"time"
 
 	"github.com/clickgen/clickgen/generator"
 	"github.com/clickgen/clickgen/generator/pace"
-	"github.com/clickgen/clickgen/generator/sink"
 )
 
 func runLive(ctx context.Context, sio *stdio, args []string) error {
@@ -63,47 +60,9 @@ same day; only the timing differs.`)
 	if runner, err = pace.NewRunner(schedule, opts...); err != nil {
 		return p.finish(usagef("live", "%v", err), pf.sink.report)
 	}
-	start := generator.DayStartUTC(d)
-	var q extraQueue
-	var due time.Time
-	var sendErr sink.Histogram // how late each event left against its intended time
-	err = w.Play(ctx, d, 1, generator.PlayOptions{}, func(b *generator.Batch) error {
-		if b.From == 0 {
-			total = b.Day.Len()
-			p.prog.setLabel(fmt.Sprintf("%s:", dayName(d)))
-			q = extraQueue{extras: b.Day.HitExtras(g)}
-		}
-		for i := range b.Msgs {
-			// Extras placed before this event go with the previous event's time.
-			if err := q.sendUpTo(ctx, p, topic, b.From+i, due, uint32(d)); err != nil {
-				return dayFailed(dayName(d), err)
-			}
-			model := time.Duration(b.Msgs[i].UTC-start) * time.Second
-			var err error
-			if due, err = runner.Wait(ctx, model); err != nil {
-				return err
-			}
-			sendErr.Record(time.Since(due))
-			if err := p.snk.Send(ctx, sink.Message{Topic: topic, Key: b.Key(i), Value: b.Value(i), Due: due, Tag: uint32(d)}); err != nil {
-				return dayFailed(dayName(d), err)
-			}
-		}
-		if b.Last {
-			if err := q.sendUpTo(ctx, p, topic, b.Day.Len(), due, uint32(d)); err != nil {
-				return dayFailed(dayName(d), err)
-			}
-			if err := p.flush(); err != nil {
-				return dayFailed(dayName(d), err)
-			}
-			s := runner.Snapshot()
-			p.prog.logf("%s: %d events played in %v; send-time error p50 %v p99 %v max %v",
-				dayName(d), total, s.Elapsed.Round(time.Second), round(sendErr.Quantile(0.5)), round(sendErr.Quantile(0.99)), round(sendErr.Max()))
-		}
-		return nil
-	})
-	if errors.Is(err, pace.ErrEnd) {
-		err = nil
-	}
+	h := &hitsRun{topic: topic, from: d, n: 1, garbage: g, runner: runner, flushDays: true,
+		onDay: func(day *generator.Day) { total = day.Len() }}
+	_, err = h.play(ctx, p, w)
 	p.target = float64(total) / (float64(24*time.Hour) / *speed / float64(time.Second))
 	return p.finish(err, pf.sink.report)
 }

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"math"
 	"os"
 	"strings"
 	"time"
@@ -370,9 +369,6 @@ func openRunSink(ctx context.Context, sf *sinkFlags, topics []string, stderr io.
 	return k, nil
 }
 
-// errStop ends the send loop when a stop condition is met: a clean end, not a failure.
-var errStop = errors.New("stop condition reached")
-
 // runPlan is a resolved profile: what the send loop needs.
 type runPlan struct {
 	p        profiles.Profile
@@ -388,15 +384,6 @@ type runPlan struct {
 	meter    *stressMeter // mode rate: interval lines and the extended report
 	every    time.Duration
 	runner   *pace.Runner
-}
-
-// runOutcome is what the send loop did.
-type runOutcome struct {
-	stopped   string // "duration" or "messages" when a stop condition cut the run short
-	sent      int64  // hit messages sent
-	firstDay  int
-	lastDay   int // the last model day with a message sent; firstDay−1 if none
-	pacedFrom time.Time
 }
 
 func newRunPlan(p profiles.Profile, rf *runFlags) (*runPlan, error) {
@@ -495,8 +482,8 @@ func (plan *runPlan) String() string {
 // play sends the plan: the hits of the run days (paced as the plan says, flushed after each
 // day unless paced by a rate shape), then, unless a stop condition ended the hits, the
 // snapshots the run days send.
-func (plan *runPlan) play(ctx context.Context, pl *player, w *generator.World) (runOutcome, error) {
-	out := runOutcome{firstDay: plan.p.Play.Day, lastDay: plan.p.Play.Day - 1}
+func (plan *runPlan) play(ctx context.Context, pl *player, w *generator.World) (hitsOutcome, error) {
+	out := hitsOutcome{firstDay: plan.p.Play.Day, lastDay: plan.p.Play.Day - 1}
 	if plan.p.Stop.Duration > 0 && plan.p.Pacing.Mode != profiles.PaceRate {
 		// A rate shape is cut off exactly by pace.Until; other runs stop at a deadline.
 		var cancel context.CancelFunc
@@ -525,7 +512,7 @@ func (plan *runPlan) play(ctx context.Context, pl *player, w *generator.World) (
 	return out, err
 }
 
-func (plan *runPlan) playHits(ctx context.Context, pl *player, w *generator.World, book *generator.OrderBook, out *runOutcome) error {
+func (plan *runPlan) playHits(ctx context.Context, pl *player, w *generator.World, book *generator.OrderBook, out *hitsOutcome) error {
 	if plan.schedule != nil && plan.runner == nil {
 		var err error
 		opts := plan.opts
@@ -540,117 +527,15 @@ func (plan *runPlan) playHits(ctx context.Context, pl *player, w *generator.Worl
 			return usagef("run", "%v", err)
 		}
 	}
-	from := plan.p.Play.Day
-	n := plan.days
-	if n == 0 {
-		n = math.MaxInt32 - from // endless: until a stop condition
-	}
-	origin := generator.DayStartUTC(from)
-	limit := plan.p.Stop.Messages
-	flushDays := plan.p.Pacing.Mode != profiles.PaceRate
-	var due time.Time
-	send := func(key, value []byte, model time.Duration, wait bool, tag uint32) error {
-		if limit > 0 && out.sent >= limit {
-			return errStop
-		}
-		if plan.runner != nil && wait {
-			var err error
-			if due, err = plan.runner.Wait(ctx, model); err != nil {
-				if errors.Is(err, pace.ErrEnd) {
-					return errStop
-				}
-				return err
-			}
-			if out.pacedFrom.IsZero() {
-				out.pacedFrom = due
-			}
-		}
-		if err := pl.snk.Send(ctx, sink.Message{Topic: "hits", Key: key, Value: value, Due: due, Tag: tag}); err != nil {
-			return err
-		}
-		out.sent++
-		out.lastDay = int(tag)
-		return nil
-	}
-	var q extraQueue
-	var dayStart time.Time
-	var daySent int64
-	opt := generator.PlayOptions{Workers: plan.workers}
-	if book != nil {
-		opt.OnDay = book.Add
-	}
-	err := w.Play(ctx, from, n, opt, func(b *generator.Batch) error {
-		d := b.Day.N
-		tag := uint32(d)
-		if b.From == 0 {
-			dayStart, daySent = time.Now(), out.sent
-			pl.prog.setLabel(fmt.Sprintf("day %d:", d))
-			q = extraQueue{extras: b.Day.HitExtras(plan.g)}
-		}
-		sendExtras := func(upTo int, model time.Duration) error {
-			for ; q.next < len(q.extras) && q.extras[q.next].After <= upTo; q.next++ {
-				e := &q.extras[q.next]
-				if err := send(e.Key, e.Value, model, plan.byCount, tag); err != nil {
-					return err
-				}
-			}
-			return nil
-		}
-		for i := range b.Msgs {
-			model := time.Duration(b.Msgs[i].UTC-origin) * time.Second
-			if err := sendExtras(b.From+i, model); err != nil {
-				return dayFailed(dayName(d), err)
-			}
-			if err := send(b.Key(i), b.Value(i), model, true, tag); err != nil {
-				return dayFailed(dayName(d), err)
-			}
-		}
-		if !b.Last {
-			return nil
-		}
-		model := time.Duration(b.Msgs[len(b.Msgs)-1].UTC-origin) * time.Second
-		if len(b.Msgs) == 0 {
-			model = 0
-		}
-		if err := sendExtras(b.Day.Len(), model); err != nil {
-			return dayFailed(dayName(d), err)
-		}
-		played := time.Since(dayStart)
-		if !flushDays {
-			pl.prog.logf("%s: %d messages released in %v", dayName(d), out.sent-daySent, played.Round(time.Millisecond))
-			return nil
-		}
-		t := time.Now()
-		if err := pl.flush(); err != nil {
-			return dayFailed(dayName(d), err)
-		}
-		pl.prog.logf("%s: %d events + %d malformed or redelivered; sent in %v, flushed in %v",
-			dayName(d), b.Day.Len(), len(q.extras), played.Round(time.Millisecond), time.Since(t).Round(time.Millisecond))
-		return nil
-	})
-	if errors.Is(err, errStop) {
-		if limit > 0 && out.sent >= limit {
-			out.stopped = "messages"
-		} else {
-			out.stopped = "duration"
-		}
-		if err := pl.flush(); err != nil {
-			return dayFailed("the last day", err)
-		}
-		pl.prog.logf("stopped at the %s limit after %d hit messages", out.stopped, out.sent)
-		return nil
-	}
-	if err == nil && !flushDays {
-		// A rate-paced run does not flush per day; its last day must still be delivered.
-		if err := pl.flush(); err != nil {
-			return dayFailed("the last day", err)
-		}
-	}
+	h := &hitsRun{topic: "hits", from: plan.p.Play.Day, n: plan.days, limit: plan.p.Stop.Messages, workers: plan.workers,
+		garbage: plan.g, runner: plan.runner, byCount: plan.byCount, flushDays: plan.p.Pacing.Mode != profiles.PaceRate, book: book}
+	var err error
+	*out, err = h.play(ctx, pl, w)
 	return err
 }
 
 // finishStress flushes a rate-paced run, prints its final line and prepares its report.
-func (plan *runPlan) finishStress(pl *player, out runOutcome, runErr error) {
+func (plan *runPlan) finishStress(pl *player, out hitsOutcome, runErr error) {
 	m := plan.meter
 	var snap pace.Snapshot
 	if plan.runner != nil {
@@ -699,7 +584,7 @@ func (plan *runPlan) finishStress(pl *player, out runOutcome, runErr error) {
 // exactly what was acknowledged, partition by partition. A profile's expected counts are then
 // compared with what the topics hold (or, with --brokers, with what was acknowledged).
 func checkRun(ctx context.Context, sio *stdio, broker *sink.Broker, w *generator.World, p profiles.Profile, plan *runPlan,
-	out runOutcome, st sink.Stats) error {
+	out hitsOutcome, st sink.Stats) error {
 	held := map[string]int64{}
 	var problems []string
 	if broker == nil {
