@@ -144,19 +144,14 @@ func (w *World) Day(d int) *Day {
 	return day
 }
 
-// member is a cookie of the day's audience.
-type member struct {
-	c *cookie
-}
-
 // audience concatenates, over cohorts d−90 … d (ascending), the cookies active on d, within a
 // cohort in cookie order (world.md §3.3).
-func (w *World) audience(d int) []member {
-	var out []member
+func (w *World) audience(d int) []*cookie {
+	var out []*cookie
 	for cd := d - prehistoryDays; cd <= d; cd++ {
 		c := w.cohort(cd)
 		for _, i := range c.active[d-cd] {
-			out = append(out, member{c: &c.cookies[i]})
+			out = append(out, &c.cookies[i])
 		}
 	}
 	return out
@@ -164,7 +159,7 @@ func (w *World) audience(d int) []member {
 
 // traffic plans visits and pages from the TRAFFIC stream (world.md §3.4–§3.5, §4.1), applies
 // the midnight cut and draws visit and pageview ids.
-func (day *Day) traffic(aud []member) {
+func (day *Day) traffic(aud []*cookie) {
 	w := day.World
 	s := NewStream(w.Seed, Traffic, day.N, 0)
 	weekend := 0
@@ -180,8 +175,8 @@ func (day *Day) traffic(aud []member) {
 	}
 	var plans []plan
 	var offsets []int32 // page offsets from visit start, parallel to day.pages
-	for _, m := range aud {
-		ck := m.c
+	var kinds []int     // page kinds of the visit being planned, reused
+	for _, ck := range aud {
 		n := 1 + s.Pick(&visitsPerDayTable)
 		first := len(day.visits)
 		for k := range n {
@@ -219,8 +214,7 @@ func (day *Day) traffic(aud []member) {
 			// visit is a product card.
 			src := &Sources[v.source]
 			kind := lookupPercent(&src.EntryPct, s.Int(100))
-			kinds := make([]int, 0, total)
-			kinds = append(kinds, kind)
+			kinds = append(kinds[:0], kind)
 			for p := 1; p < browse; p++ {
 				table := &fromOther
 				if kinds[p-1] == pageProduct {

@@ -116,8 +116,9 @@ func ClosedDays(from, n int) []int {
 // Classes counts the orders born on day d by class (their window must be closed to be final).
 func (b *OrderBook) Classes(d int) *OrderClasses {
 	c := &OrderClasses{}
-	for i := range b.Born(d) {
-		switch b.Born(d)[i].Class() {
+	orders := b.Born(d)
+	for i := range orders {
+		switch orders[i].Class() {
 		case ClassCancelled:
 			c.Cancelled++
 		case ClassLostEvent:

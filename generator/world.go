@@ -47,18 +47,17 @@ type World struct {
 	permil  int64 // Scale in thousandths
 	Catalog *Catalog
 
-	pages        []pageInfo
-	entryURL     [][len(Sources)]string // entryURL[page][source]: URL with the source's UTM query
-	devTable     Table
-	phoneTable   Table // devices of the phone half, weights as in Devices
-	otherTable   Table // desktops and tablets
-	phoneIdx     []int
-	otherIdx     []int
-	cityTable    Table
-	sourceTable  Table
-	hourTables   [2][4]Table // [weekend][tz shift class] rotated diurnal profiles
-	cohorts      *cohortCache
-	catalogPages int // first page id of product cards
+	pages       []pageInfo
+	entryURL    [][len(Sources)]string // entryURL[page][source]: URL with the source's UTM query
+	devTable    Table
+	phoneTable  Table // devices of the phone half, weights as in Devices
+	otherTable  Table // desktops and tablets
+	phoneIdx    []int
+	otherIdx    []int
+	cityTable   Table
+	sourceTable Table
+	hourTables  [2][4]Table // [weekend][tz shift class] rotated diurnal profiles
+	cohorts     *cohortCache
 }
 
 // pageInfo is what a page id stands for.
@@ -148,7 +147,6 @@ func (w *World) buildPages() {
 	add(pageCart, "/cart", cartHeading)
 	add(pageCheckout, "/checkout", checkoutHeading)
 	add(pageConfirmation, "/confirmation", confirmationHeading)
-	w.catalogPages = pidProduct
 
 	w.entryURL = make([][len(Sources)]string, len(w.pages))
 	for pid, pg := range w.pages {
