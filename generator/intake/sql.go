@@ -173,10 +173,8 @@ func (p HitsPipeline) Validate() error {
 	if p.Brokers == "" {
 		return errors.New("intake: HitsPipeline needs Brokers")
 	}
-	for _, db := range []string{p.STG, p.ODS} {
-		if !isIdent(db) {
-			return fmt.Errorf("intake: database name %q is not a plain identifier", db)
-		}
+	if err := checkDatabases(p.STG, p.ODS); err != nil {
+		return err
 	}
 	if p.Flush < time.Millisecond {
 		return fmt.Errorf("intake: flush interval %v below 1ms", p.Flush)
@@ -291,10 +289,8 @@ func (p OrdersPull) Validate() error {
 	if p.Brokers == "" {
 		return errors.New("intake: OrdersPull needs Brokers")
 	}
-	for _, db := range []string{p.STG, p.ODS} {
-		if !isIdent(db) {
-			return fmt.Errorf("intake: database name %q is not a plain identifier", db)
-		}
+	if err := checkDatabases(p.STG, p.ODS); err != nil {
+		return err
 	}
 	return nil
 }
@@ -410,4 +406,15 @@ func onlyComments(s string) bool {
 		}
 	}
 	return true
+}
+
+// checkDatabases reports a database name that is not a plain identifier (the names are
+// spliced into the DDL).
+func checkDatabases(names ...string) error {
+	for _, db := range names {
+		if !isIdent(db) {
+			return fmt.Errorf("intake: database name %q is not a plain identifier", db)
+		}
+	}
+	return nil
 }
