@@ -138,6 +138,11 @@ func TestEngineKafkaPipeline(t *testing.T) {
 		len(b.values), b.rows, b.accepted, b.distinct, b.perClass, b.partitions, time.Since(start))
 
 	p := HitsPipeline{Brokers: strings.Join(c.ListenAddrs(), ","), STG: "kt_stg", ODS: "kt_ods", Flush: 200 * time.Millisecond}
+	// The engine session lives as long as the test binary: start from empty databases, so a
+	// second run in the same process (-count) does not find the first one's rows.
+	if err := s.Exec("DROP DATABASE IF EXISTS kt_stg SYNC", "DROP DATABASE IF EXISTS kt_ods SYNC"); err != nil {
+		t.Fatal(err)
+	}
 	ddl, err := p.DDL()
 	if err != nil {
 		t.Fatal(err)
@@ -295,6 +300,11 @@ func TestEngineKafkaOrdersPull(t *testing.T) {
 	produce(t, c.ListenAddrs(), "orders", &b)
 
 	p := OrdersPull{Brokers: strings.Join(c.ListenAddrs(), ","), STG: "ko_stg", ODS: "ko_ods"}
+	// The engine session lives as long as the test binary: start from empty databases, so a
+	// second run in the same process (-count) does not find the first one's rows.
+	if err := s.Exec("DROP DATABASE IF EXISTS ko_stg SYNC", "DROP DATABASE IF EXISTS ko_ods SYNC"); err != nil {
+		t.Fatal(err)
+	}
 	ddl, err := p.DDL()
 	if err != nil {
 		t.Fatal(err)
