@@ -27,8 +27,8 @@ import (
 
 	"go.yaml.in/yaml/v3"
 
-	"github.com/clickgen/clickgen/generator"
 	"github.com/clickgen/clickgen/generator/pace"
+	"github.com/clickgen/clickgen/generator/world"
 )
 
 //go:embed *.yaml
@@ -79,7 +79,7 @@ type Profile struct {
 	Expect Expect `yaml:"expect"`
 }
 
-// World chooses the shop; see generator.Params.
+// World chooses the shop; see world.Params.
 type World struct {
 	// Seed is the world seed; 0 means the canonical seed 20260601.
 	Seed uint64 `yaml:"seed"`
@@ -117,7 +117,7 @@ type Pacing struct {
 	MaxRate string `yaml:"max_rate"`
 }
 
-// Garbage adds malformed messages and byte-identical re-sends; see generator.Garbage.
+// Garbage adds malformed messages and byte-identical re-sends; see world.Garbage.
 type Garbage struct {
 	// Rate is malformed messages per clean message.
 	Rate float64 `yaml:"rate"`
@@ -153,7 +153,7 @@ func (e Expect) Set() bool { return e.Hits != nil || e.Orders != nil }
 // days (unless endless), send, pacing mode, and the speed or rate of that mode.
 func (p Profile) WithDefaults() Profile {
 	if p.World.Seed == 0 {
-		p.World.Seed = generator.CanonicalSeed
+		p.World.Seed = world.CanonicalSeed
 	}
 	if p.World.Scale == 0 {
 		p.World.Scale = 1
@@ -188,8 +188,8 @@ func (p Profile) Validate() error {
 	if p.Name != "" && !nameRE.MatchString(p.Name) {
 		return fmt.Errorf("name %q: want lower-case letters, digits, '-' and '_'", p.Name)
 	}
-	if err := (generator.Params{Scale: p.World.Scale}).Validate(); err != nil || p.World.Scale < 0 {
-		return fmt.Errorf("world.scale %v: want a factor in (0, %d], or 0 for 1", p.World.Scale, generator.MaxScale)
+	if err := (world.Params{Scale: p.World.Scale}).Validate(); err != nil || p.World.Scale < 0 {
+		return fmt.Errorf("world.scale %v: want a factor in (0, %d], or 0 for 1", p.World.Scale, world.MaxScale)
 	}
 	if p.World.Catalog != strings.TrimSpace(p.World.Catalog) {
 		return fmt.Errorf("world.catalog %q: leading or trailing space", p.World.Catalog)
@@ -221,11 +221,11 @@ func (p Profile) Validate() error {
 	}
 	for _, r := range []struct {
 		field string
-		g     generator.Garbage
+		g     world.Garbage
 	}{
-		{"garbage.rate", generator.Garbage{Rate: p.Garbage.Rate}},
-		{"garbage.redeliver", generator.Garbage{Redeliver: p.Garbage.Redeliver}},
-		{"garbage.mix", generator.Garbage{Rate: max(p.Garbage.Rate, 0), Mix: p.Garbage.Mix}},
+		{"garbage.rate", world.Garbage{Rate: p.Garbage.Rate}},
+		{"garbage.redeliver", world.Garbage{Redeliver: p.Garbage.Redeliver}},
+		{"garbage.mix", world.Garbage{Rate: max(p.Garbage.Rate, 0), Mix: p.Garbage.Mix}},
 	} {
 		if err := r.g.Validate(); err != nil {
 			return fmt.Errorf("%s: %v", r.field, err)
@@ -279,8 +279,8 @@ func (pc Pacing) validate() error {
 }
 
 // GarbageSettings returns the garbage of p as the generator takes it.
-func (p Profile) GarbageSettings() generator.Garbage {
-	g := generator.Garbage{Rate: p.Garbage.Rate, Redeliver: p.Garbage.Redeliver}
+func (p Profile) GarbageSettings() world.Garbage {
+	g := world.Garbage{Rate: p.Garbage.Rate, Redeliver: p.Garbage.Redeliver}
 	if len(p.Garbage.Mix) > 0 {
 		g.Mix = p.Garbage.Mix
 	}

@@ -9,8 +9,8 @@ import (
 
 	"github.com/twmb/franz-go/pkg/kfake"
 
-	"github.com/clickgen/clickgen/generator"
 	"github.com/clickgen/clickgen/generator/sink"
+	"github.com/clickgen/clickgen/generator/world"
 )
 
 // BenchmarkKafkaPath measures the Kafka path of `batch`: model days 0–3 (212 k events,
@@ -31,7 +31,7 @@ func BenchmarkKafkaPath(b *testing.B) {
 	}
 	defer c.Close()
 	addr := strings.Join(c.ListenAddrs(), ",")
-	w, err := generator.NewWorld(generator.Params{})
+	w, err := world.NewWorld(world.Params{})
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -66,7 +66,7 @@ func BenchmarkKafkaPath(b *testing.B) {
 
 	b.Run("prebuilt", func(b *testing.B) {
 		var days [][]sink.Message
-		w.Play(ctx, 0, benchDays, generator.PlayOptions{}, func(bt *generator.Batch) error {
+		w.Play(ctx, 0, benchDays, world.PlayOptions{}, func(bt *world.Batch) error {
 			if bt.From == 0 {
 				days = append(days, nil)
 			}

@@ -11,8 +11,8 @@ import (
 
 	"github.com/spf13/pflag"
 
-	"github.com/clickgen/clickgen/generator"
 	"github.com/clickgen/clickgen/generator/sink"
+	"github.com/clickgen/clickgen/generator/world"
 )
 
 // worldFlags choose the world: seed, scale and catalog.
@@ -25,18 +25,18 @@ type worldFlags struct {
 
 func addWorldFlags(fs *pflag.FlagSet) *worldFlags {
 	wf := &worldFlags{fs: fs}
-	fs.Uint64Var(&wf.seed, "seed", generator.CanonicalSeed, "world seed (env GENERATOR_SEED)")
+	fs.Uint64Var(&wf.seed, "seed", world.CanonicalSeed, "world seed (env GENERATOR_SEED)")
 	fs.Float64Var(&wf.scale, "scale", 1, "multiply the inflow of new visitors (and events per day) by this factor")
 	fs.StringVar(&wf.catalog, "catalog", "", "catalog CSV `FILE` (sku,name,category,brand,price[,demand]) instead of the embedded one")
 	return wf
 }
 
 // world builds the world; a bad value or catalog is a usage error (nothing was sent).
-func (wf *worldFlags) world() (*generator.World, error) {
+func (wf *worldFlags) world() (*world.World, error) {
 	if err := envFallback(wf.fs, "seed", "GENERATOR_SEED"); err != nil {
 		return nil, err
 	}
-	p := generator.Params{Seed: wf.seed, Scale: wf.scale}
+	p := world.Params{Seed: wf.seed, Scale: wf.scale}
 	if wf.seed == 0 {
 		return nil, usagef(wf.fs.Name(), "--seed 0: the seed must be positive")
 	}
@@ -48,13 +48,13 @@ func (wf *worldFlags) world() (*generator.World, error) {
 		if err != nil {
 			return nil, usagef(wf.fs.Name(), "--catalog: %v", err)
 		}
-		c, err := generator.ParseCatalog(data)
+		c, err := world.ParseCatalog(data)
 		if err != nil {
 			return nil, usagef(wf.fs.Name(), "--catalog %s: %v", wf.catalog, err)
 		}
 		p.Catalog = c
 	}
-	w, err := generator.NewWorld(p)
+	w, err := world.NewWorld(p)
 	if err != nil {
 		return nil, usagef(wf.fs.Name(), "%v", err)
 	}
@@ -135,8 +135,8 @@ func addPlayFlags(fs *pflag.FlagSet, daysHelp string, withSink bool) *playFlags 
 // parse reads args and checks every flag and environment fallback, with the verb's own
 // checks (check, may be nil) after the days: any mistake is a usage error before anything
 // is sent.
-func (pf *playFlags) parse(args []string, out io.Writer, check func() error) (*generator.World, generator.Garbage, error) {
-	var g generator.Garbage
+func (pf *playFlags) parse(args []string, out io.Writer, check func() error) (*world.World, world.Garbage, error) {
+	var g world.Garbage
 	if err := parseFlags(pf.fs, args, out); err != nil {
 		return nil, g, err
 	}
@@ -342,15 +342,15 @@ func addGarbageFlags(fs *pflag.FlagSet) *garbageFlags {
 	gf := &garbageFlags{fs: fs}
 	fs.Float64Var(&gf.rate, "garbage", 0, "add this many malformed messages per clean message (0.01 = one in a hundred)")
 	fs.StringVar(&gf.mix, "garbage-mix", "", "weights of garbage classes, e.g. not_an_object=2,keyset_mismatch=1,field_invalid=1; classes: "+
-		strings.Join(generator.AllGarbageClasses(), ", ")+" (accepted_bad and vanishing only when named)")
+		strings.Join(world.AllGarbageClasses(), ", ")+" (accepted_bad and vanishing only when named)")
 	fs.Float64Var(&gf.redeliver, "redeliver", 0, "add this many byte-identical re-sends per clean message (at-least-once delivery)")
 	return gf
 }
 
-func (gf *garbageFlags) resolve() (generator.Garbage, error) {
-	g := generator.Garbage{Rate: gf.rate, Redeliver: gf.redeliver}
+func (gf *garbageFlags) resolve() (world.Garbage, error) {
+	g := world.Garbage{Rate: gf.rate, Redeliver: gf.redeliver}
 	if gf.mix != "" {
-		mix, err := generator.ParseMix(gf.mix)
+		mix, err := world.ParseMix(gf.mix)
 		if err != nil {
 			return g, usagef(gf.fs.Name(), "--garbage-mix: %v", err)
 		}

@@ -8,9 +8,10 @@ import (
 	"runtime"
 	"time"
 
-	"github.com/clickgen/clickgen/generator"
+	"github.com/clickgen/clickgen/generator/metrics"
 	"github.com/clickgen/clickgen/generator/pace"
 	"github.com/clickgen/clickgen/generator/sink"
+	"github.com/clickgen/clickgen/generator/world"
 )
 
 // errStop ends the send loop when a stop condition is met: a clean end, not a failure.
@@ -24,7 +25,7 @@ type hitsRun struct {
 	limit     int64
 	limitFlag string // how the user set limit, for the message that says the run stopped there
 	workers   int
-	garbage   generator.Garbage
+	garbage   world.Garbage
 	// runner paces the messages (nil: as fast as the sink takes them). Events wait for their
 	// due time; extras wait their turn too when byCount (a rate shape counts every message),
 	// otherwise they ride with the event before them (model-time replay).
@@ -34,9 +35,9 @@ type hitsRun struct {
 	// the end only, so the pace never stalls at day boundaries.
 	flushDays bool
 	// book, if set, receives every generated day, so snapshots need not generate it again.
-	book *generator.OrderBook
+	book *world.OrderBook
 	// onDay, if set, is called on the sending goroutine before a day's first message.
-	onDay func(*generator.Day)
+	onDay func(*world.Day)
 }
 
 // hitsOutcome is what the send loop did.
@@ -50,15 +51,15 @@ type hitsOutcome struct {
 
 // play sends the hits with the garbage and redeliveries of h.garbage interleaved and reports
 // per day on stderr. A stop condition (limit, or a paced schedule that ends) is a clean end.
-func (h *hitsRun) play(ctx context.Context, p *player, w *generator.World) (hitsOutcome, error) {
+func (h *hitsRun) play(ctx context.Context, p *player, w *world.World) (hitsOutcome, error) {
 	out := hitsOutcome{firstDay: h.from, lastDay: h.from - 1}
 	n := h.n
 	if n == 0 {
 		n = math.MaxInt32 - h.from
 	}
-	origin := generator.DayStartUTC(h.from)
+	origin := world.DayStartUTC(h.from)
 	var due time.Time
-	var lateness sink.Histogram // how late each paced message left against its intended time
+	var lateness metrics.Histogram // how late each paced message left against its intended time
 	send := func(key, value []byte, model time.Duration, wait bool, tag uint32) error {
 		if h.limit > 0 && out.sent >= h.limit {
 			return errStop
@@ -87,18 +88,18 @@ func (h *hitsRun) play(ctx context.Context, p *player, w *generator.World) (hits
 	var dayStart time.Time
 	var daySent int64
 	var dayBytes int64
-	var held []*generator.Batch // the day's batches, whose bytes the sink holds until the flush
+	var held []*world.Batch // the day's batches, whose bytes the sink holds until the flush
 	workers := h.workers
 	if _, kafka := p.snk.(*sink.Kafka); workers == 0 && kafka {
 		// The Kafka client (compression, record encoding) needs a core of its own: rendering on
 		// every core made the whole path ~10 % slower than rendering on all but one.
 		workers = max(1, runtime.GOMAXPROCS(0)-1)
 	}
-	opt := generator.PlayOptions{Workers: workers}
+	opt := world.PlayOptions{Workers: workers}
 	if h.book != nil {
 		opt.OnDay = h.book.Add
 	}
-	err := w.Play(ctx, h.from, n, opt, func(b *generator.Batch) error {
+	err := w.Play(ctx, h.from, n, opt, func(b *world.Batch) error {
 		day := b.Day
 		d, tag := day.N, uint32(day.N)
 		if b.From == 0 {
@@ -161,7 +162,7 @@ func (h *hitsRun) play(ctx context.Context, p *player, w *generator.World) (hits
 		if h.runner != nil && lateness.Count() > 0 {
 			line += fmt.Sprintf("; send-time error p50 %v p99 %v max %v",
 				round(lateness.Quantile(0.5)), round(lateness.Quantile(0.99)), round(lateness.Max()))
-			lateness = sink.Histogram{}
+			lateness = metrics.Histogram{}
 		}
 		p.prog.logf("%s", line)
 		return nil
@@ -193,7 +194,7 @@ func (h *hitsRun) play(ctx context.Context, p *player, w *generator.World) (hits
 
 // extraQueue interleaves a day's (or snapshot's) extras with its clean messages.
 type extraQueue struct {
-	extras []generator.Extra
+	extras []world.Extra
 	next   int
 }
 

@@ -5,7 +5,6 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"github.com/clickgen/clickgen/schema"
 	"os"
 	"path/filepath"
 	"strings"
@@ -13,11 +12,12 @@ import (
 	"testing"
 	"time"
 
+	"github.com/clickgen/clickgen/generator/broker"
+	"github.com/clickgen/clickgen/schema"
+
 	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kfake"
 	"github.com/twmb/franz-go/pkg/kmsg"
-
-	"github.com/clickgen/clickgen/generator/sink"
 )
 
 // kfakeCluster starts an in-process broker with the stand's topics.
@@ -31,11 +31,11 @@ func kfakeCluster(t *testing.T, opts ...kfake.Opt) (*kfake.Cluster, string) {
 	return c, strings.Join(c.ListenAddrs(), ",")
 }
 
-func consume(t *testing.T, addr, topic string) []sink.Record {
+func consume(t *testing.T, addr, topic string) []broker.Record {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
-	recs, err := sink.Consume(ctx, []string{addr}, topic)
+	recs, err := broker.Consume(ctx, []string{addr}, topic)
 	if err != nil {
 		t.Fatalf("consume %s: %v", topic, err)
 	}
@@ -106,7 +106,7 @@ func TestKafkaRoundTrip(t *testing.T) {
 // checkPartitionOrder verifies that, partition by partition, the records are exactly the
 // file's lines whose key hashes to that partition, in file order. The key of a line is
 // recomputed from the records themselves (key and value travel together).
-func checkPartitionOrder(t *testing.T, topic string, lines [][]byte, recs []sink.Record, parts int32) {
+func checkPartitionOrder(t *testing.T, topic string, lines [][]byte, recs []broker.Record, parts int32) {
 	t.Helper()
 	keyOf := map[string][]byte{}
 	for _, r := range recs {

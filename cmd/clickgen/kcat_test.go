@@ -4,7 +4,6 @@ import (
 	"bufio"
 	"bytes"
 	"context"
-	"github.com/clickgen/clickgen/schema"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -14,6 +13,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/clickgen/clickgen/schema"
 )
 
 // requireKcatEnv turns the skip of the independent-client tier into a failure (.ci/run sets it).

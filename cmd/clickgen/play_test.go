@@ -10,17 +10,17 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/clickgen/clickgen/generator"
+	"github.com/clickgen/clickgen/generator/world"
 )
 
 // inventoryOf runs `clickgen inventory` and decodes its output.
-func inventoryOf(t *testing.T, args ...string) generator.Inventory {
+func inventoryOf(t *testing.T, args ...string) world.Inventory {
 	t.Helper()
 	out, errs, code := clickgen(t, append([]string{"inventory"}, args...)...)
 	if code != 0 {
 		t.Fatalf("inventory %v: exit %d: %s", args, code, errs)
 	}
-	var inv generator.Inventory
+	var inv world.Inventory
 	if err := json.Unmarshal([]byte(out), &inv); err != nil {
 		t.Fatalf("inventory output is not JSON: %v\n%s", err, out)
 	}
@@ -171,7 +171,7 @@ func TestPlayingUsageErrors(t *testing.T) {
 
 func TestCatalogRoundTrip(t *testing.T) {
 	out, _, code := clickgen(t, "catalog")
-	if code != 0 || out != string(generator.DefaultCatalogCSV) {
+	if code != 0 || out != string(world.DefaultCatalogCSV) {
 		t.Fatalf("catalog: exit %d, %d bytes; want the embedded catalog", code, len(out))
 	}
 	path := filepath.Join(t.TempDir(), "catalog.csv")

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/clickgen/clickgen/generator/metrics"
 	"github.com/clickgen/clickgen/generator/pace"
 	"github.com/clickgen/clickgen/generator/sink"
 )
@@ -26,7 +27,7 @@ type stressMeter struct {
 	prevAt      time.Time
 	prevElapsed time.Duration // runner's elapsed time at the previous line
 	prev        totals
-	prevLat     sink.Histogram
+	prevLat     metrics.Histogram
 	intervals   []stressInterval
 }
 

@@ -4,7 +4,7 @@ import (
 	"context"
 	"strconv"
 
-	"github.com/clickgen/clickgen/generator"
+	"github.com/clickgen/clickgen/generator/world"
 )
 
 func runBatch(ctx context.Context, sio *stdio, args []string) error {
@@ -39,5 +39,5 @@ call writes the same bytes, and 'clickgen inventory' with the same flags says wh
 }
 
 func dayName(d int) string {
-	return "day " + strconv.Itoa(d) + " (" + generator.DayDate(d).String() + ")"
+	return "day " + strconv.Itoa(d) + " (" + world.DayDate(d).String() + ")"
 }

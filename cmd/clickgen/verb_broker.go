@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/clickgen/clickgen/generator/sink"
+	"github.com/clickgen/clickgen/generator/broker"
 )
 
 func runBroker(ctx context.Context, sio *stdio, args []string) error {
@@ -13,7 +13,7 @@ func runBroker(ctx context.Context, sio *stdio, args []string) error {
 		`Run the embedded Kafka-compatible broker (franz-go's kfake, in memory) with topics hits
 (2 partitions) and orders (1 partition) already created, until Ctrl-C. kcat, a local
 ClickHouse or the stand can use it; everything it holds is lost when it stops.`)
-	listen := fs.String("listen", sink.DefaultListen, "`HOST:PORT` to listen on (port 0 picks a free port)")
+	listen := fs.String("listen", broker.DefaultListen, "`HOST:PORT` to listen on (port 0 picks a free port)")
 	advertise := fs.String("advertise", "", "host name clients should use to reach the broker (default: the listen host, 127.0.0.1 for 0.0.0.0)")
 	if err := parseFlags(fs, args, sio.out); err != nil {
 		return err
@@ -21,11 +21,11 @@ ClickHouse or the stand can use it; everything it holds is lost when it stops.`)
 	if err := noArgs(fs); err != nil {
 		return err
 	}
-	var opts []sink.BrokerOpt
+	var opts []broker.BrokerOpt
 	if *advertise != "" {
-		opts = append(opts, sink.BrokerAdvertisedHost(*advertise))
+		opts = append(opts, broker.BrokerAdvertisedHost(*advertise))
 	}
-	b, err := sink.StartBroker(*listen, opts...)
+	b, err := broker.StartBroker(*listen, opts...)
 	if err != nil {
 		return fmt.Errorf("broker: %w", err)
 	}

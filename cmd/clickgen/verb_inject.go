@@ -9,8 +9,8 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/clickgen/clickgen/generator"
 	"github.com/clickgen/clickgen/generator/sink"
+	"github.com/clickgen/clickgen/generator/world"
 )
 
 func runInject(ctx context.Context, sio *stdio, args []string) error {
@@ -20,9 +20,9 @@ machinery: each is derived from a clean message of model day D (hits: one of its
 its ClientID, with a fresh WatchID; orders: a row of snapshot D, keyed by its order_id) and
 breaks the contract the way its class says, so the stand's intake files it under that class.
 
-Classes for hits: `+strings.Join(generator.HitGarbageClasses, ", ")+`
+Classes for hits: `+strings.Join(world.HitGarbageClasses, ", ")+`
 (accepted_bad lands in ods.event, silently wrong; vanishing is an empty value or a tombstone and
-leaves no row). Classes for orders: `+strings.Join(generator.OrderGarbageClasses, ", ")+`.
+leaves no row). Classes for orders: `+strings.Join(world.OrderGarbageClasses, ", ")+`.
 
 Which contract is broken is --kind, or else the topic's name (hits or orders). The messages are
 a pure function of (seed, kind, class, day, count): the same call sends the same bytes again,
@@ -47,19 +47,19 @@ exits 1. 'clickgen verify' afterwards lists every injected message as unexpected
 	k := *kind
 	if k == "" {
 		k = sf.topic
-		if k != generator.KindHits && k != generator.KindOrders {
+		if k != world.KindHits && k != world.KindOrders {
 			return usagef("inject", "cannot tell from topic %q which contract to break: give --kind hits or --kind orders", sf.topic)
 		}
 	}
-	classes := generator.GarbageClassesFor(k)
+	classes := world.GarbageClassesFor(k)
 	switch {
 	case classes == nil:
 		return usagef("inject", "--kind %q: want hits or orders", k)
 	case *class == "":
 		return usagef("inject", "--class is required: for %s one of %s", k, strings.Join(classes, ", "))
-	case !slices.Contains(generator.AllGarbageClasses(), *class):
+	case !slices.Contains(world.AllGarbageClasses(), *class):
 		return usagef("inject", "unknown class %q: for hits one of %s; for orders one of %s", *class,
-			strings.Join(generator.HitGarbageClasses, ", "), strings.Join(generator.OrderGarbageClasses, ", "))
+			strings.Join(world.HitGarbageClasses, ", "), strings.Join(world.OrderGarbageClasses, ", "))
 	case !slices.Contains(classes, *class):
 		return usagef("inject", "class %s does not apply to %s: want one of %s", *class, k, strings.Join(classes, ", "))
 	case *count < 1:
@@ -94,9 +94,9 @@ exits 1. 'clickgen verify' afterwards lists every injected message as unexpected
 }
 
 // injectAll sends the extras one at a time, flushing each, and prints where each landed.
-func injectAll(ctx context.Context, p *player, out io.Writer, topic, kind string, day int, extras []generator.Extra) error {
+func injectAll(ctx context.Context, p *player, out io.Writer, topic, kind string, day int, extras []world.Extra) error {
 	from := "day " + strconv.Itoa(day)
-	if kind == generator.KindOrders {
+	if kind == world.KindOrders {
 		from = "snapshot " + strconv.Itoa(day)
 	}
 	for i, e := range extras {

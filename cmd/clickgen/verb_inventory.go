@@ -5,7 +5,7 @@ import (
 	"encoding/json"
 	"os"
 
-	"github.com/clickgen/clickgen/generator"
+	"github.com/clickgen/clickgen/generator/world"
 )
 
 func runInventory(ctx context.Context, sio *stdio, args []string) error {
@@ -23,7 +23,7 @@ and redeliveries they add, and what the stand's raw, ODS and error tables must t
 	if err != nil {
 		return err
 	}
-	inv, err := w.Inventory(ctx, pf.days.day, pf.days.days, generator.PlayOptions{Workers: *workers}, g)
+	inv, err := w.Inventory(ctx, pf.days.day, pf.days.days, world.PlayOptions{Workers: *workers}, g)
 	if err != nil {
 		return err
 	}
@@ -46,8 +46,8 @@ given back with --catalog reproduces the default world.`)
 		return err
 	}
 	if *file == "-" {
-		_, err := sio.out.Write(generator.DefaultCatalogCSV)
+		_, err := sio.out.Write(world.DefaultCatalogCSV)
 		return err
 	}
-	return os.WriteFile(*file, generator.DefaultCatalogCSV, 0o644)
+	return os.WriteFile(*file, world.DefaultCatalogCSV, 0o644)
 }

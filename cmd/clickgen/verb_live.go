@@ -4,8 +4,8 @@ import (
 	"context"
 	"time"
 
-	"github.com/clickgen/clickgen/generator"
 	"github.com/clickgen/clickgen/generator/pace"
+	"github.com/clickgen/clickgen/generator/world"
 )
 
 func runLive(ctx context.Context, sio *stdio, args []string) error {
@@ -61,7 +61,7 @@ same day; only the timing differs.`)
 		return p.finish(usagef("live", "%v", err), pf.sink.report)
 	}
 	h := &hitsRun{topic: topic, from: d, n: 1, garbage: g, runner: runner, flushDays: true,
-		onDay: func(day *generator.Day) { total = day.Len() }}
+		onDay: func(day *world.Day) { total = day.Len() }}
 	_, err = h.play(ctx, p, w)
 	p.target = float64(total) / (float64(24*time.Hour) / *speed / float64(time.Second))
 	return p.finish(err, pf.sink.report)

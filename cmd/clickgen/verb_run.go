@@ -11,10 +11,11 @@ import (
 
 	"github.com/spf13/pflag"
 
-	"github.com/clickgen/clickgen/generator"
+	"github.com/clickgen/clickgen/generator/broker"
 	"github.com/clickgen/clickgen/generator/pace"
 	"github.com/clickgen/clickgen/generator/reconcile"
 	"github.com/clickgen/clickgen/generator/sink"
+	"github.com/clickgen/clickgen/generator/world"
 	"github.com/clickgen/clickgen/profiles"
 )
 
@@ -147,7 +148,7 @@ func (rf *runFlags) profile() (profiles.Profile, error) {
 	set("duration", func() { p.Stop.Duration = rf.duration })
 	set("messages", func() { p.Stop.Messages = rf.messages })
 	if fs.Changed("garbage-mix") {
-		mix, err := generator.ParseMix(rf.gf.mix)
+		mix, err := world.ParseMix(rf.gf.mix)
 		if err != nil {
 			return p, usagef("run", "--garbage-mix: %v", err)
 		}
@@ -265,20 +266,20 @@ func (rf *runFlags) checkSink() error {
 }
 
 // worldOf builds the profile's world; an unreadable catalog is a usage error.
-func worldOf(p profiles.Profile) (*generator.World, error) {
-	params := generator.Params{Seed: p.World.Seed, Scale: p.World.Scale}
+func worldOf(p profiles.Profile) (*world.World, error) {
+	params := world.Params{Seed: p.World.Seed, Scale: p.World.Scale}
 	if p.World.Catalog != "" {
 		data, err := os.ReadFile(p.World.Catalog)
 		if err != nil {
 			return nil, usagef("run", "catalog: %v", err)
 		}
-		c, err := generator.ParseCatalog(data)
+		c, err := world.ParseCatalog(data)
 		if err != nil {
 			return nil, usagef("run", "catalog %s: %v", p.World.Catalog, err)
 		}
 		params.Catalog = c
 	}
-	w, err := generator.NewWorld(params)
+	w, err := world.NewWorld(params)
 	if err != nil {
 		return nil, usagef("run", "%v", err)
 	}
@@ -308,13 +309,13 @@ func runRun(ctx context.Context, sio *stdio, args []string) error {
 	}
 
 	sf := rf.sf
-	var broker *sink.Broker
+	var embedded *broker.Broker
 	if sf.brokers == "" {
-		if broker, err = sink.StartBroker("127.0.0.1:0"); err != nil {
+		if embedded, err = broker.StartBroker("127.0.0.1:0"); err != nil {
 			return fmt.Errorf("embedded broker: %w", err)
 		}
-		defer broker.Close()
-		sf.brokers = strings.Join(broker.Addrs(), ",")
+		defer embedded.Close()
+		sf.brokers = strings.Join(embedded.Addrs(), ",")
 		fmt.Fprintf(sio.err, "clickgen: embedded broker on %s (topics hits/2, orders/1), gone when the run ends\n", sf.brokers)
 	}
 	snk, err := withMetrics("run", sf.metricsAddr, sio.err, func() (sink.Sink, error) {
@@ -341,7 +342,7 @@ func runRun(ctx context.Context, sio *stdio, args []string) error {
 	if err := pl.finish(runErr, sf.report); err != nil {
 		return err
 	}
-	return checkRun(ctx, sio, broker, w, p, plan, out, snk.Stats())
+	return checkRun(ctx, sio, embedded, w, p, plan, out, snk.Stats())
 }
 
 // openRunSink connects a Kafka sink to sf's brokers and checks (or creates) the topics.
@@ -372,7 +373,7 @@ func openRunSink(ctx context.Context, sf *sinkFlags, topics []string, stderr io.
 // runPlan is a resolved profile: what the send loop needs.
 type runPlan struct {
 	p        profiles.Profile
-	g        generator.Garbage
+	g        world.Garbage
 	days     int // run days; 0 for endless
 	hits     bool
 	snaps    bool
@@ -482,7 +483,7 @@ func (plan *runPlan) String() string {
 // play sends the plan: the hits of the run days (paced as the plan says, flushed after each
 // day unless paced by a rate shape), then, unless a stop condition ended the hits, the
 // snapshots the run days send.
-func (plan *runPlan) play(ctx context.Context, pl *player, w *generator.World) (hitsOutcome, error) {
+func (plan *runPlan) play(ctx context.Context, pl *player, w *world.World) (hitsOutcome, error) {
 	out := hitsOutcome{firstDay: plan.p.Play.Day, lastDay: plan.p.Play.Day - 1}
 	if plan.p.Stop.Duration > 0 && plan.p.Pacing.Mode != profiles.PaceRate {
 		// A rate shape is cut off exactly by pace.Until; other runs stop at a deadline.
@@ -490,9 +491,9 @@ func (plan *runPlan) play(ctx context.Context, pl *player, w *generator.World) (
 		ctx, cancel = context.WithTimeoutCause(ctx, plan.p.Stop.Duration, errStop)
 		defer cancel()
 	}
-	var book *generator.OrderBook
+	var book *world.OrderBook
 	if plan.snaps {
-		book = generator.NewOrderBook(w)
+		book = world.NewOrderBook(w)
 	}
 	var err error
 	if plan.hits {
@@ -512,7 +513,7 @@ func (plan *runPlan) play(ctx context.Context, pl *player, w *generator.World) (
 	return out, err
 }
 
-func (plan *runPlan) playHits(ctx context.Context, pl *player, w *generator.World, book *generator.OrderBook, out *hitsOutcome) error {
+func (plan *runPlan) playHits(ctx context.Context, pl *player, w *world.World, book *world.OrderBook, out *hitsOutcome) error {
 	if plan.schedule != nil && plan.runner == nil {
 		var err error
 		opts := plan.opts
@@ -583,18 +584,18 @@ func (plan *runPlan) finishStress(pl *player, out hitsOutcome, runErr error) {
 // inventory (the table goes to stdout); a run cut short by a stop condition is checked to hold
 // exactly what was acknowledged, partition by partition. A profile's expected counts are then
 // compared with what the topics hold (or, with --brokers, with what was acknowledged).
-func checkRun(ctx context.Context, sio *stdio, broker *sink.Broker, w *generator.World, p profiles.Profile, plan *runPlan,
+func checkRun(ctx context.Context, sio *stdio, embedded *broker.Broker, w *world.World, p profiles.Profile, plan *runPlan,
 	out hitsOutcome, st sink.Stats) error {
 	held := map[string]int64{}
 	var problems []string
-	if broker == nil {
+	if embedded == nil {
 		for _, t := range plan.topics() {
 			held[t] = st.Topics[t].Acked
 		}
 	} else {
 		ctx, cancel := context.WithTimeout(ctx, 10*time.Minute)
 		defer cancel()
-		addrs := broker.Addrs()
+		addrs := embedded.Addrs()
 		var err error
 		if out.stopped == "" && plan.days > 0 {
 			problems, err = reconcileRun(ctx, sio.out, addrs, w, plan, held)
@@ -628,7 +629,7 @@ func checkRun(ctx context.Context, sio *stdio, broker *sink.Broker, w *generator
 
 // reconcileRun reads both topics back through a reconcile.Checker (never holding them) and
 // writes the reconciliation table to out. Topics the plan did not write are not judged.
-func reconcileRun(ctx context.Context, out io.Writer, addrs []string, w *generator.World, plan *runPlan, held map[string]int64) ([]string, error) {
+func reconcileRun(ctx context.Context, out io.Writer, addrs []string, w *world.World, plan *runPlan, held map[string]int64) ([]string, error) {
 	exp, err := reconcile.Expect(ctx, w, plan.p.Play.Day, plan.days, plan.g, reconcile.Options{Workers: plan.workers})
 	if err != nil {
 		return nil, err
@@ -639,7 +640,7 @@ func reconcileRun(ctx context.Context, out io.Writer, addrs []string, w *generat
 		if t == "orders" {
 			add = c.AddOrder
 		}
-		err := sink.ConsumeFunc(ctx, addrs, t, func(r sink.Record) error {
+		err := broker.ConsumeFunc(ctx, addrs, t, func(r broker.Record) error {
 			add(reconcile.Message{Partition: r.Partition, Offset: r.Offset, Key: r.Key, Value: r.Value})
 			held[t]++
 			return nil
@@ -693,7 +694,7 @@ func checkHeld(ctx context.Context, out io.Writer, addrs []string, topics []stri
 	var problems []string
 	for _, t := range topics {
 		parts := map[int32]int64{}
-		err := sink.ConsumeFunc(ctx, addrs, t, func(r sink.Record) error {
+		err := broker.ConsumeFunc(ctx, addrs, t, func(r broker.Record) error {
 			parts[r.Partition]++
 			held[t]++
 			return nil

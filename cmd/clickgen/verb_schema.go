@@ -6,7 +6,7 @@ import (
 	"runtime"
 	"runtime/debug"
 
-	"github.com/clickgen/clickgen/generator"
+	"github.com/clickgen/clickgen/generator/world"
 	"github.com/clickgen/clickgen/schema"
 )
 
@@ -53,6 +53,6 @@ func runVersion(ctx context.Context, sio *stdio, args []string) error {
 		return err
 	}
 	_, err := fmt.Fprintf(sio.out, "clickgen %s (world %s, %s %s/%s)\n",
-		buildVersion(), generator.Version, runtime.Version(), runtime.GOOS, runtime.GOARCH)
+		buildVersion(), world.Version, runtime.Version(), runtime.GOOS, runtime.GOARCH)
 	return err
 }

@@ -5,8 +5,8 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/clickgen/clickgen/generator"
 	"github.com/clickgen/clickgen/generator/sink"
+	"github.com/clickgen/clickgen/generator/world"
 )
 
 func runSnapshot(ctx context.Context, sio *stdio, args []string) error {
@@ -26,14 +26,14 @@ snapshot.`)
 	if err != nil {
 		return err
 	}
-	err = playSnapshots(ctx, p, w, generator.NewOrderBook(w), topic, pf.days.day, pf.days.days, g)
+	err = playSnapshots(ctx, p, w, world.NewOrderBook(w), topic, pf.days.day, pf.days.days, g)
 	return p.finish(err, pf.sink.report)
 }
 
 // playSnapshots sends the snapshots that run days [from, from+n) send, with the garbage and
 // redeliveries of g interleaved, flushing after each.
-func playSnapshots(ctx context.Context, p *player, w *generator.World, book *generator.OrderBook, topic string, from, n int, g generator.Garbage) error {
-	for _, d := range generator.SnapshotDays(from, n) {
+func playSnapshots(ctx context.Context, p *player, w *world.World, book *world.OrderBook, topic string, from, n int, g world.Garbage) error {
+	for _, d := range world.SnapshotDays(from, n) {
 		if err := ctx.Err(); err != nil {
 			return err
 		}

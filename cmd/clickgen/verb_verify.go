@@ -9,9 +9,10 @@ import (
 
 	"github.com/spf13/pflag"
 
-	"github.com/clickgen/clickgen/generator"
+	"github.com/clickgen/clickgen/generator/broker"
 	"github.com/clickgen/clickgen/generator/reconcile"
 	"github.com/clickgen/clickgen/generator/sink"
+	"github.com/clickgen/clickgen/generator/world"
 )
 
 // sendOnlyFlags are the sink flags that mean nothing to a verb that only reads: hidden, and a
@@ -148,7 +149,7 @@ Exit status: 0 when everything agrees, 1 when anything differs or the topics can
 	}{{*hitsTopic, c.AddHit}, {*ordersTopic, c.AddOrder}} {
 		t := time.Now()
 		n := 0
-		err := sink.ConsumeFunc(rctx, brokers, tp.name, func(r sink.Record) error {
+		err := broker.ConsumeFunc(rctx, brokers, tp.name, func(r broker.Record) error {
 			tp.add(reconcile.Message{Partition: r.Partition, Offset: r.Offset, Key: r.Key, Value: r.Value})
 			n++
 			return nil
@@ -190,7 +191,7 @@ Exit status: 0 when everything agrees, 1 when anything differs or the topics can
 // runDaysName names run days [from, from+n) for messages.
 func runDaysName(from, n int) string {
 	if n == 1 {
-		return fmt.Sprintf("day %d (%s)", from, generator.DayDate(from))
+		return fmt.Sprintf("day %d (%s)", from, world.DayDate(from))
 	}
 	return fmt.Sprintf("days %d…%d", from, from+n-1)
 }

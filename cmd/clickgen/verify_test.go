@@ -11,10 +11,10 @@ import (
 	"testing"
 	"time"
 
-	"github.com/clickgen/clickgen/generator"
 	"github.com/clickgen/clickgen/generator/intake"
 	"github.com/clickgen/clickgen/generator/reconcile"
 	"github.com/clickgen/clickgen/generator/sink"
+	"github.com/clickgen/clickgen/generator/world"
 	"github.com/clickgen/clickgen/schema"
 )
 
@@ -171,7 +171,7 @@ func TestInjectEveryClass(t *testing.T) {
 	_, addr := kfakeCluster(t)
 	for _, kind := range []string{"hits", "orders"} {
 		held := map[[2]int64]bool{}
-		for _, class := range generator.GarbageClassesFor(kind) {
+		for _, class := range world.GarbageClassesFor(kind) {
 			out, errs, code := clickgen(t, "inject", "--brokers", addr, "--topic", kind, "--class", class, "--count", "3", "--day", "1")
 			lines := sentLine.FindAllStringSubmatch(out, -1)
 			if code != 0 || len(lines) != 3 {
@@ -186,9 +186,9 @@ func TestInjectEveryClass(t *testing.T) {
 			}
 			want := class
 			switch class {
-			case generator.GarbageAcceptedBad:
+			case world.GarbageAcceptedBad:
 				want = reconcile.Accepted
-			case generator.GarbageVanishing:
+			case world.GarbageVanishing:
 				want = reconcile.NoRow
 			}
 			for _, r := range consume(t, addr, kind) {

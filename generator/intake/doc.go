@@ -13,7 +13,7 @@
 // JSON rules, JSONExtract's lenient number conversions, the unchecked digits of
 // parseDateTime's MySQL syntax). That agreement is not assumed but measured: the tests of this
 // package run both over a corpus of valid and malformed messages on the real engine (chDB,
-// package [github.com/clickgen/clickgen/generator/intake/chdb]) and require the same class
+// package [github.com/clickgen/clickgen/generator/intake/internal/chdb]) and require the same class
 // for every message.
 //
 // Everything here is pure: no I/O, no clock, safe for concurrent use.

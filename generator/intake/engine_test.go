@@ -12,7 +12,7 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/clickgen/clickgen/generator/intake/chdb"
+	"github.com/clickgen/clickgen/generator/intake/internal/chdb"
 )
 
 // The engine tier: the same corpus through the real ClickHouse (chDB 26.7, libchdb.so). It

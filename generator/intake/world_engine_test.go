@@ -18,10 +18,11 @@ import (
 	"testing"
 	"time"
 
-	"github.com/clickgen/clickgen/generator"
+	"github.com/clickgen/clickgen/generator/broker"
 	"github.com/clickgen/clickgen/generator/intake"
-	"github.com/clickgen/clickgen/generator/intake/chdb"
+	"github.com/clickgen/clickgen/generator/intake/internal/chdb"
 	"github.com/clickgen/clickgen/generator/sink"
+	"github.com/clickgen/clickgen/generator/world"
 	"github.com/clickgen/clickgen/schema"
 )
 
@@ -34,15 +35,15 @@ import (
 // heavyGarbage is the garbage profile of these tests: one malformed message in twenty, every
 // class with weight 1 (each topic uses the classes that apply to it), and one redelivery in a
 // hundred.
-var heavyGarbage = generator.Garbage{
+var heavyGarbage = world.Garbage{
 	Rate: 0.05,
 	Mix: map[string]int{
-		generator.GarbageNotAnObject:    1,
-		generator.GarbageKeysetMismatch: 1,
-		generator.GarbageKeyUnparsed:    1,
-		generator.GarbageAcceptedBad:    1,
-		generator.GarbageVanishing:      1,
-		generator.GarbageFieldInvalid:   1,
+		world.GarbageNotAnObject:    1,
+		world.GarbageKeysetMismatch: 1,
+		world.GarbageKeyUnparsed:    1,
+		world.GarbageAcceptedBad:    1,
+		world.GarbageVanishing:      1,
+		world.GarbageFieldInvalid:   1,
 	},
 	Redeliver: 0.01,
 }
@@ -60,20 +61,20 @@ const (
 // fill is the world and its inventory, computed once per test binary.
 var fill struct {
 	once sync.Once
-	w    *generator.World
-	inv  *generator.Inventory
+	w    *world.World
+	inv  *world.Inventory
 	err  error
 }
 
-func fillRun(t *testing.T) (*generator.World, *generator.Inventory) {
+func fillRun(t *testing.T) (*world.World, *world.Inventory) {
 	t.Helper()
 	fill.once.Do(func() {
 		start := time.Now()
-		fill.w, fill.err = generator.NewWorld(generator.Params{})
+		fill.w, fill.err = world.NewWorld(world.Params{})
 		if fill.err != nil {
 			return
 		}
-		fill.inv, fill.err = fill.w.Inventory(context.Background(), runFrom, runDays, generator.PlayOptions{}, heavyGarbage)
+		fill.inv, fill.err = fill.w.Inventory(context.Background(), runFrom, runDays, world.PlayOptions{}, heavyGarbage)
 		t.Logf("inventory of days %d…%d with %+v computed in %v", runFrom, runFrom+runDays-1, heavyGarbage, time.Since(start).Round(time.Millisecond))
 	})
 	if fill.err != nil {
@@ -86,17 +87,17 @@ func fillRun(t *testing.T) (*generator.World, *generator.Inventory) {
 type message struct {
 	key, value []byte
 	unit       int    // the model day of a hit, or the day of an order's snapshot
-	intent     string // "clean", "redelivered", or the garbage class of generator.Extra
-	kind       string // generator.Extra.Kind; "" for a clean message
+	intent     string // "clean", "redelivered", or the garbage class of world.Extra
+	kind       string // world.Extra.Kind; "" for a clean message
 }
 
 // wantHit is the intake's verdict the generator intends for a hit: the error class ("" for
 // ods.event) and whether the message makes a row at all.
 func (m *message) wantHit() (class string, row bool) {
 	switch m.intent {
-	case "clean", "redelivered", generator.GarbageAcceptedBad:
+	case "clean", "redelivered", world.GarbageAcceptedBad:
 		return "", true
-	case generator.GarbageVanishing:
+	case world.GarbageVanishing:
 		return "", false
 	}
 	return m.intent, true
@@ -118,7 +119,7 @@ func (m *message) String() string {
 	return fmt.Sprintf("%s/%s of day %d, key %q: %q", m.intent, m.kind, m.unit, m.key, v)
 }
 
-func extraMessage(e *generator.Extra, unit int) message {
+func extraMessage(e *world.Extra, unit int) message {
 	m := message{key: e.Key, value: e.Value, unit: unit, intent: e.Class, kind: e.Kind}
 	if e.Redelivered() {
 		m.intent = "redelivered"
@@ -128,18 +129,18 @@ func extraMessage(e *generator.Extra, unit int) message {
 
 // hitMessages returns the messages `batch --day d --days 1` sends with garbage g, in the CLI's
 // order (cmd/clickgen playHits and extraQueue): the clean events of the day in order, each
-// generator.Extra placed right before clean message Extra.After, the rest after the last.
-func hitMessages(t *testing.T, w *generator.World, d int, g generator.Garbage) []message {
+// world.Extra placed right before clean message Extra.After, the rest after the last.
+func hitMessages(t *testing.T, w *world.World, d int, g world.Garbage) []message {
 	t.Helper()
 	var out []message
-	var extras []generator.Extra
+	var extras []world.Extra
 	next := 0
 	upTo := func(clean, day int) {
 		for ; next < len(extras) && extras[next].After <= clean; next++ {
 			out = append(out, extraMessage(&extras[next], day))
 		}
 	}
-	err := w.Play(context.Background(), d, 1, generator.PlayOptions{}, func(b *generator.Batch) error {
+	err := w.Play(context.Background(), d, 1, world.PlayOptions{}, func(b *world.Batch) error {
 		if b.From == 0 {
 			extras, next = b.Day.HitExtras(g), 0
 		}
@@ -161,11 +162,11 @@ func hitMessages(t *testing.T, w *generator.World, d int, g generator.Garbage) [
 
 // snapshotMessages returns the messages `snapshot --day from --days n` sends with garbage g,
 // in the CLI's order (cmd/clickgen playSnapshots), and where each snapshot starts: snapshot i
-// of generator.SnapshotDays(from, n) is out[starts[i]:starts[i+1]].
-func snapshotMessages(t *testing.T, w *generator.World, from, n int, g generator.Garbage) (out []message, starts []int) {
+// of world.SnapshotDays(from, n) is out[starts[i]:starts[i+1]].
+func snapshotMessages(t *testing.T, w *world.World, from, n int, g world.Garbage) (out []message, starts []int) {
 	t.Helper()
-	book := generator.NewOrderBook(w)
-	for _, d := range generator.SnapshotDays(from, n) {
+	book := world.NewOrderBook(w)
+	for _, d := range world.SnapshotDays(from, n) {
 		starts = append(starts, len(out))
 		rows, keys, err := book.SnapshotRows(d)
 		if err != nil {
@@ -383,8 +384,8 @@ func TestEngineWorldFile(t *testing.T) {
 		if lines != day.Messages {
 			t.Errorf("lines = %d, want the inventory's %d messages", lines, day.Messages)
 		}
-		if empty != day.Garbage[generator.GarbageVanishing] {
-			t.Errorf("empty lines = %d, want the inventory's %d vanishing", empty, day.Garbage[generator.GarbageVanishing])
+		if empty != day.Garbage[world.GarbageVanishing] {
+			t.Errorf("empty lines = %d, want the inventory's %d vanishing", empty, day.Garbage[world.GarbageVanishing])
 		}
 		if lines-empty != exp.StgRows {
 			t.Errorf("rows = %d, want stg_rows %d", lines-empty, exp.StgRows)
@@ -549,7 +550,7 @@ func TestEngineWorldFile(t *testing.T) {
 func TestEngineWorldKafka(t *testing.T) {
 	s := intake.OpenEngine(t)
 	w, inv := fillRun(t)
-	broker, err := sink.StartBroker("127.0.0.1:0") // hits with 2 partitions, orders with 1
+	broker, err := broker.StartBroker("127.0.0.1:0") // hits with 2 partitions, orders with 1
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -770,7 +771,7 @@ func TestEngineWorldKafka(t *testing.T) {
 		bad := 0
 		for _, row := range tsv(t, s, "SELECT order_id, toString(snapshot_date) FROM "+p.OrderTable()+" FINAL") {
 			d, ok := last[row[0]]
-			if want := generator.DayDate(d).String(); (!ok || row[1] != want) && bad < 10 {
+			if want := world.DayDate(d).String(); (!ok || row[1] != want) && bad < 10 {
 				bad++
 				t.Errorf("order %q: FINAL kept snapshot %s, want %s (a clean row of it sent: %v)", row[0], row[1], want, ok)
 			}

@@ -7,7 +7,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/clickgen/clickgen/generator"
+	"github.com/clickgen/clickgen/generator/world"
 )
 
 // Tally counts messages of one day, snapshot or topic.
@@ -385,7 +385,7 @@ func (c *Checker) Result() *Result {
 			if u.topic != t {
 				continue
 			}
-			ur := UnitResult{Topic: t.String(), Day: u.day, Date: generator.DayDate(u.day).String(), Want: cloneTally(u.want),
+			ur := UnitResult{Topic: t.String(), Day: u.day, Date: world.DayDate(u.day).String(), Want: cloneTally(u.want),
 				Got: newTally(t, e.partitions(t)), StandWant: cloneStand(u.stand), StandGot: Stand{ODSErrors: zeroErrors(t)}, SHA256: u.sha}
 			for p, n := range c.parts[ui] {
 				ur.Got.addPartition(int32(p), n)

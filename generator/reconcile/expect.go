@@ -28,8 +28,8 @@ import (
 	"strconv"
 	"sync"
 
-	"github.com/clickgen/clickgen/generator"
 	"github.com/clickgen/clickgen/generator/intake"
+	"github.com/clickgen/clickgen/generator/world"
 )
 
 // Message is one record read back from a topic.
@@ -91,7 +91,7 @@ const (
 // labelClean labels the clean messages (and their redeliveries); the garbage classes follow.
 const labelClean = "clean"
 
-var labels = append([]string{labelClean}, generator.AllGarbageClasses()...)
+var labels = append([]string{labelClean}, world.AllGarbageClasses()...)
 
 // Outcomes returns what the intake of topic ("hits" or "orders") can do with a message, in the
 // order tables list them: Accepted, the error classes, NoRow.
@@ -105,9 +105,9 @@ func Outcomes(topic string) []string {
 // labelOutcome is what the generator says the intake does with a message of label l.
 func labelOutcome(t topic, l uint8) (uint8, bool) {
 	switch labels[l] {
-	case labelClean, generator.GarbageAcceptedBad:
+	case labelClean, world.GarbageAcceptedBad:
 		return outAccepted, true
-	case generator.GarbageVanishing:
+	case world.GarbageVanishing:
 		return outNoRow, true
 	}
 	i := slices.Index(outcomes[t], labels[l])
@@ -205,10 +205,10 @@ type unit struct {
 // inventory of the same range. It is immutable and safe for concurrent use.
 type Expectation struct {
 	// Inventory is the inventory of the same range and garbage: what the stand must hold.
-	Inventory *generator.Inventory
+	Inventory *world.Inventory
 	// From and Days are the run days; Garbage the settings the messages were sent with.
 	From, Days int
-	Garbage    generator.Garbage
+	Garbage    world.Garbage
 	// HitPartitions and OrderPartitions are the partition counts keys were placed with.
 	HitPartitions, OrderPartitions int32
 
@@ -243,7 +243,7 @@ func (e *Expectation) partitions(t topic) int32 {
 // builder accumulates an Expectation.
 type builder struct {
 	e       *Expectation
-	g       generator.Garbage
+	g       world.Garbage
 	workers int
 	kindIdx map[string]uint16
 	work    []*dayWork
@@ -256,7 +256,7 @@ type builder struct {
 // from−1 … from+n−2) with theirs, exactly as clickgen batch and snapshot send them. It computes
 // the inventory of the same range in the same pass and fails if the two disagree (a generator
 // bug). Its result does not depend on opt.Workers.
-func Expect(ctx context.Context, w *generator.World, from, n int, g generator.Garbage, opt Options) (*Expectation, error) {
+func Expect(ctx context.Context, w *world.World, from, n int, g world.Garbage, opt Options) (*Expectation, error) {
 	switch {
 	case from < 0:
 		return nil, fmt.Errorf("reconcile: model day %d: days start at 0", from)
@@ -286,10 +286,10 @@ func Expect(ctx context.Context, w *generator.World, from, n int, g generator.Ga
 	for range b.workers {
 		b.work = append(b.work, &dayWork{h: newHasher()})
 	}
-	book := generator.NewOrderBook(w)
+	book := world.NewOrderBook(w)
 	// The inventory plays the days; each day passes through here before its first batch, so
 	// the days are generated once for both.
-	inv, err := w.Inventory(ctx, from, n, generator.PlayOptions{Workers: opt.Workers, OnDay: func(day *generator.Day) {
+	inv, err := w.Inventory(ctx, from, n, world.PlayOptions{Workers: opt.Workers, OnDay: func(day *world.Day) {
 		book.Add(day)
 		if b.err == nil && ctx.Err() == nil {
 			b.addDay(day)
@@ -302,7 +302,7 @@ func Expect(ctx context.Context, w *generator.World, from, n int, g generator.Ga
 		return nil, err
 	}
 	e.Inventory = inv
-	for _, d := range generator.SnapshotDays(from, n) {
+	for _, d := range world.SnapshotDays(from, n) {
 		if err := ctx.Err(); err != nil {
 			return nil, err
 		}
@@ -423,13 +423,13 @@ type dayWork struct {
 
 // addDay adds the hits of day: its clean events (digested and classified on the workers), then
 // its extras.
-func (b *builder) addDay(day *generator.Day) {
+func (b *builder) addDay(day *world.Day) {
 	e := b.e
 	u := b.newUnit(hits, day.N)
 	n := day.Len()
 	cleanSlot := make([]int32, n)
 	running := sha256.New()
-	step := generator.BatchEvents
+	step := world.BatchEvents
 	for lo := 0; lo < n; lo += step * len(b.work) {
 		var wg sync.WaitGroup
 		for k, wk := range b.work {
@@ -479,7 +479,7 @@ func (b *builder) addDay(day *generator.Day) {
 }
 
 // digestEvents renders events [a, z) of day and digests and classifies them.
-func (wk *dayWork) digestEvents(day *generator.Day, a, z int) {
+func (wk *dayWork) digestEvents(day *world.Day, a, z int) {
 	wk.buf, wk.ends, wk.res = wk.buf[:0], wk.ends[:0], wk.res[:0]
 	var key []byte
 	for i := a; i < z; i++ {
@@ -497,7 +497,7 @@ func (wk *dayWork) digestEvents(day *generator.Day, a, z int) {
 
 // addExtra adds a malformed message or a redelivery of unit u; cleanSlot maps the unit's
 // clean messages to their slots.
-func (b *builder) addExtra(u int32, x *generator.Extra, cleanSlot []int32) error {
+func (b *builder) addExtra(u int32, x *world.Extra, cleanSlot []int32) error {
 	e := b.e
 	un := &e.units[u]
 	if x.Redelivered() {
@@ -535,7 +535,7 @@ func (b *builder) orderID(id string) uint64 {
 }
 
 // addSnapshot adds the orders of snapshot d, as snapshot sends them.
-func (b *builder) addSnapshot(w *generator.World, book *generator.OrderBook, d int) error {
+func (b *builder) addSnapshot(w *world.World, book *world.OrderBook, d int) error {
 	e := b.e
 	rows, keys, err := book.SnapshotRows(d)
 	if err != nil {
@@ -581,7 +581,7 @@ func (e *Expectation) matchInventory() error {
 		var sha string
 		var msgs, redelivered int
 		var garbage map[string]int
-		var exp generator.Expect
+		var exp world.Expect
 		if u.topic == hits {
 			if di >= len(inv.Days) || inv.Days[di].Day != u.day {
 				return fmt.Errorf("reconcile: the inventory lacks day %d", u.day)
@@ -616,7 +616,7 @@ func (e *Expectation) matchInventory() error {
 }
 
 // standOf turns the inventory's Expect into a Stand with every error class of topic t listed.
-func standOf(t topic, x generator.Expect) Stand {
+func standOf(t topic, x world.Expect) Stand {
 	s := Stand{StgRows: x.StgRows, ODSErrors: map[string]int{}}
 	for _, o := range outcomes[t][1:outNoRow] {
 		s.ODSErrors[o] = x.ODSErrors[o]

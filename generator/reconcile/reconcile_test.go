@@ -10,15 +10,15 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/clickgen/clickgen/generator"
 	"github.com/clickgen/clickgen/generator/intake"
+	"github.com/clickgen/clickgen/generator/world"
 )
 
 // sentMessages plays run days [from, from+n) the way clickgen batch and snapshot send them,
 // independently of Expect: clean events from World.Play with the day's extras interleaved at
 // their positions, then each snapshot's rows with theirs; keys placed by murmur2 over the
 // stand's partition counts and numbered with per-partition offsets, as a broker would.
-func sentMessages(t testing.TB, w *generator.World, from, n int, g generator.Garbage) (hitMsgs, orderMsgs []Message) {
+func sentMessages(t testing.TB, w *world.World, from, n int, g world.Garbage) (hitMsgs, orderMsgs []Message) {
 	t.Helper()
 	offsets := [2]map[int32]int64{{}, {}}
 	put := func(dst *[]Message, tp topic, parts int32, key, value []byte) {
@@ -26,9 +26,9 @@ func sentMessages(t testing.TB, w *generator.World, from, n int, g generator.Gar
 		*dst = append(*dst, Message{Partition: p, Offset: offsets[tp][p], Key: key, Value: value})
 		offsets[tp][p]++
 	}
-	var extras []generator.Extra
+	var extras []world.Extra
 	next := 0
-	err := w.Play(context.Background(), from, n, generator.PlayOptions{}, func(b *generator.Batch) error {
+	err := w.Play(context.Background(), from, n, world.PlayOptions{}, func(b *world.Batch) error {
 		if b.From == 0 {
 			extras, next = b.Day.HitExtras(g), 0
 		}
@@ -48,8 +48,8 @@ func sentMessages(t testing.TB, w *generator.World, from, n int, g generator.Gar
 	if err != nil {
 		t.Fatal(err)
 	}
-	book := generator.NewOrderBook(w)
-	for _, d := range generator.SnapshotDays(from, n) {
+	book := world.NewOrderBook(w)
+	for _, d := range world.SnapshotDays(from, n) {
 		rows, keys, err := book.SnapshotRows(d)
 		if err != nil {
 			t.Fatal(err)
@@ -72,7 +72,7 @@ func sentMessages(t testing.TB, w *generator.World, from, n int, g generator.Gar
 // fixture is one expectation with the messages it describes, shared by the tests that each
 // change one message.
 type fixture struct {
-	w                  *generator.World
+	w                  *world.World
 	e                  *Expectation
 	hitMsgs, orderMsgs []Message
 }
@@ -87,11 +87,11 @@ var (
 func canonicalFixture(t *testing.T) *fixture {
 	t.Helper()
 	canonicalOnce.Do(func() {
-		w, err := generator.NewWorld(generator.Params{})
+		w, err := world.NewWorld(world.Params{})
 		if err != nil {
 			t.Fatal(err)
 		}
-		g := generator.Garbage{Rate: 0.002, Redeliver: 0.002}
+		g := world.Garbage{Rate: 0.002, Redeliver: 0.002}
 		e, err := Expect(context.Background(), w, 0, 2, g, Options{})
 		if err != nil {
 			t.Fatal(err)
@@ -302,15 +302,15 @@ func TestChangedByte(t *testing.T) {
 // intake's verdict on each arrived class agrees with the generator's, and the stand's view
 // with the inventory.
 func TestGarbageHeavy(t *testing.T) {
-	w, err := generator.NewWorld(generator.Params{Scale: 0.3})
+	w, err := world.NewWorld(world.Params{Scale: 0.3})
 	if err != nil {
 		t.Fatal(err)
 	}
 	mix := map[string]int{}
-	for _, c := range generator.AllGarbageClasses() {
+	for _, c := range world.AllGarbageClasses() {
 		mix[c] = 1
 	}
-	g := generator.Garbage{Rate: 0.05, Mix: mix, Redeliver: 0.01}
+	g := world.Garbage{Rate: 0.05, Mix: mix, Redeliver: 0.01}
 	e, err := Expect(context.Background(), w, 3, 3, g, Options{Workers: 3})
 	if err != nil {
 		t.Fatal(err)
@@ -345,18 +345,18 @@ func TestGarbageHeavy(t *testing.T) {
 }
 
 func TestExpectRejects(t *testing.T) {
-	w, _ := generator.NewWorld(generator.Params{})
+	w, _ := world.NewWorld(world.Params{})
 	for _, tc := range []struct {
 		from, n int
-		g       generator.Garbage
-	}{{-1, 1, generator.Garbage{}}, {0, 0, generator.Garbage{}}, {0, 1, generator.Garbage{Rate: -1}}} {
+		g       world.Garbage
+	}{{-1, 1, world.Garbage{}}, {0, 0, world.Garbage{}}, {0, 1, world.Garbage{Rate: -1}}} {
 		if _, err := Expect(context.Background(), w, tc.from, tc.n, tc.g, Options{}); err == nil {
 			t.Errorf("Expect(from %d, n %d, %+v) = nil error", tc.from, tc.n, tc.g)
 		}
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
-	if _, err := Expect(ctx, w, 0, 2, generator.Garbage{}, Options{}); err == nil {
+	if _, err := Expect(ctx, w, 0, 2, world.Garbage{}, Options{}); err == nil {
 		t.Error("Expect with a cancelled context succeeded")
 	}
 }

@@ -7,7 +7,7 @@ import (
 	"strings"
 	"text/tabwriter"
 
-	"github.com/clickgen/clickgen/generator"
+	"github.com/clickgen/clickgen/generator/world"
 )
 
 // WriteTable writes r as a short human table: a row per day (hits) and per snapshot (orders),
@@ -166,7 +166,7 @@ func short(sha string) string {
 }
 
 func snapshotRange(from, n int) string {
-	ds := generator.SnapshotDays(from, n)
+	ds := world.SnapshotDays(from, n)
 	switch len(ds) {
 	case 0:
 		return "none"
@@ -176,14 +176,14 @@ func snapshotRange(from, n int) string {
 	return fmt.Sprintf("%d…%d", ds[0], ds[len(ds)-1])
 }
 
-func garbageText(g generator.Garbage) string {
+func garbageText(g world.Garbage) string {
 	if g.Rate == 0 && g.Redeliver == 0 {
 		return "no garbage, no redelivery"
 	}
 	s := fmt.Sprintf("garbage %g", g.Rate)
 	if g.Mix != nil {
 		var parts []string
-		for _, c := range generator.AllGarbageClasses() {
+		for _, c := range world.AllGarbageClasses() {
 			if w, ok := g.Mix[c]; ok {
 				parts = append(parts, fmt.Sprintf("%s=%d", c, w))
 			}

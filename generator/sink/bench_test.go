@@ -1,14 +1,16 @@
-package sink
+package sink_test
 
 import (
 	"context"
 	"fmt"
-	"github.com/clickgen/clickgen/schema"
 	"io"
 	"math/rand/v2"
 	"strconv"
 	"testing"
 	"time"
+
+	. "github.com/clickgen/clickgen/generator/sink"
+	"github.com/clickgen/clickgen/schema"
 
 	"github.com/twmb/franz-go/pkg/kfake"
 )

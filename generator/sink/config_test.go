@@ -1,4 +1,4 @@
-package sink
+package sink_test
 
 import (
 	"context"
@@ -16,6 +16,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	. "github.com/clickgen/clickgen/generator/sink"
 
 	"github.com/twmb/franz-go/pkg/kfake"
 )

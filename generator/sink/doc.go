@@ -1,7 +1,7 @@
-// Package sink is where clickgen's bytes go: a Kafka producer (franz-go), a
-// file or stdout writer that writes exactly the bytes Kafka would get, an
-// embedded Kafka-compatible broker (kfake), and a reader that takes a topic
-// back for verification.
+// Package sink is where clickgen's bytes go: a Kafka producer (franz-go), and
+// a file or stdout writer that writes exactly the bytes Kafka would get. The
+// embedded broker and reading topics back live in generator/broker; the
+// latency histogram in generator/metrics.
 //
 // Every sink implements [Sink]: Send queues a [Message] asynchronously, Flush
 // waits until everything queued is acknowledged, Stats is a snapshot safe to

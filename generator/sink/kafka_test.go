@@ -1,16 +1,19 @@
-package sink
+package sink_test
 
 import (
 	"bytes"
 	"context"
 	"errors"
-	"github.com/clickgen/clickgen/schema"
 	"maps"
 	"net"
 	"strings"
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/clickgen/clickgen/generator/broker"
+	. "github.com/clickgen/clickgen/generator/sink"
+	"github.com/clickgen/clickgen/schema"
 
 	"github.com/twmb/franz-go/pkg/kadm"
 	"github.com/twmb/franz-go/pkg/kerr"
@@ -536,20 +539,20 @@ func TestConsumeBounds(t *testing.T) {
 	ctx := context.Background()
 
 	start := time.Now()
-	recs, err := Consume(ctx, addrs, "orders")
+	recs, err := broker.Consume(ctx, addrs, "orders")
 	if err != nil || len(recs) != 0 {
-		t.Errorf("Consume(empty) = %d records, %v; want none, nil", len(recs), err)
+		t.Errorf("broker.Consume(empty) = %d records, %v; want none, nil", len(recs), err)
 	}
 	if el := time.Since(start); el > 5*time.Second {
-		t.Errorf("Consume(empty) took %v", el)
+		t.Errorf("broker.Consume(empty) took %v", el)
 	}
-	if _, err := Consume(ctx, addrs, "nope"); err == nil || !strings.Contains(err.Error(), "does not exist") {
-		t.Errorf("Consume(missing) = %v, want 'does not exist'", err)
+	if _, err := broker.Consume(ctx, addrs, "nope"); err == nil || !strings.Contains(err.Error(), "does not exist") {
+		t.Errorf("broker.Consume(missing) = %v, want 'does not exist'", err)
 	}
 	cctx, cancel := context.WithCancel(ctx)
 	cancel()
-	if _, err := Consume(cctx, addrs, "orders"); !errors.Is(err, context.Canceled) {
-		t.Errorf("Consume(cancelled) = %v, want context.Canceled", err)
+	if _, err := broker.Consume(cctx, addrs, "orders"); !errors.Is(err, context.Canceled) {
+		t.Errorf("broker.Consume(cancelled) = %v, want context.Canceled", err)
 	}
 
 	k := newKafka(t, addrs)
@@ -557,7 +560,7 @@ func TestConsumeBounds(t *testing.T) {
 	sendAll(t, k, first)
 	more := testMessages("hits", 600)[300:]
 	var n int
-	err = ConsumeFunc(ctx, addrs, "hits", func(r Record) error {
+	err = broker.ConsumeFunc(ctx, addrs, "hits", func(r broker.Record) error {
 		if n == 0 {
 			sendAll(t, k, more) // lands after the end offsets Consume took
 		}
@@ -571,7 +574,7 @@ func TestConsumeBounds(t *testing.T) {
 		t.Errorf("second Consume read %d, want 600", got)
 	}
 	stop := errors.New("stop")
-	if err := ConsumeFunc(ctx, addrs, "hits", func(Record) error { return stop }); !errors.Is(err, stop) {
+	if err := broker.ConsumeFunc(ctx, addrs, "hits", func(broker.Record) error { return stop }); !errors.Is(err, stop) {
 		t.Errorf("ConsumeFunc = %v, want fn's error", err)
 	}
 }

@@ -391,3 +391,21 @@ func (a slogAdapter) Log(level kgo.LogLevel, msg string, keyvals ...any) {
 	}
 	a.l.Log(context.Background(), l, msg, keyvals...)
 }
+
+// ClientOpts returns the kgo options a reader of the topics needs to reach
+// brokers with the connection settings of opts (TLS, SASL, ClientID,
+// ConnectTimeout, Logger); brokers replaces any SeedBrokers and producer
+// settings are ignored. The options are validated as [NewKafka] validates
+// them.
+func ClientOpts(brokers []string, opts ...Opt) ([]kgo.Opt, error) {
+	c := defaultCfg()
+	for _, o := range opts {
+		o.apply(&c)
+	}
+	c.brokers = nil
+	SeedBrokers(brokers...).apply(&c)
+	if err := c.validate(); err != nil {
+		return nil, err
+	}
+	return c.connOpts(), nil
+}

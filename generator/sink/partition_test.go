@@ -1,11 +1,12 @@
-package sink
+package sink_test
 
 import (
-	"github.com/clickgen/clickgen/schema"
 	"math"
 	"math/rand/v2"
 	"strconv"
 	"testing"
+
+	"github.com/clickgen/clickgen/schema"
 
 	"github.com/twmb/franz-go/pkg/kgo"
 )

@@ -1,14 +1,17 @@
-package sink
+package sink_test
 
 import (
 	"encoding/json"
 	"reflect"
 	"testing"
 	"time"
+
+	"github.com/clickgen/clickgen/generator/metrics"
+	. "github.com/clickgen/clickgen/generator/sink"
 )
 
 func TestReportJSON(t *testing.T) {
-	var lat Histogram
+	var lat metrics.Histogram
 	for i := 1; i <= 100; i++ {
 		lat.Record(time.Duration(i) * time.Millisecond)
 	}

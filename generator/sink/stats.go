@@ -7,6 +7,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/clickgen/clickgen/generator/metrics"
 )
 
 // Stats is a snapshot of a sink's counters. Counters are read one by one
@@ -17,7 +19,7 @@ type Stats struct {
 	Topics map[string]TopicStats
 	// Latency is the distribution of the time from each acknowledged
 	// message's Due to its acknowledgement, over all topics.
-	Latency Histogram
+	Latency metrics.Histogram
 }
 
 // TopicStats are the counters of one topic.
@@ -55,7 +57,7 @@ type recorder struct {
 	mu     sync.RWMutex
 	topics map[string]*topicCounters
 
-	lat latencyRecorder
+	lat metrics.Recorder
 
 	errMu      sync.Mutex
 	failed     int64
@@ -138,7 +140,7 @@ func (r *recorder) ack(tc *topicCounters, part int32, valueLen int, lat time.Dur
 	tc.acked.Add(1)
 	tc.nbytes.Add(int64(valueLen))
 	tc.parts.add(part)
-	r.lat.record(lat)
+	r.lat.Record(lat)
 }
 
 // fail counts one failed message.
@@ -205,7 +207,7 @@ func (r *recorder) snapshot() Stats {
 		s.Topics[t] = ts
 	}
 	r.errMu.Unlock()
-	s.Latency = r.lat.snapshot()
+	s.Latency = r.lat.Snapshot()
 	return s
 }
 

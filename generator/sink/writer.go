@@ -4,11 +4,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/clickgen/clickgen/schema"
 	"io"
 	"os"
 	"sync"
 	"time"
+
+	"github.com/clickgen/clickgen/schema"
 )
 
 // WriterOptions configure a [Writer]. The zero value means defaults.

@@ -1,16 +1,18 @@
-package sink
+package sink_test
 
 import (
 	"bytes"
 	"context"
 	"errors"
-	"github.com/clickgen/clickgen/schema"
 	"io"
 	"maps"
 	"os"
 	"path/filepath"
 	"testing"
 	"time"
+
+	. "github.com/clickgen/clickgen/generator/sink"
+	"github.com/clickgen/clickgen/schema"
 )
 
 // TestWriterLines: each message is its value plus "\n", tombstones and empty

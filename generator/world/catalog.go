@@ -1,0 +1,195 @@
+package world
+
+import (
+	"bytes"
+	"crypto/sha256"
+	_ "embed"
+	"encoding/csv"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+	"unicode/utf8"
+)
+
+// DefaultCatalogCSV is the shop's own catalog: 6 categories × 30 products with Russian names,
+// brands, integer kopeck prices and a demand level, in the shape of the stand's dictionary file.
+//
+//go:embed data/catalog.csv
+var DefaultCatalogCSV []byte
+
+// Demand levels (world.md §4.2): how likely a product on an opened card is taken into a basket.
+const (
+	DemandMagnet   = 0 // магнит
+	DemandOrdinary = 1 // обычный
+	DemandSlow     = 2 // залёживается
+)
+
+// DemandNames are the spellings of the demand levels in the catalog file, by level.
+var DemandNames = [3]string{"магнит", "обычный", "залёживается"}
+
+// DefaultDemand is the level of every product of a catalog file without a demand column (the
+// stand's older five-column file): ordinary.
+const DefaultDemand = DemandOrdinary
+
+var catalogHeader = []string{"sku", "name", "category", "brand", "price", "demand"}
+
+// Product is one catalog row.
+type Product struct {
+	SKU      string
+	Name     string
+	Category int // index into Categories
+	Brand    string
+	Price    int64 // kopecks
+	Demand   int   // DemandMagnet, DemandOrdinary or DemandSlow
+}
+
+// Catalog is the shop's assortment. Product index = 0-based row number in the file; a visit's
+// card is drawn among its category's rows in file order.
+type Catalog struct {
+	Products   []Product
+	ByCategory [len(Categories)][]int // product indices per category, in file order
+	SHA256     string                 // hex SHA-256 of the file's bytes
+}
+
+// DefaultCatalog returns the embedded catalog.
+func DefaultCatalog() *Catalog {
+	c, err := ParseCatalog(DefaultCatalogCSV)
+	if err != nil {
+		panic("generator: embedded catalog: " + err.Error())
+	}
+	return c
+}
+
+// CatalogError is a malformed catalog file: it names the line and, when it concerns one
+// field, the CSV column (1-based field number) and its name.
+type CatalogError struct {
+	Line   int
+	Column int    // 1-based field number; 0 when the error concerns the whole line
+	Field  string // the column's name from the header
+	Err    error
+}
+
+func (e *CatalogError) Error() string {
+	if e.Column == 0 {
+		return fmt.Sprintf("line %d: %v", e.Line, e.Err)
+	}
+	return fmt.Sprintf("line %d, column %d (%s): %v", e.Line, e.Column, e.Field, e.Err)
+}
+
+func (e *CatalogError) Unwrap() error { return e.Err }
+
+// ParseCatalog reads a catalog in the stand's format: a header `sku,name,category,brand,price`
+// optionally followed by `,demand`, then one product per line; price in integer kopecks;
+// category one of the six category names; demand магнит, обычный or залёживается (without the
+// column every product is DefaultDemand). Every category needs at least one product and SKUs
+// are unique.
+func ParseCatalog(data []byte) (*Catalog, error) {
+	sum := sha256.Sum256(data)
+	r := csv.NewReader(bytes.NewReader(bytes.TrimPrefix(data, []byte("\uFEFF"))))
+	header, err := r.Read()
+	if err != nil {
+		if errors.Is(err, io.EOF) {
+			return nil, &CatalogError{Line: 1, Err: errors.New("empty file: want a header sku,name,category,brand,price[,demand]")}
+		}
+		return nil, csvError(err)
+	}
+	cols := len(header)
+	if cols != 5 && cols != 6 {
+		return nil, &CatalogError{Line: 1, Err: fmt.Errorf("header has %d columns, want sku,name,category,brand,price[,demand]", cols)}
+	}
+	for i, h := range header {
+		if strings.TrimSpace(h) != catalogHeader[i] {
+			return nil, &CatalogError{Line: 1, Column: i + 1, Field: catalogHeader[i], Err: fmt.Errorf("header says %q, want %q", h, catalogHeader[i])}
+		}
+	}
+	r.FieldsPerRecord = cols
+	c := &Catalog{SHA256: hex.EncodeToString(sum[:])}
+	seen := map[string]int{}
+	lastLine := 1
+	for {
+		rec, err := r.Read()
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			return nil, csvError(err)
+		}
+		line, _ := r.FieldPos(0)
+		lastLine = line
+		bad := func(field int, format string, args ...any) error {
+			l, _ := r.FieldPos(field)
+			return &CatalogError{Line: l, Column: field + 1, Field: catalogHeader[field], Err: fmt.Errorf(format, args...)}
+		}
+		p := Product{SKU: rec[0], Name: rec[1], Brand: rec[3], Demand: DefaultDemand, Category: -1}
+		for i, f := range rec {
+			if !utf8.ValidString(f) {
+				return nil, bad(i, "not valid UTF-8")
+			}
+		}
+		if p.SKU == "" || strings.ContainsAny(p.SKU, " \t/?#&") {
+			return nil, bad(0, "SKU %q: want a non-empty code without spaces or URL characters", p.SKU)
+		}
+		if prev, dup := seen[p.SKU]; dup {
+			return nil, bad(0, "SKU %s repeats line %d", p.SKU, prev)
+		}
+		seen[p.SKU] = line
+		if p.Name == "" {
+			return nil, bad(1, "empty name")
+		}
+		for i, cat := range Categories {
+			if rec[2] == cat.Name {
+				p.Category = i
+			}
+		}
+		if p.Category < 0 {
+			return nil, bad(2, "unknown category %q; want one of %s", rec[2], categoryNames())
+		}
+		price, err := strconv.ParseInt(rec[4], 10, 64)
+		if err != nil || price <= 0 {
+			return nil, bad(4, "%q is not a positive integer number of kopecks", rec[4])
+		}
+		p.Price = price
+		if cols == 6 {
+			p.Demand = -1
+			for i, name := range DemandNames {
+				if rec[5] == name {
+					p.Demand = i
+				}
+			}
+			if p.Demand < 0 {
+				return nil, bad(5, "unknown demand level %q; want магнит, обычный or залёживается", rec[5])
+			}
+		}
+		c.ByCategory[p.Category] = append(c.ByCategory[p.Category], len(c.Products))
+		c.Products = append(c.Products, p)
+	}
+	for i, idx := range c.ByCategory {
+		if len(idx) == 0 {
+			return nil, &CatalogError{Line: lastLine, Err: fmt.Errorf("no product in category %q: every category needs one", Categories[i].Name)}
+		}
+	}
+	return c, nil
+}
+
+func categoryNames() string {
+	names := make([]string, len(Categories))
+	for i, c := range Categories {
+		names[i] = strconv.Quote(c.Name)
+	}
+	return strings.Join(names, ", ")
+}
+
+func csvError(err error) error {
+	var pe *csv.ParseError
+	if errors.As(err, &pe) {
+		ce := &CatalogError{Line: pe.Line, Err: fmt.Errorf("at byte %d: %w", pe.Column, pe.Err)}
+		if errors.Is(pe.Err, csv.ErrFieldCount) {
+			ce.Err = errors.New("wrong number of fields: want the header's columns, separated by commas (quote names that contain commas)")
+		}
+		return ce
+	}
+	return err
+}

@@ -1,0 +1,233 @@
+package world
+
+import (
+	"slices"
+	"sync"
+)
+
+// noDay marks "no such day" in int32 day fields.
+const noDay = int32(-1 << 30)
+
+const maxID = 1 << 53 // ids are drawn U[1, 2^53)
+
+// cookie is one ClientID of the plan with its passport (world.md §3.2, §3.6).
+type cookie struct {
+	clientID uint64
+	personID uint64
+	birth    int32 // absolute model day the cookie first appears
+	assigned int32 // absolute day of its guaranteed order (two-cookie pairs), or noDay
+	device   uint8
+	city     uint8
+	buyer    bool
+	second   bool // the second cookie of a two-cookie pair
+}
+
+// cohort is the people who first appear on day d: a pure function of (seed, scale, d).
+type cohort struct {
+	day     int
+	people  int
+	cookies []cookie
+	// active[k] lists the cookies (indices, ascending) with an activity day d+k, k = 0…90.
+	active [returnTailDays + 1][]int32
+}
+
+// cohortOf computes the cohort of day d, drawing from the COMPOSITION stream of d in the
+// order of world.md §3.2.
+func (w *World) cohortOf(d int) *cohort {
+	s := NewStream(w.Seed, Composition, d, 0)
+	c := &cohort{day: d}
+
+	// 1. Inflow.
+	base := inflowBase * weeklyProfilePercent[Weekday(d)] / 100
+	spread := base * 5 / 100
+	people := int(int64(base+s.Range(-spread, spread+1)) * w.permil / 1000)
+	c.people = people
+
+	// 2. Buyers. 3. Pairs. 4. Layout: first cookies, then second cookies of pairs.
+	buyer := make([]bool, people)
+	for i := range buyer {
+		buyer[i] = s.Percent(buyerPercent)
+	}
+	var pairOf []int32 // person index of each second cookie
+	for i, b := range buyer {
+		if b && s.Percent(pairedBuyerPercent) {
+			pairOf = append(pairOf, int32(i))
+		}
+	}
+	n := people + len(pairOf)
+	c.cookies = make([]cookie, n)
+	for i := range c.cookies {
+		ck := &c.cookies[i]
+		ck.assigned = noDay
+		if i < people {
+			ck.buyer = buyer[i]
+		} else {
+			ck.buyer, ck.second = true, true
+		}
+	}
+
+	// 5. ClientIDs.
+	for i := range c.cookies {
+		c.cookies[i].clientID = uint64(s.Range(1, maxID))
+	}
+	// 6. Birth days.
+	for i := range c.cookies {
+		c.cookies[i].birth = int32(d)
+	}
+	for i := people; i < n; i++ {
+		c.cookies[i].birth = int32(d + 1 + s.Pick(&returnDelayTable))
+	}
+
+	// 7. Active days: one-shot flags, return counts (ordinary returners first, then buyer
+	// returners), then the delays of every return, from birth.
+	returner := make([]bool, n)
+	for i, ck := range c.cookies {
+		oneShot := oneShotPercent
+		if ck.buyer {
+			oneShot = buyerOneShotPercent
+		}
+		returner[i] = s.Int(100) >= oneShot
+	}
+	returns := make([]int, n)
+	for _, buyers := range [2]bool{false, true} {
+		for i, ck := range c.cookies {
+			if !returner[i] || ck.buyer != buyers {
+				continue
+			}
+			if buyers {
+				returns[i] = 1 + s.Pick(&buyerReturnCountTable)
+			} else {
+				returns[i] = 1 + s.Pick(&returnCountTable)
+			}
+		}
+	}
+	last := int32(d + returnTailDays)
+	var counts [returnTailDays + 1]int
+	days := make([][]int32, n)
+	arena := make([]int32, 0, n+n/2)
+	for i, ck := range c.cookies {
+		start := len(arena)
+		arena = append(arena, ck.birth)
+		for range returns[i] {
+			if day := ck.birth + int32(1+s.Pick(&returnDelayTable)); day <= last {
+				arena = append(arena, day)
+			}
+		}
+		ds := arena[start:len(arena):len(arena)]
+		if len(ds) > 1 {
+			slices.Sort(ds)
+			ds = slices.Compact(ds)
+		}
+		days[i] = ds
+		for _, day := range ds {
+			counts[day-int32(d)]++
+		}
+	}
+	// The per-day index of active cookies, in one allocation.
+	total := 0
+	for _, n := range counts {
+		total += n
+	}
+	flat := make([]int32, 0, total)
+	for k, n := range counts {
+		c.active[k] = flat[len(flat) : len(flat) : len(flat)+n]
+		flat = flat[:len(flat)+n]
+	}
+	for i, ds := range days {
+		for _, day := range ds {
+			k := day - int32(d)
+			c.active[k] = append(c.active[k], int32(i))
+		}
+	}
+
+	// 8. Guaranteed orders of two-cookie pairs: one day per cookie, uniform among its activity
+	// days on the axis (day ≥ 0); only if both cookies have one.
+	onAxis := func(ds []int32) []int32 {
+		i, _ := slices.BinarySearch(ds, 0)
+		return ds[i:]
+	}
+	for j, p := range pairOf {
+		first, second := &c.cookies[p], &c.cookies[people+j]
+		a, b := onAxis(days[p]), onAxis(days[people+j])
+		ia, ib := s.Int(max(len(a), 1)), s.Int(max(len(b), 1))
+		if len(a) > 0 && len(b) > 0 {
+			first.assigned, second.assigned = a[ia], b[ib]
+		}
+	}
+
+	// 9. Passport: device and city per first cookie; a second cookie keeps the city and takes
+	// a device from the other half of the device table.
+	for i := range people {
+		ck := &c.cookies[i]
+		ck.device = uint8(s.Pick(&w.devTable))
+		ck.city = uint8(s.Pick(&w.cityTable))
+	}
+	for j, p := range pairOf {
+		first, second := &c.cookies[p], &c.cookies[people+j]
+		second.city = first.city
+		if Devices[first.device].Category == devicePhone {
+			second.device = uint8(w.otherIdx[s.Pick(&w.otherTable)])
+		} else {
+			second.device = uint8(w.phoneIdx[s.Pick(&w.phoneTable)])
+		}
+	}
+
+	// 10. person_id, the last draw of the stream.
+	for i := range people {
+		c.cookies[i].personID = uint64(s.Range(1, maxID))
+	}
+	for j, p := range pairOf {
+		c.cookies[people+j].personID = c.cookies[p].personID
+	}
+	return c
+}
+
+// cohortCacheSize keeps the cohorts of one day (91) plus room for days generated in parallel
+// (world.md: an LRU of RETURN_TAIL_DAYS + 8 cohorts). It is a cache only: evicting a cohort
+// costs time, never bytes.
+const cohortCacheSize = returnTailDays + 8 + 32
+
+type cohortEntry struct {
+	ready chan struct{}
+	c     *cohort
+	used  uint64
+}
+
+// cohortCache memoises cohorts; concurrent requests for the same day compute it once.
+type cohortCache struct {
+	mu      sync.Mutex
+	entries map[int]*cohortEntry // lookup only, never iterated for output
+	tick    uint64
+	size    int
+}
+
+func newCohortCache(size int) *cohortCache {
+	return &cohortCache{entries: make(map[int]*cohortEntry), size: size}
+}
+
+func (w *World) cohort(d int) *cohort {
+	cc := w.cohorts
+	cc.mu.Lock()
+	cc.tick++
+	if e, ok := cc.entries[d]; ok {
+		e.used = cc.tick
+		cc.mu.Unlock()
+		<-e.ready
+		return e.c
+	}
+	e := &cohortEntry{ready: make(chan struct{}), used: cc.tick}
+	cc.entries[d] = e
+	if len(cc.entries) > cc.size {
+		oldDay, oldest := 0, ^uint64(0)
+		for day, x := range cc.entries {
+			if x.used < oldest || (x.used == oldest && day < oldDay) {
+				oldDay, oldest = day, x.used
+			}
+		}
+		delete(cc.entries, oldDay)
+	}
+	cc.mu.Unlock()
+	e.c = w.cohortOf(d)
+	close(e.ready)
+	return e.c
+}

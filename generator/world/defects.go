@@ -1,0 +1,513 @@
+package world
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"math"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/brianvoe/gofakeit/v7"
+
+	"github.com/clickgen/clickgen/schema"
+)
+
+// Garbage classes, named by what the stand's intake records (stand.md). accepted_bad and
+// vanishing are opt-in: they are used only when --garbage-mix names them.
+const (
+	GarbageNotAnObject    = "not_an_object"
+	GarbageKeysetMismatch = "keyset_mismatch"
+	GarbageKeyUnparsed    = "key_field_unparsed" // hits only
+	GarbageAcceptedBad    = "accepted_bad"       // hits only: lands in ods.event, silently wrong
+	GarbageVanishing      = "vanishing"          // hits only: no row anywhere
+	GarbageFieldInvalid   = "field_invalid"      // orders only
+)
+
+// HitGarbageClasses and OrderGarbageClasses are the classes each topic can carry, in the
+// order the inventory lists them.
+var (
+	HitGarbageClasses   = []string{GarbageNotAnObject, GarbageKeysetMismatch, GarbageKeyUnparsed, GarbageAcceptedBad, GarbageVanishing}
+	OrderGarbageClasses = []string{GarbageNotAnObject, GarbageKeysetMismatch, GarbageFieldInvalid}
+	defaultMix          = map[string]int{GarbageNotAnObject: 1, GarbageKeysetMismatch: 1, GarbageKeyUnparsed: 1, GarbageFieldInvalid: 1}
+)
+
+// Garbage says which malformed messages and re-sends are added to the clean streams. The zero
+// value adds nothing. The clean messages never change, whatever the settings.
+type Garbage struct {
+	// Rate is the number of malformed messages added per clean message (0.01 = one in a
+	// hundred), applied per day and per snapshot.
+	Rate float64
+	// Mix weighs the classes, by name; nil means the default mix (every non-opt-in class of the
+	// topic with weight 1). Each topic uses the classes that apply to it.
+	Mix map[string]int
+	// Redeliver is the number of byte-identical re-sends of clean messages per clean message,
+	// as at-least-once delivery produces.
+	Redeliver float64
+}
+
+const ppm = 1_000_000
+
+// Validate reports settings that describe no garbage.
+func (g Garbage) Validate() error {
+	for _, r := range []struct {
+		name string
+		v    float64
+	}{{"garbage rate", g.Rate}, {"redelivery rate", g.Redeliver}} {
+		if math.IsNaN(r.v) || r.v < 0 || r.v > 10 {
+			return fmt.Errorf("%s %v: want a number of extra messages per clean message in [0, 10]", r.name, r.v)
+		}
+	}
+	total := 0
+	for class, w := range g.Mix {
+		if !slices.Contains(HitGarbageClasses, class) && !slices.Contains(OrderGarbageClasses, class) {
+			return fmt.Errorf("garbage class %q: want one of %s", class, strings.Join(AllGarbageClasses(), ", "))
+		}
+		if w < 0 {
+			return fmt.Errorf("garbage class %s: negative weight %d", class, w)
+		}
+		total += w
+	}
+	if g.Mix != nil && total == 0 && g.Rate > 0 {
+		return errors.New("garbage mix has no positive weight")
+	}
+	return nil
+}
+
+// AllGarbageClasses lists every class name once, hits' first.
+func AllGarbageClasses() []string {
+	out := slices.Clone(HitGarbageClasses)
+	for _, c := range OrderGarbageClasses {
+		if !slices.Contains(out, c) {
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
+// ParseMix reads "class=weight,..." (weights are non-negative integers).
+func ParseMix(s string) (map[string]int, error) {
+	mix := map[string]int{}
+	for _, part := range strings.Split(s, ",") {
+		part = strings.TrimSpace(part)
+		if part == "" {
+			continue
+		}
+		name, weight, ok := strings.Cut(part, "=")
+		if !ok {
+			return nil, fmt.Errorf("%q: want class=weight", part)
+		}
+		w, err := strconv.Atoi(strings.TrimSpace(weight))
+		if err != nil || w < 0 {
+			return nil, fmt.Errorf("%q: weight must be a non-negative integer", part)
+		}
+		name = strings.TrimSpace(name)
+		if _, dup := mix[name]; dup {
+			return nil, fmt.Errorf("class %s named twice", name)
+		}
+		mix[name] = w
+	}
+	if len(mix) == 0 {
+		return nil, errors.New("empty mix")
+	}
+	g := Garbage{Mix: mix}
+	if err := g.Validate(); err != nil {
+		return nil, err
+	}
+	return mix, nil
+}
+
+// mixFor returns the classes and weights that apply to a topic, in the topic's class order.
+func (g Garbage) mixFor(classes []string) ([]string, Table, bool) {
+	mix := g.Mix
+	if mix == nil {
+		mix = defaultMix
+	}
+	var names []string
+	var weights []int
+	for _, c := range classes {
+		if w := mix[c]; w > 0 {
+			names = append(names, c)
+			weights = append(weights, w)
+		}
+	}
+	if len(names) == 0 {
+		return nil, Table{}, false
+	}
+	return names, NewTable(weights...), true
+}
+
+// Extra is a message added to a clean stream: a malformed one (Class set) or a redelivery.
+type Extra struct {
+	// After is the number of clean messages sent before this one: it goes right after clean
+	// message After−1 (0 = before the first).
+	After int
+	// Source is the clean message it was derived from (its key), −1 when none.
+	Source int
+	Class  string // "" for a redelivery
+	Kind   string // what exactly is wrong, e.g. "truncated", "missing_key"
+	Key    []byte // nil: no key
+	Value  []byte // nil: a tombstone; empty: an empty message
+}
+
+// Redelivered reports whether e is a byte-identical re-send of a clean message.
+func (e *Extra) Redelivered() bool { return e.Class == "" }
+
+// countOf turns a rate into a count for n clean messages: the integer part of n × rate and one
+// more with the probability of the fraction, drawn from s (integer arithmetic in ppm).
+func countOf(s *Stream, n int, rate float64) int {
+	micros := int64(math.Round(rate * ppm))
+	total := int64(n) * micros
+	c := total / ppm
+	if s.Below(ppm) < uint64(total%ppm) {
+		c++
+	}
+	return int(c)
+}
+
+// placement draws, for count extras over n clean messages, their positions and sources in
+// stream order. Redeliveries come after their source.
+func placement(s *Stream, n, count int, after bool) []Extra {
+	out := make([]Extra, count)
+	for i := range out {
+		src := -1
+		if n > 0 {
+			src = s.Int(n)
+		}
+		lo := 0
+		if after && src >= 0 {
+			lo = src + 1
+		}
+		out[i] = Extra{Source: src, After: lo + s.Int(n-lo+1)}
+	}
+	return out
+}
+
+func sortExtras(x []Extra) {
+	slices.SortStableFunc(x, func(a, b Extra) int { return a.After - b.After })
+}
+
+// HitExtras returns the malformed messages and redeliveries added to day's hits, sorted by
+// position. They are drawn from the DEFECTS and REDELIVERY substreams of the day, so the clean
+// events do not change; a malformed message derived from an event carries a fresh WatchID,
+// unique in the day and distinct from every clean one.
+func (day *Day) HitExtras(g Garbage) []Extra {
+	n := day.Len()
+	var out []Extra
+	if names, table, ok := g.mixFor(HitGarbageClasses); ok && g.Rate > 0 {
+		s := NewStream(day.World.Seed, Defects, day.N, 0)
+		count := countOf(s, n, g.Rate)
+		extras := placement(s, n, count, false)
+		classes := make([]string, count)
+		for i := range classes {
+			classes[i] = names[s.Pick(&table)]
+		}
+		used := make([]uint64, 0, n)
+		for _, e := range day.events {
+			used = append(used, e.watchID)
+		}
+		slices.Sort(used)
+		fresh := uniqueIDsBelow(s, count, 1<<52, used)
+		faker := gofakeit.NewFaker(newPCGSource(s), false)
+		for i := range extras {
+			e := &extras[i]
+			e.Class = classes[i]
+			var clean []byte
+			if e.Source >= 0 {
+				clean = day.AppendEvent(nil, e.Source)
+				e.Key = strconv.AppendUint(nil, day.ClientID(e.Source), 10)
+			}
+			e.Kind, e.Value = hitDefect(s, faker, e.Class, clean, fresh[i])
+		}
+		out = append(out, extras...)
+	}
+	if g.Redeliver > 0 {
+		s := NewStream(day.World.Seed, Redelivery, day.N, 0)
+		extras := placement(s, n, countOf(s, n, g.Redeliver), true)
+		for i := range extras {
+			e := &extras[i]
+			e.Kind = "redelivered"
+			e.Value = day.AppendEvent(nil, e.Source)
+			e.Key = strconv.AppendUint(nil, day.ClientID(e.Source), 10)
+		}
+		out = append(out, extras...)
+	}
+	sortExtras(out)
+	return out
+}
+
+// OrderExtras returns the malformed rows and redeliveries added to snapshot d, whose clean
+// rows are given (encoded, without newlines) with their keys.
+func (w *World) OrderExtras(d int, rows, keys [][]byte, g Garbage) []Extra {
+	n := len(rows)
+	var out []Extra
+	if names, table, ok := g.mixFor(OrderGarbageClasses); ok && g.Rate > 0 {
+		s := NewStream(w.Seed, Defects, d, 1)
+		count := countOf(s, n, g.Rate)
+		extras := placement(s, n, count, false)
+		faker := gofakeit.NewFaker(newPCGSource(s), false)
+		for i := range extras {
+			e := &extras[i]
+			e.Class = names[s.Pick(&table)]
+			var clean []byte
+			if e.Source >= 0 {
+				clean, e.Key = rows[e.Source], keys[e.Source]
+			}
+			e.Kind, e.Value = orderDefect(s, faker, e.Class, clean, d)
+		}
+		out = append(out, extras...)
+	}
+	if g.Redeliver > 0 {
+		s := NewStream(w.Seed, Redelivery, d, 1)
+		extras := placement(s, n, countOf(s, n, g.Redeliver), true)
+		for i := range extras {
+			e := &extras[i]
+			e.Kind, e.Value, e.Key = "redelivered", rows[e.Source], keys[e.Source]
+		}
+		out = append(out, extras...)
+	}
+	sortExtras(out)
+	return out
+}
+
+// uniqueIDsBelow draws n distinct ids in [1, limit) avoiding the sorted list avoid.
+func uniqueIDsBelow(s *Stream, n int, limit uint64, avoid []uint64) []uint64 {
+	ids := make([]uint64, 0, n)
+	for len(ids) < n {
+		id := 1 + s.Below(limit-1)
+		if _, found := slices.BinarySearch(avoid, id); found || slices.Contains(ids, id) {
+			continue
+		}
+		ids = append(ids, id)
+	}
+	return ids
+}
+
+// pcgSource adapts a Stream to math/rand/v2's Source for gofakeit's seeded faker.
+type pcgSource struct{ s *Stream }
+
+func newPCGSource(s *Stream) pcgSource  { return pcgSource{s} }
+func (p pcgSource) Uint64() uint64      { return p.s.Uint64() }
+func pickOf[T any](s *Stream, xs []T) T { return xs[s.Int(len(xs))] }
+
+// fields splits canonical JSON object bytes into its top-level (key, raw value) pairs. It
+// relies on the canonical form (compact, keys known), not on a general parser.
+func fields(obj []byte, keys []string) [][2][]byte {
+	out := make([][2][]byte, len(keys))
+	pos := 1 // after '{'
+	for i, k := range keys {
+		marker := []byte(strconv.Quote(k) + ":")
+		if !bytes.HasPrefix(obj[pos:], marker) {
+			panic(fmt.Sprintf("generator: canonical object lacks %s at %d", k, pos))
+		}
+		start := pos + len(marker)
+		end := len(obj) - 1
+		if i+1 < len(keys) {
+			end = start + bytes.Index(obj[start:], []byte(","+strconv.Quote(keys[i+1])+":"))
+		}
+		out[i] = [2][]byte{[]byte(k), obj[start:end]}
+		pos = end + 1
+	}
+	return out
+}
+
+// join writes (key, raw value) pairs back as a compact object.
+func join(fs [][2][]byte) []byte {
+	b := []byte{'{'}
+	for i, f := range fs {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = schema.AppendString(b, string(f[0]))
+		b = append(b, ':')
+		b = append(b, f[1]...)
+	}
+	return append(b, '}')
+}
+
+func setField(fs [][2][]byte, key string, raw string) {
+	for i := range fs {
+		if string(fs[i][0]) == key {
+			fs[i][1] = []byte(raw)
+			return
+		}
+	}
+	panic("generator: no field " + key)
+}
+
+func quoted(s string) string { return string(schema.AppendString(nil, s)) }
+
+// notAnObject builds a message whose root is not a JSON object (or not JSON at all).
+func notAnObject(s *Stream, faker *gofakeit.Faker, clean []byte) (string, []byte) {
+	kinds := []string{"truncated", "binary", "plain_text", "scalar", "array"}
+	kind := pickOf(s, kinds)
+	switch kind {
+	case "truncated":
+		if len(clean) > 2 {
+			return kind, slices.Clone(clean[:1+s.Int(len(clean)-2)])
+		}
+		return kind, []byte(`{"WatchID":`)
+	case "binary":
+		b := make([]byte, 8+s.Int(56))
+		for i := range b {
+			b[i] = byte(0x80 + s.Int(0x80)) // high bytes only: never valid UTF-8 text, never '\n'
+		}
+		b[0], b[1] = 0xFF, 0xFE
+		return kind, b
+	case "plain_text":
+		return kind, []byte(pickOf(s, []string{"ERROR ", "WARN ", "502 Bad Gateway: ", "upstream timed out: "}) + faker.Sentence())
+	case "scalar":
+		return kind, []byte(pickOf(s, []string{"123", `"hello"`, "true", "null", "-7.5", `""`}))
+	}
+	return kind, append(append([]byte{'['}, clean...), ']')
+}
+
+// keysetMismatch builds an object whose key set differs from the contract's.
+func keysetMismatch(s *Stream, faker *gofakeit.Faker, fs [][2][]byte) (string, []byte) {
+	kinds := []string{"missing_key", "extra_key", "renamed_key", "wrong_case", "empty_object"}
+	kind := pickOf(s, kinds)
+	switch kind {
+	case "missing_key":
+		i := s.Int(len(fs))
+		return kind, join(slices.Delete(fs, i, i+1))
+	case "extra_key":
+		extra := pickOf(s, []string{"UserAgent", "SessionStart", "debug", "_ts"})
+		fs = slices.Insert(fs, s.Int(len(fs)+1), [2][]byte{[]byte(extra), []byte(quoted(faker.Word()))})
+		return kind, join(fs)
+	case "renamed_key":
+		i := s.Int(len(fs))
+		fs[i][0] = append(slices.Clone(fs[i][0]), pickOf(s, []string{"_v2", "Old", "_"})...)
+		return kind, join(fs)
+	case "wrong_case":
+		i := s.Int(len(fs))
+		name := string(fs[i][0])
+		if lower := strings.ToLower(name); lower != name {
+			fs[i][0] = []byte(lower)
+		} else {
+			fs[i][0] = []byte(strings.ToUpper(name))
+		}
+		return kind, join(fs)
+	}
+	return kind, []byte("{}")
+}
+
+// hitDefect derives a malformed hit of class from the clean event bytes, with WatchID fresh.
+func hitDefect(s *Stream, faker *gofakeit.Faker, class string, clean []byte, fresh uint64) (string, []byte) {
+	if class == GarbageVanishing {
+		if s.Int(2) == 0 {
+			return "empty_value", []byte{}
+		}
+		return "tombstone", nil
+	}
+	keys := schema.HitKeys()
+	fs := fields(clean, keys)
+	setField(fs, keys[0], strconv.FormatUint(fresh, 10))
+	switch class {
+	case GarbageNotAnObject:
+		return notAnObject(s, faker, join(fs))
+	case GarbageKeysetMismatch:
+		return keysetMismatch(s, faker, fs)
+	case GarbageKeyUnparsed:
+		kinds := []string{"id_text", "id_negative", "id_null", "id_object", "date_dotted", "time_fraction", "time_offset", "time_space"}
+		kind := pickOf(s, kinds)
+		id := keys[s.Int(3)] // WatchID, VisitID or ClientID
+		switch kind {
+		case "id_text":
+			setField(fs, id, `"abc"`)
+		case "id_negative":
+			setField(fs, id, "-1")
+		case "id_null":
+			setField(fs, id, "null")
+		case "id_object":
+			setField(fs, id, `{"value":1}`)
+		case "date_dotted":
+			setField(fs, keys[4], `"01.06.2026"`)
+		default:
+			t := string(bytes.Trim(fs[5][1], `"`)) // 2026-06-01T12:34:56Z
+			switch kind {
+			case "time_fraction":
+				t = strings.TrimSuffix(t, "Z") + ".123Z"
+			case "time_offset":
+				t = strings.TrimSuffix(t, "Z") + "+00:00"
+			default:
+				t = strings.Replace(strings.TrimSuffix(t, "Z"), "T", " ", 1)
+			}
+			setField(fs, keys[5], quoted(t))
+		}
+		return kind, join(fs)
+	case GarbageAcceptedBad:
+		kinds := []string{"impossible_date", "id_numeric_string", "id_fraction", "wrong_type"}
+		kind := pickOf(s, kinds)
+		switch kind {
+		case "impossible_date":
+			setField(fs, keys[4], `"2026-02-30"`)
+		case "id_numeric_string":
+			setField(fs, keys[0], quoted(strconv.FormatUint(fresh, 10)))
+		case "id_fraction":
+			setField(fs, keys[0], strconv.FormatUint(fresh, 10)+".5")
+		default:
+			// A non-key column of the wrong type: the intake extracts it with default-on-failure.
+			// Columns: ClientTimeZone, Sign, ScreenWidth, GoalsReached.
+			c := pickOf(s, []struct {
+				col int
+				val string
+			}{{6, `"UTC+4"`}, {8, `"one"`}, {27, `"wide"`}, {34, `"42150001"`}})
+			setField(fs, keys[c.col], c.val)
+		}
+		return kind, join(fs)
+	}
+	panic("generator: hit garbage class " + class)
+}
+
+// orderDefect derives a malformed order row of class from a clean row of snapshot d.
+func orderDefect(s *Stream, faker *gofakeit.Faker, class string, clean []byte, d int) (string, []byte) {
+	keys := schema.OrderKeyNames()
+	if clean == nil {
+		// An empty snapshot has no row to derive from: start from a plausible one.
+		o := schema.Order{OrderID: orderID(d, 1), UserID: 1, Status: schema.StatusCreated, Items: []schema.OrderItem{{SKU: "HOME-0001", Qty: 1, Price: 100}},
+			ItemsTotal: 100, Total: 100, SnapshotDate: DayDate(d), CreatedAt: snapshotEdge(d) - 1000, UpdatedAt: snapshotEdge(d) - 1000}
+		clean, _ = schema.AppendOrder(nil, &o)
+	}
+	fs := fields(clean, keys)
+	switch class {
+	case GarbageNotAnObject:
+		return notAnObject(s, faker, clean)
+	case GarbageKeysetMismatch:
+		return keysetMismatch(s, faker, fs)
+	}
+	kinds := []string{"money_negative", "money_number", "money_three_decimals", "time_no_millis", "time_offset",
+		"user_id_string", "items_not_array", "snapshot_date_bad"}
+	kind := pickOf(s, kinds)
+	money := keys[5+s.Int(4)] // items_total, discount, delivery, total
+	when := keys[3+s.Int(2)]  // created_at, updated_at
+	raw := func(key string) string {
+		for _, f := range fs {
+			if string(f[0]) == key {
+				return string(f[1])
+			}
+		}
+		return ""
+	}
+	switch kind {
+	case "money_negative":
+		setField(fs, money, `"-`+strings.Trim(raw(money), `"`)+`"`)
+	case "money_number":
+		setField(fs, money, strings.Trim(raw(money), `"`))
+	case "money_three_decimals":
+		setField(fs, money, `"`+strings.Trim(raw(money), `"`)+`0"`)
+	case "time_no_millis":
+		t := strings.Trim(raw(when), `"`)
+		setField(fs, when, quoted(t[:19]+"Z"))
+	case "time_offset":
+		t := strings.Trim(raw(when), `"`)
+		setField(fs, when, quoted(strings.TrimSuffix(t, "Z")+"+00:00"))
+	case "user_id_string":
+		setField(fs, keys[1], quoted(raw(keys[1])))
+	case "items_not_array":
+		setField(fs, keys[9], quoted(raw(keys[9])))
+	default:
+		setField(fs, keys[10], pickOf(s, []string{`"01.06.2026"`, `"2026-02-30"`, `"2026-6-1"`, `20260601`}))
+	}
+	return kind, join(fs)
+}

@@ -1,0 +1,173 @@
+package world
+
+import (
+	"context"
+	"runtime"
+	"strconv"
+	"sync"
+)
+
+// Msg locates one message inside a Batch's Data: its key and value, and its model time.
+type Msg struct {
+	Key, Value [2]int32 // [from, to) offsets into Batch.Data
+	UTC        int64    // model time: the event's UTCEventTime second
+	Type       uint8    // event kind (pageview, add_to_cart, purchase …)
+}
+
+// Batch is a run of consecutive clean events of one day, rendered: keys (decimal ClientID) and
+// values (canonical JSON) packed into Data. A Batch handed to the emit callback is owned by
+// the callback: the pipeline never touches it again.
+type Batch struct {
+	Day  *Day
+	From int // index of the first event in the day
+	Data []byte
+	Msgs []Msg
+	Last bool // the last batch of its day
+}
+
+// Key returns message i's key.
+func (b *Batch) Key(i int) []byte { m := &b.Msgs[i]; return b.Data[m.Key[0]:m.Key[1]:m.Key[1]] }
+
+// Value returns message i's value.
+func (b *Batch) Value(i int) []byte { m := &b.Msgs[i]; return b.Data[m.Value[0]:m.Value[1]:m.Value[1]] }
+
+// BatchEvents is how many events a Batch holds at most (about 6 MB of JSON).
+const BatchEvents = 4096
+
+// batchPool recycles the memory of released batches: rendering into fresh memory costs page
+// faults and garbage collection on every batch.
+var batchPool sync.Pool
+
+// Release hands b's memory back for reuse by later batches. Call it only when nothing refers
+// to b's keys and values any more (a sink has acknowledged them); b must not be used after.
+// Not calling it is fine: the memory is then garbage collected.
+func (b *Batch) Release() {
+	b.Day = nil
+	batchPool.Put(b)
+}
+
+// RenderBatch renders events [from, to) of day into a new Batch.
+func (day *Day) RenderBatch(from, to int) *Batch {
+	b, _ := batchPool.Get().(*Batch)
+	if b == nil {
+		b = &Batch{}
+	}
+	if want := (to - from) * 1300; cap(b.Data) < want {
+		b.Data = make([]byte, 0, want)
+	}
+	*b = Batch{Day: day, From: from, Msgs: b.Msgs[:0], Data: b.Data[:0]}
+	for i := from; i < to; i++ {
+		var m Msg
+		m.Key[0] = int32(len(b.Data))
+		b.Data = strconv.AppendUint(b.Data, day.ClientID(i), 10)
+		m.Key[1] = int32(len(b.Data))
+		m.Value[0] = m.Key[1]
+		b.Data = day.AppendEvent(b.Data, i)
+		m.Value[1] = int32(len(b.Data))
+		e := &day.events[i]
+		m.UTC, m.Type = dayStartUTC(day.N)+int64(e.sec), e.kind
+		b.Msgs = append(b.Msgs, m)
+	}
+	b.Last = to == day.Len()
+	return b
+}
+
+// PlayOptions tune Play.
+type PlayOptions struct {
+	// Workers renders batches in parallel; 0 means GOMAXPROCS.
+	Workers int
+	// OnDay, if set, is called once per generated day, in day order, before its first batch is
+	// emitted (e.g. to feed an OrderBook with the same Day).
+	OnDay func(*Day)
+}
+
+// Play generates model days [from, from+n) and calls emit with their clean events in order:
+// day by day, batch by batch. Days are generated ahead and batches rendered in parallel, but
+// emit always sees the same sequence of bytes, whatever the number of workers. Memory is
+// bounded by a few days' compact models and a window of batches, not by n. Play stops at the
+// first error of emit or when ctx is done.
+func (w *World) Play(parent context.Context, from, n int, opt PlayOptions, emit func(*Batch) error) error {
+	workers := opt.Workers
+	if workers <= 0 {
+		workers = runtime.GOMAXPROCS(0)
+	}
+	ctx, cancel := context.WithCancel(parent)
+	defer cancel()
+
+	// Days are generated in order, one ahead of the renderer.
+	days := make(chan *Day, 1)
+	var wg sync.WaitGroup
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		defer close(days)
+		for d := from; d < from+n; d++ {
+			day := w.Day(d)
+			select {
+			case days <- day:
+			case <-ctx.Done():
+				return
+			}
+		}
+	}()
+
+	type job struct {
+		day      *Day
+		from, to int
+		done     chan *Batch
+	}
+	jobs := make(chan *job)
+	order := make(chan *job, 2*workers) // the window of batches in flight, in emit order
+	for range workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for j := range jobs {
+				j.done <- j.day.RenderBatch(j.from, j.to)
+			}
+		}()
+	}
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		defer close(order)
+		defer close(jobs)
+		for day := range days {
+			if opt.OnDay != nil {
+				opt.OnDay(day)
+			}
+			for lo := 0; lo < day.Len() || lo == 0; lo += BatchEvents {
+				j := &job{day: day, from: lo, to: min(lo+BatchEvents, day.Len()), done: make(chan *Batch, 1)}
+				select {
+				case order <- j:
+				case <-ctx.Done():
+					return
+				}
+				select {
+				case jobs <- j:
+				case <-ctx.Done():
+					return
+				}
+			}
+		}
+	}()
+
+	var err error
+	for j := range order {
+		if err != nil {
+			continue // drain the window so the producer can stop
+		}
+		select {
+		case b := <-j.done:
+			err = emit(b)
+		case <-ctx.Done():
+			err = parent.Err()
+		}
+		if err != nil {
+			cancel()
+		}
+	}
+	cancel()
+	wg.Wait()
+	return err
+}

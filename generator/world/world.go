@@ -1,0 +1,238 @@
+package world
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"strings"
+
+	"github.com/clickgen/clickgen/schema"
+)
+
+// Params are the world parameters. The zero value is the canonical world: seed 20260601,
+// scale 1, the embedded catalog. D0 (Monday 2026-06-01) and the counter time zone (UTC+4) are
+// fixed parts of the world.
+type Params struct {
+	// Seed is the root seed; 0 means CanonicalSeed.
+	Seed uint64
+	// Scale multiplies the inflow of new visitors (and so events per day); 0 means 1.
+	// It is applied as an integer number of thousandths, so 1.0005 is 1.
+	Scale float64
+	// Catalog is the assortment; nil means the embedded DefaultCatalog.
+	Catalog *Catalog
+}
+
+// MaxScale bounds Scale: a day at scale 1 is ~50 k events, so 1000 is ~50 M.
+const MaxScale = 1000
+
+// Validate reports whether p describes a world.
+func (p Params) Validate() error {
+	if math.IsNaN(p.Scale) || p.Scale < 0 || p.Scale > MaxScale {
+		return fmt.Errorf("scale %v: want a number in (0, %d]", p.Scale, MaxScale)
+	}
+	if p.Scale != 0 && math.Round(p.Scale*1000) < 1 {
+		return fmt.Errorf("scale %v: smaller than the smallest step 0.001", p.Scale)
+	}
+	if p.Catalog != nil && len(p.Catalog.Products) == 0 {
+		return errors.New("catalog has no products")
+	}
+	return nil
+}
+
+// World is a validated, ready world: the parameters plus everything derived from them once
+// (page strings, pick tables). A World is safe for concurrent use; days and cohorts may be
+// generated from several goroutines at once.
+type World struct {
+	Seed    uint64
+	permil  int64 // Scale in thousandths
+	Catalog *Catalog
+
+	pages       []pageInfo
+	entryURL    [][len(Sources)]string // entryURL[page][source]: URL with the source's UTM query
+	devTable    Table
+	phoneTable  Table // devices of the phone half, weights as in Devices
+	otherTable  Table // desktops and tablets
+	phoneIdx    []int
+	otherIdx    []int
+	cityTable   Table
+	sourceTable Table
+	hourTables  [2][4]Table // [weekend][tz shift class] rotated diurnal profiles
+	cohorts     *cohortCache
+}
+
+// pageInfo is what a page id stands for.
+type pageInfo struct {
+	kind  uint8
+	url   string
+	title string
+}
+
+// Page ids: HOME, CATALOG×6, SEARCH×8, PRODUCT×len(catalog), STATIC×3, CART, CHECKOUT,
+// CONFIRMATION.
+const (
+	pidHome    = 0
+	pidCatalog = 1
+	pidSearch  = pidCatalog + len(Categories)
+	pidProduct = pidSearch + len(searchQueries)
+)
+
+func (w *World) pidStatic(i int) int { return pidProduct + len(w.Catalog.Products) + i }
+func (w *World) pidCart() int        { return w.pidStatic(len(staticPages)) }
+func (w *World) pidCheckout() int    { return w.pidCart() + 1 }
+func (w *World) pidConfirmation() int {
+	return w.pidCart() + 2
+}
+
+// NewWorld validates p and prepares the world.
+func NewWorld(p Params) (*World, error) {
+	if err := p.Validate(); err != nil {
+		return nil, err
+	}
+	w := &World{Seed: p.Seed, Catalog: p.Catalog, permil: 1000}
+	if w.Seed == 0 {
+		w.Seed = CanonicalSeed
+	}
+	if p.Scale != 0 {
+		w.permil = int64(math.Round(p.Scale * 1000))
+	}
+	if w.Catalog == nil {
+		w.Catalog = DefaultCatalog()
+	}
+	w.buildPages()
+	w.buildTables()
+	w.cohorts = newCohortCache(cohortCacheSize)
+	return w, nil
+}
+
+// Scale is the world's scale factor as applied (thousandths).
+func (w *World) Scale() float64 { return float64(w.permil) / 1000 }
+
+func title(heading string) string { return heading + " — " + SiteName }
+
+// percentEncode encodes every byte outside [A-Za-z0-9-._~] as %XX with uppercase hex (a
+// space as %20), as browsers put a query into a URL.
+func percentEncode(s string) string {
+	const hex = "0123456789ABCDEF"
+	var b strings.Builder
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || c == '-' || c == '.' || c == '_' || c == '~' {
+			b.WriteByte(c)
+			continue
+		}
+		b.WriteByte('%')
+		b.WriteByte(hex[c>>4])
+		b.WriteByte(hex[c&15])
+	}
+	return b.String()
+}
+
+func (w *World) buildPages() {
+	add := func(kind uint8, path, heading string) {
+		w.pages = append(w.pages, pageInfo{kind: kind, url: SiteURL + path, title: title(heading)})
+	}
+	add(pageHome, "/", homeHeading)
+	for _, c := range Categories {
+		add(pageCatalog, "/catalog/"+c.Slug, c.Name)
+	}
+	for _, q := range searchQueries {
+		add(pageSearch, "/search?text="+percentEncode(q), searchHeading)
+	}
+	for _, p := range w.Catalog.Products {
+		add(pageProduct, "/product/"+p.SKU, p.Name)
+	}
+	for _, s := range staticPages {
+		add(pageStatic, s.path, s.heading)
+	}
+	add(pageCart, "/cart", cartHeading)
+	add(pageCheckout, "/checkout", checkoutHeading)
+	add(pageConfirmation, "/confirmation", confirmationHeading)
+
+	w.entryURL = make([][len(Sources)]string, len(w.pages))
+	for pid, pg := range w.pages {
+		for si, src := range Sources {
+			var q []string
+			for i, v := range src.UTM {
+				if v != "" {
+					q = append(q, utmNames[i]+"="+v)
+				}
+			}
+			u := pg.url
+			if len(q) > 0 {
+				sep := "?"
+				if strings.Contains(u, "?") {
+					sep = "&"
+				}
+				u += sep + strings.Join(q, "&")
+			}
+			w.entryURL[pid][si] = u
+		}
+	}
+}
+
+func (w *World) buildTables() {
+	var all, phone, other []int
+	for i, d := range Devices {
+		all = append(all, d.Weight)
+		if d.Category == devicePhone {
+			phone = append(phone, d.Weight)
+			w.phoneIdx = append(w.phoneIdx, i)
+		} else {
+			other = append(other, d.Weight)
+			w.otherIdx = append(w.otherIdx, i)
+		}
+	}
+	w.devTable, w.phoneTable, w.otherTable = NewTable(all...), NewTable(phone...), NewTable(other...)
+	var cities []int
+	for _, c := range Cities {
+		cities = append(cities, c.Weight)
+	}
+	w.cityTable = NewTable(cities...)
+	var sources []int
+	for _, s := range Sources {
+		sources = append(sources, s.Weight)
+	}
+	w.sourceTable = NewTable(sources...)
+	for weekend, profile := range [2][24]int{weekdayHours, weekendHours} {
+		for cls, shift := range tzShifts {
+			var row [24]int
+			for h := range row {
+				row[h] = profile[floorMod(h+shift, 24)]
+			}
+			w.hourTables[weekend][cls] = NewTable(row[:]...)
+		}
+	}
+}
+
+// tzShifts are the hour shifts of the four city offsets (180, 240, 300, 420 minutes) relative to
+// the counter's 240: shift = (tz − 240) div 60.
+var tzShifts = [4]int{-1, 0, 1, 3}
+
+func tzClass(tz int16) int {
+	switch tz {
+	case 180:
+		return 0
+	case 240:
+		return 1
+	case 300:
+		return 2
+	}
+	return 3
+}
+
+// DayDate returns the EventDate of model day d.
+func DayDate(d int) schema.Date { return schema.Date(OriginDate + d) }
+
+// DayStartUTC is the UTC second at which model day d starts (counter midnight): the model time
+// origin of the day's events.
+func DayStartUTC(d int) int64 { return dayStartUTC(d) }
+
+// dayStartUTC is the UTC second at which model day d starts (counter midnight).
+func dayStartUTC(d int) int64 {
+	return int64(OriginDate+d)*daySeconds - CounterTZMinutes*60
+}
+
+// Weekday of day d: 0 Monday … 6 Sunday (floor modulo, so prehistory days work).
+func Weekday(d int) int { return floorMod(d, 7) }
+
+func isWeekend(d int) bool { return Weekday(d) >= 5 }
