@@ -11,6 +11,7 @@ import (
 
 	"github.com/spf13/pflag"
 
+	"github.com/clickgen/clickgen/generator/play"
 	"github.com/clickgen/clickgen/generator/sink"
 	"github.com/clickgen/clickgen/generator/world"
 )
@@ -273,6 +274,17 @@ func (sf *sinkFlags) resolve() error {
 		return usagef(verb, "--connect-timeout and --flush-timeout must be positive")
 	}
 	return checkMetricsAddr(verb, sf.metricsAddr)
+}
+
+// workers is the number of render workers for --workers n: n itself when set, otherwise
+// what suits the sink (all cores but one when a Kafka client needs one, see play.Workers).
+// It is decided from the flags, not from the sink's type, so wrapping the sink (metrics)
+// does not change it.
+func (sf *sinkFlags) workers(n int) int {
+	if n > 0 {
+		return n
+	}
+	return play.Workers(sf.brokers != "")
 }
 
 // kafkaOpts are the connection options of --brokers and the TLS/SASL flags.

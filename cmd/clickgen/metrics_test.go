@@ -13,7 +13,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/clickgen/clickgen/generator/sink"
+	"github.com/clickgen/clickgen/generator/metrics/prom"
 )
 
 // lockedBuffer is a bytes.Buffer safe to write from the run and read from the test.
@@ -112,8 +112,8 @@ func TestMetricsScrapedDuringRun(t *testing.T) {
 	}
 	// Buckets are cumulative and end at the count.
 	prev := 0.0
-	for _, le := range append(latencyBounds, 0) {
-		name := `clickgen_produce_latency_seconds_bucket{le="` + formatFloat(le) + `"}`
+	for _, le := range append(prom.LatencyBounds, 0) {
+		name := `clickgen_produce_latency_seconds_bucket{le="` + strconv.FormatFloat(le, 'g', -1, 64) + `"}`
 		if le == 0 {
 			name = `clickgen_produce_latency_seconds_bucket{le="+Inf"}`
 		}
@@ -131,40 +131,6 @@ func TestMetricsScrapedDuringRun(t *testing.T) {
 	}
 	if _, err := http.Get(url); err == nil {
 		t.Errorf("the metrics server still answers after the run")
-	}
-}
-
-// TestMetricsExposition renders a file sink's stats: the exact counter lines, escaped labels,
-// and a histogram whose buckets hold what was recorded.
-func TestMetricsExposition(t *testing.T) {
-	w, err := sink.NewWriter(io.Discard, sink.WriterOptions{Partitions: map[string]int32{"hits": 2}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	ctx := context.Background()
-	for i := range 5 {
-		w.Send(ctx, sink.Message{Topic: "hits", Key: []byte{byte('a' + i)}, Value: []byte("12345")})
-	}
-	w.Send(ctx, sink.Message{Topic: `we"ird\`, Value: []byte("x")})
-	w.Flush(ctx)
-	m := &metricsServer{}
-	m.lag.Store(int64(1500 * time.Millisecond))
-	var b strings.Builder
-	m.write(&b, w.Stats())
-	out := b.String()
-	for _, want := range []string{
-		"clickgen_messages_sent_total{topic=\"hits\"} 5\n", "clickgen_messages_acked_total{topic=\"hits\"} 5\n",
-		"clickgen_messages_failed_total{topic=\"hits\"} 0\n", "clickgen_acked_bytes_total{topic=\"hits\"} 25\n",
-		`clickgen_messages_sent_total{topic="we\"ird\\"} 1` + "\n", "clickgen_messages_in_flight 0\n", "clickgen_lag_seconds 1.5\n",
-		"clickgen_produce_latency_seconds_bucket{le=\"+Inf\"} 6\n", "clickgen_produce_latency_seconds_count 6\n",
-		"clickgen_produce_latency_seconds_bucket{le=\"30\"} 6\n",
-	} {
-		if !strings.Contains(out, want) {
-			t.Errorf("exposition lacks %q:\n%s", want, out)
-		}
-	}
-	if !regexp.MustCompile(`clickgen_partition_acked_total\{topic="hits",partition="0"\} \d\n`).MatchString(out) {
-		t.Errorf("no per-partition counters:\n%s", out)
 	}
 }
 

@@ -11,6 +11,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/clickgen/clickgen/generator/play"
 	"github.com/clickgen/clickgen/generator/sink"
 )
 
@@ -25,6 +26,64 @@ type player struct {
 	prog         *progress
 	// extend, if set, turns the report into the document --report writes (stress adds to it).
 	extend func(sink.Report) any
+	// limitFlag is how the user set a message limit ("--limit"), for the line that says the
+	// run stopped there; "" for a profile's stop.messages.
+	limitFlag string
+	// onUnit, if set, hears each unit as it starts (live counts the day's events).
+	onUnit func(play.Unit)
+}
+
+// play runs plan into the player's sink, the player hearing what happens.
+func (p *player) play(ctx context.Context, plan play.Plan) (play.Result, error) {
+	plan.FlushTimeout = p.flushTimeout
+	return play.Run(ctx, plan, p.snk, p)
+}
+
+// UnitStarted labels the progress line with the unit being played.
+func (p *player) UnitStarted(u play.Unit) {
+	label := fmt.Sprintf("day %d:", u.Day)
+	if u.Kind == play.SnapshotUnit {
+		label = "snapshot of " + label
+	}
+	p.prog.setLabel(label)
+	if p.onUnit != nil {
+		p.onUnit(u)
+	}
+}
+
+// UnitDone logs a line per unit: what it held, how long it took, how late paced messages left.
+func (p *player) UnitDone(r play.UnitResult) {
+	var line string
+	switch {
+	case r.Kind == play.SnapshotUnit:
+		line = fmt.Sprintf("%s: %d rows (+%d malformed or redelivered); sent in %v, flushed in %v", r.Name(), r.Clean, r.Extras,
+			r.Played.Round(time.Millisecond), r.Flush.Round(time.Millisecond))
+	case !r.Flushed:
+		line = fmt.Sprintf("%s: %d messages released in %v", r.Name(), r.Sent, r.Played.Round(time.Millisecond))
+	default:
+		line = fmt.Sprintf("%s: %d events", r.Name(), r.Clean)
+		if r.Extras > 0 {
+			line += fmt.Sprintf(" + %d malformed or redelivered", r.Extras)
+		}
+		line += fmt.Sprintf(", %.1f MB; generated and sent in %v, flushed in %v", float64(r.Bytes)/1e6,
+			r.Played.Round(time.Millisecond), r.Flush.Round(time.Millisecond))
+		if l := r.Lateness; l.Count() > 0 {
+			line += fmt.Sprintf("; send-time error p50 %v p99 %v max %v", round(l.Quantile(0.5)), round(l.Quantile(0.99)), round(l.Max()))
+		}
+	}
+	p.prog.logf("%s", line)
+}
+
+// Stopped says which stop condition ended the run.
+func (p *player) Stopped(reason play.StopReason, res play.Result) {
+	switch {
+	case reason == play.StopMessages && p.limitFlag != "":
+		p.prog.logf("stopped at %s after %d hit messages", p.limitFlag, res.Sent)
+	case reason == play.StopSchedule:
+		p.prog.logf("stopped: the rate schedule ended after %d hit messages", res.Sent)
+	default:
+		p.prog.logf("stopped at the %s limit after %d hit messages", reason, res.Sent)
+	}
 }
 
 func newPlayer(sio *stdio, snk sink.Sink, flushTimeout time.Duration, total int) *player {
@@ -86,15 +145,6 @@ func (p *player) finish(runErr error, reportPath string) error {
 		return fmt.Errorf("interrupted: the summary above says exactly what was acknowledged: %w", runErr)
 	}
 	return runErr
-}
-
-// dayFailed explains a delivery failure of the day being played.
-func dayFailed(what string, err error) error {
-	var de *sink.DeliveryError
-	if errors.As(err, &de) {
-		return fmt.Errorf("%s is incomplete: %w", what, err)
-	}
-	return err
 }
 
 func summary(s sink.Stats, elapsed time.Duration) string {

@@ -4,7 +4,7 @@ import (
 	"context"
 	"strconv"
 
-	"github.com/clickgen/clickgen/generator/world"
+	"github.com/clickgen/clickgen/generator/play"
 )
 
 func runBatch(ctx context.Context, sio *stdio, args []string) error {
@@ -33,11 +33,8 @@ call writes the same bytes, and 'clickgen inventory' with the same flags says wh
 	if err != nil {
 		return err
 	}
-	h := &hitsRun{topic: topic, from: pf.days.day, n: pf.days.days, limit: int64(*limit), limitFlag: "--limit", workers: *workers, garbage: g, flushDays: true}
-	_, err = h.play(ctx, p, w)
+	p.limitFlag = "--limit " + strconv.Itoa(*limit)
+	_, err = p.play(ctx, play.Plan{World: w, From: pf.days.day, Days: pf.days.days, Hits: topic, Garbage: g,
+		Stop: play.Stop{Messages: int64(*limit)}, Workers: pf.sink.workers(*workers)})
 	return p.finish(err, pf.sink.report)
-}
-
-func dayName(d int) string {
-	return "day " + strconv.Itoa(d) + " (" + world.DayDate(d).String() + ")"
 }

@@ -5,7 +5,7 @@ import (
 	"time"
 
 	"github.com/clickgen/clickgen/generator/pace"
-	"github.com/clickgen/clickgen/generator/world"
+	"github.com/clickgen/clickgen/generator/play"
 )
 
 func runLive(ctx context.Context, sio *stdio, args []string) error {
@@ -60,9 +60,9 @@ same day; only the timing differs.`)
 	if runner, err = pace.NewRunner(schedule, opts...); err != nil {
 		return p.finish(usagef("live", "%v", err), pf.sink.report)
 	}
-	h := &hitsRun{topic: topic, from: d, n: 1, garbage: g, runner: runner, flushDays: true,
-		onDay: func(day *world.Day) { total = day.Len() }}
-	_, err = h.play(ctx, p, w)
+	p.onUnit = func(u play.Unit) { total = u.Clean }
+	_, err = p.play(ctx, play.Plan{World: w, From: d, Days: 1, Hits: topic, Garbage: g,
+		Pacing: play.Pacing{Runner: runner}, Workers: pf.sink.workers(0)})
 	p.target = float64(total) / (float64(24*time.Hour) / *speed / float64(time.Second))
 	return p.finish(err, pf.sink.report)
 }

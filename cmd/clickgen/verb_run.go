@@ -2,10 +2,10 @@ package main
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"os"
+	"runtime"
 	"strings"
 	"time"
 
@@ -13,6 +13,7 @@ import (
 
 	"github.com/clickgen/clickgen/generator/broker"
 	"github.com/clickgen/clickgen/generator/pace"
+	"github.com/clickgen/clickgen/generator/play"
 	"github.com/clickgen/clickgen/generator/reconcile"
 	"github.com/clickgen/clickgen/generator/sink"
 	"github.com/clickgen/clickgen/generator/world"
@@ -303,7 +304,8 @@ func runRun(ctx context.Context, sio *stdio, args []string) error {
 	if err != nil {
 		return err
 	}
-	plan, err := newRunPlan(p, rf)
+	setMemoryLimit(p.World.Scale)
+	plan, err := newRunPlan(p, rf, w)
 	if err != nil {
 		return err
 	}
@@ -325,17 +327,16 @@ func runRun(ctx context.Context, sio *stdio, args []string) error {
 		return err
 	}
 	fmt.Fprintf(sio.err, "clickgen: run %s: %s\n", p.Name, plan)
-	if plan.meter != nil {
-		plan.meter.snk = snk
-	}
-
 	var pl *player
-	if plan.meter != nil {
-		pl = newPlayerLines(sio, snk, sf.flushTimeout, 0, rf.interval, plan.meter.line)
+	if plan.play.Pacing.ByCount {
+		// Built before the progress goroutine starts, which reads it.
+		plan.meter = play.NewMeter(snk, plan.shape, plan.play.Pacing.Runner)
+		pl = newPlayerLines(sio, snk, sf.flushTimeout, 0, rf.interval, plan.meter.Line)
 	} else {
 		pl = newPlayer(sio, snk, sf.flushTimeout, 0)
 	}
-	out, runErr := plan.play(ctx, pl, w)
+	plan.log = pl.prog.logf
+	out, runErr := pl.play(ctx, plan.play)
 	if plan.meter != nil {
 		plan.finishStress(pl, out, runErr)
 	}
@@ -370,37 +371,48 @@ func openRunSink(ctx context.Context, sf *sinkFlags, topics []string, stderr io.
 	return k, nil
 }
 
-// runPlan is a resolved profile: what the send loop needs.
+// runPlan is a resolved profile: the engine's plan and what printing the run needs.
 type runPlan struct {
-	p        profiles.Profile
-	g        world.Garbage
-	days     int // run days; 0 for endless
-	hits     bool
-	snaps    bool
-	schedule pace.Schedule // nil: unpaced
-	shape    pace.Pacer    // the rate shape (mode rate), before the duration cut-off
-	opts     []pace.Opt
-	byCount  bool // every message waits its turn (mode rate); else extras ride with their event
-	workers  int
-	meter    *stressMeter // mode rate: interval lines and the extended report
-	every    time.Duration
-	runner   *pace.Runner
+	p     profiles.Profile
+	g     world.Garbage
+	days  int // run days; 0 for endless
+	hits  bool
+	snaps bool
+	play  play.Plan
+	shape pace.Pacer  // the rate shape (mode rate), before the duration cut-off
+	meter *play.Meter // mode rate: interval lines and the extended report
+	every time.Duration
+	// maxRate is the ceiling on top of the schedule, 0 for none.
+	maxRate pace.Rate
+	// log prints a progress line, once the run has a player.
+	log func(format string, args ...any)
 }
 
-func newRunPlan(p profiles.Profile, rf *runFlags) (*runPlan, error) {
-	plan := &runPlan{p: p, g: p.GarbageSettings(), days: p.Play.Days, workers: rf.workers, every: rf.interval}
+func newRunPlan(p profiles.Profile, rf *runFlags, w *world.World) (*runPlan, error) {
+	plan := &runPlan{p: p, g: p.GarbageSettings(), days: p.Play.Days, every: rf.interval}
 	if p.Play.Endless {
 		plan.days = 0
 	}
 	plan.hits = p.Play.Send == profiles.SendHits || p.Play.Send == profiles.SendBoth
 	plan.snaps = p.Play.Send == profiles.SendSnapshots || p.Play.Send == profiles.SendBoth
+	plan.play = play.Plan{World: w, From: p.Play.Day, Days: plan.days, Garbage: plan.g,
+		Stop: play.Stop{Messages: p.Stop.Messages, Duration: p.Stop.Duration}, Workers: rf.sf.workers(rf.workers)}
+	if plan.hits {
+		plan.play.Hits = "hits"
+	}
+	if plan.snaps {
+		plan.play.Orders = "orders"
+	}
+	var schedule pace.Schedule
+	var opts []pace.Opt
 	if p.Pacing.MaxRate != "" {
 		r, err := pace.ParseRate(p.Pacing.MaxRate)
 		if err != nil {
 			return nil, usagef("run", "pacing.max_rate: %v", err)
 		}
-		plan.opts = append(plan.opts, pace.WithMaxRate(r))
-		plan.schedule = func(uint64, time.Duration) (time.Duration, bool) { return 0, true } // only the ceiling
+		plan.maxRate = r
+		opts = append(opts, pace.WithMaxRate(r))
+		schedule = func(uint64, time.Duration) (time.Duration, bool) { return 0, true } // only the ceiling
 	}
 	switch p.Pacing.Mode {
 	case profiles.PaceReplay:
@@ -408,7 +420,7 @@ func newRunPlan(p profiles.Profile, rf *runFlags) (*runPlan, error) {
 		if err != nil {
 			return nil, usagef("run", "pacing.speed: %v", err)
 		}
-		plan.schedule = s
+		schedule = s
 		if !rf.fs.Changed("interval") {
 			plan.every = time.Minute
 		}
@@ -417,22 +429,38 @@ func newRunPlan(p profiles.Profile, rf *runFlags) (*runPlan, error) {
 		if err != nil {
 			return nil, usagef("run", "%v", err)
 		}
-		plan.shape, plan.byCount = shape, true
+		plan.shape = shape
 		cut := shape
 		if p.Stop.Duration > 0 {
 			if cut, err = pace.Until(shape, p.Stop.Duration); err != nil {
 				return nil, usagef("run", "stop.duration: %v", err)
 			}
 		}
-		plan.schedule = pace.ByCount(cut)
-		// Built before the progress goroutine starts, which reads it through the meter.
-		if plan.runner, err = pace.NewRunner(plan.schedule, plan.opts...); err != nil {
+		schedule = pace.ByCount(cut)
+		plan.play.Pacing = play.Pacing{ByCount: true, Shape: shape}
+	}
+	if schedule != nil {
+		if p.Pacing.Mode == profiles.PaceReplay {
+			opts = append(opts, pace.WithProgress(plan.every, plan.replayProgress))
+		}
+		runner, err := pace.NewRunner(schedule, opts...)
+		if err != nil {
 			return nil, usagef("run", "%v", err)
 		}
-		plan.meter = newStressMeter(nil, shape)
-		plan.meter.runner = plan.runner
+		plan.play.Pacing.Runner = runner
 	}
 	return plan, nil
+}
+
+// replayProgress is the progress line of a replayed run, printed by the player once the run
+// has one.
+func (plan *runPlan) replayProgress(s pace.Snapshot) {
+	if plan.log == nil {
+		return
+	}
+	m := s.Model
+	plan.log("played %d, model time day %d %02d:%02d, lag %.1fs (max %.1fs)",
+		s.Sent, plan.p.Play.Day+int(m/(24*time.Hour)), int(m.Hours())%24, int(m.Minutes())%60, s.Lag.Seconds(), s.MaxLag.Seconds())
 }
 
 // topics lists the topics the plan writes.
@@ -461,7 +489,7 @@ func (plan *runPlan) String() string {
 	case profiles.PaceReplay:
 		fmt.Fprintf(&b, ", replayed at x%g", p.Pacing.Speed)
 	case profiles.PaceRate:
-		fmt.Fprintf(&b, ", paced at %s", shapeName(plan.shape))
+		fmt.Fprintf(&b, ", paced at %s", play.ShapeName(plan.shape))
 	default:
 		b.WriteString(", unpaced")
 	}
@@ -477,106 +505,19 @@ func (plan *runPlan) String() string {
 	if p.Stop.Messages > 0 {
 		fmt.Fprintf(&b, ", at most %d messages", p.Stop.Messages)
 	}
+	fmt.Fprintf(&b, ", rendering on %d of %d cores", plan.play.Workers, runtime.GOMAXPROCS(0))
 	return b.String()
 }
 
-// play sends the plan: the hits of the run days (paced as the plan says, flushed after each
-// day unless paced by a rate shape), then, unless a stop condition ended the hits, the
-// snapshots the run days send.
-func (plan *runPlan) play(ctx context.Context, pl *player, w *world.World) (hitsOutcome, error) {
-	out := hitsOutcome{firstDay: plan.p.Play.Day, lastDay: plan.p.Play.Day - 1}
-	if plan.p.Stop.Duration > 0 && plan.p.Pacing.Mode != profiles.PaceRate {
-		// A rate shape is cut off exactly by pace.Until; other runs stop at a deadline.
-		var cancel context.CancelFunc
-		ctx, cancel = context.WithTimeoutCause(ctx, plan.p.Stop.Duration, errStop)
-		defer cancel()
+// finishStress prints a rate-paced run's final line and prepares its report.
+func (plan *runPlan) finishStress(pl *player, out play.Result, runErr error) {
+	line, target, info := plan.meter.Finish(out, runErr, pl.start, plan.play.Stop, plan.maxRate)
+	pl.target = target
+	if !out.PacedFrom.IsZero() {
+		pl.start = out.PacedFrom // the achieved rate is over the paced time, not the setup
 	}
-	var book *world.OrderBook
-	if plan.snaps {
-		book = world.NewOrderBook(w)
-	}
-	var err error
-	if plan.hits {
-		err = plan.playHits(ctx, pl, w, book, &out)
-	}
-	if err == nil && plan.snaps && out.stopped == "" {
-		err = playSnapshots(ctx, pl, w, book, "orders", plan.p.Play.Day, plan.days, plan.g)
-	}
-	if err != nil && errors.Is(context.Cause(ctx), errStop) && ctx.Err() != nil && !errors.Is(err, context.Canceled) {
-		// The deadline of stop.duration, not an interruption.
-		out.stopped, err = "duration", nil
-		if ferr := pl.flush(); ferr != nil {
-			err = ferr
-		}
-		pl.prog.logf("stopped at the duration limit (%v) after %d hit messages", plan.p.Stop.Duration, out.sent)
-	}
-	return out, err
-}
-
-func (plan *runPlan) playHits(ctx context.Context, pl *player, w *world.World, book *world.OrderBook, out *hitsOutcome) error {
-	if plan.schedule != nil && plan.runner == nil {
-		var err error
-		opts := plan.opts
-		if plan.p.Pacing.Mode == profiles.PaceReplay {
-			opts = append(opts, pace.WithProgress(plan.every, func(s pace.Snapshot) {
-				m := s.Model
-				pl.prog.logf("played %d, model time day %d %02d:%02d, lag %.1fs (max %.1fs)",
-					s.Sent, plan.p.Play.Day+int(m/(24*time.Hour)), int(m.Hours())%24, int(m.Minutes())%60, s.Lag.Seconds(), s.MaxLag.Seconds())
-			}))
-		}
-		if plan.runner, err = pace.NewRunner(plan.schedule, opts...); err != nil {
-			return usagef("run", "%v", err)
-		}
-	}
-	h := &hitsRun{topic: "hits", from: plan.p.Play.Day, n: plan.days, limit: plan.p.Stop.Messages, workers: plan.workers,
-		garbage: plan.g, runner: plan.runner, byCount: plan.byCount, flushDays: plan.p.Pacing.Mode != profiles.PaceRate, book: book}
-	var err error
-	*out, err = h.play(ctx, pl, w)
-	return err
-}
-
-// finishStress flushes a rate-paced run, prints its final line and prepares its report.
-func (plan *runPlan) finishStress(pl *player, out hitsOutcome, runErr error) {
-	m := plan.meter
-	var snap pace.Snapshot
-	if plan.runner != nil {
-		snap = plan.runner.Snapshot()
-	}
-	if !out.pacedFrom.IsZero() {
-		pl.start = out.pacedFrom // achieved rate over the paced time, not the setup
-	}
-	elapsed := time.Since(pl.start)
-	// The target is the shape's mean over the time it was asked to pace.
-	span := elapsed
-	switch out.stopped {
-	case "duration":
-		span = plan.p.Stop.Duration
-	case "messages":
-		if d, ok := plan.shape.Due(uint64(out.sent)); ok && d > 0 {
-			span = d
-		}
-	}
-	pl.target = allowedRate(plan.shape, 0, span)
-	pl.prog.logf("%s", m.final(elapsed, pl.target))
-	stopped := out.stopped
-	switch {
-	case errors.Is(runErr, context.Canceled):
-		stopped = "interrupted"
-	case runErr != nil:
-		stopped = "failed"
-	case stopped == "":
-		stopped = "days"
-	}
-	var maxRate float64
-	if plan.p.Pacing.MaxRate != "" {
-		r, _ := pace.ParseRate(plan.p.Pacing.MaxRate)
-		maxRate = float64(r)
-	}
-	info := stressInfo{
-		Shape: shapeName(plan.shape), MaxRatePerS: maxRate, PacedS: elapsed.Seconds(), Released: snap.Sent,
-		MaxLagMS: msOf(snap.MaxLag), FirstDay: out.firstDay, LastDay: out.lastDay, Stopped: stopped,
-	}
-	pl.extend = func(r sink.Report) any { return m.report(r, info) }
+	pl.prog.logf("%s", line)
+	pl.extend = func(r sink.Report) any { return plan.meter.Report(r, info) }
 }
 
 // checkRun says whether the run delivered what it should. With the embedded broker it reads
@@ -585,7 +526,7 @@ func (plan *runPlan) finishStress(pl *player, out hitsOutcome, runErr error) {
 // exactly what was acknowledged, partition by partition. A profile's expected counts are then
 // compared with what the topics hold (or, with --brokers, with what was acknowledged).
 func checkRun(ctx context.Context, sio *stdio, embedded *broker.Broker, w *world.World, p profiles.Profile, plan *runPlan,
-	out hitsOutcome, st sink.Stats) error {
+	out play.Result, st sink.Stats) error {
 	held := map[string]int64{}
 	var problems []string
 	if embedded == nil {
@@ -597,10 +538,10 @@ func checkRun(ctx context.Context, sio *stdio, embedded *broker.Broker, w *world
 		defer cancel()
 		addrs := embedded.Addrs()
 		var err error
-		if out.stopped == "" && plan.days > 0 {
+		if out.Stopped == play.StopDays && plan.days > 0 {
 			problems, err = reconcileRun(ctx, sio.out, addrs, w, plan, held)
 		} else {
-			fmt.Fprintf(sio.out, "The run was cut short (stop condition: %s): checking that the topics hold exactly what was acknowledged.\n", out.stopped)
+			fmt.Fprintf(sio.out, "The run was cut short (stop condition: %s): checking that the topics hold exactly what was acknowledged.\n", out.Stopped)
 			problems, err = checkHeld(ctx, sio.out, addrs, plan.topics(), st, held)
 		}
 		if err != nil {
@@ -630,7 +571,7 @@ func checkRun(ctx context.Context, sio *stdio, embedded *broker.Broker, w *world
 // reconcileRun reads both topics back through a reconcile.Checker (never holding them) and
 // writes the reconciliation table to out. Topics the plan did not write are not judged.
 func reconcileRun(ctx context.Context, out io.Writer, addrs []string, w *world.World, plan *runPlan, held map[string]int64) ([]string, error) {
-	exp, err := reconcile.Expect(ctx, w, plan.p.Play.Day, plan.days, plan.g, reconcile.Options{Workers: plan.workers})
+	exp, err := reconcile.Expect(ctx, w, plan.p.Play.Day, plan.days, plan.g, reconcile.Options{Workers: plan.play.Workers})
 	if err != nil {
 		return nil, err
 	}

@@ -1,6 +1,8 @@
-package main
+package play
 
 import (
+	"context"
+	"errors"
 	"fmt"
 	"math"
 	"strings"
@@ -11,15 +13,15 @@ import (
 	"github.com/clickgen/clickgen/generator/sink"
 )
 
-// A stress run is `run` in pacing mode rate: the hits of model days back to back, every
-// message (malformed and redelivered ones too) released when the rate shape says, its latency
-// measured from that intended time. This file holds what it prints and reports: a line per
-// interval in the style of Kafka's producer performance tool, the final percentiles, and the
-// extended JSON report.
+// A stress run is a plan paced by a rate shape (Pacing.ByCount): the hits of model days back
+// to back, every message (malformed and redelivered ones too) released when the shape says,
+// its latency measured from that intended time. A Meter measures it: a line per interval in
+// the style of Kafka's producer performance tool, the final percentiles, and the extended
+// JSON report.
 
-// stressMeter turns sink snapshots into interval lines. line is called from the progress
-// goroutine only, so its state needs no lock; report and final are called after the run.
-type stressMeter struct {
+// Meter turns sink snapshots into interval lines. Line is called from one progress goroutine
+// only, so its state needs no lock; Final and Report are called after the run.
+type Meter struct {
 	snk    sink.Sink
 	shape  pace.Pacer // the shape as asked for, without the duration cut-off
 	runner *pace.Runner
@@ -28,7 +30,7 @@ type stressMeter struct {
 	prevElapsed time.Duration // runner's elapsed time at the previous line
 	prev        totals
 	prevLat     metrics.Histogram
-	intervals   []stressInterval
+	intervals   []Interval
 }
 
 // totals sums the counters of every topic.
@@ -42,8 +44,8 @@ func totalsOf(s sink.Stats) totals {
 	return t
 }
 
-// stressInterval is one interval line, as the JSON report keeps it.
-type stressInterval struct {
+// Interval is one interval line, as the JSON report keeps it.
+type Interval struct {
 	AtS          float64 `json:"at_s"`           // end of the interval, seconds since pacing started
 	Records      int64   `json:"records"`        // acknowledged in the interval
 	PerS         float64 `json:"per_s"`          // acknowledged per second
@@ -55,12 +57,14 @@ type stressInterval struct {
 	LagMS        float64 `json:"lag_ms"`         // how late the last released message was
 }
 
-func newStressMeter(snk sink.Sink, shape pace.Pacer) *stressMeter {
-	return &stressMeter{snk: snk, shape: shape, prevAt: time.Now()}
+// NewMeter measures a run into snk paced by runner after shape (the shape as asked for,
+// before any duration cut-off).
+func NewMeter(snk sink.Sink, shape pace.Pacer, runner *pace.Runner) *Meter {
+	return &Meter{snk: snk, shape: shape, runner: runner, prevAt: time.Now()}
 }
 
-// line is the progress line of the interval since the previous call.
-func (m *stressMeter) line() string {
+// Line is the progress line of the interval since the previous call.
+func (m *Meter) Line() string {
 	now := time.Now()
 	st := m.snk.Stats()
 	cur := totalsOf(st)
@@ -76,10 +80,10 @@ func (m *stressMeter) line() string {
 	}
 	win := st.Latency.Since(m.prevLat)
 	mean, maxLat := win.Mean(), win.Max()
-	iv := stressInterval{
+	iv := Interval{
 		AtS:          snap.Elapsed.Seconds(),
 		Records:      cur.acked - m.prev.acked,
-		TargetPerS:   allowedRate(m.shape, m.prevElapsed, snap.Elapsed),
+		TargetPerS:   AllowedRate(m.shape, m.prevElapsed, snap.Elapsed),
 		AvgLatencyMS: msOf(mean),
 		MaxLatencyMS: msOf(maxLat),
 		Errors:       cur.failed - m.prev.failed,
@@ -95,9 +99,9 @@ func (m *stressMeter) line() string {
 		iv.AtS, iv.Records, iv.PerS, iv.MBPerS, iv.AvgLatencyMS, iv.MaxLatencyMS, iv.Errors, iv.TargetPerS, iv.LagMS, cur.acked)
 }
 
-// final is the summary line of the whole run, with percentiles, elapsed being the paced time
+// Final is the summary line of the whole run, with percentiles, elapsed being the paced time
 // plus the final flush.
-func (m *stressMeter) final(elapsed time.Duration, target float64) string {
+func (m *Meter) Final(elapsed time.Duration, target float64) string {
 	st := m.snk.Stats()
 	t := totalsOf(st)
 	h := st.Latency
@@ -139,23 +143,23 @@ func allowed(p pace.Pacer, t time.Duration) uint64 {
 }
 
 // allowedRate is the shape's mean rate between the elapsed times from and to, per second.
-func allowedRate(p pace.Pacer, from, to time.Duration) float64 {
+func AllowedRate(p pace.Pacer, from, to time.Duration) float64 {
 	if to <= from {
 		return 0
 	}
 	return float64(allowed(p, to)-allowed(p, from)) / (to - from).Seconds()
 }
 
-// stressReport is the --report document of a stress run: the sink's report, its latency
+// StressReport is the report document of a stress run: the sink's report, its latency
 // section extended with the mean and p99.9, and the run's pacing.
-type stressReport struct {
+type StressReport struct {
 	sink.Report
 	// LatencyMS replaces the embedded report's latency_ms.
-	LatencyMS stressLatency `json:"latency_ms"`
-	Stress    stressInfo    `json:"stress"`
+	LatencyMS StressLatency `json:"latency_ms"`
+	Stress    StressInfo    `json:"stress"`
 }
 
-type stressLatency struct {
+type StressLatency struct {
 	Mean float64 `json:"mean"`
 	P50  float64 `json:"p50"`
 	P95  float64 `json:"p95"`
@@ -164,28 +168,28 @@ type stressLatency struct {
 	Max  float64 `json:"max"`
 }
 
-type stressInfo struct {
-	Shape       string           `json:"shape"`                    // the rate shape, canonical spelling
-	MaxRatePerS float64          `json:"max_rate_per_s,omitempty"` // the ceiling, if any
-	PacedS      float64          `json:"paced_s"`                  // from the first release to the end of the run, flush included
-	Released    uint64           `json:"released"`                 // messages the pacer released
-	MaxLagMS    float64          `json:"max_lag_ms"`               // the latest any message was released
-	FirstDay    int              `json:"first_day"`                // the model days played
-	LastDay     int              `json:"last_day"`
-	Stopped     string           `json:"stopped"` // what ended the run: duration, messages, days, or interrupted
-	Intervals   []stressInterval `json:"intervals"`
+type StressInfo struct {
+	Shape       string     `json:"shape"`                    // the rate shape, canonical spelling
+	MaxRatePerS float64    `json:"max_rate_per_s,omitempty"` // the ceiling, if any
+	PacedS      float64    `json:"paced_s"`                  // from the first release to the end of the run, flush included
+	Released    uint64     `json:"released"`                 // messages the pacer released
+	MaxLagMS    float64    `json:"max_lag_ms"`               // the latest any message was released
+	FirstDay    int        `json:"first_day"`                // the model days played
+	LastDay     int        `json:"last_day"`
+	Stopped     string     `json:"stopped"` // what ended the run: duration, messages, schedule, days, interrupted or failed
+	Intervals   []Interval `json:"intervals"`
 }
 
-// report builds the stress report from the sink's.
-func (m *stressMeter) report(r sink.Report, info stressInfo) any {
+// Report builds the stress report from the sink's.
+func (m *Meter) Report(r sink.Report, info StressInfo) StressReport {
 	h := m.snk.Stats().Latency
 	info.Intervals = m.intervals
 	if info.Intervals == nil {
-		info.Intervals = []stressInterval{}
+		info.Intervals = []Interval{}
 	}
-	return stressReport{
+	return StressReport{
 		Report: r,
-		LatencyMS: stressLatency{
+		LatencyMS: StressLatency{
 			Mean: msOf(h.Mean()), P50: msOf(h.Quantile(0.5)), P95: msOf(h.Quantile(0.95)), P99: msOf(h.Quantile(0.99)),
 			P999: msOf(h.Quantile(0.999)), Max: msOf(h.Max()),
 		},
@@ -193,5 +197,42 @@ func (m *stressMeter) report(r sink.Report, info stressInfo) any {
 	}
 }
 
-// shapeName is the shape as the report and the log spell it.
-func shapeName(p pace.Pacer) string { return strings.TrimPrefix(p.String(), "constant:") }
+// ShapeName is the shape as the report and the log spell it.
+func ShapeName(p pace.Pacer) string { return strings.TrimPrefix(p.String(), "constant:") }
+
+// Finish measures the end of a rate-paced run that started pacing at start (res.PacedFrom
+// when it paced anything) and ended with res and runErr: the final line, the target rate
+// over the time the shape was asked to pace, and the report's stress section.
+func (m *Meter) Finish(res Result, runErr error, start time.Time, stop Stop, maxRate pace.Rate) (line string, target float64, info StressInfo) {
+	var snap pace.Snapshot
+	if m.runner != nil {
+		snap = m.runner.Snapshot()
+	}
+	if !res.PacedFrom.IsZero() {
+		start = res.PacedFrom // achieved rate over the paced time, not the setup
+	}
+	elapsed := time.Since(start)
+	// The target is the shape's mean over the time it was asked to pace.
+	span := elapsed
+	switch res.Stopped {
+	case StopDuration:
+		span = stop.Duration
+	case StopMessages:
+		if d, ok := m.shape.Due(uint64(res.Sent)); ok && d > 0 {
+			span = d
+		}
+	}
+	target = AllowedRate(m.shape, 0, span)
+	stopped := string(res.Stopped)
+	switch {
+	case errors.Is(runErr, context.Canceled):
+		stopped = "interrupted"
+	case runErr != nil:
+		stopped = "failed"
+	}
+	info = StressInfo{
+		Shape: ShapeName(m.shape), MaxRatePerS: float64(maxRate), PacedS: elapsed.Seconds(), Released: snap.Sent,
+		MaxLagMS: msOf(snap.MaxLag), FirstDay: res.FirstDay, LastDay: res.LastDay, Stopped: stopped,
+	}
+	return m.Final(elapsed, target), target, info
+}

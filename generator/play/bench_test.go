@@ -1,23 +1,22 @@
-package main
+package play_test
 
 import (
 	"context"
-	"io"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/twmb/franz-go/pkg/kfake"
 
+	"github.com/clickgen/clickgen/generator/play"
 	"github.com/clickgen/clickgen/generator/sink"
 	"github.com/clickgen/clickgen/generator/world"
 )
 
-// BenchmarkKafkaPath measures the Kafka path of `batch`: model days 0–3 (212 k events,
+// BenchmarkKafkaPath measures the Kafka path of the engine (what `batch` does): model days 0–3 (212 k events,
 // 240 MB) produced into an in-process kfake broker with the sink's defaults (idempotent,
 // acks=all, lz4, linger 10ms), flushed at the end of every day.
 //
-//   - generated: the days are generated and rendered while they are sent (hitsRun, as batch does);
+//   - generated: the days are generated and rendered while they are sent (Run, as batch does, rendering on all cores but one);
 //   - prebuilt: the same messages, rendered before the timer starts, only sent.
 //
 // The goal is generated ≥ 0.9 × prebuilt: the generator must never be the bottleneck. kfake
@@ -50,13 +49,10 @@ func BenchmarkKafkaPath(b *testing.B) {
 	b.Run("generated", func(b *testing.B) {
 		k := newSink(b)
 		defer k.Close()
-		p := &player{sio: &stdio{out: io.Discard, err: io.Discard}, snk: k, flushTimeout: time.Minute, start: time.Now()}
-		p.prog = startProgress(io.Discard, k, 0)
-		defer p.prog.stop()
 		events := 0
 		for b.Loop() {
-			h := &hitsRun{topic: "hits", from: 0, n: benchDays, flushDays: true}
-			if _, err := h.play(ctx, p, w); err != nil {
+			plan := play.Plan{World: w, From: 0, Days: benchDays, Hits: "hits", Workers: play.Workers(true)}
+			if _, err := play.Run(ctx, plan, k, nil); err != nil {
 				b.Fatal(err)
 			}
 			events += int(k.Stats().Topics["hits"].Acked) - events

@@ -1,0 +1,187 @@
+package play
+
+import (
+	"errors"
+	"fmt"
+	"runtime"
+	"time"
+
+	"github.com/clickgen/clickgen/generator/metrics"
+	"github.com/clickgen/clickgen/generator/pace"
+	"github.com/clickgen/clickgen/generator/world"
+)
+
+// Plan is what one Run plays. The zero value of every optional field means "not used":
+// no garbage, unpaced, no stop condition, GOMAXPROCS workers.
+type Plan struct {
+	World *world.World // the world to play; required
+	From  int          // the first run day
+	// Days is the number of run days [From, From+Days); 0 plays on until a stop condition
+	// (a run without one is endless).
+	Days int
+	// Hits is the topic the days' hits go to; "" sends no hits.
+	Hits string
+	// Orders is the topic the run days' snapshots go to; "" sends no snapshots.
+	Orders string
+	// Garbage is added to the clean messages of both topics.
+	Garbage world.Garbage
+	Pacing  Pacing
+	Stop    Stop
+	// Workers render batches of events in parallel; 0 means GOMAXPROCS. See [Workers].
+	Workers int
+	// FlushTimeout bounds each flush, independently of ctx, so an interrupted run still gets
+	// the chance to deliver what it queued; 0 means [DefaultFlushTimeout].
+	FlushTimeout time.Duration
+}
+
+// DefaultFlushTimeout is the flush timeout of a Plan that sets none.
+const DefaultFlushTimeout = 60 * time.Second
+
+// Pacing says when hits go. The zero value sends them as fast as the sink takes them.
+type Pacing struct {
+	// Runner releases each hit message at its due time; nil is unpaced. The caller builds it
+	// (with its progress callback and ceiling) and may read its Snapshot during the run.
+	Runner *pace.Runner
+	// ByCount makes every message, malformed and re-sent ones too, wait its turn, as a rate
+	// shape counts them; otherwise (model-time replay) extras ride with the event before
+	// them. A run paced by count is not flushed per day, so the pace never stalls at a day
+	// boundary; it is flushed at its end.
+	ByCount bool
+	// Shape is the rate shape of a ByCount run before any cut at Stop.Duration. It tells a
+	// schedule that ended by itself ([StopSchedule]) from one cut by the duration
+	// ([StopDuration]); nil counts every end of the schedule as the duration's.
+	Shape pace.Pacer
+}
+
+// Stop holds the conditions that end a run early, cleanly.
+type Stop struct {
+	// Messages ends the hits after this many hit messages (events, garbage and re-sends);
+	// 0 is no limit.
+	Messages int64
+	// Duration ends the run after this much wall-clock time; 0 is no limit. A ByCount run
+	// is expected to have its Runner's shape cut at Duration already (pace.Until), which
+	// ends it exactly; other runs stop at a deadline.
+	Duration time.Duration
+}
+
+// StopReason says what ended a run.
+type StopReason string
+
+// The reasons a run ends.
+const (
+	StopDays     StopReason = "days"     // every planned day was played
+	StopMessages StopReason = "messages" // Stop.Messages was reached
+	StopDuration StopReason = "duration" // Stop.Duration ran out
+	StopSchedule StopReason = "schedule" // the rate schedule ended by itself
+)
+
+// Validate says what is wrong with the plan, if anything.
+func (p *Plan) Validate() error {
+	var errs []error
+	if p.World == nil {
+		errs = append(errs, errors.New("no world"))
+	}
+	if p.Hits == "" && p.Orders == "" {
+		errs = append(errs, errors.New("nothing to send: no hits topic and no orders topic"))
+	}
+	if p.Days < 0 {
+		errs = append(errs, fmt.Errorf("days %d: want 0 (endless) or more", p.Days))
+	}
+	if p.Days == 0 && p.Orders != "" {
+		errs = append(errs, errors.New("snapshots need a bounded range of days"))
+	}
+	if p.Stop.Messages < 0 || p.Stop.Duration < 0 {
+		errs = append(errs, errors.New("stop conditions must not be negative"))
+	}
+	if p.Workers < 0 {
+		errs = append(errs, fmt.Errorf("workers %d: want 0 (GOMAXPROCS) or more", p.Workers))
+	}
+	if p.FlushTimeout < 0 {
+		errs = append(errs, errors.New("flush timeout must not be negative"))
+	}
+	if p.Pacing.ByCount && p.Pacing.Runner == nil {
+		errs = append(errs, errors.New("pacing by count needs a runner"))
+	}
+	return errors.Join(errs...)
+}
+
+// Workers is the number of render workers that suits a sink: all cores for a file or
+// stdout, all but one when a Kafka client needs a core of its own for record encoding and
+// compression (rendering on every core made the Kafka path ~10 % slower).
+func Workers(kafka bool) int {
+	n := runtime.GOMAXPROCS(0)
+	if kafka {
+		return max(1, n-1)
+	}
+	return n
+}
+
+// Result is what a Run did.
+type Result struct {
+	Stopped  StopReason // what ended the run, when it ended without error
+	Sent     int64      // hit messages handed to the sink (events, garbage and re-sends)
+	Snaps    int        // snapshots sent whole
+	FirstDay int        // the first run day
+	LastDay  int        // the last model day with a hit message sent; FirstDay−1 if none
+	// PacedFrom is the intended time of the first paced message (zero when unpaced): the
+	// start of the time a rate is achieved over.
+	PacedFrom time.Time
+}
+
+// UnitKind says what a unit holds.
+type UnitKind uint8
+
+// The kinds of unit a run sends.
+const (
+	HitsUnit     UnitKind = iota // one model day's hits
+	SnapshotUnit                 // the order snapshot of one model day
+)
+
+// Unit is one planned unit: a model day's hits, or the snapshot of a model day, with the
+// malformed messages and re-sends added to it.
+type Unit struct {
+	Kind   UnitKind
+	Day    int // the model day (for a snapshot: the day it is the snapshot of)
+	Clean  int // clean messages: events, or order rows
+	Extras int // malformed messages and re-sends added
+}
+
+// Name is how logs and errors name the unit: "day 3 (2026-06-04)", "snapshot of day 2 (…)".
+func (u Unit) Name() string {
+	s := fmt.Sprintf("day %d (%s)", u.Day, world.DayDate(u.Day))
+	if u.Kind == SnapshotUnit {
+		s = "snapshot of " + s
+	}
+	return s
+}
+
+// UnitResult is what was done with one unit.
+type UnitResult struct {
+	Unit
+	Sent    int64         // messages of the unit handed to the sink
+	Bytes   int64         // value bytes of its clean messages
+	Played  time.Duration // from the unit's start to its last message handed to the sink
+	Flushed bool          // the unit was flushed (and so acknowledged whole)
+	Flush   time.Duration // how long the flush took
+	// Lateness is how late each paced message of the unit was handed to the sink against its
+	// intended time (empty when unpaced).
+	Lateness metrics.Histogram
+}
+
+// Observer hears what a run does. Its methods are called on the goroutine that called Run,
+// between messages, so they must return quickly; a slow observer slows the run.
+type Observer interface {
+	// UnitStarted is called before the first message of a unit.
+	UnitStarted(u Unit)
+	// UnitDone is called after the last message of a unit (and its flush, if any).
+	UnitDone(r UnitResult)
+	// Stopped is called once when a stop condition ended the run before its last unit.
+	Stopped(reason StopReason, res Result)
+}
+
+// nopObserver hears nothing.
+type nopObserver struct{}
+
+func (nopObserver) UnitStarted(Unit)           {}
+func (nopObserver) UnitDone(UnitResult)        {}
+func (nopObserver) Stopped(StopReason, Result) {}
