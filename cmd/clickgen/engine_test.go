@@ -1,0 +1,68 @@
+package main
+
+import (
+	"fmt"
+	"math"
+	"os"
+	"path/filepath"
+	"runtime"
+	"runtime/debug"
+	"strings"
+	"testing"
+)
+
+// The three bugs that came from the engine living in package main, each pinned here.
+
+// TestKafkaRunLeavesTheClientACore: a run into Kafka renders on all cores but one even when
+// --metrics-addr wraps the sink (the worker count used to be chosen by sniffing the sink's
+// type, which the metrics wrapper hid).
+func TestKafkaRunLeavesTheClientACore(t *testing.T) {
+	_, addr := kfakeCluster(t)
+	out, errs, code := clickgen(t, "run", "smoke", "--brokers", addr, "--metrics-addr", "127.0.0.1:0")
+	if code != 0 {
+		t.Fatalf("run smoke --brokers --metrics-addr: exit %d\nstdout:\n%s\nstderr:\n%s", code, out, errs)
+	}
+	n := runtime.GOMAXPROCS(0)
+	if want := fmt.Sprintf("rendering on %d of %d cores", max(1, n-1), n); !strings.Contains(errs, want) {
+		t.Errorf("stderr lacks %q:\n%s", want, errs)
+	}
+	// Into a file, every core renders.
+	_, errs, code = clickgen(t, "run", "smoke")
+	if want := fmt.Sprintf("rendering on %d of %d cores", n, n); code != 0 || !strings.Contains(errs, want) {
+		t.Errorf("run smoke: exit %d, stderr lacks %q:\n%s", code, want, errs)
+	}
+}
+
+// TestRunSetsMemoryLimit: run sets the soft memory limit that batch sets (a scale's worth),
+// so a long run's resident size stays bounded by its largest day.
+func TestRunSetsMemoryLimit(t *testing.T) {
+	if _, set := os.LookupEnv("GOMEMLIMIT"); set {
+		t.Skip("GOMEMLIMIT is set: clickgen leaves the limit to it")
+	}
+	old := debug.SetMemoryLimit(math.MaxInt64)
+	t.Cleanup(func() { debug.SetMemoryLimit(old) })
+	if _, errs, code := clickgen(t, "run", "smoke"); code != 0 {
+		t.Fatalf("run smoke: exit %d: %s", code, errs)
+	}
+	if got, want := debug.SetMemoryLimit(-1), int64(memoryPerScale); got != want {
+		t.Errorf("soft memory limit after run smoke (scale 0.02) = %d, want %d", got, want)
+	}
+}
+
+// TestStressScheduleEndsByItself: a rate shape that ends by itself (a ramp down to zero)
+// before --duration is reported as stopped by its schedule, not by the duration.
+func TestStressScheduleEndsByItself(t *testing.T) {
+	rep := filepath.Join(t.TempDir(), "stress.json")
+	out, errs, code := clickgen(t, "run", "stress", "--rate", "ramp:4000/s-0/s:500ms", "--duration", "1m", "--report", rep)
+	if code != 0 {
+		t.Fatalf("run stress: exit %d\nstdout:\n%s\nstderr:\n%s", code, out, errs)
+	}
+	d := readStress(t, rep)
+	// The ramp releases messages 0 … 1000: the last is due exactly at its end.
+	if h := d.Topics["hits"]; h.Acked != 1001 || d.Stress.Released != 1001 || d.Stress.Stopped != "schedule" {
+		t.Errorf("ramp 4000/s to 0 over 500ms: acked %d, released %d, stopped %q; want 1001, 1001, schedule", h.Acked, d.Stress.Released, d.Stress.Stopped)
+	}
+	if !strings.Contains(errs, "the rate schedule ended after 1001 hit messages") {
+		t.Errorf("stderr does not say the schedule ended:\n%s", errs)
+	}
+}

@@ -1,0 +1,144 @@
+package play_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+	"testing"
+
+	"github.com/clickgen/clickgen/generator/play"
+	"github.com/clickgen/clickgen/generator/sink"
+	"github.com/clickgen/clickgen/generator/world"
+)
+
+// smallWorld is the smoke profile's world: ~700 events a day.
+func smallWorld(t testing.TB) *world.World {
+	t.Helper()
+	w, err := world.NewWorld(world.Params{Scale: 0.02})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return w
+}
+
+// unitLog is an Observer that records what it hears, one line per call.
+type unitLog struct{ lines []string }
+
+func (l *unitLog) UnitStarted(u play.Unit) { l.lines = append(l.lines, "start "+u.Name()) }
+func (l *unitLog) UnitDone(r play.UnitResult) {
+	l.lines = append(l.lines, fmt.Sprintf("done %s flushed=%v sent=%d", r.Name(), r.Flushed, r.Sent))
+}
+func (l *unitLog) Stopped(reason play.StopReason, res play.Result) {
+	l.lines = append(l.lines, fmt.Sprintf("stopped %s %d", reason, res.Sent))
+}
+
+func discard(t testing.TB) *sink.Writer {
+	t.Helper()
+	w, err := sink.NewWriter(io.Discard, sink.WriterOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return w
+}
+
+// TestRunOrder: the hits of the run days come first, each day flushed, then the snapshots
+// they send (run day X sends the snapshot of X−1), each flushed; the result counts them.
+func TestRunOrder(t *testing.T) {
+	w := smallWorld(t)
+	snk := discard(t)
+	var log unitLog
+	res, err := play.Run(context.Background(), play.Plan{World: w, From: 1, Days: 2, Hits: "hits", Orders: "orders"}, snk, &log)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var kinds []string
+	for _, l := range log.lines {
+		kinds = append(kinds, strings.SplitN(l, " (", 2)[0])
+	}
+	want := "start day 1|done day 1|start day 2|done day 2|start snapshot of day 0|done snapshot of day 0|start snapshot of day 1|done snapshot of day 1"
+	if got := strings.Join(kinds, "|"); got != want {
+		t.Errorf("units:\n got %s\nwant %s", got, want)
+	}
+	for _, l := range log.lines {
+		if strings.HasPrefix(l, "done") && !strings.Contains(l, "flushed=true") {
+			t.Errorf("unit not flushed: %s", l)
+		}
+	}
+	st := snk.Stats()
+	if res.Stopped != play.StopDays || res.Sent != st.Topics["hits"].Acked || res.Snaps != 2 || res.FirstDay != 1 || res.LastDay != 2 {
+		t.Errorf("result %+v; hits acked %d", res, st.Topics["hits"].Acked)
+	}
+}
+
+// failingSink fails every flush as a sink whose messages were refused does.
+type failingSink struct{ *sink.Writer }
+
+func (f failingSink) Flush(context.Context) error {
+	return &sink.DeliveryError{Failed: 1, Topic: "hits", Err: errors.New("refused")}
+}
+
+// TestRunNamesTheIncompleteDay: a delivery failure ends the run naming the unit that is not
+// delivered whole.
+func TestRunNamesTheIncompleteDay(t *testing.T) {
+	_, err := play.Run(context.Background(), play.Plan{World: smallWorld(t), From: 3, Days: 2, Hits: "hits"}, failingSink{discard(t)}, nil)
+	var ie *play.IncompleteError
+	if !errors.As(err, &ie) || ie.Unit.Day != 3 || ie.Unit.Kind != play.HitsUnit || !strings.Contains(err.Error(), "day 3 (2026-06-04) is incomplete: ") {
+		t.Errorf("Run = %v, want day 3 named incomplete", err)
+	}
+	var de *sink.DeliveryError
+	if !errors.As(err, &de) {
+		t.Errorf("%v does not unwrap to the sink's DeliveryError", err)
+	}
+}
+
+// TestRunStopMessages: a message limit ends the run cleanly, flushed, after exactly that many
+// hit messages, and no snapshot is sent.
+func TestRunStopMessages(t *testing.T) {
+	snk := discard(t)
+	var log unitLog
+	res, err := play.Run(context.Background(), play.Plan{World: smallWorld(t), From: 1, Days: 2, Hits: "hits", Orders: "orders",
+		Stop: play.Stop{Messages: 1000}}, snk, &log)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Stopped != play.StopMessages || res.Sent != 1000 || res.Snaps != 0 || snk.Stats().Topics["hits"].Acked != 1000 {
+		t.Errorf("result %+v, acked %d; want stopped by messages after 1000, no snapshot", res, snk.Stats().Topics["hits"].Acked)
+	}
+	if last := log.lines[len(log.lines)-1]; last != "stopped messages 1000" {
+		t.Errorf("last observer call %q", last)
+	}
+}
+
+// TestRunCancelled: a cancelled context is not a stop condition: Run returns its error.
+func TestRunCancelled(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	_, err := play.Run(ctx, play.Plan{World: smallWorld(t), From: 0, Days: 1, Hits: "hits"}, discard(t), nil)
+	if !errors.Is(err, context.Canceled) {
+		t.Errorf("Run(cancelled) = %v, want context.Canceled", err)
+	}
+}
+
+func TestPlanValidate(t *testing.T) {
+	w := smallWorld(t)
+	for _, tc := range []struct {
+		plan play.Plan
+		want string // "" when valid
+	}{
+		{play.Plan{World: w, Days: 1, Hits: "hits"}, ""},
+		{play.Plan{World: w, Days: 0, Hits: "hits", Stop: play.Stop{Messages: 5}}, ""},
+		{play.Plan{Days: 1, Hits: "hits"}, "no world"},
+		{play.Plan{World: w, Days: 1}, "nothing to send"},
+		{play.Plan{World: w, Days: -1, Hits: "hits"}, "days -1"},
+		{play.Plan{World: w, Days: 0, Orders: "orders"}, "bounded range"},
+		{play.Plan{World: w, Days: 1, Hits: "hits", Workers: -2}, "workers -2"},
+		{play.Plan{World: w, Days: 1, Hits: "hits", Pacing: play.Pacing{ByCount: true}}, "needs a runner"},
+	} {
+		err := tc.plan.Validate()
+		if (tc.want == "") != (err == nil) || (err != nil && !strings.Contains(err.Error(), tc.want)) {
+			t.Errorf("Validate(%+v) = %v, want %q", tc.plan, err, tc.want)
+		}
+	}
+}
