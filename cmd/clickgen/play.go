@@ -5,85 +5,25 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"os"
-	"strings"
-	"sync"
 	"time"
 
 	"github.com/clickgen/clickgen/generator/play"
 	"github.com/clickgen/clickgen/generator/sink"
 )
 
-// player sends messages to one sink and keeps the run's bookkeeping: progress on stderr,
-// flushes with their own timeout, the final summary and report.
+// player plays into one sink and keeps the run's bookkeeping: it is the engine's Observer
+// (the printer's progress and per-unit lines on stderr), flushes with its own timeout, and
+// ends the run with the summary and the report.
 type player struct {
+	*play.Printer
 	sio          *stdio
 	snk          sink.Sink
 	flushTimeout time.Duration
 	start        time.Time
 	target       float64 // target rate for the report, 0 for unpaced runs
-	prog         *progress
 	// extend, if set, turns the report into the document --report writes (stress adds to it).
 	extend func(sink.Report) any
-	// limitFlag is how the user set a message limit ("--limit"), for the line that says the
-	// run stopped there; "" for a profile's stop.messages.
-	limitFlag string
-	// onUnit, if set, hears each unit as it starts (live counts the day's events).
-	onUnit func(play.Unit)
-}
-
-// play runs plan into the player's sink, the player hearing what happens.
-func (p *player) play(ctx context.Context, plan play.Plan) (play.Result, error) {
-	plan.FlushTimeout = p.flushTimeout
-	return play.Run(ctx, plan, p.snk, p)
-}
-
-// UnitStarted labels the progress line with the unit being played.
-func (p *player) UnitStarted(u play.Unit) {
-	label := fmt.Sprintf("day %d:", u.Day)
-	if u.Kind == play.SnapshotUnit {
-		label = "snapshot of " + label
-	}
-	p.prog.setLabel(label)
-	if p.onUnit != nil {
-		p.onUnit(u)
-	}
-}
-
-// UnitDone logs a line per unit: what it held, how long it took, how late paced messages left.
-func (p *player) UnitDone(r play.UnitResult) {
-	var line string
-	switch {
-	case r.Kind == play.SnapshotUnit:
-		line = fmt.Sprintf("%s: %d rows (+%d malformed or redelivered); sent in %v, flushed in %v", r.Name(), r.Clean, r.Extras,
-			r.Played.Round(time.Millisecond), r.Flush.Round(time.Millisecond))
-	case !r.Flushed:
-		line = fmt.Sprintf("%s: %d messages released in %v", r.Name(), r.Sent, r.Played.Round(time.Millisecond))
-	default:
-		line = fmt.Sprintf("%s: %d events", r.Name(), r.Clean)
-		if r.Extras > 0 {
-			line += fmt.Sprintf(" + %d malformed or redelivered", r.Extras)
-		}
-		line += fmt.Sprintf(", %.1f MB; generated and sent in %v, flushed in %v", float64(r.Bytes)/1e6,
-			r.Played.Round(time.Millisecond), r.Flush.Round(time.Millisecond))
-		if l := r.Lateness; l.Count() > 0 {
-			line += fmt.Sprintf("; send-time error p50 %v p99 %v max %v", round(l.Quantile(0.5)), round(l.Quantile(0.99)), round(l.Max()))
-		}
-	}
-	p.prog.logf("%s", line)
-}
-
-// Stopped says which stop condition ended the run.
-func (p *player) Stopped(reason play.StopReason, res play.Result) {
-	switch {
-	case reason == play.StopMessages && p.limitFlag != "":
-		p.prog.logf("stopped at %s after %d hit messages", p.limitFlag, res.Sent)
-	case reason == play.StopSchedule:
-		p.prog.logf("stopped: the rate schedule ended after %d hit messages", res.Sent)
-	default:
-		p.prog.logf("stopped at the %s limit after %d hit messages", reason, res.Sent)
-	}
 }
 
 func newPlayer(sio *stdio, snk sink.Sink, flushTimeout time.Duration, total int) *player {
@@ -93,9 +33,13 @@ func newPlayer(sio *stdio, snk sink.Sink, flushTimeout time.Duration, total int)
 // newPlayerLines is newPlayer whose progress is line(), printed as a log line every `every`
 // instead of the default progress (stress prints one line per interval).
 func newPlayerLines(sio *stdio, snk sink.Sink, flushTimeout time.Duration, total int, every time.Duration, line func() string) *player {
-	p := &player{sio: sio, snk: snk, flushTimeout: flushTimeout, start: time.Now()}
-	p.prog = startProgressLines(sio.err, snk, total, every, line)
-	return p
+	return &player{Printer: play.NewPrinter(sio.err, snk, total, every, line), sio: sio, snk: snk, flushTimeout: flushTimeout, start: time.Now()}
+}
+
+// play runs plan into the player's sink, the player hearing what happens.
+func (p *player) play(ctx context.Context, plan play.Plan) (play.Result, error) {
+	plan.FlushTimeout = p.flushTimeout
+	return play.Run(ctx, plan, p.snk, p)
 }
 
 // flush waits for every message sent so far, with its own timeout: an interrupted run still
@@ -115,24 +59,14 @@ func (p *player) finish(runErr error, reportPath string) error {
 			runErr = errors.Join(runErr, ferr)
 		}
 	}
-	p.prog.stop()
+	p.Stop()
 	stats := p.snk.Stats()
 	elapsed := time.Since(p.start)
-	fmt.Fprint(p.sio.err, summary(stats, elapsed))
+	fmt.Fprint(p.sio.err, play.Summary(stats, elapsed))
 	if reportPath != "" {
-		r := sink.NewReport(stats)
-		r.Interrupted = interrupted
-		r.Rate.TargetPerS = p.target
-		var acked int64
-		for _, t := range stats.Topics {
-			acked += t.Acked
-		}
-		if s := elapsed.Seconds(); s > 0 {
-			r.Rate.AchievedPerS = float64(acked) / s
-		}
-		var doc any = r
+		var doc any = play.NewReport(stats, elapsed, p.target, interrupted)
 		if p.extend != nil {
-			doc = p.extend(r)
+			doc = p.extend(doc.(sink.Report))
 		}
 		if err := writeJSON(reportPath, doc); err != nil {
 			runErr = errors.Join(runErr, fmt.Errorf("--report: %w", err))
@@ -147,155 +81,10 @@ func (p *player) finish(runErr error, reportPath string) error {
 	return runErr
 }
 
-func summary(s sink.Stats, elapsed time.Duration) string {
-	var b strings.Builder
-	for _, name := range sortedKeys(s.Topics) {
-		t := s.Topics[name]
-		fmt.Fprintf(&b, "clickgen: %s: %d sent, %d acked, %d failed, %.1f MB", name, t.Sent, t.Acked, t.Failed, float64(t.Bytes)/1e6)
-		if len(t.Partitions) > 0 {
-			fmt.Fprintf(&b, ", partitions")
-			for _, p := range sortedKeys(t.Partitions) {
-				fmt.Fprintf(&b, " %d:%d", p, t.Partitions[p])
-			}
-		}
-		if secs := elapsed.Seconds(); secs > 0 {
-			fmt.Fprintf(&b, "; %.0f msg/s", float64(t.Acked)/secs)
-		}
-		b.WriteByte('\n')
-	}
-	if s.Latency.Count() > 0 {
-		fmt.Fprintf(&b, "clickgen: latency p50 %v p95 %v p99 %v max %v (from intended send time to ack)\n",
-			round(s.Latency.Quantile(0.5)), round(s.Latency.Quantile(0.95)), round(s.Latency.Quantile(0.99)), round(s.Latency.Max()))
-	}
-	fmt.Fprintf(&b, "clickgen: total time %v\n", elapsed.Round(time.Millisecond))
-	return b.String()
-}
-
-func round(d time.Duration) time.Duration {
-	switch {
-	case d > time.Second:
-		return d.Round(time.Millisecond)
-	case d > time.Millisecond:
-		return d.Round(10 * time.Microsecond)
-	}
-	return d.Round(time.Microsecond)
-}
-
 func writeJSON(path string, v any) error {
 	b, err := json.MarshalIndent(v, "", "  ")
 	if err != nil {
 		return err
 	}
 	return os.WriteFile(path, append(b, '\n'), 0o644)
-}
-
-// progress prints what the sink has done on stderr: a line rewritten in place on a terminal,
-// a line every progressEvery otherwise.
-type progress struct {
-	w     io.Writer
-	snk   sink.Sink
-	tty   bool
-	total int // messages expected, 0 when unknown
-	start time.Time
-	done  chan struct{}
-	wg    sync.WaitGroup
-	mu    sync.Mutex
-	label string
-	line  func() string // if set, replaces the default line and is printed as a log line
-}
-
-const progressEvery = 10 * time.Second
-
-func isTerminal(w io.Writer) bool {
-	f, ok := w.(*os.File)
-	if !ok {
-		return false
-	}
-	st, err := f.Stat()
-	return err == nil && st.Mode()&os.ModeCharDevice != 0
-}
-
-func startProgress(w io.Writer, snk sink.Sink, total int) *progress {
-	return startProgressLines(w, snk, total, 0, nil)
-}
-
-// startProgressLines is startProgress printing line() as a log line every lineEvery instead,
-// when line is set.
-func startProgressLines(w io.Writer, snk sink.Sink, total int, lineEvery time.Duration, line func() string) *progress {
-	p := &progress{w: w, snk: snk, tty: isTerminal(w), total: total, start: time.Now(), done: make(chan struct{}), line: line}
-	every := progressEvery
-	if line != nil {
-		every = lineEvery
-	} else if p.tty {
-		every = 200 * time.Millisecond
-	}
-	p.wg.Add(1)
-	go func() {
-		defer p.wg.Done()
-		t := time.NewTicker(every)
-		defer t.Stop()
-		for {
-			select {
-			case <-p.done:
-				return
-			case <-t.C:
-				p.print()
-			}
-		}
-	}()
-	return p
-}
-
-// setLabel sets what is being played ("day 3 of 8").
-func (p *progress) setLabel(s string) {
-	p.mu.Lock()
-	p.label = s
-	p.mu.Unlock()
-}
-
-// logf prints a line between progress updates.
-func (p *progress) logf(format string, args ...any) {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	if p.tty {
-		fmt.Fprint(p.w, "\r\033[K")
-	}
-	fmt.Fprintf(p.w, "clickgen: "+format+"\n", args...)
-}
-
-func (p *progress) print() {
-	if p.line != nil {
-		p.logf("%s", p.line())
-		return
-	}
-	s := p.snk.Stats()
-	var sent, acked, failed, bytes int64
-	for _, t := range s.Topics {
-		sent, acked, failed, bytes = sent+t.Sent, acked+t.Acked, failed+t.Failed, bytes+t.Bytes
-	}
-	secs := time.Since(p.start).Seconds()
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	line := fmt.Sprintf("%s %d sent, %d acked, %d failed, %.0f msg/s, %.1f MB/s", p.label, sent, acked, failed, float64(acked)/secs, float64(bytes)/1e6/secs)
-	if p.tty {
-		bar := ""
-		if p.total > 0 {
-			const width = 24
-			filled := min(width, int(int64(width)*acked/int64(p.total)))
-			bar = "[" + strings.Repeat("#", filled) + strings.Repeat(".", width-filled) + "] "
-		}
-		fmt.Fprintf(p.w, "\r\033[K%s%s", bar, line)
-		return
-	}
-	fmt.Fprintf(p.w, "clickgen: progress: %s\n", line)
-}
-
-func (p *progress) stop() {
-	close(p.done)
-	p.wg.Wait()
-	if p.tty {
-		p.mu.Lock()
-		fmt.Fprint(p.w, "\r\033[K")
-		p.mu.Unlock()
-	}
 }

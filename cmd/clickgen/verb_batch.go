@@ -33,7 +33,7 @@ call writes the same bytes, and 'clickgen inventory' with the same flags says wh
 	if err != nil {
 		return err
 	}
-	p.limitFlag = "--limit " + strconv.Itoa(*limit)
+	p.LimitFlag = "--limit " + strconv.Itoa(*limit)
 	_, err = p.play(ctx, play.Plan{World: w, From: pf.days.day, Days: pf.days.days, Hits: topic, Garbage: g,
 		Stop: play.Stop{Messages: int64(*limit)}, Workers: pf.sink.workers(*workers)})
 	return p.finish(err, pf.sink.report)

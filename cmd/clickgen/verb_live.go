@@ -54,13 +54,13 @@ same day; only the timing differs.`)
 	var runner *pace.Runner
 	opts = append(opts, pace.WithProgress(*every, func(s pace.Snapshot) {
 		m := s.Model
-		p.prog.logf("played %d of %d, model time %02d:%02d, lag %.1fs (max %.1fs)",
+		p.Logf("played %d of %d, model time %02d:%02d, lag %.1fs (max %.1fs)",
 			s.Sent, total, int(m.Hours()), int(m.Minutes())%60, s.Lag.Seconds(), s.MaxLag.Seconds())
 	}))
 	if runner, err = pace.NewRunner(schedule, opts...); err != nil {
 		return p.finish(usagef("live", "%v", err), pf.sink.report)
 	}
-	p.onUnit = func(u play.Unit) { total = u.Clean }
+	p.OnUnit = func(u play.Unit) { total = u.Clean }
 	_, err = p.play(ctx, play.Plan{World: w, From: d, Days: 1, Hits: topic, Garbage: g,
 		Pacing: play.Pacing{Runner: runner}, Workers: pf.sink.workers(0)})
 	p.target = float64(total) / (float64(24*time.Hour) / *speed / float64(time.Second))

@@ -335,7 +335,7 @@ func runRun(ctx context.Context, sio *stdio, args []string) error {
 	} else {
 		pl = newPlayer(sio, snk, sf.flushTimeout, 0)
 	}
-	plan.log = pl.prog.logf
+	plan.log = pl.Logf
 	out, runErr := pl.play(ctx, plan.play)
 	if plan.meter != nil {
 		plan.finishStress(pl, out, runErr)
@@ -516,7 +516,7 @@ func (plan *runPlan) finishStress(pl *player, out play.Result, runErr error) {
 	if !out.PacedFrom.IsZero() {
 		pl.start = out.PacedFrom // the achieved rate is over the paced time, not the setup
 	}
-	pl.prog.logf("%s", line)
+	pl.Logf("%s", line)
 	pl.extend = func(r sink.Report) any { return plan.meter.Report(r, info) }
 }
 

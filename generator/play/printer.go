@@ -1,0 +1,234 @@
+package play
+
+import (
+	"fmt"
+	"io"
+	"maps"
+	"os"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/clickgen/clickgen/generator/sink"
+)
+
+// Printer is an [Observer] that prints a run as the command line does, in English, on w
+// (stderr): a progress line (a bar rewritten in place on a terminal, a log line every
+// [ProgressEvery] otherwise), a line per unit done and the reason a run stopped. Its methods
+// are safe for concurrent use; Stop ends the progress goroutine.
+type Printer struct {
+	// LimitFlag names how a message limit was set ("--limit 25"), for the line that says the
+	// run stopped there; "" says "the messages limit".
+	LimitFlag string
+	// OnUnit, if set, hears each unit as it starts.
+	OnUnit func(Unit)
+
+	w     io.Writer
+	snk   sink.Sink
+	tty   bool
+	total int // messages expected, 0 when unknown
+	start time.Time
+	done  chan struct{}
+	wg    sync.WaitGroup
+	mu    sync.Mutex
+	label string
+	line  func() string // if set, replaces the default line and is printed as a log line
+}
+
+// ProgressEvery is how often a Printer not on a terminal prints a progress line.
+const ProgressEvery = 10 * time.Second
+
+// isTerminal says whether w is a character device (a terminal).
+func isTerminal(w io.Writer) bool {
+	f, ok := w.(*os.File)
+	if !ok {
+		return false
+	}
+	st, err := f.Stat()
+	return err == nil && st.Mode()&os.ModeCharDevice != 0
+}
+
+// NewPrinter starts printing the progress of snk on w; total is the number of messages
+// expected (0 when unknown), for the bar. When line is set, line() is printed as a log line
+// every lineEvery instead of the default progress (a stress run prints one line per interval).
+func NewPrinter(w io.Writer, snk sink.Sink, total int, lineEvery time.Duration, line func() string) *Printer {
+	p := &Printer{w: w, snk: snk, tty: isTerminal(w), total: total, start: time.Now(), done: make(chan struct{}), line: line}
+	every := ProgressEvery
+	if line != nil {
+		every = lineEvery
+	} else if p.tty {
+		every = 200 * time.Millisecond
+	}
+	p.wg.Add(1)
+	go func() {
+		defer p.wg.Done()
+		t := time.NewTicker(every)
+		defer t.Stop()
+		for {
+			select {
+			case <-p.done:
+				return
+			case <-t.C:
+				p.print()
+			}
+		}
+	}()
+	return p
+}
+
+// SetLabel sets what is being played ("day 3:").
+func (p *Printer) SetLabel(s string) {
+	p.mu.Lock()
+	p.label = s
+	p.mu.Unlock()
+}
+
+// Logf prints a line between progress updates, prefixed "clickgen: ".
+func (p *Printer) Logf(format string, args ...any) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.tty {
+		fmt.Fprint(p.w, "\r\033[K")
+	}
+	fmt.Fprintf(p.w, "clickgen: "+format+"\n", args...)
+}
+
+func (p *Printer) print() {
+	if p.line != nil {
+		p.Logf("%s", p.line())
+		return
+	}
+	s := p.snk.Stats()
+	var sent, acked, failed, bytes int64
+	for _, t := range s.Topics {
+		sent, acked, failed, bytes = sent+t.Sent, acked+t.Acked, failed+t.Failed, bytes+t.Bytes
+	}
+	secs := time.Since(p.start).Seconds()
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	line := fmt.Sprintf("%s %d sent, %d acked, %d failed, %.0f msg/s, %.1f MB/s", p.label, sent, acked, failed, float64(acked)/secs, float64(bytes)/1e6/secs)
+	if p.tty {
+		bar := ""
+		if p.total > 0 {
+			const width = 24
+			filled := min(width, int(int64(width)*acked/int64(p.total)))
+			bar = "[" + strings.Repeat("#", filled) + strings.Repeat(".", width-filled) + "] "
+		}
+		fmt.Fprintf(p.w, "\r\033[K%s%s", bar, line)
+		return
+	}
+	fmt.Fprintf(p.w, "clickgen: progress: %s\n", line)
+}
+
+// Stop ends the progress line. Logf may still be called after it.
+func (p *Printer) Stop() {
+	close(p.done)
+	p.wg.Wait()
+	if p.tty {
+		p.mu.Lock()
+		fmt.Fprint(p.w, "\r\033[K")
+		p.mu.Unlock()
+	}
+}
+
+// UnitStarted labels the progress line with the unit being played.
+func (p *Printer) UnitStarted(u Unit) {
+	label := fmt.Sprintf("day %d:", u.Day)
+	if u.Kind == SnapshotUnit {
+		label = "snapshot of " + label
+	}
+	p.SetLabel(label)
+	if p.OnUnit != nil {
+		p.OnUnit(u)
+	}
+}
+
+// UnitDone logs a line per unit: what it held, how long it took, how late paced messages left.
+func (p *Printer) UnitDone(r UnitResult) {
+	var line string
+	switch {
+	case r.Kind == SnapshotUnit:
+		line = fmt.Sprintf("%s: %d rows (+%d malformed or redelivered); sent in %v, flushed in %v", r.Name(), r.Clean, r.Extras,
+			r.Played.Round(time.Millisecond), r.Flush.Round(time.Millisecond))
+	case !r.Flushed:
+		line = fmt.Sprintf("%s: %d messages released in %v", r.Name(), r.Sent, r.Played.Round(time.Millisecond))
+	default:
+		line = fmt.Sprintf("%s: %d events", r.Name(), r.Clean)
+		if r.Extras > 0 {
+			line += fmt.Sprintf(" + %d malformed or redelivered", r.Extras)
+		}
+		line += fmt.Sprintf(", %.1f MB; generated and sent in %v, flushed in %v", float64(r.Bytes)/1e6,
+			r.Played.Round(time.Millisecond), r.Flush.Round(time.Millisecond))
+		if l := r.Lateness; l.Count() > 0 {
+			line += fmt.Sprintf("; send-time error p50 %v p99 %v max %v", round(l.Quantile(0.5)), round(l.Quantile(0.99)), round(l.Max()))
+		}
+	}
+	p.Logf("%s", line)
+}
+
+// Stopped says which stop condition ended the run.
+func (p *Printer) Stopped(reason StopReason, res Result) {
+	switch {
+	case reason == StopMessages && p.LimitFlag != "":
+		p.Logf("stopped at %s after %d hit messages", p.LimitFlag, res.Sent)
+	case reason == StopSchedule:
+		p.Logf("stopped: the rate schedule ended after %d hit messages", res.Sent)
+	default:
+		p.Logf("stopped at the %s limit after %d hit messages", reason, res.Sent)
+	}
+}
+
+// Summary is the end-of-run text: per topic what was sent, acknowledged and failed, the
+// bytes and partitions, the acknowledged rate over elapsed, and the latency percentiles.
+func Summary(s sink.Stats, elapsed time.Duration) string {
+	var b strings.Builder
+	for _, name := range slices.Sorted(maps.Keys(s.Topics)) {
+		t := s.Topics[name]
+		fmt.Fprintf(&b, "clickgen: %s: %d sent, %d acked, %d failed, %.1f MB", name, t.Sent, t.Acked, t.Failed, float64(t.Bytes)/1e6)
+		if len(t.Partitions) > 0 {
+			fmt.Fprintf(&b, ", partitions")
+			for _, p := range slices.Sorted(maps.Keys(t.Partitions)) {
+				fmt.Fprintf(&b, " %d:%d", p, t.Partitions[p])
+			}
+		}
+		if secs := elapsed.Seconds(); secs > 0 {
+			fmt.Fprintf(&b, "; %.0f msg/s", float64(t.Acked)/secs)
+		}
+		b.WriteByte('\n')
+	}
+	if s.Latency.Count() > 0 {
+		fmt.Fprintf(&b, "clickgen: latency p50 %v p95 %v p99 %v max %v (from intended send time to ack)\n",
+			round(s.Latency.Quantile(0.5)), round(s.Latency.Quantile(0.95)), round(s.Latency.Quantile(0.99)), round(s.Latency.Max()))
+	}
+	fmt.Fprintf(&b, "clickgen: total time %v\n", elapsed.Round(time.Millisecond))
+	return b.String()
+}
+
+// round rounds d for printing: milliseconds above a second, 10 µs above a millisecond.
+func round(d time.Duration) time.Duration {
+	switch {
+	case d > time.Second:
+		return d.Round(time.Millisecond)
+	case d > time.Millisecond:
+		return d.Round(10 * time.Microsecond)
+	}
+	return d.Round(time.Microsecond)
+}
+
+// NewReport is the report of a run whose sink ended with stats after elapsed: the sink's
+// counters, the target rate (0 for an unpaced run), the achieved rate (acknowledged messages
+// over elapsed) and whether the run was interrupted.
+func NewReport(stats sink.Stats, elapsed time.Duration, target float64, interrupted bool) sink.Report {
+	r := sink.NewReport(stats)
+	r.Interrupted = interrupted
+	r.Rate.TargetPerS = target
+	var acked int64
+	for _, t := range stats.Topics {
+		acked += t.Acked
+	}
+	if s := elapsed.Seconds(); s > 0 {
+		r.Rate.AchievedPerS = float64(acked) / s
+	}
+	return r
+}
