@@ -183,7 +183,7 @@ Exit status: 0 when everything agrees, 1 when anything differs or the topics can
 			what = strings.Join(parts, ", ")
 		}
 		return fmt.Errorf("verify: %s and %s differ from what run %s (seed %d) sends: %s",
-			*hitsTopic, *ordersTopic, runDaysName(df.day, df.days), w.Seed, what)
+			*hitsTopic, *ordersTopic, runDaysName(df.day, df.days), w.Seed(), what)
 	}
 	return nil
 }

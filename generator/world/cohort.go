@@ -34,7 +34,7 @@ type cohort struct {
 // cohortOf computes the cohort of day d, drawing from the COMPOSITION stream of d in the
 // order of world.md §3.2.
 func (w *World) cohortOf(d int) *cohort {
-	s := NewStream(w.Seed, Composition, d, 0)
+	s := NewStream(w.seed, Composition, d, 0)
 	c := &cohort{day: d}
 
 	// 1. Inflow.

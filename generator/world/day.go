@@ -161,14 +161,14 @@ func (w *World) audience(d int) []*cookie {
 // the midnight cut and draws visit and pageview ids.
 func (day *Day) traffic(aud []*cookie) {
 	w := day.World
-	s := NewStream(w.Seed, Traffic, day.N, 0)
+	s := NewStream(w.seed, Traffic, day.N, 0)
 	weekend := 0
 	if isWeekend(day.N) {
 		weekend = 1
 	}
 	nCat := [len(Categories)]int{}
 	for i := range nCat {
-		nCat[i] = len(w.Catalog.ByCategory[i])
+		nCat[i] = len(w.catalog.ByCategory[i])
 	}
 	type plan struct {
 		start, duration int32
@@ -241,7 +241,7 @@ func (day *Day) traffic(aud []*cookie) {
 				case pageSearch:
 					pid = pidSearch + query
 				case pageProduct:
-					pid = pidProduct + w.Catalog.ByCategory[cat][prod]
+					pid = pidProduct + w.catalog.ByCategory[cat][prod]
 				case pageStatic:
 					pid = w.pidStatic(static)
 				case pageCart:

@@ -2,6 +2,7 @@ package world
 
 import (
 	"bytes"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"math"
@@ -34,17 +35,19 @@ var (
 )
 
 // Garbage says which malformed messages and re-sends are added to the clean streams. The zero
-// value adds nothing. The clean messages never change, whatever the settings.
+// value adds nothing. The clean messages never change, whatever the settings. It is the one
+// garbage settings type: flags and profiles fill it, the generator, the inventory (which echoes
+// it as JSON) and verify read it.
 type Garbage struct {
 	// Rate is the number of malformed messages added per clean message (0.01 = one in a
 	// hundred), applied per day and per snapshot.
-	Rate float64
+	Rate float64 `json:"rate" yaml:"rate"`
 	// Mix weighs the classes, by name; nil means the default mix (every non-opt-in class of the
 	// topic with weight 1). Each topic uses the classes that apply to it.
-	Mix map[string]int
+	Mix Mix `json:"mix,omitempty" yaml:"mix"`
 	// Redeliver is the number of byte-identical re-sends of clean messages per clean message,
 	// as at-least-once delivery produces.
-	Redeliver float64
+	Redeliver float64 `json:"redeliver" yaml:"redeliver"`
 }
 
 const ppm = 1_000_000
@@ -86,9 +89,24 @@ func AllGarbageClasses() []string {
 	return out
 }
 
-// ParseMix reads "class=weight,..." (weights are non-negative integers).
-func ParseMix(s string) (map[string]int, error) {
-	mix := map[string]int{}
+// Mix weighs garbage classes by name. Its text form is "class=weight,..." (weights are
+// non-negative integers), e.g. not_an_object=2,keyset_mismatch=1; in JSON and as a YAML
+// mapping it is an object of weights. A nil Mix is the default mix.
+type Mix map[string]int
+
+// ErrMix marks the errors of [Mix.UnmarshalText] and [Mix.Set], so that a decoder of many
+// values can say which field held the bad text. The message is that of ParseMix.
+var ErrMix = errors.New("not a garbage mix")
+
+type mixError struct{ err error }
+
+func (e mixError) Error() string   { return e.err.Error() }
+func (e mixError) Unwrap() []error { return []error{ErrMix, e.err} }
+
+// ParseMix reads "class=weight,..." (weights are non-negative integers, classes those of
+// AllGarbageClasses, each named once). The empty text is an error.
+func ParseMix(s string) (Mix, error) {
+	mix := Mix{}
 	for _, part := range strings.Split(s, ",") {
 		part = strings.TrimSpace(part)
 		if part == "" {
@@ -116,6 +134,76 @@ func ParseMix(s string) (map[string]int, error) {
 		return nil, err
 	}
 	return mix, nil
+}
+
+// String returns m in the syntax of ParseMix, classes in the order of AllGarbageClasses (any
+// other name after them, sorted), and a nil or empty Mix as "".
+func (m Mix) String() string {
+	var b strings.Builder
+	add := func(name string) {
+		if b.Len() > 0 {
+			b.WriteByte(',')
+		}
+		b.WriteString(name)
+		b.WriteByte('=')
+		b.WriteString(strconv.Itoa(m[name]))
+	}
+	known := AllGarbageClasses()
+	for _, c := range known {
+		if _, ok := m[c]; ok {
+			add(c)
+		}
+	}
+	var other []string
+	for c := range m {
+		if !slices.Contains(known, c) {
+			other = append(other, c)
+		}
+	}
+	slices.Sort(other)
+	for _, c := range other {
+		add(c)
+	}
+	return b.String()
+}
+
+// MarshalText returns m.String().
+func (m Mix) MarshalText() ([]byte, error) { return []byte(m.String()), nil }
+
+// UnmarshalText sets m from text in the syntax of ParseMix. The empty text (or only spaces)
+// is the nil Mix, the default mix.
+func (m *Mix) UnmarshalText(text []byte) error {
+	if strings.TrimSpace(string(text)) == "" {
+		*m = nil
+		return nil
+	}
+	mix, err := ParseMix(string(text))
+	if err != nil {
+		return mixError{err}
+	}
+	*m = mix
+	return nil
+}
+
+// Set implements pflag.Value: it is UnmarshalText.
+func (m *Mix) Set(s string) error { return m.UnmarshalText([]byte(s)) }
+
+// Type implements pflag.Value; it names the value in a flag's help.
+func (*Mix) Type() string { return "mix" }
+
+// MarshalJSON writes m as an object of weights (keys sorted), not as its text form: the
+// inventory's JSON has always spelled it so.
+func (m Mix) MarshalJSON() ([]byte, error) { return json.Marshal(map[string]int(m)) }
+
+// UnmarshalJSON reads an object of weights (or null, the nil Mix). Names and weights are
+// checked by [Garbage.Validate], as for a YAML mapping.
+func (m *Mix) UnmarshalJSON(data []byte) error {
+	var w map[string]int
+	if err := json.Unmarshal(data, &w); err != nil {
+		return err
+	}
+	*m = w
+	return nil
 }
 
 // mixFor returns the classes and weights that apply to a topic, in the topic's class order.
@@ -196,7 +284,7 @@ func (day *Day) HitExtras(g Garbage) []Extra {
 	n := day.Len()
 	var out []Extra
 	if names, table, ok := g.mixFor(HitGarbageClasses); ok && g.Rate > 0 {
-		s := NewStream(day.World.Seed, Defects, day.N, 0)
+		s := NewStream(day.World.seed, Defects, day.N, 0)
 		count := countOf(s, n, g.Rate)
 		extras := placement(s, n, count, false)
 		classes := make([]string, count)
@@ -223,7 +311,7 @@ func (day *Day) HitExtras(g Garbage) []Extra {
 		out = append(out, extras...)
 	}
 	if g.Redeliver > 0 {
-		s := NewStream(day.World.Seed, Redelivery, day.N, 0)
+		s := NewStream(day.World.seed, Redelivery, day.N, 0)
 		extras := placement(s, n, countOf(s, n, g.Redeliver), true)
 		for i := range extras {
 			e := &extras[i]
@@ -243,7 +331,7 @@ func (w *World) OrderExtras(d int, rows, keys [][]byte, g Garbage) []Extra {
 	n := len(rows)
 	var out []Extra
 	if names, table, ok := g.mixFor(OrderGarbageClasses); ok && g.Rate > 0 {
-		s := NewStream(w.Seed, Defects, d, 1)
+		s := NewStream(w.seed, Defects, d, 1)
 		count := countOf(s, n, g.Rate)
 		extras := placement(s, n, count, false)
 		faker := gofakeit.NewFaker(newPCGSource(s), false)
@@ -259,7 +347,7 @@ func (w *World) OrderExtras(d int, rows, keys [][]byte, g Garbage) []Extra {
 		out = append(out, extras...)
 	}
 	if g.Redeliver > 0 {
-		s := NewStream(w.Seed, Redelivery, d, 1)
+		s := NewStream(w.seed, Redelivery, d, 1)
 		extras := placement(s, n, countOf(s, n, g.Redeliver), true)
 		for i := range extras {
 			e := &extras[i]

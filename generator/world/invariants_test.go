@@ -101,7 +101,7 @@ func checkDayInvariants(t *testing.T, w *World, d int) map[uint64]bool {
 	day := w.Day(d)
 	L := newLimited(t)
 	defer L.summary()
-	cat := catalogBySKU(w.Catalog)
+	cat := catalogBySKU(w.catalog)
 	keys := schema.HitKeys()
 	date := DayDate(d).String()
 	start := dayStartUTC(d)

@@ -181,7 +181,7 @@ func TestSnapshotRowInvariants(t *testing.T) {
 	o := orders(t)
 	L := newLimited(t)
 	defer L.summary()
-	cat := catalogBySKU(canonical(t).Catalog)
+	cat := catalogBySKU(canonical(t).catalog)
 	keys := schema.OrderKeyNames()
 	itemKeys := []string{schema.OrderItemKeys[0].Name, schema.OrderItemKeys[1].Name, schema.OrderItemKeys[2].Name}
 	for d := range orderDays {
@@ -284,7 +284,7 @@ func TestSnapshotRowInvariants(t *testing.T) {
 			}
 			var lines []wireOrderItem
 			for _, l := range pu.Lines {
-				p := &canonical(t).Catalog.Products[l.Product]
+				p := &canonical(t).catalog.Products[l.Product]
 				lines = append(lines, wireOrderItem{SKU: p.SKU, Qty: uint32(l.Qty)})
 			}
 			got := make([]wireOrderItem, len(r.Items))

@@ -95,7 +95,7 @@ func (day *Day) AppendEvent(dst []byte, i int) []byte {
 	switch e.kind {
 	case evAddToCart:
 		ps := &day.positions[e.ref]
-		p := &w.Catalog.Products[ps.product]
+		p := &w.catalog.Products[ps.product]
 		ids, names, cats := [1]string{p.SKU}, [1]string{p.Name}, [1]string{Categories[p.Category].Name}
 		prices, qtys := [1]int64{roubles(p.Price)}, [1]uint64{uint64(ps.qty)}
 		h.GoalsReached = goalCart
@@ -122,7 +122,7 @@ func (day *Day) AppendEvent(dst []byte, i int) []byte {
 		h.ProductID, h.ProductName, h.ProductCategory = ids[:0], names[:0], cats[:0]
 		h.ProductPrice, h.ProductQuantity, h.ProductEventType = prices[:0], qtys[:0], types[:0]
 		for _, l := range pu.Lines {
-			p := &w.Catalog.Products[l.Product]
+			p := &w.catalog.Products[l.Product]
 			h.ProductID = append(h.ProductID, p.SKU)
 			h.ProductName = append(h.ProductName, p.Name)
 			h.ProductCategory = append(h.ProductCategory, Categories[p.Category].Name)

@@ -13,7 +13,7 @@ import (
 // scale 1, the embedded catalog. D0 (Monday 2026-06-01) and the counter time zone (UTC+4) are
 // fixed parts of the world.
 type Params struct {
-	// Seed is the root seed; 0 means CanonicalSeed.
+	// Seed is the root seed; 0 means CanonicalSeed (see RootSeed).
 	Seed uint64
 	// Scale multiplies the inflow of new visitors (and so events per day); 0 means 1.
 	// It is applied as an integer number of thousandths, so 1.0005 is 1.
@@ -21,6 +21,20 @@ type Params struct {
 	// Catalog is the assortment; nil means the embedded DefaultCatalog.
 	Catalog *Catalog
 }
+
+// RootSeed returns the root seed of a world built with seed: seed itself, or CanonicalSeed
+// when it is 0. It is the one place the zero seed gets its meaning: NewWorld and the profiles'
+// defaults both go through it. Where a user writes a seed explicitly (a flag), 0 is refused
+// with ErrZeroSeed instead, so that nobody asks for seed 0 and silently gets another world.
+func RootSeed(seed uint64) uint64 {
+	if seed == 0 {
+		return CanonicalSeed
+	}
+	return seed
+}
+
+// ErrZeroSeed is the error for a seed given explicitly as 0.
+var ErrZeroSeed = errors.New("the seed must be positive")
 
 // MaxScale bounds Scale: a day at scale 1 is ~50 k events, so 1000 is ~50 M.
 const MaxScale = 1000
@@ -40,12 +54,13 @@ func (p Params) Validate() error {
 }
 
 // World is a validated, ready world: the parameters plus everything derived from them once
-// (page strings, pick tables). A World is safe for concurrent use; days and cohorts may be
-// generated from several goroutines at once.
+// (page strings, pick tables). A World cannot be changed after NewWorld has built it; it is
+// safe for concurrent use, and days and cohorts may be generated from several goroutines at
+// once.
 type World struct {
-	Seed    uint64
+	seed    uint64
 	permil  int64 // Scale in thousandths
-	Catalog *Catalog
+	catalog *Catalog
 
 	pages       []pageInfo
 	entryURL    [][len(Sources)]string // entryURL[page][source]: URL with the source's UTM query
@@ -76,7 +91,7 @@ const (
 	pidProduct = pidSearch + len(searchQueries)
 )
 
-func (w *World) pidStatic(i int) int { return pidProduct + len(w.Catalog.Products) + i }
+func (w *World) pidStatic(i int) int { return pidProduct + len(w.catalog.Products) + i }
 func (w *World) pidCart() int        { return w.pidStatic(len(staticPages)) }
 func (w *World) pidCheckout() int    { return w.pidCart() + 1 }
 func (w *World) pidConfirmation() int {
@@ -88,15 +103,12 @@ func NewWorld(p Params) (*World, error) {
 	if err := p.Validate(); err != nil {
 		return nil, err
 	}
-	w := &World{Seed: p.Seed, Catalog: p.Catalog, permil: 1000}
-	if w.Seed == 0 {
-		w.Seed = CanonicalSeed
-	}
+	w := &World{seed: RootSeed(p.Seed), catalog: p.Catalog, permil: 1000}
 	if p.Scale != 0 {
 		w.permil = int64(math.Round(p.Scale * 1000))
 	}
-	if w.Catalog == nil {
-		w.Catalog = DefaultCatalog()
+	if w.catalog == nil {
+		w.catalog = DefaultCatalog()
 	}
 	w.buildPages()
 	w.buildTables()
@@ -104,8 +116,14 @@ func NewWorld(p Params) (*World, error) {
 	return w, nil
 }
 
+// Seed is the world's root seed (never 0: see RootSeed). Every substream is derived from it.
+func (w *World) Seed() uint64 { return w.seed }
+
 // Scale is the world's scale factor as applied (thousandths).
 func (w *World) Scale() float64 { return float64(w.permil) / 1000 }
+
+// Catalog is the world's assortment. It is shared, not copied: callers must not modify it.
+func (w *World) Catalog() *Catalog { return w.catalog }
 
 func title(heading string) string { return heading + " — " + SiteName }
 
@@ -138,7 +156,7 @@ func (w *World) buildPages() {
 	for _, q := range searchQueries {
 		add(pageSearch, "/search?text="+percentEncode(q), searchHeading)
 	}
-	for _, p := range w.Catalog.Products {
+	for _, p := range w.catalog.Products {
 		add(pageProduct, "/product/"+p.SKU, p.Name)
 	}
 	for _, s := range staticPages {
