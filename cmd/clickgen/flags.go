@@ -11,6 +11,7 @@ import (
 
 	"github.com/spf13/pflag"
 
+	"github.com/clickgen/clickgen/generator/pace"
 	"github.com/clickgen/clickgen/generator/sink"
 	"github.com/clickgen/clickgen/generator/world"
 )
@@ -38,7 +39,7 @@ func (wf *worldFlags) world() (*world.World, error) {
 	}
 	p := world.Params{Seed: wf.seed, Scale: wf.scale}
 	if wf.seed == 0 {
-		return nil, usagef(wf.fs.Name(), "--seed 0: the seed must be positive")
+		return nil, usagef(wf.fs.Name(), "--seed 0: %v", world.ErrZeroSeed)
 	}
 	if wf.scale <= 0 {
 		return nil, usagef(wf.fs.Name(), "--scale %v: want a positive factor", wf.scale)
@@ -330,34 +331,33 @@ func (sf *sinkFlags) openSink(ctx context.Context, stdout, stderr io.Writer, par
 	return k, nil
 }
 
-// garbageFlags add malformed messages and redeliveries to the clean streams.
+// garbageFlags add malformed messages and redeliveries to the clean streams. The flags fill
+// the garbage settings directly; --garbage-mix is parsed when it is set.
 type garbageFlags struct {
-	fs        *pflag.FlagSet
-	rate      float64
-	mix       string
-	redeliver float64
+	fs *pflag.FlagSet
+	g  world.Garbage
 }
 
 func addGarbageFlags(fs *pflag.FlagSet) *garbageFlags {
 	gf := &garbageFlags{fs: fs}
-	fs.Float64Var(&gf.rate, "garbage", 0, "add this many malformed messages per clean message (0.01 = one in a hundred)")
-	fs.StringVar(&gf.mix, "garbage-mix", "", "weights of garbage classes, e.g. not_an_object=2,keyset_mismatch=1,field_invalid=1; classes: "+
+	fs.Float64Var(&gf.g.Rate, "garbage", 0, "add this many malformed messages per clean message (0.01 = one in a hundred)")
+	fs.Var(&gf.g.Mix, "garbage-mix", "weights of garbage classes, e.g. not_an_object=2,keyset_mismatch=1,field_invalid=1; classes: "+
 		strings.Join(world.AllGarbageClasses(), ", ")+" (accepted_bad and vanishing only when named)")
-	fs.Float64Var(&gf.redeliver, "redeliver", 0, "add this many byte-identical re-sends per clean message (at-least-once delivery)")
+	fs.Float64Var(&gf.g.Redeliver, "redeliver", 0, "add this many byte-identical re-sends per clean message (at-least-once delivery)")
 	return gf
 }
 
 func (gf *garbageFlags) resolve() (world.Garbage, error) {
-	g := world.Garbage{Rate: gf.rate, Redeliver: gf.redeliver}
-	if gf.mix != "" {
-		mix, err := world.ParseMix(gf.mix)
-		if err != nil {
-			return g, usagef(gf.fs.Name(), "--garbage-mix: %v", err)
-		}
-		g.Mix = mix
+	if err := gf.g.Validate(); err != nil {
+		return gf.g, usagef(gf.fs.Name(), "%v", err)
 	}
-	if err := g.Validate(); err != nil {
-		return g, usagef(gf.fs.Name(), "%v", err)
-	}
-	return g, nil
+	return gf.g, nil
+}
+
+// addMaxRateFlag adds --max-rate, a ceiling on the rate; zero (the default) means none.
+func addMaxRateFlag(fs *pflag.FlagSet, r *pace.Rate, usage string) {
+	fs.Var(r, "max-rate", usage)
+	// No ceiling is the zero Rate, whose String is "0/s"; the help should not offer it as a
+	// default rate.
+	fs.Lookup("max-rate").DefValue = ""
 }
