@@ -207,7 +207,7 @@ func (m *Mix) UnmarshalJSON(data []byte) error {
 }
 
 // mixFor returns the classes and weights that apply to a topic, in the topic's class order.
-func (g Garbage) mixFor(classes []string) ([]string, Table, bool) {
+func (g Garbage) mixFor(classes []string) ([]string, table, bool) {
 	mix := g.Mix
 	if mix == nil {
 		mix = defaultMix
@@ -221,9 +221,9 @@ func (g Garbage) mixFor(classes []string) ([]string, Table, bool) {
 		}
 	}
 	if len(names) == 0 {
-		return nil, Table{}, false
+		return nil, table{}, false
 	}
-	return names, NewTable(weights...), true
+	return names, newTable(weights...), true
 }
 
 // Extra is a message added to a clean stream: a malformed one (Class set) or a redelivery.
@@ -244,7 +244,7 @@ func (e *Extra) Redelivered() bool { return e.Class == "" }
 
 // countOf turns a rate into a count for n clean messages: the integer part of n × rate and one
 // more with the probability of the fraction, drawn from s (integer arithmetic in ppm).
-func countOf(s *Stream, n int, rate float64) int {
+func countOf(s *stream, n int, rate float64) int {
 	micros := int64(math.Round(rate * ppm))
 	total := int64(n) * micros
 	c := total / ppm
@@ -256,7 +256,7 @@ func countOf(s *Stream, n int, rate float64) int {
 
 // placement draws, for count extras over n clean messages, their positions and sources in
 // stream order. Redeliveries come after their source.
-func placement(s *Stream, n, count int, after bool) []Extra {
+func placement(s *stream, n, count int, after bool) []Extra {
 	out := make([]Extra, count)
 	for i := range out {
 		src := -1
@@ -284,7 +284,7 @@ func (day *Day) HitExtras(g Garbage) []Extra {
 	n := day.Len()
 	var out []Extra
 	if names, table, ok := g.mixFor(HitGarbageClasses); ok && g.Rate > 0 {
-		s := NewStream(day.World.seed, Defects, day.N, 0)
+		s := newStream(day.World.seed, streamDefects, day.N, 0)
 		count := countOf(s, n, g.Rate)
 		extras := placement(s, n, count, false)
 		classes := make([]string, count)
@@ -311,7 +311,7 @@ func (day *Day) HitExtras(g Garbage) []Extra {
 		out = append(out, extras...)
 	}
 	if g.Redeliver > 0 {
-		s := NewStream(day.World.seed, Redelivery, day.N, 0)
+		s := newStream(day.World.seed, streamRedelivery, day.N, 0)
 		extras := placement(s, n, countOf(s, n, g.Redeliver), true)
 		for i := range extras {
 			e := &extras[i]
@@ -331,7 +331,7 @@ func (w *World) OrderExtras(d int, rows, keys [][]byte, g Garbage) []Extra {
 	n := len(rows)
 	var out []Extra
 	if names, table, ok := g.mixFor(OrderGarbageClasses); ok && g.Rate > 0 {
-		s := NewStream(w.seed, Defects, d, 1)
+		s := newStream(w.seed, streamDefects, d, 1)
 		count := countOf(s, n, g.Rate)
 		extras := placement(s, n, count, false)
 		faker := gofakeit.NewFaker(newPCGSource(s), false)
@@ -347,7 +347,7 @@ func (w *World) OrderExtras(d int, rows, keys [][]byte, g Garbage) []Extra {
 		out = append(out, extras...)
 	}
 	if g.Redeliver > 0 {
-		s := NewStream(w.seed, Redelivery, d, 1)
+		s := newStream(w.seed, streamRedelivery, d, 1)
 		extras := placement(s, n, countOf(s, n, g.Redeliver), true)
 		for i := range extras {
 			e := &extras[i]
@@ -360,7 +360,7 @@ func (w *World) OrderExtras(d int, rows, keys [][]byte, g Garbage) []Extra {
 }
 
 // uniqueIDsBelow draws n distinct ids in [1, limit) avoiding the sorted list avoid.
-func uniqueIDsBelow(s *Stream, n int, limit uint64, avoid []uint64) []uint64 {
+func uniqueIDsBelow(s *stream, n int, limit uint64, avoid []uint64) []uint64 {
 	ids := make([]uint64, 0, n)
 	for len(ids) < n {
 		id := 1 + s.Below(limit-1)
@@ -372,12 +372,12 @@ func uniqueIDsBelow(s *Stream, n int, limit uint64, avoid []uint64) []uint64 {
 	return ids
 }
 
-// pcgSource adapts a Stream to math/rand/v2's Source for gofakeit's seeded faker.
-type pcgSource struct{ s *Stream }
+// pcgSource adapts a stream to math/rand/v2's Source for gofakeit's seeded faker.
+type pcgSource struct{ s *stream }
 
-func newPCGSource(s *Stream) pcgSource  { return pcgSource{s} }
+func newPCGSource(s *stream) pcgSource  { return pcgSource{s} }
 func (p pcgSource) Uint64() uint64      { return p.s.Uint64() }
-func pickOf[T any](s *Stream, xs []T) T { return xs[s.Int(len(xs))] }
+func pickOf[T any](s *stream, xs []T) T { return xs[s.Int(len(xs))] }
 
 // fields splits canonical JSON object bytes into its top-level (key, raw value) pairs. It
 // relies on the canonical form (compact, keys known), not on a general parser.
@@ -427,7 +427,7 @@ func setField(fs [][2][]byte, key string, raw string) {
 func quoted(s string) string { return string(schema.AppendString(nil, s)) }
 
 // notAnObject builds a message whose root is not a JSON object (or not JSON at all).
-func notAnObject(s *Stream, faker *gofakeit.Faker, clean []byte) (string, []byte) {
+func notAnObject(s *stream, faker *gofakeit.Faker, clean []byte) (string, []byte) {
 	kinds := []string{"truncated", "binary", "plain_text", "scalar", "array"}
 	kind := pickOf(s, kinds)
 	switch kind {
@@ -452,7 +452,7 @@ func notAnObject(s *Stream, faker *gofakeit.Faker, clean []byte) (string, []byte
 }
 
 // keysetMismatch builds an object whose key set differs from the contract's.
-func keysetMismatch(s *Stream, faker *gofakeit.Faker, fs [][2][]byte) (string, []byte) {
+func keysetMismatch(s *stream, faker *gofakeit.Faker, fs [][2][]byte) (string, []byte) {
 	kinds := []string{"missing_key", "extra_key", "renamed_key", "wrong_case", "empty_object"}
 	kind := pickOf(s, kinds)
 	switch kind {
@@ -481,7 +481,7 @@ func keysetMismatch(s *Stream, faker *gofakeit.Faker, fs [][2][]byte) (string, [
 }
 
 // hitDefect derives a malformed hit of class from the clean event bytes, with WatchID fresh.
-func hitDefect(s *Stream, faker *gofakeit.Faker, class string, clean []byte, fresh uint64) (string, []byte) {
+func hitDefect(s *stream, faker *gofakeit.Faker, class string, clean []byte, fresh uint64) (string, []byte) {
 	if class == GarbageVanishing {
 		if s.Int(2) == 0 {
 			return "empty_value", []byte{}
@@ -549,7 +549,7 @@ func hitDefect(s *Stream, faker *gofakeit.Faker, class string, clean []byte, fre
 }
 
 // orderDefect derives a malformed order row of class from a clean row of snapshot d.
-func orderDefect(s *Stream, faker *gofakeit.Faker, class string, clean []byte, d int) (string, []byte) {
+func orderDefect(s *stream, faker *gofakeit.Faker, class string, clean []byte, d int) (string, []byte) {
 	keys := schema.OrderKeyNames()
 	if clean == nil {
 		// An empty snapshot has no row to derive from: start from a plausible one.

@@ -277,7 +277,7 @@ func TestSnapshotRowInvariants(t *testing.T) {
 			}
 			pct := int64(0)
 			if pu.Coupon >= 0 {
-				pct = Coupons[pu.Coupon].Percent
+				pct = coupons[pu.Coupon].Percent
 			}
 			if discount != itemsTotal*pct/100 {
 				L.errorf("discount", "%s: discount %s, want ⌊%s × %d %%⌋", where, r.Discount, r.ItemsTotal, pct)

@@ -63,15 +63,15 @@ type World struct {
 	catalog *Catalog
 
 	pages       []pageInfo
-	entryURL    [][len(Sources)]string // entryURL[page][source]: URL with the source's UTM query
-	devTable    Table
-	phoneTable  Table // devices of the phone half, weights as in Devices
-	otherTable  Table // desktops and tablets
+	entryURL    [][len(sources)]string // entryURL[page][source]: URL with the source's UTM query
+	devTable    table
+	phoneTable  table // devices of the phone half, weights as in devices
+	otherTable  table // desktops and tablets
 	phoneIdx    []int
 	otherIdx    []int
-	cityTable   Table
-	sourceTable Table
-	hourTables  [2][4]Table // [weekend][tz shift class] rotated diurnal profiles
+	cityTable   table
+	sourceTable table
+	hourTables  [2][4]table // [weekend][tz shift class] rotated diurnal profiles
 	cohorts     *cohortCache
 }
 
@@ -87,7 +87,7 @@ type pageInfo struct {
 const (
 	pidHome    = 0
 	pidCatalog = 1
-	pidSearch  = pidCatalog + len(Categories)
+	pidSearch  = pidCatalog + len(categories)
 	pidProduct = pidSearch + len(searchQueries)
 )
 
@@ -150,7 +150,7 @@ func (w *World) buildPages() {
 		w.pages = append(w.pages, pageInfo{kind: kind, url: SiteURL + path, title: title(heading)})
 	}
 	add(pageHome, "/", homeHeading)
-	for _, c := range Categories {
+	for _, c := range categories {
 		add(pageCatalog, "/catalog/"+c.Slug, c.Name)
 	}
 	for _, q := range searchQueries {
@@ -166,9 +166,9 @@ func (w *World) buildPages() {
 	add(pageCheckout, "/checkout", checkoutHeading)
 	add(pageConfirmation, "/confirmation", confirmationHeading)
 
-	w.entryURL = make([][len(Sources)]string, len(w.pages))
+	w.entryURL = make([][len(sources)]string, len(w.pages))
 	for pid, pg := range w.pages {
-		for si, src := range Sources {
+		for si, src := range sources {
 			var q []string
 			for i, v := range src.UTM {
 				if v != "" {
@@ -190,7 +190,7 @@ func (w *World) buildPages() {
 
 func (w *World) buildTables() {
 	var all, phone, other []int
-	for i, d := range Devices {
+	for i, d := range devices {
 		all = append(all, d.Weight)
 		if d.Category == devicePhone {
 			phone = append(phone, d.Weight)
@@ -200,24 +200,24 @@ func (w *World) buildTables() {
 			w.otherIdx = append(w.otherIdx, i)
 		}
 	}
-	w.devTable, w.phoneTable, w.otherTable = NewTable(all...), NewTable(phone...), NewTable(other...)
-	var cities []int
-	for _, c := range Cities {
-		cities = append(cities, c.Weight)
+	w.devTable, w.phoneTable, w.otherTable = newTable(all...), newTable(phone...), newTable(other...)
+	var cityW []int
+	for _, c := range cities {
+		cityW = append(cityW, c.Weight)
 	}
-	w.cityTable = NewTable(cities...)
-	var sources []int
-	for _, s := range Sources {
-		sources = append(sources, s.Weight)
+	w.cityTable = newTable(cityW...)
+	var sourceW []int
+	for _, s := range sources {
+		sourceW = append(sourceW, s.Weight)
 	}
-	w.sourceTable = NewTable(sources...)
+	w.sourceTable = newTable(sourceW...)
 	for weekend, profile := range [2][24]int{weekdayHours, weekendHours} {
 		for cls, shift := range tzShifts {
 			var row [24]int
 			for h := range row {
 				row[h] = profile[floorMod(h+shift, 24)]
 			}
-			w.hourTables[weekend][cls] = NewTable(row[:]...)
+			w.hourTables[weekend][cls] = newTable(row[:]...)
 		}
 	}
 }
