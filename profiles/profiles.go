@@ -53,9 +53,18 @@ const (
 
 // Defaults applied by [Profile.WithDefaults] to fields left zero.
 const (
-	DefaultSpeed = pace.DefaultSpeed // replay speed: model seconds per real second
-	DefaultRate  = "20000/s"         // rate shape of mode rate
+	DefaultSpeed           = pace.DefaultSpeed // replay speed: model seconds per real second
+	DefaultRate  pace.Rate = 20000             // constant rate of mode rate, messages per second
 )
+
+// defaultShape is DefaultRate as a shape.
+var defaultShape = func() pace.Shape {
+	c, err := pace.Constant(DefaultRate)
+	if err != nil {
+		panic(err) // a constant of this package
+	}
+	return pace.Shape{Pacer: c}
+}()
 
 // Profile is one run, as a profile file describes it. The zero value means defaults
 // everywhere; [Profile.WithDefaults] spells them out. A Profile is plain data: copy it, change
@@ -71,8 +80,9 @@ type Profile struct {
 	Play Play `yaml:"play"`
 	// Pacing chooses when messages go.
 	Pacing Pacing `yaml:"pacing"`
-	// Garbage adds malformed messages and redeliveries to the clean streams.
-	Garbage Garbage `yaml:"garbage"`
+	// Garbage adds malformed messages and redeliveries to the clean streams: rate, mix (a
+	// mapping of class weights, or the text form of --garbage-mix) and redeliver.
+	Garbage world.Garbage `yaml:"garbage"`
 	// Stop ends the run early; zero fields never stop it.
 	Stop Stop `yaml:"stop"`
 	// Expect, when set, is what the topics must hold afterwards, checked exactly.
@@ -109,22 +119,13 @@ type Pacing struct {
 	// Speed is the replay speed in model seconds per real second (mode replay only); 0 means
 	// DefaultSpeed.
 	Speed float64 `yaml:"speed"`
-	// Rate is a rate shape in the syntax of pace.ParseShape (mode rate only); empty means
-	// DefaultRate.
-	Rate string `yaml:"rate"`
-	// MaxRate is a ceiling on the hits' rate in messages per second, on top of any mode, in
-	// the syntax of pace.ParseRate; empty means none. Snapshots are never paced.
-	MaxRate string `yaml:"max_rate"`
-}
-
-// Garbage adds malformed messages and byte-identical re-sends; see world.Garbage.
-type Garbage struct {
-	// Rate is malformed messages per clean message.
-	Rate float64 `yaml:"rate"`
-	// Mix weighs the garbage classes by name; empty means every non-opt-in class, weight 1.
-	Mix map[string]int `yaml:"mix"`
-	// Redeliver is byte-identical re-sends per clean message.
-	Redeliver float64 `yaml:"redeliver"`
+	// Rate is a rate shape, written in the syntax of pace.ParseShape (mode rate only); empty
+	// (the zero Shape) means DefaultRate.
+	Rate pace.Shape `yaml:"rate"`
+	// MaxRate is a ceiling on the hits' rate in messages per second, on top of any mode,
+	// written in the syntax of pace.ParseRate; empty (zero) means none. Snapshots are never
+	// paced.
+	MaxRate pace.Rate `yaml:"max_rate"`
 }
 
 // Stop ends a run before it has played everything; zero fields never stop it.
@@ -152,9 +153,7 @@ func (e Expect) Set() bool { return e.Hits != nil || e.Orders != nil }
 // WithDefaults returns p with every zero field that has a default set to it: seed, scale,
 // days (unless endless), send, pacing mode, and the speed or rate of that mode.
 func (p Profile) WithDefaults() Profile {
-	if p.World.Seed == 0 {
-		p.World.Seed = world.CanonicalSeed
-	}
+	p.World.Seed = world.RootSeed(p.World.Seed)
 	if p.World.Scale == 0 {
 		p.World.Scale = 1
 	}
@@ -173,8 +172,8 @@ func (p Profile) WithDefaults() Profile {
 			p.Pacing.Speed = DefaultSpeed
 		}
 	case PaceRate:
-		if p.Pacing.Rate == "" {
-			p.Pacing.Rate = DefaultRate
+		if p.Pacing.Rate.IsZero() {
+			p.Pacing.Rate = defaultShape
 		}
 	}
 	return p
@@ -262,42 +261,24 @@ func (pc Pacing) validate() error {
 			return fmt.Errorf("pacing.speed %v: want a positive number of model seconds per real second", pc.Speed)
 		}
 	}
-	if pc.Rate != "" {
-		if pc.Mode != PaceRate {
-			return fmt.Errorf("pacing.rate %q is for mode %s, not %q", pc.Rate, PaceRate, pc.Mode)
-		}
-		if _, err := pace.ParseShape(pc.Rate); err != nil {
-			return fmt.Errorf("pacing.rate: %v", err)
-		}
+	if !pc.Rate.IsZero() && pc.Mode != PaceRate {
+		return fmt.Errorf("pacing.rate %q is for mode %s, not %q", pc.Rate, PaceRate, pc.Mode)
 	}
-	if pc.MaxRate != "" {
-		if _, err := pace.ParseRate(pc.MaxRate); err != nil {
+	if pc.MaxRate != 0 {
+		// The value was parsed when it was read; this checks one set in Go.
+		if _, err := pace.Constant(pc.MaxRate); err != nil {
 			return fmt.Errorf("pacing.max_rate: %v", err)
 		}
 	}
 	return nil
 }
 
-// GarbageSettings returns the garbage of p as the generator takes it.
-func (p Profile) GarbageSettings() world.Garbage {
-	g := world.Garbage{Rate: p.Garbage.Rate, Redeliver: p.Garbage.Redeliver}
-	if len(p.Garbage.Mix) > 0 {
-		g.Mix = p.Garbage.Mix
+// Shape returns the rate shape of a profile in mode rate (DefaultRate when Rate is zero).
+func (p Profile) Shape() pace.Shape {
+	if p.Pacing.Rate.IsZero() {
+		return defaultShape
 	}
-	return g
-}
-
-// Shape returns the rate shape of a profile in mode rate (DefaultRate when Rate is empty).
-func (p Profile) Shape() (pace.Pacer, error) {
-	r := p.Pacing.Rate
-	if r == "" {
-		r = DefaultRate
-	}
-	s, err := pace.ParseShape(r)
-	if err != nil {
-		return nil, fmt.Errorf("pacing.rate: %w", err)
-	}
-	return s, nil
+	return p.Pacing.Rate
 }
 
 // Parse decodes one profile from YAML and validates it. Unknown fields, a value of the wrong
@@ -317,6 +298,9 @@ func Parse(data []byte) (Profile, error) {
 		}
 		return Profile{}, errors.New("more than one YAML document: a profile file holds one")
 	}
+	if len(p.Garbage.Mix) == 0 {
+		p.Garbage.Mix = nil // "mix: {}" is no mix named: the default mix
+	}
 	if err := p.Validate(); err != nil {
 		return Profile{}, err
 	}
@@ -330,6 +314,16 @@ func yamlError(err error) error {
 	var te *yaml.TypeError
 	if errors.As(err, &te) {
 		return errors.New(strings.Join(te.Errors, "; "))
+	}
+	// A value parsed by its own type (a shape, a rate, a mix) fails without a line or a field;
+	// each of those types fills one field only, so the error's mark names it.
+	for _, f := range []struct {
+		mark  error
+		field string
+	}{{pace.ErrShape, "pacing.rate"}, {pace.ErrRate, "pacing.max_rate"}, {world.ErrMix, "garbage.mix"}} {
+		if errors.Is(err, f.mark) {
+			return fmt.Errorf("%s: %w", f.field, err)
+		}
 	}
 	return errors.New(strings.TrimPrefix(err.Error(), "yaml: "))
 }

@@ -50,7 +50,7 @@ func TestEmbeddedProfiles(t *testing.T) {
 		t.Errorf("live = %+v %+v, want one day and its snapshot, replayed at ×60", live.Play, live.Pacing)
 	}
 	stress := got["stress"]
-	if !stress.Play.Endless || stress.Play.Send != SendHits || stress.Pacing.Mode != PaceRate || stress.Pacing.Rate != "20000/s" ||
+	if !stress.Play.Endless || stress.Play.Send != SendHits || stress.Pacing.Mode != PaceRate || stress.Pacing.Rate.String() != "20000/s" ||
 		stress.Stop.Duration <= 0 {
 		t.Errorf("stress = %+v %+v %+v, want endless hits at 20000/s with a duration", stress.Play, stress.Pacing, stress.Stop)
 	}
@@ -87,7 +87,7 @@ func TestZeroProfileIsDefaults(t *testing.T) {
 		}
 	}
 	r := Profile{Pacing: Pacing{Mode: PaceRate}}.WithDefaults()
-	if r.Pacing.Rate != DefaultRate {
+	if r.Pacing.Rate.String() != DefaultRate.String() {
 		t.Errorf("mode rate without a rate: %q, want %q", r.Pacing.Rate, DefaultRate)
 	}
 	s := Profile{Pacing: Pacing{Mode: PaceReplay}}.WithDefaults()

@@ -11,6 +11,7 @@ import (
 
 	"github.com/spf13/pflag"
 
+	"github.com/clickgen/clickgen/generator/pace"
 	"github.com/clickgen/clickgen/generator/play"
 	"github.com/clickgen/clickgen/generator/sink"
 	"github.com/clickgen/clickgen/generator/world"
@@ -39,7 +40,7 @@ func (wf *worldFlags) world() (*world.World, error) {
 	}
 	p := world.Params{Seed: wf.seed, Scale: wf.scale}
 	if wf.seed == 0 {
-		return nil, usagef(wf.fs.Name(), "--seed 0: the seed must be positive")
+		return nil, usagef(wf.fs.Name(), "--seed 0: %v", world.ErrZeroSeed)
 	}
 	if wf.scale <= 0 {
 		return nil, usagef(wf.fs.Name(), "--scale %v: want a positive factor", wf.scale)
@@ -183,10 +184,10 @@ func (pf *playFlags) start(ctx context.Context, sio *stdio, kind string) (*playe
 type sinkFlags struct {
 	fs             *pflag.FlagSet
 	file           string
-	brokers        string
+	brokers        sink.Brokers
 	topic          string
 	createTopics   bool
-	compression    string
+	compression    sink.Compression
 	linger         time.Duration
 	connectTimeout time.Duration
 	flushTimeout   time.Duration
@@ -204,12 +205,12 @@ type sinkFlags struct {
 const passwordEnv = "CLICKGEN_SASL_PASSWORD"
 
 func addSinkFlags(fs *pflag.FlagSet) *sinkFlags {
-	sf := &sinkFlags{fs: fs}
+	sf := &sinkFlags{fs: fs, compression: sink.CompressionLZ4}
 	fs.StringVar(&sf.file, "file", "", "write messages to `PATH`, one per line ('-' is stdout) (env GENERATOR_FILE)")
-	fs.StringVar(&sf.brokers, "brokers", "", "Kafka bootstrap `HOSTS`, comma-separated (env KAFKA_BOOTSTRAP_SERVERS)")
+	fs.Var(&sf.brokers, "brokers", "Kafka bootstrap `HOSTS`, comma-separated (env KAFKA_BOOTSTRAP_SERVERS)")
 	fs.StringVar(&sf.topic, "topic", "", "Kafka topic (env KAFKA_TOPIC)")
 	fs.BoolVar(&sf.createTopics, "create-topics", false, "create missing topics (hits with 2 partitions, orders with 1)")
-	fs.StringVar(&sf.compression, "compression", string(sink.CompressionLZ4), "batch compression: none, gzip, snappy, lz4 or zstd")
+	fs.Var(&sf.compression, "compression", "batch compression: none, gzip, snappy, lz4 or zstd")
 	fs.DurationVar(&sf.linger, "linger", 10*time.Millisecond, "how long a partition waits for more records before sending a batch")
 	fs.DurationVar(&sf.connectTimeout, "connect-timeout", 10*time.Second, "fail if the brokers cannot be reached within this time")
 	fs.DurationVar(&sf.flushTimeout, "flush-timeout", 60*time.Second, "how long to wait for acknowledgements at the end of a day (and after Ctrl-C)")
@@ -247,11 +248,11 @@ func (sf *sinkFlags) resolve() error {
 		return err
 	}
 	switch {
-	case sf.file != "" && sf.brokers != "":
+	case sf.file != "" && len(sf.brokers) > 0:
 		return usagef(verb, "both a file (%s) and brokers (%s) are set, by flags or environment: choose one sink", sf.file, sf.brokers)
-	case sf.file == "" && sf.brokers == "":
+	case sf.file == "" && len(sf.brokers) == 0:
 		return usagef(verb, "no sink: give --file PATH (or '-' for stdout) or --brokers HOSTS --topic T")
-	case sf.brokers != "" && sf.topic == "":
+	case len(sf.brokers) > 0 && sf.topic == "":
 		return usagef(verb, "--brokers needs --topic (or env KAFKA_TOPIC)")
 	}
 	if (sf.tlsCert == "") != (sf.tlsKey == "") {
@@ -264,11 +265,6 @@ func (sf *sinkFlags) resolve() error {
 		if _, ok := os.LookupEnv(passwordEnv); !ok {
 			return usagef(verb, "--sasl-mechanism needs the password in env %s", passwordEnv)
 		}
-	}
-	switch sink.Compression(sf.compression) {
-	case sink.CompressionNone, sink.CompressionGzip, sink.CompressionSnappy, sink.CompressionLZ4, sink.CompressionZstd:
-	default:
-		return usagef(verb, "--compression %q: want none, gzip, snappy, lz4 or zstd", sf.compression)
 	}
 	if sf.connectTimeout <= 0 || sf.flushTimeout <= 0 {
 		return usagef(verb, "--connect-timeout and --flush-timeout must be positive")
@@ -284,14 +280,14 @@ func (sf *sinkFlags) workers(n int) int {
 	if n > 0 {
 		return n
 	}
-	return play.Workers(sf.brokers != "")
+	return play.Workers(len(sf.brokers) > 0)
 }
 
 // kafkaOpts are the connection options of --brokers and the TLS/SASL flags.
 func (sf *sinkFlags) kafkaOpts() []sink.Opt {
 	opts := []sink.Opt{
-		sink.SeedBrokers(strings.Split(sf.brokers, ",")...),
-		sink.BatchCompression(sink.Compression(sf.compression)),
+		sink.SeedBrokers(sf.brokers...),
+		sink.BatchCompression(sf.compression),
 		sink.Linger(sf.linger),
 		sink.ConnectTimeout(sf.connectTimeout),
 	}
@@ -342,34 +338,33 @@ func (sf *sinkFlags) openSink(ctx context.Context, stdout, stderr io.Writer, par
 	return k, nil
 }
 
-// garbageFlags add malformed messages and redeliveries to the clean streams.
+// garbageFlags add malformed messages and redeliveries to the clean streams. The flags fill
+// the garbage settings directly; --garbage-mix is parsed when it is set.
 type garbageFlags struct {
-	fs        *pflag.FlagSet
-	rate      float64
-	mix       string
-	redeliver float64
+	fs *pflag.FlagSet
+	g  world.Garbage
 }
 
 func addGarbageFlags(fs *pflag.FlagSet) *garbageFlags {
 	gf := &garbageFlags{fs: fs}
-	fs.Float64Var(&gf.rate, "garbage", 0, "add this many malformed messages per clean message (0.01 = one in a hundred)")
-	fs.StringVar(&gf.mix, "garbage-mix", "", "weights of garbage classes, e.g. not_an_object=2,keyset_mismatch=1,field_invalid=1; classes: "+
+	fs.Float64Var(&gf.g.Rate, "garbage", 0, "add this many malformed messages per clean message (0.01 = one in a hundred)")
+	fs.Var(&gf.g.Mix, "garbage-mix", "weights of garbage classes, e.g. not_an_object=2,keyset_mismatch=1,field_invalid=1; classes: "+
 		strings.Join(world.AllGarbageClasses(), ", ")+" (accepted_bad and vanishing only when named)")
-	fs.Float64Var(&gf.redeliver, "redeliver", 0, "add this many byte-identical re-sends per clean message (at-least-once delivery)")
+	fs.Float64Var(&gf.g.Redeliver, "redeliver", 0, "add this many byte-identical re-sends per clean message (at-least-once delivery)")
 	return gf
 }
 
 func (gf *garbageFlags) resolve() (world.Garbage, error) {
-	g := world.Garbage{Rate: gf.rate, Redeliver: gf.redeliver}
-	if gf.mix != "" {
-		mix, err := world.ParseMix(gf.mix)
-		if err != nil {
-			return g, usagef(gf.fs.Name(), "--garbage-mix: %v", err)
-		}
-		g.Mix = mix
+	if err := gf.g.Validate(); err != nil {
+		return gf.g, usagef(gf.fs.Name(), "%v", err)
 	}
-	if err := g.Validate(); err != nil {
-		return g, usagef(gf.fs.Name(), "%v", err)
-	}
-	return g, nil
+	return gf.g, nil
+}
+
+// addMaxRateFlag adds --max-rate, a ceiling on the rate; zero (the default) means none.
+func addMaxRateFlag(fs *pflag.FlagSet, r *pace.Rate, usage string) {
+	fs.Var(r, "max-rate", usage)
+	// No ceiling is the zero Rate, whose String is "0/s"; the help should not offer it as a
+	// default rate.
+	fs.Lookup("max-rate").DefValue = ""
 }

@@ -18,7 +18,8 @@ about every 60 s says how far the day has played. The bytes are those of 'batch'
 same day; only the timing differs.`)
 	pf := addPlayFlags(fs, "", true)
 	speed := fs.Float64("speed", pace.DefaultSpeed, "model seconds per real second (env GENERATOR_SPEED)")
-	maxRate := fs.String("max-rate", "", "a ceiling on top of the model-time schedule, e.g. 500/s")
+	var maxRate pace.Rate
+	addMaxRateFlag(fs, &maxRate, "a ceiling on top of the model-time schedule, e.g. 500/s")
 	every := fs.Duration("progress-every", time.Minute, "how often to print a progress line")
 	var schedule pace.Schedule
 	var opts []pace.Opt
@@ -30,12 +31,8 @@ same day; only the timing differs.`)
 		if schedule, err = pace.Replay(*speed); err != nil {
 			return usagef("live", "--speed: %v", err)
 		}
-		if *maxRate != "" {
-			r, err := pace.ParseRate(*maxRate)
-			if err != nil {
-				return usagef("live", "--max-rate: %v", err)
-			}
-			opts = append(opts, pace.WithMaxRate(r))
+		if maxRate != 0 {
+			opts = append(opts, pace.WithMaxRate(maxRate))
 		}
 		if *every <= 0 {
 			return usagef("live", "--progress-every must be positive")

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -60,8 +61,8 @@ type runFlags struct {
 	send        string
 	pace        string
 	speed       float64
-	rate        string
-	maxRate     string
+	rate        pace.Shape
+	maxRate     pace.Rate
 	duration    time.Duration
 	messages    int64
 	interval    time.Duration
@@ -78,8 +79,8 @@ func addRunFlags(fs *pflag.FlagSet) *runFlags {
 	fs.StringVar(&rf.send, "send", "", "what to send (play.send): hits, snapshots or hits+snapshots")
 	fs.StringVar(&rf.pace, "pace", "", "pacing mode (pacing.mode): none, replay or rate; --speed implies replay, --rate implies rate")
 	fs.Float64Var(&rf.speed, "speed", 0, "replay speed in model seconds per real second (pacing.speed; 60 plays a day in 24 min)")
-	fs.StringVar(&rf.rate, "rate", "", "rate `SHAPE` (pacing.rate), e.g. 20000/s or ramp:1000/s-20000/s:30s, see above")
-	fs.StringVar(&rf.maxRate, "max-rate", "", "a ceiling on the hits' rate on top of any pacing, e.g. 50000/s (pacing.max_rate)")
+	fs.Var(&rf.rate, "rate", "rate `SHAPE` (pacing.rate), e.g. 20000/s or ramp:1000/s-20000/s:30s, see above")
+	addMaxRateFlag(fs, &rf.maxRate, "a ceiling on the hits' rate on top of any pacing, e.g. 50000/s (pacing.max_rate)")
 	fs.DurationVar(&rf.duration, "duration", 0, "stop sending after this long, e.g. 30s (stop.duration)")
 	fs.Int64Var(&rf.messages, "messages", 0, "stop after this many hit messages (stop.messages)")
 	fs.DurationVar(&rf.interval, "interval", 5*time.Second, "how often a paced run prints a progress line")
@@ -131,85 +132,48 @@ func (rf *runFlags) profile() (profiles.Profile, error) {
 	if rf.profileFile != "" {
 		what = rf.profileFile
 	}
-	changed := false // did a flag change what is played (so the profile's expect no longer holds)?
-	set := func(flag string, apply func()) {
-		if fs.Changed(flag) {
-			apply()
-			changed = true
-		}
-	}
-	set("seed", func() { p.World.Seed = rf.wf.seed })
-	set("scale", func() { p.World.Scale = rf.wf.scale })
-	set("catalog", func() { p.World.Catalog = rf.wf.catalog })
-	set("day", func() { p.Play.Day = rf.df.day })
-	set("days", func() { p.Play.Days, p.Play.Endless = rf.df.days, false })
-	set("send", func() { p.Play.Send = rf.send })
-	set("garbage", func() { p.Garbage.Rate = rf.gf.rate })
-	set("redeliver", func() { p.Garbage.Redeliver = rf.gf.redeliver })
-	set("duration", func() { p.Stop.Duration = rf.duration })
-	set("messages", func() { p.Stop.Messages = rf.messages })
-	if fs.Changed("garbage-mix") {
-		mix, err := world.ParseMix(rf.gf.mix)
-		if err != nil {
-			return p, usagef("run", "--garbage-mix: %v", err)
-		}
-		p.Garbage.Mix, changed = mix, true
-	}
-	if fs.Changed("seed") && rf.wf.seed == 0 {
-		return p, usagef("run", "--seed 0: the seed must be positive")
-	}
-	if fs.Changed("days") && rf.df.days < 1 {
-		return p, usagef("run", "--days %d: want at least 1", rf.df.days)
-	}
-	// Pacing: --speed means replay, --rate means rate, --pace says it outright.
-	if fs.Changed("speed") && fs.Changed("rate") {
-		return p, usagef("run", "--speed (replay) and --rate (a rate shape) exclude each other")
-	}
-	mode := p.Pacing.Mode
+	p, err = p.Apply(rf.overrides())
+	var invalid *profiles.InvalidError
 	switch {
-	case fs.Changed("pace"):
-		mode = rf.pace
-		if (fs.Changed("speed") && mode != profiles.PaceReplay) || (fs.Changed("rate") && mode != profiles.PaceRate) {
-			return p, usagef("run", "--pace %s contradicts --speed or --rate", mode)
-		}
-	case fs.Changed("speed"):
-		mode = profiles.PaceReplay
-	case fs.Changed("rate"):
-		mode = profiles.PaceRate
-	}
-	if mode != p.Pacing.Mode {
-		p.Pacing = profiles.Pacing{Mode: mode, MaxRate: p.Pacing.MaxRate}
-	}
-	if fs.Changed("speed") {
-		if _, err := pace.Replay(rf.speed); err != nil {
-			return p, usagef("run", "--speed: %v", err)
-		}
-		p.Pacing.Speed = rf.speed
-	}
-	if fs.Changed("rate") {
-		if _, err := pace.ParseShape(rf.rate); err != nil {
-			return p, usagef("run", "--rate: %v", err)
-		}
-		p.Pacing.Rate = rf.rate
-	}
-	if fs.Changed("max-rate") {
-		if rf.maxRate != "" {
-			if _, err := pace.ParseRate(rf.maxRate); err != nil {
-				return p, usagef("run", "--max-rate: %v", err)
-			}
-		}
-		p.Pacing.MaxRate = rf.maxRate
-	}
-	if changed && p.Expect.Set() {
-		p.Expect = profiles.Expect{}
-	}
-	if err := p.Validate(); err != nil {
+	case errors.As(err, &invalid):
 		return p, usagef("run", "%s: %v", what, err)
+	case err != nil:
+		return p, usagef("run", "%v", err)
 	}
 	if rf.interval <= 0 {
 		return p, usagef("run", "--interval must be positive")
 	}
 	return p.WithDefaults(), nil
+}
+
+// overrides are the flags that were set, as changes to the profile.
+func (rf *runFlags) overrides() profiles.Overrides {
+	fs, g := rf.fs, &rf.gf.g
+	return profiles.Overrides{
+		Seed:        ifSet(fs, "seed", &rf.wf.seed),
+		Scale:       ifSet(fs, "scale", &rf.wf.scale),
+		Catalog:     ifSet(fs, "catalog", &rf.wf.catalog),
+		Day:         ifSet(fs, "day", &rf.df.day),
+		Days:        ifSet(fs, "days", &rf.df.days),
+		Send:        ifSet(fs, "send", &rf.send),
+		Pace:        ifSet(fs, "pace", &rf.pace),
+		Speed:       ifSet(fs, "speed", &rf.speed),
+		Rate:        ifSet(fs, "rate", &rf.rate),
+		MaxRate:     ifSet(fs, "max-rate", &rf.maxRate),
+		GarbageRate: ifSet(fs, "garbage", &g.Rate),
+		Mix:         ifSet(fs, "garbage-mix", &g.Mix),
+		Redeliver:   ifSet(fs, "redeliver", &g.Redeliver),
+		Duration:    ifSet(fs, "duration", &rf.duration),
+		Messages:    ifSet(fs, "messages", &rf.messages),
+	}
+}
+
+// ifSet returns v if flag was set on the command line, else nil.
+func ifSet[T any](fs *pflag.FlagSet, flag string, v *T) *T {
+	if fs.Changed(flag) {
+		return v
+	}
+	return nil
 }
 
 // loadProfileFile reads and parses a user's profile; errors name the file and the field.
@@ -244,7 +208,7 @@ func (rf *runFlags) checkSink() error {
 		return usagef("run", "--file: run plays into Kafka (or its embedded broker); use batch or snapshot for files")
 	case sf.topic != "":
 		return usagef("run", "--topic: run writes topics hits and orders")
-	case sf.brokers == "" && (sf.tls || sf.tlsCA != "" || sf.tlsCert != "" || sf.saslMechanism != ""):
+	case len(sf.brokers) == 0 && (sf.tls || sf.tlsCA != "" || sf.tlsCert != "" || sf.saslMechanism != ""):
 		return usagef("run", "TLS and SASL flags need --brokers: the embedded broker speaks plaintext")
 	case (sf.tlsCert == "") != (sf.tlsKey == ""):
 		return usagef("run", "--tls-cert and --tls-key go together")
@@ -257,11 +221,6 @@ func (rf *runFlags) checkSink() error {
 		if _, ok := os.LookupEnv(passwordEnv); !ok {
 			return usagef("run", "--sasl-mechanism needs the password in env %s", passwordEnv)
 		}
-	}
-	switch sink.Compression(sf.compression) {
-	case sink.CompressionNone, sink.CompressionGzip, sink.CompressionSnappy, sink.CompressionLZ4, sink.CompressionZstd:
-	default:
-		return usagef("run", "--compression %q: want none, gzip, snappy, lz4 or zstd", sf.compression)
 	}
 	return checkMetricsAddr("run", sf.metricsAddr)
 }
@@ -312,12 +271,12 @@ func runRun(ctx context.Context, sio *stdio, args []string) error {
 
 	sf := rf.sf
 	var embedded *broker.Broker
-	if sf.brokers == "" {
+	if len(sf.brokers) == 0 {
 		if embedded, err = broker.StartBroker("127.0.0.1:0"); err != nil {
 			return fmt.Errorf("embedded broker: %w", err)
 		}
 		defer embedded.Close()
-		sf.brokers = strings.Join(embedded.Addrs(), ",")
+		sf.brokers = embedded.Addrs()
 		fmt.Fprintf(sio.err, "clickgen: embedded broker on %s (topics hits/2, orders/1), gone when the run ends\n", sf.brokers)
 	}
 	snk, err := withMetrics("run", sf.metricsAddr, sio.err, func() (sink.Sink, error) {
@@ -389,7 +348,7 @@ type runPlan struct {
 }
 
 func newRunPlan(p profiles.Profile, rf *runFlags, w *world.World) (*runPlan, error) {
-	plan := &runPlan{p: p, g: p.GarbageSettings(), days: p.Play.Days, every: rf.interval}
+	plan := &runPlan{p: p, g: p.Garbage, days: p.Play.Days, every: rf.interval}
 	if p.Play.Endless {
 		plan.days = 0
 	}
@@ -405,11 +364,7 @@ func newRunPlan(p profiles.Profile, rf *runFlags, w *world.World) (*runPlan, err
 	}
 	var schedule pace.Schedule
 	var opts []pace.Opt
-	if p.Pacing.MaxRate != "" {
-		r, err := pace.ParseRate(p.Pacing.MaxRate)
-		if err != nil {
-			return nil, usagef("run", "pacing.max_rate: %v", err)
-		}
+	if r := p.Pacing.MaxRate; r != 0 {
 		plan.maxRate = r
 		opts = append(opts, pace.WithMaxRate(r))
 		schedule = func(uint64, time.Duration) (time.Duration, bool) { return 0, true } // only the ceiling
@@ -425,10 +380,8 @@ func newRunPlan(p profiles.Profile, rf *runFlags, w *world.World) (*runPlan, err
 			plan.every = time.Minute
 		}
 	case profiles.PaceRate:
-		shape, err := p.Shape()
-		if err != nil {
-			return nil, usagef("run", "%v", err)
-		}
+		var err error
+		shape := p.Shape().Pacer
 		plan.shape = shape
 		cut := shape
 		if p.Stop.Duration > 0 {
@@ -493,7 +446,7 @@ func (plan *runPlan) String() string {
 	default:
 		b.WriteString(", unpaced")
 	}
-	if p.Pacing.MaxRate != "" {
+	if p.Pacing.MaxRate != 0 {
 		fmt.Fprintf(&b, " under %s", p.Pacing.MaxRate)
 	}
 	if p.Garbage.Rate > 0 || p.Garbage.Redeliver > 0 {

@@ -44,7 +44,7 @@ func (sf *sinkFlags) resolveRead(topic string) error {
 	if err := envFallback(sf.fs, "brokers", "KAFKA_BOOTSTRAP_SERVERS"); err != nil {
 		return err
 	}
-	if sf.brokers == "" {
+	if len(sf.brokers) == 0 {
 		return usagef(verb, "--brokers HOSTS is required (or env KAFKA_BOOTSTRAP_SERVERS)")
 	}
 	sf.topic = topic
@@ -142,7 +142,7 @@ Exit status: 0 when everything agrees, 1 when anything differs or the topics can
 	rctx, cancel := context.WithTimeout(ctx, *timeout)
 	defer cancel()
 	c := e.NewChecker()
-	brokers := strings.Split(sf.brokers, ",")
+	brokers := sf.brokers
 	for _, tp := range []struct {
 		name string
 		add  func(reconcile.Message)
@@ -183,7 +183,7 @@ Exit status: 0 when everything agrees, 1 when anything differs or the topics can
 			what = strings.Join(parts, ", ")
 		}
 		return fmt.Errorf("verify: %s and %s differ from what run %s (seed %d) sends: %s",
-			*hitsTopic, *ordersTopic, runDaysName(df.day, df.days), w.Seed, what)
+			*hitsTopic, *ordersTopic, runDaysName(df.day, df.days), w.Seed(), what)
 	}
 	return nil
 }

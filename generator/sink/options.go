@@ -53,6 +53,65 @@ func (c Compression) codec() (kgo.CompressionCodec, bool) {
 	return kgo.CompressionCodec{}, false
 }
 
+// String returns the codec's name.
+func (c Compression) String() string { return string(c) }
+
+// MarshalText returns the codec's name.
+func (c Compression) MarshalText() ([]byte, error) { return []byte(c), nil }
+
+// UnmarshalText sets c from a codec name (none, gzip, snappy, lz4 or zstd); any other name is
+// an error, so a parsed Compression is always one NewKafka accepts.
+func (c *Compression) UnmarshalText(text []byte) error {
+	v := Compression(text)
+	if _, ok := v.codec(); !ok {
+		return fmt.Errorf("unknown compression %q (want none, gzip, snappy, lz4 or zstd)", string(text))
+	}
+	*c = v
+	return nil
+}
+
+// Set implements pflag.Value: it is UnmarshalText.
+func (c *Compression) Set(s string) error { return c.UnmarshalText([]byte(s)) }
+
+// Type implements pflag.Value; it names the value in a flag's help.
+func (*Compression) Type() string { return "codec" }
+
+// Brokers is a list of bootstrap brokers, host:port each. Its text form is the list
+// comma-separated (spaces around an entry and empty entries are dropped), as
+// KAFKA_BOOTSTRAP_SERVERS and --brokers spell it; it is parsed once, by UnmarshalText or Set.
+// A nil (or empty) Brokers means none given.
+type Brokers []string
+
+// ParseBrokers splits a comma-separated list of brokers, dropping spaces around an entry and
+// empty entries. It is the one place a broker list is split.
+func ParseBrokers(s string) Brokers {
+	var b Brokers
+	for e := range strings.SplitSeq(s, ",") {
+		if e = strings.TrimSpace(e); e != "" {
+			b = append(b, e)
+		}
+	}
+	return b
+}
+
+// String returns the list comma-separated.
+func (b Brokers) String() string { return strings.Join(b, ",") }
+
+// MarshalText returns b.String().
+func (b Brokers) MarshalText() ([]byte, error) { return []byte(b.String()), nil }
+
+// UnmarshalText sets b to ParseBrokers(text). It never fails: an empty list is nil.
+func (b *Brokers) UnmarshalText(text []byte) error {
+	*b = ParseBrokers(string(text))
+	return nil
+}
+
+// Set implements pflag.Value: it replaces the list (it does not append).
+func (b *Brokers) Set(s string) error { return b.UnmarshalText([]byte(s)) }
+
+// Type implements pflag.Value; it names the value in a flag's help.
+func (*Brokers) Type() string { return "brokers" }
+
 // SASLMechanism names a SASL authentication mechanism.
 type SASLMechanism string
 
@@ -123,11 +182,7 @@ func defaultCfg() cfg {
 func SeedBrokers(brokers ...string) Opt {
 	return opt(func(c *cfg) {
 		for _, b := range brokers {
-			for s := range strings.SplitSeq(b, ",") {
-				if s = strings.TrimSpace(s); s != "" {
-					c.brokers = append(c.brokers, s)
-				}
-			}
+			c.brokers = append(c.brokers, ParseBrokers(b)...)
 		}
 	})
 }

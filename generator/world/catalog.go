@@ -40,7 +40,7 @@ var catalogHeader = []string{"sku", "name", "category", "brand", "price", "deman
 type Product struct {
 	SKU      string
 	Name     string
-	Category int // index into Categories
+	Category int // index into categories
 	Brand    string
 	Price    int64 // kopecks
 	Demand   int   // DemandMagnet, DemandOrdinary or DemandSlow
@@ -50,7 +50,7 @@ type Product struct {
 // card is drawn among its category's rows in file order.
 type Catalog struct {
 	Products   []Product
-	ByCategory [len(Categories)][]int // product indices per category, in file order
+	ByCategory [len(categories)][]int // product indices per category, in file order
 	SHA256     string                 // hex SHA-256 of the file's bytes
 }
 
@@ -139,7 +139,7 @@ func ParseCatalog(data []byte) (*Catalog, error) {
 		if p.Name == "" {
 			return nil, bad(1, "empty name")
 		}
-		for i, cat := range Categories {
+		for i, cat := range categories {
 			if rec[2] == cat.Name {
 				p.Category = i
 			}
@@ -168,15 +168,15 @@ func ParseCatalog(data []byte) (*Catalog, error) {
 	}
 	for i, idx := range c.ByCategory {
 		if len(idx) == 0 {
-			return nil, &CatalogError{Line: lastLine, Err: fmt.Errorf("no product in category %q: every category needs one", Categories[i].Name)}
+			return nil, &CatalogError{Line: lastLine, Err: fmt.Errorf("no product in category %q: every category needs one", categories[i].Name)}
 		}
 	}
 	return c, nil
 }
 
 func categoryNames() string {
-	names := make([]string, len(Categories))
-	for i, c := range Categories {
+	names := make([]string, len(categories))
+	for i, c := range categories {
 		names[i] = strconv.Quote(c.Name)
 	}
 	return strings.Join(names, ", ")

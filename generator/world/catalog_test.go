@@ -32,7 +32,7 @@ func TestEmbeddedCatalog(t *testing.T) {
 	minP, maxP := c.Products[0], c.Products[0]
 	kopecks := 0
 	for i, p := range c.Products {
-		cat := Categories[p.Category]
+		cat := categories[p.Category]
 		if !sku.MatchString(p.SKU) || !strings.HasPrefix(p.SKU, cat.Prefix+"-") {
 			t.Errorf("row %d: SKU %q in category %s, want %s-NNNN", i, p.SKU, cat.Name, cat.Prefix)
 		}
@@ -71,7 +71,7 @@ func TestEmbeddedCatalog(t *testing.T) {
 	if kopecks == 0 {
 		t.Errorf("no price carries kopecks; the client's rounding must be visible")
 	}
-	// Categories: 30 rows each, in file order; the first 22 rows are HOME/TEXT/POSU/TECH
+	// categories: 30 rows each, in file order; the first 22 rows are HOME/TEXT/POSU/TECH
 	// 0001–0004 and KIDS/WEAR 0001–0003, then each category's remaining block.
 	var first22 []string
 	for _, pre := range []string{"HOME", "TEXT", "POSU", "TECH", "KIDS", "WEAR"} {
@@ -90,7 +90,7 @@ func TestEmbeddedCatalog(t *testing.T) {
 	}
 	for ci, idx := range c.ByCategory {
 		if len(idx) != 30 || !slices.IsSorted(idx) {
-			t.Errorf("category %s: %d products (sorted %v), want 30 in file order", Categories[ci].Name, len(idx), slices.IsSorted(idx))
+			t.Errorf("category %s: %d products (sorted %v), want 30 in file order", categories[ci].Name, len(idx), slices.IsSorted(idx))
 		}
 		for _, i := range idx {
 			if c.Products[i].Category != ci {

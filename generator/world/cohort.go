@@ -34,7 +34,7 @@ type cohort struct {
 // cohortOf computes the cohort of day d, drawing from the COMPOSITION stream of d in the
 // order of world.md §3.2.
 func (w *World) cohortOf(d int) *cohort {
-	s := NewStream(w.Seed, Composition, d, 0)
+	s := newStream(w.seed, streamComposition, d, 0)
 	c := &cohort{day: d}
 
 	// 1. Inflow.
@@ -165,7 +165,7 @@ func (w *World) cohortOf(d int) *cohort {
 	for j, p := range pairOf {
 		first, second := &c.cookies[p], &c.cookies[people+j]
 		second.city = first.city
-		if Devices[first.device].Category == devicePhone {
+		if devices[first.device].Category == devicePhone {
 			second.device = uint8(w.otherIdx[s.Pick(&w.otherTable)])
 		} else {
 			second.device = uint8(w.phoneIdx[s.Pick(&w.phoneTable)])

@@ -11,7 +11,7 @@ import (
 // stream's losses and duplicates (orders.md §4.4) and sorts the final stream.
 func (day *Day) commerce() {
 	w := day.World
-	s := NewStream(w.Seed, Commerce, day.N, 0)
+	s := newStream(w.seed, streamCommerce, day.N, 0)
 	var trade []event // add_to_cart and purchase rows, WatchIDs drawn below
 	var seen []int32  // products already a candidate in the current visit
 	type candidate struct{ product, page int32 }
@@ -42,7 +42,7 @@ func (day *Day) commerce() {
 		shopping := v.stage >= 1 && v.nLive > browse
 		first := len(day.positions)
 		for _, c := range cands {
-			demand := w.Catalog.Products[c.product].Demand
+			demand := w.catalog.Products[c.product].Demand
 			p := takeBrowsing[demand]
 			if shopping {
 				p = takeShopping[demand]
@@ -70,7 +70,7 @@ func (day *Day) commerce() {
 				trade = append(trade, event{sec: ps.sec, visit: int32(vi), page: ps.page, ref: int32(first + i), kind: evAddToCart})
 			}
 		}
-		couponIdx, used := s.Int(len(Coupons)), s.Int(100) < couponPercent
+		couponIdx, used := s.Int(len(coupons)), s.Int(100) < couponPercent
 		delay := int32(s.Range(tradeDelayMin, tradeDelayMax))
 		restoreKept := s.Int(len(basket))
 		if confPage < 0 {
@@ -94,7 +94,7 @@ func (day *Day) commerce() {
 		for _, ps := range basket {
 			if ps.kept {
 				pu.Lines = append(pu.Lines, Line{Product: int(ps.product), Qty: int(ps.qty)})
-				pu.Revenue += w.Catalog.Products[ps.product].Price * int64(ps.qty)
+				pu.Revenue += w.catalog.Products[ps.product].Price * int64(ps.qty)
 			}
 		}
 		pu.UTCSecond = dayStartUTC(day.N) + int64(pu.sec)
@@ -165,7 +165,7 @@ func (day *Day) commerce() {
 // the copy stays before midnight and more than 30 minutes before the cookie's next visit).
 // Lost purchase rows leave trade; copies are added with WatchIDs disjoint from used.
 func (day *Day) beacons(trade *[]event, used []uint64) {
-	s := NewStream(day.World.Seed, Beacons, day.N, 0)
+	s := newStream(day.World.seed, streamBeacons, day.N, 0)
 	var dups []int
 	for i := range day.Purchases {
 		pu := &day.Purchases[i]
@@ -204,10 +204,10 @@ func (day *Day) beacons(trade *[]event, used []uint64) {
 
 // buildEcommerce encodes the raw ecommerce JSON of every add_to_cart and purchase once.
 func (day *Day) buildEcommerce() {
-	cat := day.World.Catalog
+	cat := day.World.catalog
 	product := func(idx int32, qty uint8, variant uint8) schema.EcommerceProduct {
 		p := &cat.Products[idx]
-		return schema.EcommerceProduct{ID: p.SKU, Name: p.Name, Category: Categories[p.Category].Name, Brand: p.Brand,
+		return schema.EcommerceProduct{ID: p.SKU, Name: p.Name, Category: categories[p.Category].Name, Brand: p.Brand,
 			Variant: variants[variant], Price: p.Price, Quantity: uint64(qty)}
 	}
 	var buf []byte
@@ -233,7 +233,7 @@ func (day *Day) buildEcommerce() {
 		}
 		e := schema.Ecommerce{Action: schema.ProductPurchase, OrderID: pu.OrderID, Revenue: pu.Revenue, Products: ps}
 		if pu.Coupon >= 0 {
-			e.Coupon = Coupons[pu.Coupon].Code
+			e.Coupon = coupons[pu.Coupon].Code
 		}
 		buf = schema.AppendEcommerce(buf[:0], &e)
 		pu.ecommerce = string(buf)

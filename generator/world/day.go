@@ -83,7 +83,7 @@ type Purchase struct {
 	UTCSecond int64 // UTCEventTime of the purchase event
 	Lines     []Line
 	Revenue   int64 // kopecks: Σ price × qty of Lines
-	Coupon    int   // index into Coupons, −1 when none
+	Coupon    int   // index into coupons, −1 when none
 	Assigned  bool  // guaranteed order of a two-cookie pair: never lost, never late
 	Lost      bool  // the purchase event was dropped (BEACONS)
 	Duplicate bool  // the confirmation + purchase pair was sent twice (BEACONS)
@@ -161,14 +161,14 @@ func (w *World) audience(d int) []*cookie {
 // the midnight cut and draws visit and pageview ids.
 func (day *Day) traffic(aud []*cookie) {
 	w := day.World
-	s := NewStream(w.Seed, Traffic, day.N, 0)
+	s := newStream(w.seed, streamTraffic, day.N, 0)
 	weekend := 0
 	if isWeekend(day.N) {
 		weekend = 1
 	}
-	nCat := [len(Categories)]int{}
+	nCat := [len(categories)]int{}
 	for i := range nCat {
-		nCat[i] = len(w.Catalog.ByCategory[i])
+		nCat[i] = len(w.catalog.ByCategory[i])
 	}
 	type plan struct {
 		start, duration int32
@@ -182,7 +182,7 @@ func (day *Day) traffic(aud []*cookie) {
 		for k := range n {
 			v := visit{clientID: ck.clientID, personID: ck.personID, device: ck.device, city: ck.city, buyer: ck.buyer}
 			v.source = uint8(s.Pick(&w.sourceTable))
-			v.category = uint8(s.Int(len(Categories)))
+			v.category = uint8(s.Int(len(categories)))
 			length := 1 + s.Pick(&visitPagesTable)
 			c1, c2, c3 := s.Int(100), s.Int(100), s.Int(100)
 			cart, checkout := cartPercent, checkoutPercent
@@ -212,7 +212,7 @@ func (day *Day) traffic(aud []*cookie) {
 
 			// Page walk: entry by source, then transitions; the last browse page of a funnel
 			// visit is a product card.
-			src := &Sources[v.source]
+			src := &sources[v.source]
 			kind := lookupPercent(&src.EntryPct, s.Int(100))
 			kinds = append(kinds[:0], kind)
 			for p := 1; p < browse; p++ {
@@ -241,7 +241,7 @@ func (day *Day) traffic(aud []*cookie) {
 				case pageSearch:
 					pid = pidSearch + query
 				case pageProduct:
-					pid = pidProduct + w.Catalog.ByCategory[cat][prod]
+					pid = pidProduct + w.catalog.ByCategory[cat][prod]
 				case pageStatic:
 					pid = w.pidStatic(static)
 				case pageCart:
@@ -264,7 +264,7 @@ func (day *Day) traffic(aud []*cookie) {
 				}
 				offsets = append(offsets, off)
 			}
-			hour := s.Pick(&w.hourTables[weekend][tzClass(Cities[ck.city].TZ)])
+			hour := s.Pick(&w.hourTables[weekend][tzClass(cities[ck.city].TZ)])
 			start := int32(hour*3600 + s.Int(3600))
 			v.ip = [4]uint8{uint8(s.Range(64, 128)), uint8(s.Int(256)), uint8(s.Range(1, 255)), 0}
 			v.yclid = uint64(s.Range(1, yclidMax))
@@ -370,7 +370,7 @@ func lookupPercent(pct *[5]int, r int) int {
 // uniqueIDs is world.md §3.9's routine: n strictly increasing ids below 2^53 with increments
 // U[1, 2^53 div (n+1)], then shuffled so an id does not reveal row order. If any id collides
 // with the sorted list avoid, the batch is drawn again.
-func uniqueIDs(s *Stream, n int, avoid []uint64) []uint64 {
+func uniqueIDs(s *stream, n int, avoid []uint64) []uint64 {
 	ids := make([]uint64, n)
 	if n == 0 {
 		return ids

@@ -2,6 +2,7 @@ package world
 
 import (
 	"bytes"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"math"
@@ -34,17 +35,19 @@ var (
 )
 
 // Garbage says which malformed messages and re-sends are added to the clean streams. The zero
-// value adds nothing. The clean messages never change, whatever the settings.
+// value adds nothing. The clean messages never change, whatever the settings. It is the one
+// garbage settings type: flags and profiles fill it, the generator, the inventory (which echoes
+// it as JSON) and verify read it.
 type Garbage struct {
 	// Rate is the number of malformed messages added per clean message (0.01 = one in a
 	// hundred), applied per day and per snapshot.
-	Rate float64
+	Rate float64 `json:"rate" yaml:"rate"`
 	// Mix weighs the classes, by name; nil means the default mix (every non-opt-in class of the
 	// topic with weight 1). Each topic uses the classes that apply to it.
-	Mix map[string]int
+	Mix Mix `json:"mix,omitempty" yaml:"mix"`
 	// Redeliver is the number of byte-identical re-sends of clean messages per clean message,
 	// as at-least-once delivery produces.
-	Redeliver float64
+	Redeliver float64 `json:"redeliver" yaml:"redeliver"`
 }
 
 const ppm = 1_000_000
@@ -86,9 +89,24 @@ func AllGarbageClasses() []string {
 	return out
 }
 
-// ParseMix reads "class=weight,..." (weights are non-negative integers).
-func ParseMix(s string) (map[string]int, error) {
-	mix := map[string]int{}
+// Mix weighs garbage classes by name. Its text form is "class=weight,..." (weights are
+// non-negative integers), e.g. not_an_object=2,keyset_mismatch=1; in JSON and as a YAML
+// mapping it is an object of weights. A nil Mix is the default mix.
+type Mix map[string]int
+
+// ErrMix marks the errors of [Mix.UnmarshalText] and [Mix.Set], so that a decoder of many
+// values can say which field held the bad text. The message is that of ParseMix.
+var ErrMix = errors.New("not a garbage mix")
+
+type mixError struct{ err error }
+
+func (e mixError) Error() string   { return e.err.Error() }
+func (e mixError) Unwrap() []error { return []error{ErrMix, e.err} }
+
+// ParseMix reads "class=weight,..." (weights are non-negative integers, classes those of
+// AllGarbageClasses, each named once). The empty text is an error.
+func ParseMix(s string) (Mix, error) {
+	mix := Mix{}
 	for _, part := range strings.Split(s, ",") {
 		part = strings.TrimSpace(part)
 		if part == "" {
@@ -118,8 +136,78 @@ func ParseMix(s string) (map[string]int, error) {
 	return mix, nil
 }
 
+// String returns m in the syntax of ParseMix, classes in the order of AllGarbageClasses (any
+// other name after them, sorted), and a nil or empty Mix as "".
+func (m Mix) String() string {
+	var b strings.Builder
+	add := func(name string) {
+		if b.Len() > 0 {
+			b.WriteByte(',')
+		}
+		b.WriteString(name)
+		b.WriteByte('=')
+		b.WriteString(strconv.Itoa(m[name]))
+	}
+	known := AllGarbageClasses()
+	for _, c := range known {
+		if _, ok := m[c]; ok {
+			add(c)
+		}
+	}
+	var other []string
+	for c := range m {
+		if !slices.Contains(known, c) {
+			other = append(other, c)
+		}
+	}
+	slices.Sort(other)
+	for _, c := range other {
+		add(c)
+	}
+	return b.String()
+}
+
+// MarshalText returns m.String().
+func (m Mix) MarshalText() ([]byte, error) { return []byte(m.String()), nil }
+
+// UnmarshalText sets m from text in the syntax of ParseMix. The empty text (or only spaces)
+// is the nil Mix, the default mix.
+func (m *Mix) UnmarshalText(text []byte) error {
+	if strings.TrimSpace(string(text)) == "" {
+		*m = nil
+		return nil
+	}
+	mix, err := ParseMix(string(text))
+	if err != nil {
+		return mixError{err}
+	}
+	*m = mix
+	return nil
+}
+
+// Set implements pflag.Value: it is UnmarshalText.
+func (m *Mix) Set(s string) error { return m.UnmarshalText([]byte(s)) }
+
+// Type implements pflag.Value; it names the value in a flag's help.
+func (*Mix) Type() string { return "mix" }
+
+// MarshalJSON writes m as an object of weights (keys sorted), not as its text form: the
+// inventory's JSON has always spelled it so.
+func (m Mix) MarshalJSON() ([]byte, error) { return json.Marshal(map[string]int(m)) }
+
+// UnmarshalJSON reads an object of weights (or null, the nil Mix). Names and weights are
+// checked by [Garbage.Validate], as for a YAML mapping.
+func (m *Mix) UnmarshalJSON(data []byte) error {
+	var w map[string]int
+	if err := json.Unmarshal(data, &w); err != nil {
+		return err
+	}
+	*m = w
+	return nil
+}
+
 // mixFor returns the classes and weights that apply to a topic, in the topic's class order.
-func (g Garbage) mixFor(classes []string) ([]string, Table, bool) {
+func (g Garbage) mixFor(classes []string) ([]string, table, bool) {
 	mix := g.Mix
 	if mix == nil {
 		mix = defaultMix
@@ -133,9 +221,9 @@ func (g Garbage) mixFor(classes []string) ([]string, Table, bool) {
 		}
 	}
 	if len(names) == 0 {
-		return nil, Table{}, false
+		return nil, table{}, false
 	}
-	return names, NewTable(weights...), true
+	return names, newTable(weights...), true
 }
 
 // Extra is a message added to a clean stream: a malformed one (Class set) or a redelivery.
@@ -156,7 +244,7 @@ func (e *Extra) Redelivered() bool { return e.Class == "" }
 
 // countOf turns a rate into a count for n clean messages: the integer part of n × rate and one
 // more with the probability of the fraction, drawn from s (integer arithmetic in ppm).
-func countOf(s *Stream, n int, rate float64) int {
+func countOf(s *stream, n int, rate float64) int {
 	micros := int64(math.Round(rate * ppm))
 	total := int64(n) * micros
 	c := total / ppm
@@ -168,7 +256,7 @@ func countOf(s *Stream, n int, rate float64) int {
 
 // placement draws, for count extras over n clean messages, their positions and sources in
 // stream order. Redeliveries come after their source.
-func placement(s *Stream, n, count int, after bool) []Extra {
+func placement(s *stream, n, count int, after bool) []Extra {
 	out := make([]Extra, count)
 	for i := range out {
 		src := -1
@@ -196,7 +284,7 @@ func (day *Day) HitExtras(g Garbage) []Extra {
 	n := day.Len()
 	var out []Extra
 	if names, table, ok := g.mixFor(HitGarbageClasses); ok && g.Rate > 0 {
-		s := NewStream(day.World.Seed, Defects, day.N, 0)
+		s := newStream(day.World.seed, streamDefects, day.N, 0)
 		count := countOf(s, n, g.Rate)
 		extras := placement(s, n, count, false)
 		classes := make([]string, count)
@@ -223,7 +311,7 @@ func (day *Day) HitExtras(g Garbage) []Extra {
 		out = append(out, extras...)
 	}
 	if g.Redeliver > 0 {
-		s := NewStream(day.World.Seed, Redelivery, day.N, 0)
+		s := newStream(day.World.seed, streamRedelivery, day.N, 0)
 		extras := placement(s, n, countOf(s, n, g.Redeliver), true)
 		for i := range extras {
 			e := &extras[i]
@@ -243,7 +331,7 @@ func (w *World) OrderExtras(d int, rows, keys [][]byte, g Garbage) []Extra {
 	n := len(rows)
 	var out []Extra
 	if names, table, ok := g.mixFor(OrderGarbageClasses); ok && g.Rate > 0 {
-		s := NewStream(w.Seed, Defects, d, 1)
+		s := newStream(w.seed, streamDefects, d, 1)
 		count := countOf(s, n, g.Rate)
 		extras := placement(s, n, count, false)
 		faker := gofakeit.NewFaker(newPCGSource(s), false)
@@ -259,7 +347,7 @@ func (w *World) OrderExtras(d int, rows, keys [][]byte, g Garbage) []Extra {
 		out = append(out, extras...)
 	}
 	if g.Redeliver > 0 {
-		s := NewStream(w.Seed, Redelivery, d, 1)
+		s := newStream(w.seed, streamRedelivery, d, 1)
 		extras := placement(s, n, countOf(s, n, g.Redeliver), true)
 		for i := range extras {
 			e := &extras[i]
@@ -272,7 +360,7 @@ func (w *World) OrderExtras(d int, rows, keys [][]byte, g Garbage) []Extra {
 }
 
 // uniqueIDsBelow draws n distinct ids in [1, limit) avoiding the sorted list avoid.
-func uniqueIDsBelow(s *Stream, n int, limit uint64, avoid []uint64) []uint64 {
+func uniqueIDsBelow(s *stream, n int, limit uint64, avoid []uint64) []uint64 {
 	ids := make([]uint64, 0, n)
 	for len(ids) < n {
 		id := 1 + s.Below(limit-1)
@@ -284,12 +372,12 @@ func uniqueIDsBelow(s *Stream, n int, limit uint64, avoid []uint64) []uint64 {
 	return ids
 }
 
-// pcgSource adapts a Stream to math/rand/v2's Source for gofakeit's seeded faker.
-type pcgSource struct{ s *Stream }
+// pcgSource adapts a stream to math/rand/v2's Source for gofakeit's seeded faker.
+type pcgSource struct{ s *stream }
 
-func newPCGSource(s *Stream) pcgSource  { return pcgSource{s} }
+func newPCGSource(s *stream) pcgSource  { return pcgSource{s} }
 func (p pcgSource) Uint64() uint64      { return p.s.Uint64() }
-func pickOf[T any](s *Stream, xs []T) T { return xs[s.Int(len(xs))] }
+func pickOf[T any](s *stream, xs []T) T { return xs[s.Int(len(xs))] }
 
 // fields splits canonical JSON object bytes into its top-level (key, raw value) pairs. It
 // relies on the canonical form (compact, keys known), not on a general parser.
@@ -339,7 +427,7 @@ func setField(fs [][2][]byte, key string, raw string) {
 func quoted(s string) string { return string(schema.AppendString(nil, s)) }
 
 // notAnObject builds a message whose root is not a JSON object (or not JSON at all).
-func notAnObject(s *Stream, faker *gofakeit.Faker, clean []byte) (string, []byte) {
+func notAnObject(s *stream, faker *gofakeit.Faker, clean []byte) (string, []byte) {
 	kinds := []string{"truncated", "binary", "plain_text", "scalar", "array"}
 	kind := pickOf(s, kinds)
 	switch kind {
@@ -364,7 +452,7 @@ func notAnObject(s *Stream, faker *gofakeit.Faker, clean []byte) (string, []byte
 }
 
 // keysetMismatch builds an object whose key set differs from the contract's.
-func keysetMismatch(s *Stream, faker *gofakeit.Faker, fs [][2][]byte) (string, []byte) {
+func keysetMismatch(s *stream, faker *gofakeit.Faker, fs [][2][]byte) (string, []byte) {
 	kinds := []string{"missing_key", "extra_key", "renamed_key", "wrong_case", "empty_object"}
 	kind := pickOf(s, kinds)
 	switch kind {
@@ -393,7 +481,7 @@ func keysetMismatch(s *Stream, faker *gofakeit.Faker, fs [][2][]byte) (string, [
 }
 
 // hitDefect derives a malformed hit of class from the clean event bytes, with WatchID fresh.
-func hitDefect(s *Stream, faker *gofakeit.Faker, class string, clean []byte, fresh uint64) (string, []byte) {
+func hitDefect(s *stream, faker *gofakeit.Faker, class string, clean []byte, fresh uint64) (string, []byte) {
 	if class == GarbageVanishing {
 		if s.Int(2) == 0 {
 			return "empty_value", []byte{}
@@ -461,7 +549,7 @@ func hitDefect(s *Stream, faker *gofakeit.Faker, class string, clean []byte, fre
 }
 
 // orderDefect derives a malformed order row of class from a clean row of snapshot d.
-func orderDefect(s *Stream, faker *gofakeit.Faker, class string, clean []byte, d int) (string, []byte) {
+func orderDefect(s *stream, faker *gofakeit.Faker, class string, clean []byte, d int) (string, []byte) {
 	keys := schema.OrderKeyNames()
 	if clean == nil {
 		// An empty snapshot has no row to derive from: start from a plausible one.

@@ -139,10 +139,10 @@ func TestSeedChangesBytes(t *testing.T) {
 // Every (seed, component, day, sub) names its own stream: neighbouring positions give
 // different streams whose outputs differ in about half their bits (the mixing avalanches).
 func TestSubstreamsDistinct(t *testing.T) {
-	components := []Component{Composition, Traffic, Commerce, Orders, Beacons, Defects, Redelivery}
+	components := []component{streamComposition, streamTraffic, streamCommerce, streamOrders, streamBeacons, streamDefects, streamRedelivery}
 	type pos struct {
 		seed uint64
-		c    Component
+		c    component
 		day  int
 		sub  uint64
 	}
@@ -152,7 +152,7 @@ func TestSubstreamsDistinct(t *testing.T) {
 		for _, c := range components {
 			for day := -prehistoryDays - 1; day <= 30; day++ {
 				for sub := uint64(0); sub < 3; sub++ {
-					s := NewStream(seed, c, day, sub)
+					s := newStream(seed, c, day, sub)
 					out := [2]uint64{s.Uint64(), s.Uint64()}
 					p := pos{seed, c, day, sub}
 					if q, dup := seen[out]; dup {
@@ -160,7 +160,7 @@ func TestSubstreamsDistinct(t *testing.T) {
 					}
 					seen[out] = p
 					// Neighbour in day: count differing bits of the first output.
-					nb := NewStream(seed, c, day+1, sub)
+					nb := newStream(seed, c, day+1, sub)
 					flips += bits.OnesCount64(out[0] ^ nb.Uint64())
 					pairs++
 				}
@@ -175,7 +175,7 @@ func TestSubstreamsDistinct(t *testing.T) {
 		t.Errorf("neighbouring (component, day) streams differ in %.2f bits on average, want 32 ± 1", mean)
 	}
 	// The same position always gives the same stream.
-	a, b := NewStream(CanonicalSeed, Traffic, 4, 0), NewStream(CanonicalSeed, Traffic, 4, 0)
+	a, b := newStream(CanonicalSeed, streamTraffic, 4, 0), newStream(CanonicalSeed, streamTraffic, 4, 0)
 	for i := range 8 {
 		if x, y := a.Uint64(), b.Uint64(); x != y {
 			t.Fatalf("output %d of the same stream: %x and %x", i, x, y)
@@ -185,7 +185,7 @@ func TestSubstreamsDistinct(t *testing.T) {
 
 // The integer-randomness primitives of world.md §6.4 and §3.1.
 func TestPickAndCalendarPrimitives(t *testing.T) {
-	tb := NewTable(2, 3, 1) // bounds 2, 5, 6
+	tb := newTable(2, 3, 1) // bounds 2, 5, 6
 	for r, want := range []int{0, 0, 1, 1, 1, 2} {
 		if got := tb.Index(uint32(r)); got != want {
 			t.Errorf("pick(2,3,1) with draw %d = %d, want %d", r, got, want)
@@ -196,7 +196,7 @@ func TestPickAndCalendarPrimitives(t *testing.T) {
 	for i := range ws {
 		ws[i] = i % 3 // zero weights included: they are never picked
 	}
-	big := NewTable(ws...)
+	big := newTable(ws...)
 	for r := range big.Total() {
 		want, sum := -1, 0
 		for i, w := range ws {
@@ -210,7 +210,7 @@ func TestPickAndCalendarPrimitives(t *testing.T) {
 			t.Errorf("40-entry pick with draw %d = %d, want %d", r, got, want)
 		}
 	}
-	s := NewStream(CanonicalSeed, Traffic, 0, 9)
+	s := newStream(CanonicalSeed, streamTraffic, 0, 9)
 	for range 10000 {
 		if v := s.Range(-5, 6); v < -5 || v >= 6 {
 			t.Fatalf("Range(-5, 6) = %d", v)

@@ -6,7 +6,7 @@
 //
 // Every byte the package produces is a pure function of (seed, world parameters, model day)
 // and [Version]. Randomness comes only from substreams derived from (seed, component, day) by
-// a fixed mixing function (see [Stream]); draws are integer-only and weighted choices use
+// a fixed mixing function (SplitMix64, in rng.go); draws are integer-only and weighted choices use
 // integer tables; money is integer kopecks. Nothing here reads a clock, iterates a map where
 // order matters, or depends on scheduling: the same day is the same bytes in a sequential or a
 // parallel run, alone or inside a longer run, under any GOMAXPROCS, on any architecture.

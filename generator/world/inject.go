@@ -60,7 +60,7 @@ func (w *World) Inject(kind, class string, d, n int) ([]Extra, error) {
 			used = append(used, e.watchID)
 		}
 		slices.Sort(used)
-		s := NewStream(w.Seed, Defects, d, 2)
+		s := newStream(w.seed, streamDefects, d, 2)
 		faker := gofakeit.NewFaker(newPCGSource(s), false)
 		var fresh []uint64
 		for i := range out {
@@ -84,7 +84,7 @@ func (w *World) Inject(kind, class string, d, n int) ([]Extra, error) {
 	if err != nil {
 		return nil, err
 	}
-	s := NewStream(w.Seed, Defects, d, 3)
+	s := newStream(w.seed, streamDefects, d, 3)
 	faker := gofakeit.NewFaker(newPCGSource(s), false)
 	for i := range out {
 		e := Extra{Source: -1, Class: class, Key: []byte(orderID(d, 1))}

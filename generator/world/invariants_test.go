@@ -101,7 +101,7 @@ func checkDayInvariants(t *testing.T, w *World, d int) map[uint64]bool {
 	day := w.Day(d)
 	L := newLimited(t)
 	defer L.summary()
-	cat := catalogBySKU(w.Catalog)
+	cat := catalogBySKU(w.catalog)
 	keys := schema.HitKeys()
 	date := DayDate(d).String()
 	start := dayStartUTC(d)
@@ -300,7 +300,7 @@ func checkDayInvariants(t *testing.T, w *World, d int) map[uint64]bool {
 			if sku, ok := strings.CutPrefix(path, SiteURL+"/product/"); ok {
 				r.cat, _, _ = strings.Cut(sku, "-")
 			} else if slug, ok := strings.CutPrefix(path, SiteURL+"/catalog/"); ok {
-				for _, c := range Categories {
+				for _, c := range categories {
 					if c.Slug == slug {
 						r.cat = c.Prefix
 					}
@@ -419,8 +419,8 @@ func checkConstants(L *limited, i int, h *wireHit) {
 // §3.6 and §3.8.
 func checkPassport(L *limited, i int, h *wireHit) {
 	var src *Source
-	for k := range Sources {
-		s := &Sources[k]
+	for k := range sources {
+		s := &sources[k]
 		if s.Last == h.LastTrafficSource && s.UTM == [5]string{h.UTMSource, h.UTMMedium, h.UTMCampaign, h.UTMContent, h.UTMTerm} {
 			src = s
 			break
@@ -438,8 +438,8 @@ func checkPassport(L *limited, i int, h *wireHit) {
 		}
 	}
 	var dev *Device
-	for k := range Devices {
-		d := &Devices[k]
+	for k := range devices {
+		d := &devices[k]
 		if d.Category == h.DeviceCategory && d.Browser == h.Browser && d.Major == h.BrowserMajorVersion &&
 			d.Language == h.BrowserLanguage && d.OS == h.OperatingSystem && d.OSRoot == h.OperatingSystemRoot &&
 			d.Model == h.MobilePhoneModel && d.Width == h.ScreenWidth && d.Height == h.ScreenHeight {
@@ -451,9 +451,9 @@ func checkPassport(L *limited, i int, h *wireHit) {
 			h.BrowserMajorVersion, h.BrowserLanguage, h.OperatingSystem, h.OperatingSystemRoot, h.MobilePhoneModel, h.ScreenWidth, h.ScreenHeight)
 	}
 	var city *City
-	for k := range Cities {
-		if Cities[k].Name == h.RegionCity {
-			city = &Cities[k]
+	for k := range cities {
+		if cities[k].Name == h.RegionCity {
+			city = &cities[k]
 		}
 	}
 	if city == nil || city.ID != h.RegionCityID || city.TZ != h.ClientTimeZone {
@@ -569,7 +569,7 @@ func checkEcommerce(h *wireHit, cat map[string]*Product) (int64, error) {
 		if err != nil {
 			return 0, fmt.Errorf("product %d: %v", j, err)
 		}
-		catName := Categories[c.Category].Name
+		catName := categories[c.Category].Name
 		switch {
 		case kop != c.Price:
 			return 0, fmt.Errorf("%s: ecommerce price %s, catalog %d kopecks", p.ID, p.Price, c.Price)
@@ -621,7 +621,7 @@ func checkEcommerce(h *wireHit, cat map[string]*Product) (int64, error) {
 	if (af.Coupon == nil) != (coupon == "") || af.Coupon != nil && *af.Coupon != coupon {
 		return 0, fmt.Errorf("actionField.coupon %v, purchaseCoupon %q", af.Coupon, coupon)
 	}
-	if coupon != "" && !slices.ContainsFunc(Coupons[:], func(c Coupon) bool { return c.Code == coupon }) {
+	if coupon != "" && !slices.ContainsFunc(coupons[:], func(c Coupon) bool { return c.Code == coupon }) {
 		return 0, fmt.Errorf("coupon %q not in the coupon table", coupon)
 	}
 	cats := map[string]bool{}
@@ -667,7 +667,7 @@ func checkVisits(L *limited, d int, visits map[uint64][]evRec) {
 				continue
 			}
 			if prevURL == "" {
-				if !slices.ContainsFunc(Sources[:], func(s Source) bool { return s.Referer == e.ref }) {
+				if !slices.ContainsFunc(sources[:], func(s Source) bool { return s.Referer == e.ref }) {
 					L.errorf("referer", "day %d visit %d: entry page Referer %q is no source's referer", d, vid, e.ref)
 				}
 			} else if e.ref != prevURL {

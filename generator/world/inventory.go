@@ -18,18 +18,11 @@ type Inventory struct {
 	GeneratorVersion string              `json:"generator_version"`
 	CatalogSHA256    string              `json:"catalog_sha256"`
 	Scale            float64             `json:"scale"`
-	Garbage          GarbageSettings     `json:"garbage"`
+	Garbage          Garbage             `json:"garbage"` // the settings it was computed with
 	Days             []InventoryDay      `json:"days"`
 	Snapshots        []InventorySnapshot `json:"snapshots"`
 	// Expect totals what the storage must hold after the whole range, per topic.
 	Expect InventoryTotals `json:"expect"`
-}
-
-// GarbageSettings echo the garbage flags the inventory was computed with.
-type GarbageSettings struct {
-	Rate      float64        `json:"rate"`
-	Mix       map[string]int `json:"mix,omitempty"`
-	Redeliver float64        `json:"redeliver"`
 }
 
 // Expect is what one day's (or snapshot's) messages leave in the stand's tables.
@@ -208,8 +201,8 @@ func (w *World) Inventory(ctx context.Context, from, n int, opt PlayOptions, g G
 	if err := g.Validate(); err != nil {
 		return nil, err
 	}
-	inv := &Inventory{Seed: w.Seed, GeneratorVersion: Version, CatalogSHA256: w.Catalog.SHA256, Scale: w.Scale(),
-		Garbage: GarbageSettings{Rate: g.Rate, Mix: g.Mix, Redeliver: g.Redeliver},
+	inv := &Inventory{Seed: w.seed, GeneratorVersion: Version, CatalogSHA256: w.catalog.SHA256, Scale: w.Scale(),
+		Garbage: g,
 		Days:    []InventoryDay{}, Snapshots: []InventorySnapshot{}}
 	book := NewOrderBook(w)
 	onDay := opt.OnDay

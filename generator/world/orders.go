@@ -35,7 +35,7 @@ type Order struct {
 // stream of the birth day in the order of orders.md §3.3, for every order of the day.
 func (w *World) OrdersOf(day *Day) []Order {
 	n := len(day.Purchases)
-	s := NewStream(w.Seed, Orders, day.N, 0)
+	s := newStream(w.seed, streamOrders, day.N, 0)
 	delivery := make([]int, n)
 	outcome := make([]int, n)
 	first := make([]int64, n)
@@ -88,12 +88,12 @@ func (w *World) OrdersOf(day *Day) []Order {
 			if o.Struck && li == struck[i] {
 				continue
 			}
-			p := &w.Catalog.Products[l.Product]
+			p := &w.catalog.Products[l.Product]
 			o.Items = append(o.Items, schema.OrderItem{SKU: p.SKU, Qty: uint32(l.Qty), Price: p.Price})
 			o.ItemsTotal += p.Price * int64(l.Qty)
 		}
 		if pu.Coupon >= 0 {
-			o.Discount = o.ItemsTotal * Coupons[pu.Coupon].Percent / 100
+			o.Discount = o.ItemsTotal * coupons[pu.Coupon].Percent / 100
 		}
 		o.Total = o.ItemsTotal - o.Discount + o.Delivery
 		switch outcome[i] {

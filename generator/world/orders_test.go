@@ -181,7 +181,7 @@ func TestSnapshotRowInvariants(t *testing.T) {
 	o := orders(t)
 	L := newLimited(t)
 	defer L.summary()
-	cat := catalogBySKU(canonical(t).Catalog)
+	cat := catalogBySKU(canonical(t).catalog)
 	keys := schema.OrderKeyNames()
 	itemKeys := []string{schema.OrderItemKeys[0].Name, schema.OrderItemKeys[1].Name, schema.OrderItemKeys[2].Name}
 	for d := range orderDays {
@@ -277,14 +277,14 @@ func TestSnapshotRowInvariants(t *testing.T) {
 			}
 			pct := int64(0)
 			if pu.Coupon >= 0 {
-				pct = Coupons[pu.Coupon].Percent
+				pct = coupons[pu.Coupon].Percent
 			}
 			if discount != itemsTotal*pct/100 {
 				L.errorf("discount", "%s: discount %s, want ⌊%s × %d %%⌋", where, r.Discount, r.ItemsTotal, pct)
 			}
 			var lines []wireOrderItem
 			for _, l := range pu.Lines {
-				p := &canonical(t).Catalog.Products[l.Product]
+				p := &canonical(t).catalog.Products[l.Product]
 				lines = append(lines, wireOrderItem{SKU: p.SKU, Qty: uint32(l.Qty)})
 			}
 			got := make([]wireOrderItem, len(r.Items))

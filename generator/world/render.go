@@ -26,7 +26,7 @@ func (day *Day) visitSegments() {
 		var ip []byte
 		for i := range day.visits {
 			v := &day.visits[i]
-			src, dev, city := &Sources[v.source], &Devices[v.device], &Cities[v.city]
+			src, dev, city := &sources[v.source], &devices[v.device], &cities[v.city]
 			ip = ip[:0]
 			if dev.Category == devicePhone {
 				ip = append(ip, "100."...)
@@ -76,7 +76,7 @@ func (day *Day) AppendEvent(dst []byte, i int) []byte {
 	h.CounterID = schema.CounterID
 	h.EventDate = DayDate(day.N)
 	h.UTCEventTime = schema.DateTime(dayStartUTC(day.N) + int64(e.sec))
-	h.ClientTimeZone = Cities[v.city].TZ
+	h.ClientTimeZone = cities[v.city].TZ
 	h.EventType = eventTypeOf(e.kind)
 	h.Sign = schema.Sign
 	h.URL = day.pageURL(v, e.page)
@@ -84,7 +84,7 @@ func (day *Day) AppendEvent(dst []byte, i int) []byte {
 	case e.kind == evDupPageview || e.kind == evDupPurchase:
 		h.Referer = h.URL
 	case e.page == v.firstPage:
-		h.Referer = Sources[v.source].Referer
+		h.Referer = sources[v.source].Referer
 	default:
 		h.Referer = day.pageURL(v, e.page-1)
 	}
@@ -95,8 +95,8 @@ func (day *Day) AppendEvent(dst []byte, i int) []byte {
 	switch e.kind {
 	case evAddToCart:
 		ps := &day.positions[e.ref]
-		p := &w.Catalog.Products[ps.product]
-		ids, names, cats := [1]string{p.SKU}, [1]string{p.Name}, [1]string{Categories[p.Category].Name}
+		p := &w.catalog.Products[ps.product]
+		ids, names, cats := [1]string{p.SKU}, [1]string{p.Name}, [1]string{categories[p.Category].Name}
 		prices, qtys := [1]int64{roubles(p.Price)}, [1]uint64{uint64(ps.qty)}
 		h.GoalsReached = goalCart
 		h.ProductID, h.ProductName, h.ProductCategory = ids[:], names[:], cats[:]
@@ -116,16 +116,16 @@ func (day *Day) AppendEvent(dst []byte, i int) []byte {
 		h.PurchaseID, h.PurchaseRevenue, h.PurchaseCurrency = orderID[:], revenue[:], currency
 		h.PurchaseCoupon = noCoupon
 		if pu.Coupon >= 0 {
-			coupon[0] = Coupons[pu.Coupon].Code
+			coupon[0] = coupons[pu.Coupon].Code
 			h.PurchaseCoupon = coupon[:]
 		}
 		h.ProductID, h.ProductName, h.ProductCategory = ids[:0], names[:0], cats[:0]
 		h.ProductPrice, h.ProductQuantity, h.ProductEventType = prices[:0], qtys[:0], types[:0]
 		for _, l := range pu.Lines {
-			p := &w.Catalog.Products[l.Product]
+			p := &w.catalog.Products[l.Product]
 			h.ProductID = append(h.ProductID, p.SKU)
 			h.ProductName = append(h.ProductName, p.Name)
-			h.ProductCategory = append(h.ProductCategory, Categories[p.Category].Name)
+			h.ProductCategory = append(h.ProductCategory, categories[p.Category].Name)
 			h.ProductPrice = append(h.ProductPrice, roubles(p.Price))
 			h.ProductQuantity = append(h.ProductQuantity, uint64(l.Qty))
 			h.ProductEventType = append(h.ProductEventType, schema.ProductPurchase)

@@ -5,20 +5,20 @@ import (
 	"math/rand/v2"
 )
 
-// Component names a substream of a model day (or of the cohort plan). Its value is part of the
+// component names a substream of a model day (or of the cohort plan). Its value is part of the
 // world: renumbering a component changes every byte drawn from it.
-type Component uint64
+type component uint64
 
 // The substreams of product.md decision 3. A component's value is mixed into the seed of its
 // stream; values are fixed forever.
 const (
-	Composition Component = 1 // cohorts of day d (d < 0: prehistory)
-	Traffic     Component = 2 // visits, pages, timing, visit and pageview ids
-	Commerce    Component = 3 // baskets, add_to_cart, purchases and their ids
-	Orders      Component = 4 // order fate, delivery, lateness (per birth day)
-	Beacons     Component = 5 // lost and duplicated purchase events
-	Defects     Component = 6 // garbage messages
-	Redelivery  Component = 7 // byte-identical re-sends
+	streamComposition component = 1 // cohorts of day d (d < 0: prehistory)
+	streamTraffic     component = 2 // visits, pages, timing, visit and pageview ids
+	streamCommerce    component = 3 // baskets, add_to_cart, purchases and their ids
+	streamOrders      component = 4 // order fate, delivery, lateness (per birth day)
+	streamBeacons     component = 5 // lost and duplicated purchase events
+	streamDefects     component = 6 // garbage messages
+	streamRedelivery  component = 7 // byte-identical re-sends
 )
 
 // splitmix64 is one step of SplitMix64's output function: a bijective 64-bit mixer.
@@ -29,31 +29,31 @@ func splitmix64(x uint64) uint64 {
 	return x ^ (x >> 31)
 }
 
-// Stream is one deterministic substream of random integers: PCG-DXSM seeded from
-// (seed, component, day, sub) by SplitMix64 mixing. A Stream is not safe for concurrent use;
+// stream is one deterministic substream of random integers: PCG-DXSM seeded from
+// (seed, component, day, sub) by SplitMix64 mixing. A stream is not safe for concurrent use;
 // every goroutine derives its own.
-type Stream struct {
+type stream struct {
 	pcg rand.PCG
 }
 
-// NewStream returns the substream of component c for day d of the world with the given seed.
+// newStream returns the substream of component c for day d of the world with the given seed.
 // sub separates further independent streams inside a component (0 for the main one).
-func NewStream(seed uint64, c Component, day int, sub uint64) *Stream {
+func newStream(seed uint64, c component, day int, sub uint64) *stream {
 	h := splitmix64(seed ^ 0x636c69636b67656e) // "clickgen"
 	h = splitmix64(h ^ uint64(c))
 	h = splitmix64(h ^ uint64(int64(day)))
 	h = splitmix64(h ^ sub)
-	s := &Stream{}
+	s := &stream{}
 	s.pcg.Seed(h, splitmix64(h^0xda3e39cb94b95bdb))
 	return s
 }
 
 // Uint64 returns 64 uniformly random bits.
-func (s *Stream) Uint64() uint64 { return s.pcg.Uint64() }
+func (s *stream) Uint64() uint64 { return s.pcg.Uint64() }
 
 // Below returns a uniform integer in [0, n); n must be > 0. It uses Lemire's multiply-and-
 // reject method, so the result depends only on the stream, never on the platform.
-func (s *Stream) Below(n uint64) uint64 {
+func (s *stream) Below(n uint64) uint64 {
 	hi, lo := bits.Mul64(s.pcg.Uint64(), n)
 	if lo < n {
 		thresh := -n % n
@@ -65,28 +65,28 @@ func (s *Stream) Below(n uint64) uint64 {
 }
 
 // Range returns a uniform integer in [a, b) (U[a,b) in world.md); b must be > a.
-func (s *Stream) Range(a, b int) int { return a + int(s.Below(uint64(b-a))) }
+func (s *stream) Range(a, b int) int { return a + int(s.Below(uint64(b-a))) }
 
 // Int returns a uniform integer in [0, n).
-func (s *Stream) Int(n int) int { return int(s.Below(uint64(n))) }
+func (s *stream) Int(n int) int { return int(s.Below(uint64(n))) }
 
 // Percent draws U[0,100) and reports whether it is below p.
-func (s *Stream) Percent(p int) bool { return s.Int(100) < p }
+func (s *stream) Percent(p int) bool { return s.Int(100) < p }
 
-// Table is an integer-weighted choice: cumulative bounds of the weights, as world.md §6.4 defines
-// pick. The zero Table is invalid; build one with NewTable.
-type Table struct {
+// table is an integer-weighted choice: cumulative bounds of the weights, as world.md §6.4 defines
+// pick. The zero table is invalid; build one with newTable.
+type table struct {
 	cum   []uint32
 	total uint32
 	dense []uint8 // dense[r] is the choice for draw r, when Total and Len are small enough
 }
 
-// denseLimit bounds the draw range for which a Table keeps a direct lookup array.
+// denseLimit bounds the draw range for which a table keeps a direct lookup array.
 const denseLimit = 1 << 13
 
-// NewTable builds the pick table of weights; all weights must be ≥ 0 and their sum > 0.
-func NewTable(weights ...int) Table {
-	t := Table{cum: make([]uint32, len(weights))}
+// newTable builds the pick table of weights; all weights must be ≥ 0 and their sum > 0.
+func newTable(weights ...int) table {
+	t := table{cum: make([]uint32, len(weights))}
 	var sum uint32
 	for i, w := range weights {
 		if w < 0 {
@@ -109,21 +109,21 @@ func NewTable(weights ...int) Table {
 }
 
 // Len is the number of choices.
-func (t *Table) Len() int { return len(t.cum) }
+func (t *table) Len() int { return len(t.cum) }
 
 // Total is the sum of the weights.
-func (t *Table) Total() int { return int(t.total) }
+func (t *table) Total() int { return int(t.total) }
 
 // Index returns the choice for draw r in [0, Total): the first index whose running sum of
 // weights is greater than r.
-func (t *Table) Index(r uint32) int {
+func (t *table) Index(r uint32) int {
 	if t.dense != nil {
 		return int(t.dense[r])
 	}
 	return t.search(r)
 }
 
-func (t *Table) search(r uint32) int {
+func (t *table) search(r uint32) int {
 	cum := t.cum
 	if len(cum) <= 16 {
 		for i, c := range cum {
@@ -146,7 +146,7 @@ func (t *Table) search(r uint32) int {
 }
 
 // Pick draws U[0, Total) from s and returns the chosen index.
-func (s *Stream) Pick(t *Table) int { return t.Index(uint32(s.Below(uint64(t.total)))) }
+func (s *stream) Pick(t *table) int { return t.Index(uint32(s.Below(uint64(t.total)))) }
 
 // floorMod is the mathematical modulo (−1 mod 7 = 6); Go's % truncates toward zero.
 func floorMod(a, n int) int {

@@ -20,7 +20,7 @@ type worldStats struct {
 	visits, onePage           int // visits with a surviving page; of them with exactly one pageview
 	stage0, stage0OnePlanned  int // of them with funnel stage 0; of those planned with one page
 	lines, singleLine         int
-	cookies                   map[uint64]int // ClientID → index into Devices
+	cookies                   map[uint64]int // ClientID → index into devices
 	cookieCity                map[uint64]int
 	sourceVisits              map[string]int
 	weekdayStarts, weekdayPVs [24]int // counter hours, weekdays only
@@ -66,7 +66,7 @@ var statsFixture = sync.OnceValue(func() *worldStats {
 			}
 			s.cookies[v.clientID] = int(v.device)
 			s.cookieCity[v.clientID] = int(v.city)
-			s.sourceVisits[Sources[v.source].Last]++
+			s.sourceVisits[sources[v.source].Last]++
 			if !isWeekend(d) {
 				s.weekdayStarts[v.start/3600]++
 			}
@@ -171,14 +171,14 @@ func TestBounceShare(t *testing.T) {
 
 // Passport and source shares: per cookie (unique ClientIDs over 14 days, ~70 k) for device and
 // city, per visit (~140 k) for the source. The SE of a share p is sqrt(p(1−p)/n) ≤ 0.19 pp
-// here, so ±1.5 pp (device category) and ±1 pp (cities, sources) are ≥ 5 SE and still catch a
+// here, so ±1.5 pp (device category) and ±1 pp (byCity, sources) are ≥ 5 SE and still catch a
 // wrong table entry (the smallest weight difference between neighbours is 1–2 pp).
 func TestPassportAndSourceShares(t *testing.T) {
 	s := statsFixture()
 	n := len(s.cookies)
 	var cat [4]int
 	for _, dev := range s.cookies {
-		cat[Devices[dev].Category]++
+		cat[devices[dev].Category]++
 	}
 	for _, c := range []struct {
 		name string
@@ -191,23 +191,23 @@ func TestPassportAndSourceShares(t *testing.T) {
 			t.Errorf("device %s = %.2f %% of cookies, want %.0f ± 1.5 %%", c.name, got, c.want)
 		}
 	}
-	cities := map[string]int{}
+	byCity := map[string]int{}
 	for _, c := range s.cookieCity {
-		cities[Cities[c].Name]++
+		byCity[cities[c].Name]++
 	}
 	// world.md §3.6, copied here so that a changed table fails the test.
 	specCities := map[string]int{"Samara": 34, "Tolyatti": 12, "Syzran": 5, "Ulyanovsk": 7, "Saratov": 7,
 		"Penza": 5, "Kazan": 5, "Ufa": 4, "Orenburg": 4, "Nizhny Novgorod": 3, "Volgograd": 2, "Moscow": 5,
 		"Saint Petersburg": 3, "Yekaterinburg": 2, "Novosibirsk": 1, "Krasnodar": 1}
 	for _, name := range sortedKeys(specCities) {
-		got := share(cities[name], n)
+		got := share(byCity[name], n)
 		t.Logf("city %-17s %6.2f %% (spec %d %%, ±1 pp)", name, got, specCities[name])
 		if !within(got, float64(specCities[name]), 1, false) {
 			t.Errorf("city %s = %.2f %% of cookies, want %d ± 1 %%", name, got, specCities[name])
 		}
 	}
-	if len(cities) != len(specCities) {
-		t.Errorf("%d distinct cities, want %d", len(cities), len(specCities))
+	if len(byCity) != len(specCities) {
+		t.Errorf("%d distinct cities, want %d", len(byCity), len(specCities))
 	}
 	// world.md §3.8: organic 30 + 9, ad 8 + 6 + 5.
 	want := map[string]int{"organic": 39, "direct": 22, "ad": 19, "social": 7, "email": 5, "referral": 5, "recommend": 3}

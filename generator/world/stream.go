@@ -167,6 +167,10 @@ func (w *World) Play(parent context.Context, from, n int, opt PlayOptions, emit 
 			cancel()
 		}
 	}
+	if err == nil {
+		// The producer stops early only when ctx is done: the days were not all emitted.
+		err = parent.Err()
+	}
 	cancel()
 	wg.Wait()
 	return err

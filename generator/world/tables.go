@@ -29,10 +29,10 @@ const (
 var weeklyProfilePercent = [7]int{105, 108, 107, 105, 95, 88, 92}
 
 var (
-	returnCountTable      = NewTable(25, 20, 15, 12, 9, 7, 5, 4, 2, 1)
-	buyerReturnCountTable = NewTable(10, 11, 12, 12, 11, 10, 9, 7, 5, 4, 3, 2)
+	returnCountTable      = newTable(25, 20, 15, 12, 9, 7, 5, 4, 2, 1)
+	buyerReturnCountTable = newTable(10, 11, 12, 12, 11, 10, 9, 7, 5, 4, 3, 2)
 	// returnDelayTable: delays of 1…90 days after birth (index 0 = 1 day).
-	returnDelayTable = func() Table {
+	returnDelayTable = func() table {
 		w := make([]int, 90)
 		for i := range w {
 			switch d := i + 1; {
@@ -46,14 +46,14 @@ var (
 				w[i] = 1
 			}
 		}
-		return NewTable(w...)
+		return newTable(w...)
 	}()
 )
 
 // Visits and pages (world.md §3.4).
 var (
-	visitsPerDayTable = NewTable(70, 22, 8)
-	visitPagesTable   = NewTable(250, 150, 120, 100, 88, 78, 68, 58, 50, 42, 35, 28, 22, 16)
+	visitsPerDayTable = newTable(70, 22, 8)
+	visitPagesTable   = newTable(250, 150, 120, 100, 88, 78, 68, 58, 50, 42, 35, 28, 22, 16)
 )
 
 const (
@@ -111,7 +111,7 @@ var (
 	takeBrowsing = [3]int{6, 2, 1}
 )
 
-var quantityTable = NewTable(85, 11, 4)
+var quantityTable = newTable(85, 11, 4)
 
 // Variants of a basket position, drawn U[0,6) (exist only in the raw ecommerce JSON).
 var variants = [6]string{"стандарт", "белый", "серый", "бежевый", "синий", "зелёный"}
@@ -122,8 +122,8 @@ type Coupon struct {
 	Percent int64
 }
 
-// Coupons are drawn U[0,4) per basket and used with COUPON_PERCENT probability.
-var Coupons = [4]Coupon{{"VESNA10", 10}, {"DOMASHNIY5", 5}, {"PERVYY15", 15}, {"UYUT7", 7}}
+// coupons are drawn U[0,4) per basket and used with COUPON_PERCENT probability.
+var coupons = [4]Coupon{{"VESNA10", 10}, {"DOMASHNIY5", 5}, {"PERVYY15", 15}, {"UYUT7", 7}}
 
 // Diurnal profiles per visitor-local hour, percent of the mean hour (world.md §3.5).
 var (
@@ -145,8 +145,8 @@ type Device struct {
 	Height   uint16
 }
 
-// Devices sum to 100: desktop 32, phone 61, tablet 7.
-var Devices = [...]Device{
+// devices sum to 100: desktop 32, phone 61, tablet 7.
+var devices = [...]Device{
 	{14, 1, "Chrome", 131, "ru", "Windows 10", "Windows", "", 1920, 1080},
 	{6, 1, "Chrome", 131, "ru", "Windows 11", "Windows", "", 1366, 768},
 	{6, 1, "YandexBrowser", 24, "ru", "Windows 10", "Windows", "", 1920, 1080},
@@ -175,8 +175,8 @@ type City struct {
 	IPPrefix string
 }
 
-// Cities sum to 100; country is always RU/225.
-var Cities = [...]City{
+// cities sum to 100; country is always RU/225.
+var cities = [...]City{
 	{34, "Samara", 51, 240, "192.0.2."},
 	{12, "Tolyatti", 240, 240, "198.51.100."},
 	{5, "Syzran", 11139, 240, "203.0.113."},
@@ -206,8 +206,8 @@ type Source struct {
 	EntryPct [5]int // entry page kind over (HOME, CATALOG, SEARCH, PRODUCT, STATIC)
 }
 
-// Sources sum to 100.
-var Sources = [...]Source{
+// sources sum to 100.
+var sources = [...]Source{
 	{30, "organic", "https://yandex.ru/search/", [5]string{}, 0, false, [5]int{10, 30, 5, 50, 5}},
 	{9, "organic", "https://www.google.com/", [5]string{}, 0, false, [5]int{10, 30, 5, 50, 5}},
 	{22, "direct", "", [5]string{}, 0, false, [5]int{55, 15, 5, 15, 10}},
@@ -237,8 +237,8 @@ type Category struct {
 	Slug   string
 }
 
-// Categories in index order 0…5; a visit browses one of them, drawn U[0,6).
-var Categories = [6]Category{
+// categories in index order 0…5; a visit browses one of them, drawn U[0,6).
+var categories = [6]Category{
 	{"Товары для дома", "HOME", "dlya-doma"},
 	{"Текстиль", "TEXT", "tekstil"},
 	{"Посуда", "POSU", "posuda"},
@@ -270,10 +270,10 @@ const (
 
 var (
 	deliveryKopecks  = [3]int64{0, 29_900, 59_000}
-	deliveryTable    = NewTable(35, 50, 15)
-	outcomeTable     = NewTable(95, 3, 2) // paid, paid then cancelled, unpaid then cancelled
-	snapshotDelay    = NewTable(90, 5, 5) // δ = 0, 1, 2
-	momentHoursTable = func() Table {
+	deliveryTable    = newTable(35, 50, 15)
+	outcomeTable     = newTable(95, 3, 2) // paid, paid then cancelled, unpaid then cancelled
+	snapshotDelay    = newTable(90, 5, 5) // δ = 0, 1, 2
+	momentHoursTable = func() table {
 		w := make([]int, orderMomentHours)
 		for h := range w {
 			switch {
@@ -289,7 +289,7 @@ var (
 				w[h] = 2
 			}
 		}
-		return NewTable(w...)
+		return newTable(w...)
 	}()
 )
 

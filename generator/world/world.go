@@ -13,7 +13,7 @@ import (
 // scale 1, the embedded catalog. D0 (Monday 2026-06-01) and the counter time zone (UTC+4) are
 // fixed parts of the world.
 type Params struct {
-	// Seed is the root seed; 0 means CanonicalSeed.
+	// Seed is the root seed; 0 means CanonicalSeed (see RootSeed).
 	Seed uint64
 	// Scale multiplies the inflow of new visitors (and so events per day); 0 means 1.
 	// It is applied as an integer number of thousandths, so 1.0005 is 1.
@@ -21,6 +21,20 @@ type Params struct {
 	// Catalog is the assortment; nil means the embedded DefaultCatalog.
 	Catalog *Catalog
 }
+
+// RootSeed returns the root seed of a world built with seed: seed itself, or CanonicalSeed
+// when it is 0. It is the one place the zero seed gets its meaning: NewWorld and the profiles'
+// defaults both go through it. Where a user writes a seed explicitly (a flag), 0 is refused
+// with ErrZeroSeed instead, so that nobody asks for seed 0 and silently gets another world.
+func RootSeed(seed uint64) uint64 {
+	if seed == 0 {
+		return CanonicalSeed
+	}
+	return seed
+}
+
+// ErrZeroSeed is the error for a seed given explicitly as 0.
+var ErrZeroSeed = errors.New("the seed must be positive")
 
 // MaxScale bounds Scale: a day at scale 1 is ~50 k events, so 1000 is ~50 M.
 const MaxScale = 1000
@@ -40,23 +54,24 @@ func (p Params) Validate() error {
 }
 
 // World is a validated, ready world: the parameters plus everything derived from them once
-// (page strings, pick tables). A World is safe for concurrent use; days and cohorts may be
-// generated from several goroutines at once.
+// (page strings, pick tables). A World cannot be changed after NewWorld has built it; it is
+// safe for concurrent use, and days and cohorts may be generated from several goroutines at
+// once.
 type World struct {
-	Seed    uint64
+	seed    uint64
 	permil  int64 // Scale in thousandths
-	Catalog *Catalog
+	catalog *Catalog
 
 	pages       []pageInfo
-	entryURL    [][len(Sources)]string // entryURL[page][source]: URL with the source's UTM query
-	devTable    Table
-	phoneTable  Table // devices of the phone half, weights as in Devices
-	otherTable  Table // desktops and tablets
+	entryURL    [][len(sources)]string // entryURL[page][source]: URL with the source's UTM query
+	devTable    table
+	phoneTable  table // devices of the phone half, weights as in devices
+	otherTable  table // desktops and tablets
 	phoneIdx    []int
 	otherIdx    []int
-	cityTable   Table
-	sourceTable Table
-	hourTables  [2][4]Table // [weekend][tz shift class] rotated diurnal profiles
+	cityTable   table
+	sourceTable table
+	hourTables  [2][4]table // [weekend][tz shift class] rotated diurnal profiles
 	cohorts     *cohortCache
 }
 
@@ -72,11 +87,11 @@ type pageInfo struct {
 const (
 	pidHome    = 0
 	pidCatalog = 1
-	pidSearch  = pidCatalog + len(Categories)
+	pidSearch  = pidCatalog + len(categories)
 	pidProduct = pidSearch + len(searchQueries)
 )
 
-func (w *World) pidStatic(i int) int { return pidProduct + len(w.Catalog.Products) + i }
+func (w *World) pidStatic(i int) int { return pidProduct + len(w.catalog.Products) + i }
 func (w *World) pidCart() int        { return w.pidStatic(len(staticPages)) }
 func (w *World) pidCheckout() int    { return w.pidCart() + 1 }
 func (w *World) pidConfirmation() int {
@@ -88,15 +103,12 @@ func NewWorld(p Params) (*World, error) {
 	if err := p.Validate(); err != nil {
 		return nil, err
 	}
-	w := &World{Seed: p.Seed, Catalog: p.Catalog, permil: 1000}
-	if w.Seed == 0 {
-		w.Seed = CanonicalSeed
-	}
+	w := &World{seed: RootSeed(p.Seed), catalog: p.Catalog, permil: 1000}
 	if p.Scale != 0 {
 		w.permil = int64(math.Round(p.Scale * 1000))
 	}
-	if w.Catalog == nil {
-		w.Catalog = DefaultCatalog()
+	if w.catalog == nil {
+		w.catalog = DefaultCatalog()
 	}
 	w.buildPages()
 	w.buildTables()
@@ -104,8 +116,14 @@ func NewWorld(p Params) (*World, error) {
 	return w, nil
 }
 
+// Seed is the world's root seed (never 0: see RootSeed). Every substream is derived from it.
+func (w *World) Seed() uint64 { return w.seed }
+
 // Scale is the world's scale factor as applied (thousandths).
 func (w *World) Scale() float64 { return float64(w.permil) / 1000 }
+
+// Catalog is the world's assortment. It is shared, not copied: callers must not modify it.
+func (w *World) Catalog() *Catalog { return w.catalog }
 
 func title(heading string) string { return heading + " — " + SiteName }
 
@@ -132,13 +150,13 @@ func (w *World) buildPages() {
 		w.pages = append(w.pages, pageInfo{kind: kind, url: SiteURL + path, title: title(heading)})
 	}
 	add(pageHome, "/", homeHeading)
-	for _, c := range Categories {
+	for _, c := range categories {
 		add(pageCatalog, "/catalog/"+c.Slug, c.Name)
 	}
 	for _, q := range searchQueries {
 		add(pageSearch, "/search?text="+percentEncode(q), searchHeading)
 	}
-	for _, p := range w.Catalog.Products {
+	for _, p := range w.catalog.Products {
 		add(pageProduct, "/product/"+p.SKU, p.Name)
 	}
 	for _, s := range staticPages {
@@ -148,9 +166,9 @@ func (w *World) buildPages() {
 	add(pageCheckout, "/checkout", checkoutHeading)
 	add(pageConfirmation, "/confirmation", confirmationHeading)
 
-	w.entryURL = make([][len(Sources)]string, len(w.pages))
+	w.entryURL = make([][len(sources)]string, len(w.pages))
 	for pid, pg := range w.pages {
-		for si, src := range Sources {
+		for si, src := range sources {
 			var q []string
 			for i, v := range src.UTM {
 				if v != "" {
@@ -172,7 +190,7 @@ func (w *World) buildPages() {
 
 func (w *World) buildTables() {
 	var all, phone, other []int
-	for i, d := range Devices {
+	for i, d := range devices {
 		all = append(all, d.Weight)
 		if d.Category == devicePhone {
 			phone = append(phone, d.Weight)
@@ -182,24 +200,24 @@ func (w *World) buildTables() {
 			w.otherIdx = append(w.otherIdx, i)
 		}
 	}
-	w.devTable, w.phoneTable, w.otherTable = NewTable(all...), NewTable(phone...), NewTable(other...)
-	var cities []int
-	for _, c := range Cities {
-		cities = append(cities, c.Weight)
+	w.devTable, w.phoneTable, w.otherTable = newTable(all...), newTable(phone...), newTable(other...)
+	var cityW []int
+	for _, c := range cities {
+		cityW = append(cityW, c.Weight)
 	}
-	w.cityTable = NewTable(cities...)
-	var sources []int
-	for _, s := range Sources {
-		sources = append(sources, s.Weight)
+	w.cityTable = newTable(cityW...)
+	var sourceW []int
+	for _, s := range sources {
+		sourceW = append(sourceW, s.Weight)
 	}
-	w.sourceTable = NewTable(sources...)
+	w.sourceTable = newTable(sourceW...)
 	for weekend, profile := range [2][24]int{weekdayHours, weekendHours} {
 		for cls, shift := range tzShifts {
 			var row [24]int
 			for h := range row {
 				row[h] = profile[floorMod(h+shift, 24)]
 			}
-			w.hourTables[weekend][cls] = NewTable(row[:]...)
+			w.hourTables[weekend][cls] = newTable(row[:]...)
 		}
 	}
 }

@@ -1,0 +1,116 @@
+package profiles
+
+import (
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/clickgen/clickgen/generator/pace"
+	"github.com/clickgen/clickgen/generator/world"
+)
+
+// Overrides are changes to a profile made on the command line (the flags of `clickgen run`):
+// a nil field leaves the profile's value alone. The values are already parsed (a shape, a
+// rate, a mix); [Profile.Apply] checks them and how they combine. Errors about an override
+// name it as the flag spells it (--seed), since that is what the user wrote.
+type Overrides struct {
+	Seed    *uint64  // world.seed; an explicit 0 is refused
+	Scale   *float64 // world.scale
+	Catalog *string  // world.catalog
+
+	Day  *int    // play.day
+	Days *int    // play.days, at least 1; ends play.endless
+	Send *string // play.send
+
+	// Pace is the pacing mode. Speed implies mode replay and Rate mode rate; a Pace that
+	// contradicts them is an error, and Speed and Rate exclude each other. Changing the mode
+	// drops the old mode's speed or rate (the ceiling MaxRate stays).
+	Pace    *string
+	Speed   *float64    // pacing.speed
+	Rate    *pace.Shape // pacing.rate
+	MaxRate *pace.Rate  // pacing.max_rate; zero clears the ceiling
+
+	GarbageRate *float64   // garbage.rate
+	Mix         *world.Mix // garbage.mix; a nil Mix (an empty text) is refused
+	Redeliver   *float64   // garbage.redeliver
+
+	Duration *time.Duration // stop.duration
+	Messages *int64         // stop.messages
+}
+
+// InvalidError is a profile that fails [Profile.Validate] once the overrides are applied. It
+// reads as Validate's error; the caller knows what to call the profile (its name, a file).
+type InvalidError struct{ Err error }
+
+func (e *InvalidError) Error() string { return e.Err.Error() }
+func (e *InvalidError) Unwrap() error { return e.Err }
+
+// Apply returns p with o applied, validated. An override that changes what is played (the
+// world, the days, what is sent, garbage, the stop condition; not the pacing) drops p's Expect,
+// which describes the profile as written. An error about an override itself names its flag;
+// an invalid result is an *InvalidError. Defaults are not filled in: call WithDefaults.
+func (p Profile) Apply(o Overrides) (Profile, error) {
+	switch {
+	case o.Seed != nil && *o.Seed == 0:
+		return p, fmt.Errorf("--seed 0: %w", world.ErrZeroSeed)
+	case o.Days != nil && *o.Days < 1:
+		return p, fmt.Errorf("--days %d: want at least 1", *o.Days)
+	case o.Mix != nil && *o.Mix == nil:
+		return p, errors.New("--garbage-mix: empty mix")
+	case o.Speed != nil && o.Rate != nil:
+		return p, errors.New("--speed (replay) and --rate (a rate shape) exclude each other")
+	}
+	changed := false // does an override change what is played?
+	apply := func(set bool, f func()) {
+		if set {
+			f()
+			changed = true
+		}
+	}
+	apply(o.Seed != nil, func() { p.World.Seed = *o.Seed })
+	apply(o.Scale != nil, func() { p.World.Scale = *o.Scale })
+	apply(o.Catalog != nil, func() { p.World.Catalog = *o.Catalog })
+	apply(o.Day != nil, func() { p.Play.Day = *o.Day })
+	apply(o.Days != nil, func() { p.Play.Days, p.Play.Endless = *o.Days, false })
+	apply(o.Send != nil, func() { p.Play.Send = *o.Send })
+	apply(o.GarbageRate != nil, func() { p.Garbage.Rate = *o.GarbageRate })
+	apply(o.Mix != nil, func() { p.Garbage.Mix = *o.Mix })
+	apply(o.Redeliver != nil, func() { p.Garbage.Redeliver = *o.Redeliver })
+	apply(o.Duration != nil, func() { p.Stop.Duration = *o.Duration })
+	apply(o.Messages != nil, func() { p.Stop.Messages = *o.Messages })
+
+	mode := p.Pacing.Mode
+	switch {
+	case o.Pace != nil:
+		mode = *o.Pace
+		if (o.Speed != nil && mode != PaceReplay) || (o.Rate != nil && mode != PaceRate) {
+			return p, fmt.Errorf("--pace %s contradicts --speed or --rate", mode)
+		}
+	case o.Speed != nil:
+		mode = PaceReplay
+	case o.Rate != nil:
+		mode = PaceRate
+	}
+	if mode != p.Pacing.Mode {
+		p.Pacing = Pacing{Mode: mode, MaxRate: p.Pacing.MaxRate}
+	}
+	if o.Speed != nil {
+		if _, err := pace.Replay(*o.Speed); err != nil {
+			return p, fmt.Errorf("--speed: %w", err)
+		}
+		p.Pacing.Speed = *o.Speed
+	}
+	if o.Rate != nil {
+		p.Pacing.Rate = *o.Rate
+	}
+	if o.MaxRate != nil {
+		p.Pacing.MaxRate = *o.MaxRate
+	}
+	if changed {
+		p.Expect = Expect{}
+	}
+	if err := p.Validate(); err != nil {
+		return p, &InvalidError{err}
+	}
+	return p, nil
+}
