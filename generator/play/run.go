@@ -168,7 +168,7 @@ func (r *runner) hits(ctx context.Context, book *world.OrderBook) error {
 		tag := uint32(day.N)
 		if b.From == 0 {
 			extras, next, start = day.HitExtras(plan.Garbage), 0, time.Now()
-			cur = UnitResult{Unit: Unit{Kind: HitsUnit, Day: day.N, Clean: day.Len(), Extras: len(extras)}}
+			cur = UnitResult{Unit: unitOf(HitsUnit, day.N, day.Len(), extras)}
 			r.obs.UnitStarted(cur.Unit)
 		}
 		if flushDays {
@@ -241,7 +241,7 @@ func (r *runner) snapshots(ctx context.Context, book *world.OrderBook) error {
 			return err
 		}
 		extras := plan.World.OrderExtras(d, rows, keys, plan.Garbage)
-		cur := UnitResult{Unit: Unit{Kind: SnapshotUnit, Day: d, Clean: len(rows), Extras: len(extras)}}
+		cur := UnitResult{Unit: unitOf(SnapshotUnit, d, len(rows), extras)}
 		r.obs.UnitStarted(cur.Unit)
 		next := 0
 		sendExtras := func(upTo int) error {
