@@ -6,16 +6,17 @@ import (
 	"math"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 )
 
 // Chart geometry, in SVG user units (pixels at 100 % zoom).
 const (
-	chartW  = 900
-	chartH  = 300
+	chartW  = 960
+	chartH  = 320
 	padL    = 70
-	padR    = 190 // the legend
+	padR    = 250 // the legend
 	padT    = 30
-	padB    = 45
+	padB    = 65 // room for slanted group labels
 	plotW   = chartW - padL - padR
 	plotH   = chartH - padT - padB
 	legendX = chartW - padR + 15
@@ -168,6 +169,11 @@ func barChart(b *strings.Builder, title, yTitle string, groups []group, items []
 	}
 	y := frame(b, title, "", yTitle, niceTicks(yMax, 5))
 	gw := float64(plotW) / float64(len(groups))
+	// Labels wider than their group (about 7 units a character) are slanted, not overlapped.
+	slant := false
+	for _, g := range groups {
+		slant = slant || float64(utf8.RuneCountInString(g.label)*7) > gw
+	}
 	for i, g := range groups {
 		x0 := padL + float64(i)*gw
 		bw := gw * 0.8 / float64(max(1, len(g.bars)))
@@ -175,6 +181,11 @@ func barChart(b *strings.Builder, title, yTitle string, groups []group, items []
 			x := x0 + gw*0.1 + float64(j)*bw
 			fmt.Fprintf(b, `<rect x="%s" y="%s" width="%s" height="%s" fill="%s"><title>%s: %s</title></rect>`,
 				num(x), num(y(br.value)), num(max(bw-1, 1)), num(y(0)-y(br.value)), br.color, esc(br.name), esc(strconv.FormatFloat(br.value, 'f', -1, 64)))
+		}
+		if slant {
+			x, y := num(x0+gw/2+4), strconv.Itoa(padT+plotH+14)
+			fmt.Fprintf(b, `<text x="%s" y="%s" class="tick" text-anchor="end" transform="rotate(-25 %s %s)">%s</text>`+"\n", x, y, x, y, esc(g.label))
+			continue
 		}
 		fmt.Fprintf(b, `<text x="%s" y="%d" class="tick" text-anchor="middle">%s</text>`+"\n", num(x0+gw/2), padT+plotH+16, esc(g.label))
 	}
