@@ -22,7 +22,7 @@ table{border-collapse:collapse;font-size:13px}td,th{border:1px solid #ccc;paddin
 td:first-child,th:first-child{text-align:left}
 .swatch{display:inline-block;width:12px;height:12px;margin-right:6px;vertical-align:middle}
 .chart text{font-size:12px;fill:#333}.chart .title{font-size:14px;font-weight:bold}
-.chart .grid{stroke:#e4e4e4}.nodata{color:#a33;font-style:italic}`
+.chart .grid{stroke:#e4e4e4}.chart .value{font-size:10px;fill:#555}.nodata{color:#a33;font-style:italic}`
 
 // WriteHTML writes the page: a table of the runs, then the charts, each followed by what it
 // shows. A chart no report has data for is a sentence saying so, not an empty frame.

@@ -83,6 +83,19 @@ func label(v float64) string {
 	return strconv.FormatFloat(v, 'g', 3, 64)
 }
 
+// short prints a bar's value in at most about five characters: 57.1k, 1.2M, 265, 49.7.
+func short(v float64) string {
+	switch a := math.Abs(v); {
+	case a >= 1e6:
+		return strconv.FormatFloat(v/1e6, 'f', 1, 64) + "M"
+	case a >= 1e4:
+		return strconv.FormatFloat(v/1e3, 'f', 1, 64) + "k"
+	case a == math.Trunc(a):
+		return strconv.FormatFloat(v, 'f', 0, 64)
+	}
+	return strconv.FormatFloat(v, 'f', 1, 64)
+}
+
 // frame opens an SVG chart with its title, the y grid up to yTicks' last value and the axis
 // titles; it returns the y scale.
 func frame(b *strings.Builder, title, xTitle, yTitle string, yTicks []float64) func(float64) float64 {
@@ -167,7 +180,7 @@ func barChart(b *strings.Builder, title, yTitle string, groups []group, items []
 			yMax = max(yMax, br.value)
 		}
 	}
-	y := frame(b, title, "", yTitle, niceTicks(yMax, 5))
+	y := frame(b, title, "", yTitle, niceTicks(yMax*1.08, 5)) // headroom for the value over the tallest bar
 	gw := float64(plotW) / float64(len(groups))
 	// Labels wider than their group (about 7 units a character) are slanted, not overlapped.
 	slant := false
@@ -181,6 +194,9 @@ func barChart(b *strings.Builder, title, yTitle string, groups []group, items []
 			x := x0 + gw*0.1 + float64(j)*bw
 			fmt.Fprintf(b, `<rect x="%s" y="%s" width="%s" height="%s" fill="%s"><title>%s: %s</title></rect>`,
 				num(x), num(y(br.value)), num(max(bw-1, 1)), num(y(0)-y(br.value)), br.color, esc(br.name), esc(strconv.FormatFloat(br.value, 'f', -1, 64)))
+			if bw >= 36 { // wide enough to print its value, which also shows a bar too short to see
+				fmt.Fprintf(b, `<text x="%s" y="%s" class="value" text-anchor="middle">%s</text>`, num(x+bw/2), num(y(br.value)-3), esc(short(br.value)))
+			}
 		}
 		if slant {
 			x, y := num(x0+gw/2+4), strconv.Itoa(padT+plotH+14)
