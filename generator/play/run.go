@@ -218,6 +218,11 @@ func (r *runner) hits(ctx context.Context, book *world.OrderBook) error {
 	if errors.Is(err, errStop) {
 		return r.stop(ended)
 	}
+	if err == nil {
+		// World.Play returns nil when ctx is done before it rendered anything (its producers
+		// stop without emitting); the days were not sent, so the run must not read as done.
+		err = ctx.Err()
+	}
 	if err == nil && !flushDays {
 		// A rate-paced run does not flush per day; its last day must still be delivered.
 		if err := r.flush(); err != nil {
