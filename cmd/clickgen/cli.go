@@ -39,6 +39,7 @@ func init() {
 		{"snapshot", "send the daily order snapshots into topic orders (or a file)", runSnapshot},
 		{"inventory", "print what a storage must contain after batch + snapshot, as JSON", runInventory},
 		{"verify", "read hits and orders back and reconcile them with the inventory", runVerify},
+		{"plot", "draw run reports as one self-contained HTML page of charts", runPlot},
 		{"inject", "send malformed messages of one garbage class on demand", runInject},
 		{"catalog", "write the embedded product catalog (CSV)", runCatalog},
 		{"broker", "run the embedded Kafka-compatible broker (hits/2, orders/1) until Ctrl-C", runBroker},

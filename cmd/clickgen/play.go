@@ -64,9 +64,14 @@ func (p *player) finish(runErr error, reportPath string) error {
 	elapsed := time.Since(p.start)
 	fmt.Fprint(p.sio.err, play.Summary(stats, elapsed))
 	if reportPath != "" {
-		var doc any = play.NewReport(stats, elapsed, p.target, interrupted)
+		rep := play.NewReport(stats, elapsed, p.target, interrupted)
+		var doc any = play.RunReport{Report: rep, Units: p.Units()}
 		if p.extend != nil {
-			doc = p.extend(doc.(sink.Report))
+			doc = p.extend(rep)
+			if s, ok := doc.(play.StressReport); ok {
+				s.Units = p.Units() // the extension does not know the units the printer kept
+				doc = s
+			}
 		}
 		if err := writeJSON(reportPath, doc); err != nil {
 			runErr = errors.Join(runErr, fmt.Errorf("--report: %w", err))

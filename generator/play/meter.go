@@ -53,8 +53,14 @@ type Interval struct {
 	MBPerS       float64 `json:"mb_per_s"`       // value megabytes (10^6) acknowledged per second
 	AvgLatencyMS float64 `json:"avg_latency_ms"` // mean latency of the interval's acknowledgements
 	MaxLatencyMS float64 `json:"max_latency_ms"` // their maximum
-	Errors       int64   `json:"errors"`         // messages failed in the interval
-	LagMS        float64 `json:"lag_ms"`         // how late the last released message was
+	// P50MS, P95MS and P99MS are the interval's latency percentiles (from each message's
+	// intended send time to its acknowledgement), from the histogram's window since the
+	// previous line: within 1/64 of the true value.
+	P50MS  float64 `json:"p50_ms"`
+	P95MS  float64 `json:"p95_ms"`
+	P99MS  float64 `json:"p99_ms"`
+	Errors int64   `json:"errors"` // messages failed in the interval
+	LagMS  float64 `json:"lag_ms"` // how late the last released message was, at the interval's end
 }
 
 // NewMeter measures a run into snk paced by runner after shape (the shape as asked for,
@@ -86,6 +92,9 @@ func (m *Meter) Line() string {
 		TargetPerS:   AllowedRate(m.shape, m.prevElapsed, snap.Elapsed),
 		AvgLatencyMS: msOf(mean),
 		MaxLatencyMS: msOf(maxLat),
+		P50MS:        msOf(win.Quantile(0.5)),
+		P95MS:        msOf(win.Quantile(0.95)),
+		P99MS:        msOf(win.Quantile(0.99)),
 		Errors:       cur.failed - m.prev.failed,
 		LagMS:        msOf(snap.Lag),
 	}
@@ -157,6 +166,8 @@ type StressReport struct {
 	// LatencyMS replaces the embedded report's latency_ms.
 	LatencyMS StressLatency `json:"latency_ms"`
 	Stress    StressInfo    `json:"stress"`
+	// Units is what was sent of each model day, as in [RunReport].
+	Units []UnitReport `json:"units"`
 }
 
 type StressLatency struct {

@@ -1,10 +1,13 @@
 package play
 
 import (
+	"context"
+	"io"
 	"testing"
 	"time"
 
 	"github.com/clickgen/clickgen/generator/pace"
+	"github.com/clickgen/clickgen/generator/sink"
 )
 
 // TestAllowed: allowed counts the messages a shape releases before t, the inverse of Due.
@@ -30,5 +33,38 @@ func TestAllowed(t *testing.T) {
 	}
 	if got := AllowedRate(r, 9*time.Second, 10*time.Second); got != 1900 {
 		t.Errorf("rate of %s in its last second = %v, want 1900", r, got)
+	}
+}
+
+// TestMeterIntervalPercentiles: each interval's percentiles come from the latencies recorded
+// in it alone, not from the run so far.
+func TestMeterIntervalPercentiles(t *testing.T) {
+	snk, err := sink.NewWriter(io.Discard, sink.WriterOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	shape, _ := pace.Constant(1000)
+	m := NewMeter(snk, shape, nil)
+	for _, late := range []time.Duration{20 * time.Millisecond, 400 * time.Millisecond} {
+		for range 100 {
+			if err := snk.Send(context.Background(), sink.Message{Topic: "hits", Value: []byte("{}"), Due: time.Now().Add(-late)}); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if err := snk.Flush(context.Background()); err != nil {
+			t.Fatal(err)
+		}
+		m.Line()
+	}
+	iv := m.intervals
+	if len(iv) != 2 {
+		t.Fatalf("%d intervals, want 2", len(iv))
+	}
+	for i, want := range []float64{20, 400} {
+		got := iv[i]
+		if got.Records != 100 || got.P50MS < want*0.98 || got.P50MS > want*1.2 || got.P50MS > got.P95MS || got.P95MS > got.P99MS || got.P99MS > got.MaxLatencyMS {
+			t.Errorf("interval %d: records %d, p50 %v p95 %v p99 %v max %v; want 100 records, p50 ≈ %v ms, p50 ≤ p95 ≤ p99 ≤ max",
+				i, got.Records, got.P50MS, got.P95MS, got.P99MS, got.MaxLatencyMS, want)
+		}
 	}
 }

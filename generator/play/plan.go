@@ -144,6 +144,32 @@ type Unit struct {
 	Day    int // the model day (for a snapshot: the day it is the snapshot of)
 	Clean  int // clean messages: events, or order rows
 	Extras int // malformed messages and re-sends added
+	// Garbage counts the malformed messages among Extras by garbage class; the rest of
+	// Extras are byte-identical re-sends. Nil when there are none.
+	Garbage map[string]int
+}
+
+// unitOf is the unit of kind on day with clean messages and extras added to them.
+func unitOf(kind UnitKind, day, clean int, extras []world.Extra) Unit {
+	u := Unit{Kind: kind, Day: day, Clean: clean, Extras: len(extras)}
+	for i := range extras {
+		if c := extras[i].Class; c != "" {
+			if u.Garbage == nil {
+				u.Garbage = make(map[string]int)
+			}
+			u.Garbage[c]++
+		}
+	}
+	return u
+}
+
+// Redelivered is how many of the unit's extras are byte-identical re-sends.
+func (u Unit) Redelivered() int {
+	n := u.Extras
+	for _, c := range u.Garbage {
+		n -= c
+	}
+	return n
 }
 
 // Name is how logs and errors name the unit: "day 3 (2026-06-04)", "snapshot of day 2 (…)".

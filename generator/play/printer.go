@@ -33,6 +33,7 @@ type Printer struct {
 	wg    sync.WaitGroup
 	mu    sync.Mutex
 	label string
+	units []UnitReport
 	line  func() string // if set, replaces the default line and is printed as a log line
 }
 
@@ -144,8 +145,12 @@ func (p *Printer) UnitStarted(u Unit) {
 	}
 }
 
-// UnitDone logs a line per unit: what it held, how long it took, how late paced messages left.
+// UnitDone logs a line per unit: what it held, how long it took, how late paced messages
+// left; and keeps the unit's report line for [Printer.Units].
 func (p *Printer) UnitDone(r UnitResult) {
+	p.mu.Lock()
+	p.units = append(p.units, NewUnitReport(r))
+	p.mu.Unlock()
 	var line string
 	switch {
 	case r.Kind == SnapshotUnit:
@@ -165,6 +170,13 @@ func (p *Printer) UnitDone(r UnitResult) {
 		}
 	}
 	p.Logf("%s", line)
+}
+
+// Units is the report line of every unit done so far, in order; never nil.
+func (p *Printer) Units() []UnitReport {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return append([]UnitReport{}, p.units...)
 }
 
 // Stopped says which stop condition ended the run.

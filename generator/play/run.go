@@ -168,7 +168,7 @@ func (r *runner) hits(ctx context.Context, book *world.OrderBook) error {
 		tag := uint32(day.N)
 		if b.From == 0 {
 			extras, next, start = day.HitExtras(plan.Garbage), 0, time.Now()
-			cur = UnitResult{Unit: Unit{Kind: HitsUnit, Day: day.N, Clean: day.Len(), Extras: len(extras)}}
+			cur = UnitResult{Unit: unitOf(HitsUnit, day.N, day.Len(), extras)}
 			r.obs.UnitStarted(cur.Unit)
 		}
 		if flushDays {
@@ -218,6 +218,11 @@ func (r *runner) hits(ctx context.Context, book *world.OrderBook) error {
 	if errors.Is(err, errStop) {
 		return r.stop(ended)
 	}
+	if err == nil {
+		// World.Play returns nil when ctx is done before it rendered anything (its producers
+		// stop without emitting); the days were not sent, so the run must not read as done.
+		err = ctx.Err()
+	}
 	if err == nil && !flushDays {
 		// A rate-paced run does not flush per day; its last day must still be delivered.
 		if err := r.flush(); err != nil {
@@ -241,7 +246,7 @@ func (r *runner) snapshots(ctx context.Context, book *world.OrderBook) error {
 			return err
 		}
 		extras := plan.World.OrderExtras(d, rows, keys, plan.Garbage)
-		cur := UnitResult{Unit: Unit{Kind: SnapshotUnit, Day: d, Clean: len(rows), Extras: len(extras)}}
+		cur := UnitResult{Unit: unitOf(SnapshotUnit, d, len(rows), extras)}
 		r.obs.UnitStarted(cur.Unit)
 		next := 0
 		sendExtras := func(upTo int) error {

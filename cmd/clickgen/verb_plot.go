@@ -1,0 +1,69 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+
+	"github.com/clickgen/clickgen/generator/plot"
+)
+
+func runPlot(_ context.Context, sio *stdio, args []string) error {
+	fs := newFlags("plot", "plot REPORT.json [REPORT2.json ...] [--label NAME ...] [--inventory FILE] > run.html",
+		`Write one self-contained HTML page (inline SVG, no scripts, nothing fetched) drawing the
+reports that --report wrote: rate target against achieved, latency p50/p95/p99 and lag per
+interval (rate-paced runs), acknowledged against sent per topic, the partitions' balance, and
+messages per day and per garbage class. Several reports overlay, each labelled by its file
+name or by the --label in the same position, so runs compare on one page. --inventory draws
+the expectation per day and class beside them: the output of 'clickgen inventory' with the
+run's flags (the report says what was sent; the inventory, what the world plans).`)
+	labels := fs.StringArray("label", nil, "label the report in the same position (repeat per report); default: its file name")
+	invFile := fs.String("inventory", "", "draw the expectation of this `FILE`, the output of 'clickgen inventory'")
+	title := fs.String("title", "", "the page's title (default \"clickgen runs\")")
+	if err := parseFlags(fs, args, sio.out); err != nil {
+		return err
+	}
+	if fs.NArg() == 0 {
+		return usagef("plot", "no report given")
+	}
+	if len(*labels) > fs.NArg() {
+		return usagef("plot", "%d labels for %d reports", len(*labels), fs.NArg())
+	}
+	page := plot.Page{Title: *title}
+	for i, path := range fs.Args() {
+		rep, err := readWith(path, plot.ReadReport)
+		if err != nil {
+			return err
+		}
+		label := filepath.Base(path)
+		if i < len(*labels) {
+			label = (*labels)[i]
+		}
+		page.Runs = append(page.Runs, plot.Run{Label: label, Report: rep})
+	}
+	if *invFile != "" {
+		inv, err := readWith(*invFile, plot.ReadInventory)
+		if err != nil {
+			return err
+		}
+		page.Inventory = inv
+	}
+	return page.WriteHTML(sio.out)
+}
+
+// readWith opens path and decodes it with read, naming the file in any error.
+func readWith[T any](path string, read func(io.Reader) (T, error)) (T, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		var zero T
+		return zero, err
+	}
+	defer f.Close()
+	v, err := read(f)
+	if err != nil {
+		return v, fmt.Errorf("%s: %w", path, err)
+	}
+	return v, nil
+}

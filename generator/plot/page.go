@@ -1,0 +1,406 @@
+package plot
+
+import (
+	"fmt"
+	"io"
+	"maps"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/clickgen/clickgen/generator/world"
+)
+
+// Dash patterns of the latency percentiles, the same for every run.
+var percentileDash = []struct {
+	name, key, dash string
+}{{"p50", "p50", ""}, {"p95", "p95", "7 4"}, {"p99", "p99", "2 3"}}
+
+const style = `body{font-family:"DejaVu Sans",Arial,sans-serif;margin:24px;color:#222;background:#fff}
+h1{font-size:22px}h2{font-size:17px;margin:28px 0 6px}
+table{border-collapse:collapse;font-size:13px}td,th{border:1px solid #ccc;padding:3px 8px;text-align:right}
+td:first-child,th:first-child{text-align:left}
+.swatch{display:inline-block;width:12px;height:12px;margin-right:6px;vertical-align:middle}
+.chart text{font-size:12px;fill:#333}.chart .title{font-size:14px;font-weight:bold}
+.chart .grid{stroke:#e4e4e4}.chart .value{font-size:10px;fill:#555}.nodata{color:#a33;font-style:italic}`
+
+// WriteHTML writes the page: a table of the runs, then the charts, each followed by what it
+// shows. A chart no report has data for is a sentence saying so, not an empty frame.
+func (p Page) WriteHTML(w io.Writer) error {
+	title := p.Title
+	if title == "" {
+		title = "clickgen runs"
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, `<!DOCTYPE html>
+<html lang="en"><head><meta charset="utf-8">
+<meta http-equiv="Content-Security-Policy" content="default-src 'none'; style-src 'unsafe-inline'">
+<title>%s</title><style>%s</style></head>
+<body>
+<h1>%s</h1>
+`, esc(title), style, esc(title))
+	p.runsTable(&b)
+	p.rateChart(&b)
+	p.latencyChart(&b)
+	p.lagChart(&b)
+	p.topicsChart(&b)
+	p.partitionsChart(&b)
+	p.daysChart(&b)
+	p.classesChart(&b)
+	b.WriteString("</body></html>\n")
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+func noData(b *strings.Builder, why string) {
+	fmt.Fprintf(b, "<p class=\"nodata\">No data: %s</p>\n", esc(why))
+}
+
+func (p Page) runsTable(b *strings.Builder) {
+	if len(p.Runs) == 0 {
+		noData(b, "no reports were given.")
+		return
+	}
+	b.WriteString("<table><tr><th>run</th><th>shape</th><th>target/s</th><th>achieved/s</th><th>p50 ms</th><th>p99 ms</th><th>max ms</th><th>acked</th><th>failed</th><th>stopped</th></tr>\n")
+	for i, r := range p.Runs {
+		rep := r.Report
+		var acked, failed int64
+		for _, t := range rep.Topics {
+			acked, failed = acked+t.Acked, failed+t.Failed
+		}
+		shape, stopped := "unpaced", "days"
+		if s := rep.Stress; s != nil {
+			shape, stopped = s.Shape, s.Stopped
+		}
+		if rep.Interrupted {
+			stopped = "interrupted"
+		}
+		fmt.Fprintf(b, "<tr><td><span class=\"swatch\" style=\"background:%s\"></span>%s</td><td>%s</td><td>%s</td><td>%s</td><td>%s</td><td>%s</td><td>%s</td><td>%d</td><td>%d</td><td>%s</td></tr>\n",
+			colorOf(i), esc(r.Label), esc(shape), fmtF(rep.Rate.TargetPerS), fmtF(rep.Rate.AchievedPerS),
+			fmtF(rep.LatencyMS["p50"]), fmtF(rep.LatencyMS["p99"]), fmtF(rep.LatencyMS["max"]), acked, failed, esc(stopped))
+	}
+	b.WriteString("</table>\n")
+}
+
+func fmtF(f float64) string { return strconv.FormatFloat(f, 'f', 1, 64) }
+
+// intervalSeries builds a line per run from its intervals; ok is false when no run has any.
+func (p Page) intervalSeries(f func(run int, at []float64, ivs func(func(i int) float64) []float64) []series) (ss []series, ok bool) {
+	for i, r := range p.Runs {
+		if r.Report.Stress == nil || len(r.Report.Stress.Intervals) == 0 {
+			continue
+		}
+		ivs := r.Report.Stress.Intervals
+		col := func(g func(i int) float64) []float64 {
+			out := make([]float64, len(ivs))
+			for j := range ivs {
+				out[j] = g(j)
+			}
+			return out
+		}
+		at := col(func(j int) float64 { return ivs[j].AtS })
+		ss = append(ss, f(i, at, col)...)
+		ok = true
+	}
+	return ss, ok
+}
+
+const noIntervals = "none of the reports has intervals: only a rate-paced run (run stress, or --pace rate) records them."
+
+func (p Page) rateChart(b *strings.Builder) {
+	b.WriteString("<h2>Rate: target against achieved</h2>\n")
+	var items []legendItem
+	ss, ok := p.intervalSeries(func(i int, at []float64, col func(func(int) float64) []float64) []series {
+		ivs := p.Runs[i].Report.Stress.Intervals
+		l := p.Runs[i].Label
+		items = append(items, legendItem{name: l + " achieved", color: colorOf(i)}, legendItem{name: l + " target", color: colorOf(i), dash: "7 4"})
+		return []series{
+			{name: l + " achieved", color: colorOf(i), x: at, y: col(func(j int) float64 { return ivs[j].PerS })},
+			{name: l + " target", color: colorOf(i), dash: "7 4", x: at, y: col(func(j int) float64 { return ivs[j].TargetPerS })},
+		}
+	})
+	if !ok {
+		noData(b, noIntervals)
+		return
+	}
+	lineChart(b, "Messages acknowledged per second, per interval", "seconds since pacing started", "messages/s", ss, items)
+}
+
+func (p Page) latencyChart(b *strings.Builder) {
+	b.WriteString("<h2>Latency from the intended send time to the acknowledgement</h2>\n")
+	var items []legendItem
+	ss, ok := p.intervalSeries(func(i int, at []float64, col func(func(int) float64) []float64) []series {
+		ivs := p.Runs[i].Report.Stress.Intervals
+		var out []series
+		for _, pc := range percentileDash {
+			name := p.Runs[i].Label + " " + pc.name
+			items = append(items, legendItem{name: name, color: colorOf(i), dash: pc.dash})
+			out = append(out, series{name: name, color: colorOf(i), dash: pc.dash, x: at, y: col(func(j int) float64 {
+				switch pc.key {
+				case "p50":
+					return ivs[j].P50MS
+				case "p95":
+					return ivs[j].P95MS
+				}
+				return ivs[j].P99MS
+			})})
+		}
+		return out
+	})
+	if !ok {
+		noData(b, noIntervals)
+		return
+	}
+	lineChart(b, "Latency percentiles per interval", "seconds since pacing started", "milliseconds", ss, items)
+}
+
+func (p Page) lagChart(b *strings.Builder) {
+	b.WriteString("<h2>Lag behind the schedule</h2>\n")
+	var items []legendItem
+	ss, ok := p.intervalSeries(func(i int, at []float64, col func(func(int) float64) []float64) []series {
+		ivs := p.Runs[i].Report.Stress.Intervals
+		items = append(items, legendItem{name: p.Runs[i].Label, color: colorOf(i)})
+		return []series{{name: p.Runs[i].Label, color: colorOf(i), x: at, y: col(func(j int) float64 { return ivs[j].LagMS })}}
+	})
+	if !ok {
+		noData(b, noIntervals)
+		return
+	}
+	lineChart(b, "How late the last released message was, at each interval's end", "seconds since pacing started", "milliseconds", ss, items)
+}
+
+// topicNames lists every topic of every run, sorted.
+func (p Page) topicNames() []string {
+	set := map[string]bool{}
+	for _, r := range p.Runs {
+		for t := range r.Report.Topics {
+			set[t] = true
+		}
+	}
+	return slices.Sorted(maps.Keys(set))
+}
+
+func (p Page) topicsChart(b *strings.Builder) {
+	b.WriteString("<h2>Acknowledged against sent, per topic</h2>\n")
+	topics := p.topicNames()
+	if len(topics) == 0 {
+		noData(b, "no report has a topic.")
+		return
+	}
+	var groups []group
+	var items []legendItem
+	for i, r := range p.Runs {
+		items = append(items, legendItem{name: r.Label + " sent", color: faint(colorOf(i)), bar: true},
+			legendItem{name: r.Label + " acked", color: colorOf(i), bar: true})
+	}
+	for _, t := range topics {
+		g := group{label: t}
+		for i, r := range p.Runs {
+			tr := r.Report.Topics[t]
+			g.bars = append(g.bars, bar{name: r.Label + " " + t + " sent", color: faint(colorOf(i)), value: float64(tr.Sent)},
+				bar{name: r.Label + " " + t + " acked", color: colorOf(i), value: float64(tr.Acked)})
+		}
+		groups = append(groups, g)
+	}
+	barChart(b, "Messages sent and acknowledged", "messages", groups, items)
+}
+
+// faint is a lighter shade of a palette colour (#rrggbb), for the bar behind another.
+func faint(c string) string {
+	v, err := strconv.ParseUint(strings.TrimPrefix(c, "#"), 16, 32)
+	if err != nil {
+		return c
+	}
+	mix := func(shift uint) uint64 { ch := v >> shift & 0xff; return ch + (0xff-ch)*3/5 }
+	return fmt.Sprintf("#%02x%02x%02x", mix(16), mix(8), mix(0))
+}
+
+func (p Page) partitionsChart(b *strings.Builder) {
+	b.WriteString("<h2>Partitions' balance</h2>\n")
+	var groups []group
+	for _, t := range p.topicNames() {
+		parts := map[int32]bool{}
+		for _, r := range p.Runs {
+			for part := range r.Report.Topics[t].Partitions {
+				parts[part] = true
+			}
+		}
+		for _, part := range slices.Sorted(maps.Keys(parts)) {
+			g := group{label: fmt.Sprintf("%s/%d", t, part)}
+			for i, r := range p.Runs {
+				tr := r.Report.Topics[t]
+				var share float64
+				if tr.Acked > 0 {
+					share = float64(tr.Partitions[part]) / float64(tr.Acked) * 100
+				}
+				g.bars = append(g.bars, bar{name: fmt.Sprintf("%s %s/%d %% of the topic", r.Label, t, part), color: colorOf(i), value: share})
+			}
+			groups = append(groups, g)
+		}
+	}
+	if len(groups) == 0 {
+		noData(b, "no report counts acknowledged messages per partition.")
+		return
+	}
+	var items []legendItem
+	for i, r := range p.Runs {
+		items = append(items, legendItem{name: r.Label, color: colorOf(i), bar: true})
+	}
+	barChart(b, "Share of each topic's acknowledged messages per partition", "% of the topic", groups, items)
+}
+
+// unitKey names a unit across reports and the inventory.
+type unitKey struct {
+	snapshot bool
+	day      int
+}
+
+func (k unitKey) String() string {
+	if k.snapshot {
+		return "snapshot " + strconv.Itoa(k.day)
+	}
+	return "day " + strconv.Itoa(k.day)
+}
+
+// unitKeys lists the units any report or the inventory has: hit days first, then snapshots.
+func (p Page) unitKeys() []unitKey {
+	set := map[unitKey]bool{}
+	for _, r := range p.Runs {
+		for _, u := range r.Report.Units {
+			set[unitKey{u.Kind == "snapshot", u.Day}] = true
+		}
+	}
+	if len(set) == 0 {
+		return nil
+	}
+	if inv := p.Inventory; inv != nil {
+		for _, d := range inv.Days {
+			set[unitKey{false, d.Day}] = true
+		}
+		for _, s := range inv.Snapshots {
+			set[unitKey{true, s.Day}] = true
+		}
+	}
+	return slices.SortedFunc(maps.Keys(set), func(a, b unitKey) int {
+		if a.snapshot != b.snapshot {
+			if a.snapshot {
+				return 1
+			}
+			return -1
+		}
+		return a.day - b.day
+	})
+}
+
+const inventoryLabel = "inventory (expected)"
+
+func (p Page) daysChart(b *strings.Builder) {
+	b.WriteString("<h2>Messages per day</h2>\n")
+	keys := p.unitKeys()
+	if len(keys) == 0 {
+		noData(b, "no report lists its days (the reports of clickgen before plot did not).")
+		return
+	}
+	var groups []group
+	for _, k := range keys {
+		g := group{label: k.String()}
+		for i, r := range p.Runs {
+			var sent int64
+			for _, u := range r.Report.Units {
+				if (unitKey{u.Kind == "snapshot", u.Day}) == k {
+					sent += u.Sent
+				}
+			}
+			g.bars = append(g.bars, bar{name: r.Label + " " + k.String() + " sent", color: colorOf(i), value: float64(sent)})
+		}
+		if inv := p.Inventory; inv != nil {
+			g.bars = append(g.bars, bar{name: inventoryLabel + " " + k.String(), color: inventoryColor, value: float64(inventoryMessages(inv, k))})
+		}
+		groups = append(groups, g)
+	}
+	barChart(b, "Messages sent per day's hits and per snapshot (clean, malformed and re-sent)", "messages", groups, p.unitLegend())
+	if p.Inventory == nil {
+		b.WriteString("<p>Give <code>--inventory FILE</code> (the output of <code>clickgen inventory</code> with the run's flags) to draw the expectation beside each day.</p>\n")
+	}
+}
+
+func (p Page) unitLegend() []legendItem {
+	var items []legendItem
+	for i, r := range p.Runs {
+		items = append(items, legendItem{name: r.Label, color: colorOf(i), bar: true})
+	}
+	if p.Inventory != nil {
+		items = append(items, legendItem{name: inventoryLabel, color: inventoryColor, bar: true})
+	}
+	return items
+}
+
+func inventoryMessages(inv *world.Inventory, k unitKey) int {
+	if k.snapshot {
+		for _, s := range inv.Snapshots {
+			if s.Day == k.day {
+				return s.Messages
+			}
+		}
+		return 0
+	}
+	for _, d := range inv.Days {
+		if d.Day == k.day {
+			return d.Messages
+		}
+	}
+	return 0
+}
+
+const redelivered = "redelivered"
+
+func (p Page) classesChart(b *strings.Builder) {
+	b.WriteString("<h2>Messages per garbage class</h2>\n")
+	classes := append(world.AllGarbageClasses(), redelivered)
+	perRun := make([]map[string]int, len(p.Runs))
+	some := false
+	for i, r := range p.Runs {
+		perRun[i] = map[string]int{}
+		for _, u := range r.Report.Units {
+			for c, n := range u.Garbage {
+				perRun[i][c] += n
+			}
+			perRun[i][redelivered] += u.Redelivered
+		}
+		for _, n := range perRun[i] {
+			some = some || n > 0
+		}
+	}
+	var expect map[string]int
+	if inv := p.Inventory; inv != nil && some {
+		expect = map[string]int{}
+		for _, d := range inv.Days {
+			for c, n := range d.Garbage {
+				expect[c] += n
+			}
+			expect[redelivered] += d.Redelivered
+		}
+		for _, s := range inv.Snapshots {
+			for c, n := range s.Garbage {
+				expect[c] += n
+			}
+			expect[redelivered] += s.Redelivered
+		}
+	}
+	if !some {
+		noData(b, "no report lists malformed messages or re-sends (run garbage, or --garbage, adds them).")
+		return
+	}
+	var groups []group
+	for _, c := range classes {
+		g := group{label: c}
+		for i, r := range p.Runs {
+			g.bars = append(g.bars, bar{name: r.Label + " " + c, color: colorOf(i), value: float64(perRun[i][c])})
+		}
+		if expect != nil {
+			g.bars = append(g.bars, bar{name: inventoryLabel + " " + c, color: inventoryColor, value: float64(expect[c])})
+		}
+		groups = append(groups, g)
+	}
+	barChart(b, "Malformed messages by class and byte-identical re-sends, all units", "messages", groups, p.unitLegend())
+}

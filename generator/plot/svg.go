@@ -1,0 +1,210 @@
+package plot
+
+import (
+	"fmt"
+	"html"
+	"math"
+	"strconv"
+	"strings"
+	"unicode/utf8"
+)
+
+// Chart geometry, in SVG user units (pixels at 100 % zoom).
+const (
+	chartW  = 960
+	chartH  = 320
+	padL    = 70
+	padR    = 250 // the legend
+	padT    = 30
+	padB    = 65 // room for slanted group labels
+	plotW   = chartW - padL - padR
+	plotH   = chartH - padT - padB
+	legendX = chartW - padR + 15
+)
+
+// palette colours the runs in order; inventory is the expectation's colour.
+var palette = []string{"#1f77b4", "#d62728", "#2ca02c", "#9467bd", "#ff7f0e", "#17becf", "#8c564b", "#e377c2"}
+
+const inventoryColor = "#7f7f7f"
+
+func colorOf(run int) string { return palette[run%len(palette)] }
+
+// esc escapes s for HTML text and attribute values (SVG inline in HTML parses the same).
+func esc(s string) string { return html.EscapeString(s) }
+
+// num prints a coordinate compactly.
+func num(f float64) string { return strconv.FormatFloat(f, 'f', 1, 64) }
+
+// series is one line of a line chart.
+type series struct {
+	name  string
+	color string
+	dash  string // stroke-dasharray, "" for solid
+	x, y  []float64
+}
+
+// legendItem is one line of a chart's legend.
+type legendItem struct {
+	name, color, dash string
+	bar               bool // a filled square rather than a line
+}
+
+// niceTicks returns about n round tick values covering [0, hi].
+func niceTicks(hi float64, n int) []float64 {
+	if hi <= 0 || math.IsNaN(hi) || math.IsInf(hi, 0) {
+		hi = 1
+	}
+	raw := hi / float64(n)
+	mag := math.Pow(10, math.Floor(math.Log10(raw)))
+	step := mag
+	for _, m := range []float64{1, 2, 2.5, 5, 10} {
+		if m*mag >= raw {
+			step = m * mag
+			break
+		}
+	}
+	var ticks []float64
+	for v := 0.0; v < hi+step*0.999; v += step {
+		ticks = append(ticks, v)
+	}
+	return ticks
+}
+
+// label prints a tick value: integers without decimals, large values with k/M.
+func label(v float64) string {
+	switch a := math.Abs(v); {
+	case a >= 1e6:
+		return strconv.FormatFloat(v/1e6, 'f', -1, 64) + "M"
+	case a >= 1e4:
+		return strconv.FormatFloat(v/1e3, 'f', -1, 64) + "k"
+	case a == math.Trunc(a):
+		return strconv.FormatFloat(v, 'f', 0, 64)
+	}
+	return strconv.FormatFloat(v, 'g', 3, 64)
+}
+
+// short prints a bar's value in at most about five characters: 57.1k, 1.2M, 265, 49.7.
+func short(v float64) string {
+	switch a := math.Abs(v); {
+	case a >= 1e6:
+		return strconv.FormatFloat(v/1e6, 'f', 1, 64) + "M"
+	case a >= 1e4:
+		return strconv.FormatFloat(v/1e3, 'f', 1, 64) + "k"
+	case a == math.Trunc(a):
+		return strconv.FormatFloat(v, 'f', 0, 64)
+	}
+	return strconv.FormatFloat(v, 'f', 1, 64)
+}
+
+// frame opens an SVG chart with its title, the y grid up to yTicks' last value and the axis
+// titles; it returns the y scale.
+func frame(b *strings.Builder, title, xTitle, yTitle string, yTicks []float64) func(float64) float64 {
+	top := yTicks[len(yTicks)-1]
+	y := func(v float64) float64 { return padT + plotH - v/top*plotH }
+	fmt.Fprintf(b, `<svg xmlns="http://www.w3.org/2000/svg" class="chart" width="%d" height="%d" viewBox="0 0 %d %d" role="img" aria-label="%s">`+"\n",
+		chartW, chartH, chartW, chartH, esc(title))
+	fmt.Fprintf(b, `<text x="%d" y="18" class="title">%s</text>`+"\n", padL, esc(title))
+	for _, t := range yTicks {
+		fmt.Fprintf(b, `<line x1="%d" x2="%d" y1="%s" y2="%s" class="grid"/><text x="%d" y="%s" class="tick" text-anchor="end">%s</text>`+"\n",
+			padL, padL+plotW, num(y(t)), num(y(t)), padL-6, num(y(t)+4), esc(label(t)))
+	}
+	fmt.Fprintf(b, `<text x="%d" y="%d" class="axis" text-anchor="middle">%s</text>`+"\n", padL+plotW/2, chartH-6, esc(xTitle))
+	fmt.Fprintf(b, `<text x="14" y="%d" class="axis" text-anchor="middle" transform="rotate(-90 14 %d)">%s</text>`+"\n",
+		padT+plotH/2, padT+plotH/2, esc(yTitle))
+	return y
+}
+
+func legend(b *strings.Builder, items []legendItem) {
+	for i, it := range items {
+		y := padT + 8 + i*18
+		if it.bar {
+			fmt.Fprintf(b, `<rect x="%d" y="%d" width="14" height="10" fill="%s"/>`, legendX, y-9, it.color)
+		} else {
+			fmt.Fprintf(b, `<line x1="%d" x2="%d" y1="%d" y2="%d" stroke="%s" stroke-width="2" stroke-dasharray="%s"/>`,
+				legendX, legendX+22, y-4, y-4, it.color, it.dash)
+		}
+		fmt.Fprintf(b, `<text x="%d" y="%d" class="legend">%s</text>`+"\n", legendX+28, y, esc(it.name))
+	}
+}
+
+// lineChart draws ss over a shared x axis from 0.
+func lineChart(b *strings.Builder, title, xTitle, yTitle string, ss []series, items []legendItem) {
+	var xMax, yMax float64
+	for _, s := range ss {
+		for i := range s.x {
+			xMax, yMax = max(xMax, s.x[i]), max(yMax, s.y[i])
+		}
+	}
+	yTicks := niceTicks(yMax, 5)
+	xTicks := niceTicks(xMax, 8)
+	xTop := xTicks[len(xTicks)-1]
+	x := func(v float64) float64 { return padL + v/xTop*plotW }
+	y := frame(b, title, xTitle, yTitle, yTicks)
+	for _, t := range xTicks {
+		fmt.Fprintf(b, `<text x="%s" y="%d" class="tick" text-anchor="middle">%s</text>`, num(x(t)), padT+plotH+16, esc(label(t)))
+	}
+	b.WriteByte('\n')
+	for _, s := range ss {
+		var pts strings.Builder
+		for i := range s.x {
+			fmt.Fprintf(&pts, "%s,%s ", num(x(s.x[i])), num(y(s.y[i])))
+		}
+		fmt.Fprintf(b, `<polyline fill="none" stroke="%s" stroke-width="2" stroke-dasharray="%s" points="%s"><title>%s</title></polyline>`+"\n",
+			s.color, s.dash, strings.TrimSpace(pts.String()), esc(s.name))
+		if len(s.x) == 1 { // a single interval is a point, not a line
+			fmt.Fprintf(b, `<circle cx="%s" cy="%s" r="3" fill="%s"/>`+"\n", num(x(s.x[0])), num(y(s.y[0])), s.color)
+		}
+	}
+	legend(b, items)
+	b.WriteString("</svg>\n")
+}
+
+// bar is one bar of a group.
+type bar struct {
+	name  string // for its tooltip
+	color string
+	value float64
+}
+
+// group is a cluster of bars side by side under one label.
+type group struct {
+	label string
+	bars  []bar
+}
+
+// barChart draws groups of bars from 0.
+func barChart(b *strings.Builder, title, yTitle string, groups []group, items []legendItem) {
+	var yMax float64
+	for _, g := range groups {
+		for _, br := range g.bars {
+			yMax = max(yMax, br.value)
+		}
+	}
+	y := frame(b, title, "", yTitle, niceTicks(yMax*1.08, 5)) // headroom for the value over the tallest bar
+	gw := float64(plotW) / float64(len(groups))
+	// Labels wider than their group (about 7 units a character) are slanted, not overlapped.
+	slant := false
+	for _, g := range groups {
+		slant = slant || float64(utf8.RuneCountInString(g.label)*7) > gw
+	}
+	for i, g := range groups {
+		x0 := padL + float64(i)*gw
+		bw := gw * 0.8 / float64(max(1, len(g.bars)))
+		for j, br := range g.bars {
+			x := x0 + gw*0.1 + float64(j)*bw
+			fmt.Fprintf(b, `<rect x="%s" y="%s" width="%s" height="%s" fill="%s"><title>%s: %s</title></rect>`,
+				num(x), num(y(br.value)), num(max(bw-1, 1)), num(y(0)-y(br.value)), br.color, esc(br.name), esc(strconv.FormatFloat(br.value, 'f', -1, 64)))
+			if bw >= 36 { // wide enough to print its value, which also shows a bar too short to see
+				fmt.Fprintf(b, `<text x="%s" y="%s" class="value" text-anchor="middle">%s</text>`, num(x+bw/2), num(y(br.value)-3), esc(short(br.value)))
+			}
+		}
+		if slant {
+			x, y := num(x0+gw/2+4), strconv.Itoa(padT+plotH+14)
+			fmt.Fprintf(b, `<text x="%s" y="%s" class="tick" text-anchor="end" transform="rotate(-25 %s %s)">%s</text>`+"\n", x, y, x, y, esc(g.label))
+			continue
+		}
+		fmt.Fprintf(b, `<text x="%s" y="%d" class="tick" text-anchor="middle">%s</text>`+"\n", num(x0+gw/2), padT+plotH+16, esc(g.label))
+	}
+	legend(b, items)
+	b.WriteString("</svg>\n")
+}
