@@ -59,8 +59,8 @@ const (
 // Accepted is a row in ods.event (ods.order), NoRow is an empty value or a tombstone, which
 // leaves no row anywhere.
 const (
-	Accepted = "accepted"
-	NoRow    = "no_row"
+	Accepted = intake.Accepted
+	NoRow    = intake.NoRow
 )
 
 // MaxExamples is how many differences of each kind a [Result] keeps as examples per topic and
@@ -78,10 +78,7 @@ func (t topic) String() string { return [...]string{TopicHits, TopicOrders}[t] }
 
 // outcomes are, per topic, what the intake does with a message, in table order: accepted, the
 // error classes in the order the intake checks them, no row.
-var outcomes = [2][]string{
-	{Accepted, intake.NotAnObject, intake.KeysetMismatch, intake.KeyFieldUnparsed, NoRow},
-	{Accepted, intake.NotAnObject, intake.KeysetMismatch, intake.FieldInvalid, NoRow},
-}
+var outcomes = [2][]string{intake.HitOutcomes[:], intake.OrderOutcomes[:]}
 
 const (
 	outAccepted uint8 = 0
@@ -102,16 +99,22 @@ func Outcomes(topic string) []string {
 	return slices.Clone(outcomes[hits])
 }
 
-// labelOutcome is what the generator says the intake does with a message of label l.
+// labelOutcome is what the generator says the intake does with a message of label l: the
+// intake model's word ([intake.HitOutcome], [intake.OrderOutcome]), as an index into outcomes.
 func labelOutcome(t topic, l uint8) (uint8, bool) {
-	switch labels[l] {
-	case labelClean, world.GarbageAcceptedBad:
-		return outAccepted, true
-	case world.GarbageVanishing:
-		return outNoRow, true
+	class := labels[l]
+	if l == 0 {
+		class = "" // clean
 	}
-	i := slices.Index(outcomes[t], labels[l])
-	return uint8(i), i > 0
+	promise := intake.HitOutcome
+	if t == orders {
+		promise = intake.OrderOutcome
+	}
+	o, ok := promise(class)
+	if !ok {
+		return 0, false
+	}
+	return uint8(slices.Index(outcomes[t], o)), true
 }
 
 // digest is the first 128 bits of a SHA-256.

@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"fmt"
 
+	"github.com/clickgen/clickgen/generator/intake"
 	"github.com/clickgen/clickgen/schema"
 )
 
@@ -156,32 +157,38 @@ func (b *OrderBook) SnapshotRows(d int) (rows, keys [][]byte, err error) {
 	return rows, keys, nil
 }
 
-// tally counts what extras add to clean messages of one day or snapshot.
+// tally counts what extras add to clean messages of one day (hits) or snapshot: the
+// garbage per class of classes, the redeliveries, and what the stand must hold, as the
+// intake's model says each class lands ([intake.HitOutcome], [intake.OrderOutcome]).
 func tally(extras []Extra, classes []string, clean int, hits bool) (messages int, garbage map[string]int, redelivered int, exp Expect) {
+	outcome, errorClasses := intake.OrderOutcome, intake.OrderClasses[:]
+	if hits {
+		outcome, errorClasses = intake.HitOutcome, intake.HitClasses[:]
+	}
 	garbage = map[string]int{}
-	exp.ODSErrors = map[string]int{}
 	for _, c := range classes {
 		garbage[c] = 0
-		if c != GarbageAcceptedBad && c != GarbageVanishing {
-			exp.ODSErrors[c] = 0
-		}
+	}
+	exp.ODSErrors = map[string]int{}
+	for _, c := range errorClasses {
+		exp.ODSErrors[c] = 0
 	}
 	ods := clean
 	exp.StgRows = clean + len(extras)
 	for i := range extras {
 		e := &extras[i]
-		switch e.Class {
-		case "":
-			redelivered++
-		case GarbageVanishing:
-			garbage[e.Class]++
+		if e.Redelivered() {
+			redelivered++ // a raw row more; ODS collapses it into its clean original
+			continue
+		}
+		garbage[e.Class]++
+		switch o, _ := outcome(e.Class); o {
+		case intake.NoRow:
 			exp.StgRows--
-		case GarbageAcceptedBad:
-			garbage[e.Class]++
-			ods++
+		case intake.Accepted:
+			ods++ // a fresh WatchID: a row of its own
 		default:
-			garbage[e.Class]++
-			exp.ODSErrors[e.Class]++
+			exp.ODSErrors[o]++
 		}
 	}
 	if hits {
