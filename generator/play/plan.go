@@ -128,13 +128,13 @@ type Result struct {
 	PacedFrom time.Time
 }
 
-// UnitKind says what a unit holds.
-type UnitKind uint8
+// UnitKind says what a unit holds: the world's kinds of planned unit.
+type UnitKind = world.UnitKind
 
 // The kinds of unit a run sends.
 const (
-	HitsUnit     UnitKind = iota // one model day's hits
-	SnapshotUnit                 // the order snapshot of one model day
+	HitsUnit     = world.HitsUnit     // one model day's hits
+	SnapshotUnit = world.SnapshotUnit // the order snapshot of one model day
 )
 
 // Unit is one planned unit: a model day's hits, or the snapshot of a model day, with the
@@ -149,11 +149,11 @@ type Unit struct {
 	Garbage map[string]int
 }
 
-// unitOf is the unit of kind on day with clean messages and extras added to them.
-func unitOf(kind UnitKind, day, clean int, extras []world.Extra) Unit {
-	u := Unit{Kind: kind, Day: day, Clean: clean, Extras: len(extras)}
-	for i := range extras {
-		if c := extras[i].Class; c != "" {
+// unitOf summarises a planned unit of the world.
+func unitOf(w *world.Unit) Unit {
+	u := Unit{Kind: w.Kind, Day: w.Day, Clean: w.Len, Extras: len(w.Extras)}
+	for i := range w.Extras {
+		if c := w.Extras[i].Class; c != "" {
 			if u.Garbage == nil {
 				u.Garbage = make(map[string]int)
 			}

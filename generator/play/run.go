@@ -58,17 +58,7 @@ func Run(ctx context.Context, plan Plan, snk sink.Sink, obs Observer) (Result, e
 		ctx, cancel = context.WithTimeoutCause(ctx, plan.Stop.Duration, errStop)
 		defer cancel()
 	}
-	var book *world.OrderBook
-	if plan.Orders != "" {
-		book = world.NewOrderBook(plan.World)
-	}
-	var err error
-	if plan.Hits != "" {
-		err = r.hits(ctx, book)
-	}
-	if err == nil && plan.Orders != "" && res.Stopped == "" {
-		err = r.snapshots(ctx, book)
-	}
+	err := r.units(ctx)
 	if err != nil && ctx.Err() != nil && errors.Is(context.Cause(ctx), errStop) && !errors.Is(err, context.Canceled) {
 		// The deadline of Stop.Duration, not an interruption.
 		err = r.stop(StopDuration)
@@ -81,10 +71,13 @@ func Run(ctx context.Context, plan Plan, snk sink.Sink, obs Observer) (Result, e
 
 // runner is the state of one Run.
 type runner struct {
-	plan Plan
-	snk  sink.Sink
-	obs  Observer
-	res  *Result
+	plan   Plan
+	snk    sink.Sink
+	obs    Observer
+	res    *Result
+	origin int64      // UTC second of the first run day's start: model time 0
+	due    time.Time  // intended time of the latest paced message
+	ended  StopReason // the stop condition that refused the next message
 }
 
 // flush waits for every message sent so far with the plan's flush timeout, not ctx: an
@@ -115,172 +108,189 @@ func (r *runner) scheduleEnd(released uint64) StopReason {
 	return StopDuration
 }
 
-// hits sends the hits of the run days with their garbage and re-sends interleaved.
-func (r *runner) hits(ctx context.Context, book *world.OrderBook) error {
-	plan, res := &r.plan, r.res
+// units sends the planned units of the run (world.Units: the same sequence the inventory
+// counts and verify expects) one after the other.
+func (r *runner) units(ctx context.Context) error {
+	plan := &r.plan
+	var opt world.UnitOptions
+	opt.Garbage, opt.Workers = plan.Garbage, plan.Workers
+	if plan.Hits != "" {
+		opt.Parts |= world.Hits
+	}
+	if plan.Orders != "" {
+		opt.Parts |= world.Snapshots
+	}
 	n := plan.Days
 	if n == 0 {
-		n = math.MaxInt32 - plan.From
+		n = math.MaxInt32 - plan.From // endless: until a stop condition (hits only, see Validate)
 	}
-	pacer := plan.Pacing.Runner
-	flushDays := !plan.Pacing.ByCount
-	origin := world.DayStartUTC(plan.From)
-	var due time.Time
-	var cur UnitResult
-	var ended StopReason // set when a stop condition refuses the next message
-	send := func(key, value []byte, model time.Duration, wait bool, tag uint32) error {
-		if plan.Stop.Messages > 0 && res.Sent >= plan.Stop.Messages {
-			ended = StopMessages
-			return errStop
-		}
-		if pacer != nil && wait {
-			var err error
-			if due, err = pacer.Wait(ctx, model); err != nil {
-				if errors.Is(err, pace.ErrEnd) {
-					ended = r.scheduleEnd(pacer.Snapshot().Sent)
-					return errStop
-				}
-				return err
-			}
-			cur.Lateness.Record(time.Since(due))
-			if res.PacedFrom.IsZero() {
-				res.PacedFrom = due
+	r.origin = world.DayStartUTC(plan.From)
+	for u, err := range plan.World.Units(ctx, plan.From, n, opt) {
+		if err == nil {
+			if u.Kind == world.HitsUnit {
+				err = r.hits(ctx, u)
+			} else {
+				err = r.snapshot(ctx, u)
 			}
 		}
-		if err := r.snk.Send(ctx, sink.Message{Topic: plan.Hits, Key: key, Value: value, Due: due, Tag: tag}); err != nil {
+		if errors.Is(err, errStop) {
+			return r.stop(r.ended)
+		}
+		if err != nil {
 			return err
 		}
-		res.Sent++
-		cur.Sent++
-		res.LastDay = int(tag)
+	}
+	if err := ctx.Err(); err != nil {
+		return err // the units stopped early
+	}
+	if plan.Pacing.ByCount && r.res.Sent > 0 {
+		// A rate-paced run does not flush per day; its last day must still be delivered.
+		if err := r.flush(); err != nil {
+			return incomplete(Unit{Day: r.res.LastDay}, err)
+		}
+	}
+	return nil
+}
+
+// send hands one hit message to the sink: it first checks the message limit, then, when
+// wait, waits for the message's due time (model is its model time since the run's first
+// day). A stop condition is errStop, with r.ended saying which.
+func (r *runner) send(ctx context.Context, cur *UnitResult, key, value []byte, model time.Duration, wait bool) error {
+	plan, res := &r.plan, r.res
+	if plan.Stop.Messages > 0 && res.Sent >= plan.Stop.Messages {
+		r.ended = StopMessages
+		return errStop
+	}
+	if pacer := plan.Pacing.Runner; pacer != nil && wait {
+		var err error
+		if r.due, err = pacer.Wait(ctx, model); err != nil {
+			if errors.Is(err, pace.ErrEnd) {
+				r.ended = r.scheduleEnd(pacer.Snapshot().Sent)
+				return errStop
+			}
+			return err
+		}
+		cur.Lateness.Record(time.Since(r.due))
+		if res.PacedFrom.IsZero() {
+			res.PacedFrom = r.due
+		}
+	}
+	if err := r.snk.Send(ctx, sink.Message{Topic: plan.Hits, Key: key, Value: value, Due: r.due, Tag: uint32(cur.Day)}); err != nil {
+		return err
+	}
+	res.Sent++
+	cur.Sent++
+	res.LastDay = cur.Day
+	return nil
+}
+
+// hits sends one day's hits with its garbage and re-sends interleaved: an extra waits its
+// turn when the plan is paced by count, otherwise it rides with the event before it. Unless
+// paced by count, the day is flushed and only then are its batches released (the sink held
+// their bytes until acknowledged).
+func (r *runner) hits(ctx context.Context, u *world.Unit) error {
+	plan := &r.plan
+	cur := UnitResult{Unit: unitOf(u)}
+	r.obs.UnitStarted(cur.Unit)
+	start := time.Now()
+	flushDay := !plan.Pacing.ByCount
+	var held []*world.Batch
+	var model time.Duration
+	clean := 0
+	sendExtras := func(at int) error {
+		for _, x := range u.ExtrasAt(at) {
+			if err := r.send(ctx, &cur, x.Key, x.Value, model, plan.Pacing.ByCount); err != nil {
+				return err
+			}
+		}
 		return nil
 	}
-	var extras []world.Extra
-	var next int // the next extra to send
-	var start time.Time
-	var held []*world.Batch // the day's batches, whose bytes the sink holds until the flush
-	opt := world.PlayOptions{Workers: plan.Workers}
-	if book != nil {
-		opt.OnDay = book.Add
-	}
-	err := plan.World.Play(ctx, plan.From, n, opt, func(b *world.Batch) error {
-		day := b.Day
-		tag := uint32(day.N)
-		if b.From == 0 {
-			extras, next, start = day.HitExtras(plan.Garbage), 0, time.Now()
-			cur = UnitResult{Unit: unitOf(HitsUnit, day.N, day.Len(), extras)}
-			r.obs.UnitStarted(cur.Unit)
-		}
-		if flushDays {
+	for b := range u.Batches() {
+		if flushDay {
 			held = append(held, b)
 		}
-		sendExtras := func(upTo int, model time.Duration) error {
-			for ; next < len(extras) && extras[next].After <= upTo; next++ {
-				if err := send(extras[next].Key, extras[next].Value, model, plan.Pacing.ByCount, tag); err != nil {
-					return err
-				}
-			}
-			return nil
-		}
-		var model time.Duration
 		for i := range b.Msgs {
-			model = time.Duration(b.Msgs[i].UTC-origin) * time.Second
-			if err := sendExtras(b.From+i, model); err != nil {
+			model = time.Duration(b.Msgs[i].UTC-r.origin) * time.Second
+			if err := sendExtras(b.From + i); err != nil {
 				return incomplete(cur.Unit, err)
 			}
 			v := b.Value(i)
-			if err := send(b.Key(i), v, model, true, tag); err != nil {
+			if err := r.send(ctx, &cur, b.Key(i), v, model, true); err != nil {
 				return incomplete(cur.Unit, err)
 			}
 			cur.Bytes += int64(len(v))
 		}
-		if !b.Last {
-			return nil
-		}
-		if err := sendExtras(day.Len(), model); err != nil {
-			return incomplete(cur.Unit, err)
-		}
-		cur.Played = time.Since(start)
-		if flushDays {
-			t := time.Now()
-			if err := r.flush(); err != nil {
-				return incomplete(cur.Unit, err)
-			}
-			cur.Flushed, cur.Flush = true, time.Since(t)
-			for _, b := range held {
-				b.Release() // acknowledged: the memory can render the next day
-			}
-			held = held[:0]
-		}
-		r.obs.UnitDone(cur)
-		return nil
-	})
-	if errors.Is(err, errStop) {
-		return r.stop(ended)
+		clean += len(b.Msgs)
 	}
-	if err == nil {
-		// World.Play returns nil when ctx is done before it rendered anything (its producers
-		// stop without emitting); the days were not sent, so the run must not read as done.
-		err = ctx.Err()
+	if clean < u.Len {
+		return ctx.Err() // generation stopped; World.Units yields why next
 	}
-	if err == nil && !flushDays {
-		// A rate-paced run does not flush per day; its last day must still be delivered.
-		if err := r.flush(); err != nil {
-			return incomplete(Unit{Day: res.LastDay}, err)
+	if err := sendExtras(u.Len); err != nil {
+		return incomplete(cur.Unit, err)
+	}
+	cur.Played = time.Since(start)
+	if flushDay {
+		if err := r.flushUnit(&cur); err != nil {
+			return err
+		}
+		for _, b := range held {
+			b.Release() // acknowledged: the memory can render the next day
 		}
 	}
-	return err
+	r.obs.UnitDone(cur)
+	return nil
 }
 
-// snapshots sends the snapshots the run days send, with their garbage and re-sends
-// interleaved, flushing after each.
-func (r *runner) snapshots(ctx context.Context, book *world.OrderBook) error {
-	plan := &r.plan
-	for _, d := range world.SnapshotDays(plan.From, plan.Days) {
-		if err := ctx.Err(); err != nil {
-			return err
-		}
-		start := time.Now()
-		rows, keys, err := book.SnapshotRows(d)
-		if err != nil {
-			return err
-		}
-		extras := plan.World.OrderExtras(d, rows, keys, plan.Garbage)
-		cur := UnitResult{Unit: unitOf(SnapshotUnit, d, len(rows), extras)}
-		r.obs.UnitStarted(cur.Unit)
-		next := 0
-		sendExtras := func(upTo int) error {
-			for ; next < len(extras) && extras[next].After <= upTo; next++ {
-				e := &extras[next]
-				if err := r.snk.Send(ctx, sink.Message{Topic: plan.Orders, Key: e.Key, Value: e.Value, Tag: uint32(d)}); err != nil {
-					return incomplete(cur.Unit, err)
-				}
-				cur.Sent++
-			}
-			return nil
-		}
-		for i := range rows {
-			if err := sendExtras(i); err != nil {
-				return err
-			}
-			if err := r.snk.Send(ctx, sink.Message{Topic: plan.Orders, Key: keys[i], Value: rows[i], Tag: uint32(d)}); err != nil {
-				return incomplete(cur.Unit, err)
-			}
-			cur.Sent++
-			cur.Bytes += int64(len(rows[i]))
-		}
-		if err := sendExtras(len(rows)); err != nil {
-			return err
-		}
-		cur.Played = time.Since(start)
-		t := time.Now()
-		if err := r.flush(); err != nil {
+// snapshot sends one snapshot with its garbage and re-sends interleaved, then flushes it.
+func (r *runner) snapshot(ctx context.Context, u *world.Unit) error {
+	topic := r.plan.Orders
+	cur := UnitResult{Unit: unitOf(u)}
+	r.obs.UnitStarted(cur.Unit)
+	start := time.Now()
+	send := func(key, value []byte) error {
+		if err := r.snk.Send(ctx, sink.Message{Topic: topic, Key: key, Value: value, Tag: uint32(u.Day)}); err != nil {
 			return incomplete(cur.Unit, err)
 		}
-		cur.Flushed, cur.Flush = true, time.Since(t)
-		book.Forget(d - 5) // later snapshots need births from d−5 on
-		r.res.Snaps++
-		r.obs.UnitDone(cur)
+		cur.Sent++
+		return nil
 	}
+	sendExtras := func(at int) error {
+		for _, x := range u.ExtrasAt(at) {
+			if err := send(x.Key, x.Value); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	for b := range u.Batches() {
+		for i := range b.Msgs {
+			if err := sendExtras(b.From + i); err != nil {
+				return err
+			}
+			if err := send(b.Key(i), b.Value(i)); err != nil {
+				return err
+			}
+			cur.Bytes += int64(len(b.Value(i)))
+		}
+	}
+	if err := sendExtras(u.Len); err != nil {
+		return err
+	}
+	cur.Played = time.Since(start)
+	if err := r.flushUnit(&cur); err != nil {
+		return err
+	}
+	r.res.Snaps++
+	r.obs.UnitDone(cur)
+	return nil
+}
+
+// flushUnit flushes the unit just sent, timing it.
+func (r *runner) flushUnit(cur *UnitResult) error {
+	t := time.Now()
+	if err := r.flush(); err != nil {
+		return incomplete(cur.Unit, err)
+	}
+	cur.Flushed, cur.Flush = true, time.Since(t)
 	return nil
 }

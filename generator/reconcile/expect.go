@@ -1,8 +1,8 @@
 // Package reconcile says whether what was read back from topics hits and orders is exactly what
 // clickgen's batch and snapshot verbs sent for a range of model days, and if not, what differs.
 //
-// [Expect] plays the range the way the playing verbs do (World.Play with Day.HitExtras for
-// hits, an OrderBook's SnapshotRows with World.OrderExtras for orders) and keeps, per message,
+// [Expect] consumes the range's planned units (World.Units: what the playing verbs send, in
+// their order) once, counting the inventory from the same units, and keeps, per message,
 // a 128-bit digest of its value and of its key, the expected partition (Kafka's murmur2 of
 // the key), what the stand's intake does with it (package intake), and its day or snapshot;
 // never the message itself, so 8 canonical days (~420 k hits, ~480 MB of JSON) take some tens
@@ -17,7 +17,6 @@ package reconcile
 import (
 	"context"
 	"crypto/sha256"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"github.com/clickgen/clickgen/schema"
@@ -25,7 +24,6 @@ import (
 	"maps"
 	"runtime"
 	"slices"
-	"strconv"
 	"sync"
 
 	"github.com/clickgen/clickgen/generator/intake"
@@ -59,8 +57,8 @@ const (
 // Accepted is a row in ods.event (ods.order), NoRow is an empty value or a tombstone, which
 // leaves no row anywhere.
 const (
-	Accepted = "accepted"
-	NoRow    = "no_row"
+	Accepted = intake.Accepted
+	NoRow    = intake.NoRow
 )
 
 // MaxExamples is how many differences of each kind a [Result] keeps as examples per topic and
@@ -78,10 +76,7 @@ func (t topic) String() string { return [...]string{TopicHits, TopicOrders}[t] }
 
 // outcomes are, per topic, what the intake does with a message, in table order: accepted, the
 // error classes in the order the intake checks them, no row.
-var outcomes = [2][]string{
-	{Accepted, intake.NotAnObject, intake.KeysetMismatch, intake.KeyFieldUnparsed, NoRow},
-	{Accepted, intake.NotAnObject, intake.KeysetMismatch, intake.FieldInvalid, NoRow},
-}
+var outcomes = [2][]string{intake.HitOutcomes[:], intake.OrderOutcomes[:]}
 
 const (
 	outAccepted uint8 = 0
@@ -102,16 +97,22 @@ func Outcomes(topic string) []string {
 	return slices.Clone(outcomes[hits])
 }
 
-// labelOutcome is what the generator says the intake does with a message of label l.
+// labelOutcome is what the generator says the intake does with a message of label l: the
+// intake model's word ([intake.HitOutcome], [intake.OrderOutcome]), as an index into outcomes.
 func labelOutcome(t topic, l uint8) (uint8, bool) {
-	switch labels[l] {
-	case labelClean, world.GarbageAcceptedBad:
-		return outAccepted, true
-	case world.GarbageVanishing:
-		return outNoRow, true
+	class := labels[l]
+	if l == 0 {
+		class = "" // clean
 	}
-	i := slices.Index(outcomes[t], labels[l])
-	return uint8(i), i > 0
+	promise := intake.HitOutcome
+	if t == orders {
+		promise = intake.OrderOutcome
+	}
+	o, ok := promise(class)
+	if !ok {
+		return 0, false
+	}
+	return uint8(slices.Index(outcomes[t], o)), true
 }
 
 // digest is the first 128 bits of a SHA-256.
@@ -195,9 +196,8 @@ type unit struct {
 	day        int
 	sha        string // over the clean messages, each followed by "\n", in sending order
 	want       Tally
-	stand      Stand          // the inventory's
-	garbage    map[string]int // by generator class, to check against the inventory
-	first, end int32          // slots [first, end)
+	stand      Stand // the inventory's
+	first, end int32 // slots [first, end)
 }
 
 // Expectation is what run days [From, From+Days) send on topics hits and orders: every
@@ -253,9 +253,10 @@ type builder struct {
 
 // Expect builds the expectation of run days [from, from+n) with garbage g: the clean hits of
 // those days with the extras of g interleaved, and the snapshots those run days send (of days
-// from−1 … from+n−2) with theirs, exactly as clickgen batch and snapshot send them. It computes
-// the inventory of the same range in the same pass and fails if the two disagree (a generator
-// bug). Its result does not depend on opt.Workers.
+// from−1 … from+n−2) with theirs, exactly as clickgen batch and snapshot send them. It
+// consumes the units of [world.World.Units] once, counting the inventory of the same range
+// from the same units (an [world.InventoryBuilder]), so the two cannot disagree. Its result
+// does not depend on opt.Workers.
 func Expect(ctx context.Context, w *world.World, from, n int, g world.Garbage, opt Options) (*Expectation, error) {
 	switch {
 	case from < 0:
@@ -286,34 +287,16 @@ func Expect(ctx context.Context, w *world.World, from, n int, g world.Garbage, o
 	for range b.workers {
 		b.work = append(b.work, &dayWork{h: newHasher()})
 	}
-	book := world.NewOrderBook(w)
-	// The inventory plays the days; each day passes through here before its first batch, so
-	// the days are generated once for both.
-	inv, err := w.Inventory(ctx, from, n, world.PlayOptions{Workers: opt.Workers, OnDay: func(day *world.Day) {
-		book.Add(day)
-		if b.err == nil && ctx.Err() == nil {
-			b.addDay(day)
-		}
-	}}, g)
-	if err == nil {
-		err = b.err
-	}
-	if err != nil {
-		return nil, err
-	}
-	e.Inventory = inv
-	for _, d := range world.SnapshotDays(from, n) {
-		if err := ctx.Err(); err != nil {
+	inv := w.NewInventoryBuilder(from, n, g)
+	for u, err := range w.Units(ctx, from, n, world.UnitOptions{Garbage: g, Workers: opt.Workers}) {
+		if err != nil {
 			return nil, err
 		}
-		if err := b.addSnapshot(w, book, d); err != nil {
+		if err := b.addUnit(inv, u); err != nil {
 			return nil, err
 		}
-		book.Forget(d - 5) // later snapshots need births from d−5 on
 	}
-	if err := e.matchInventory(); err != nil {
-		return nil, err
-	}
+	e.Inventory = inv.Inventory()
 	return e, nil
 }
 
@@ -339,7 +322,7 @@ func (t *Tally) addPartition(p int32, n int) {
 // newUnit starts the unit of day d on topic t.
 func (b *builder) newUnit(t topic, d int) int32 {
 	e := b.e
-	e.units = append(e.units, unit{topic: t, day: d, want: newTally(t, e.partitions(t)), garbage: map[string]int{},
+	e.units = append(e.units, unit{topic: t, day: d, want: newTally(t, e.partitions(t)),
 		first: int32(len(e.slots))})
 	return int32(len(e.units) - 1)
 }
@@ -352,6 +335,7 @@ type expected struct {
 	kind    string
 	outcome uint8
 	id      uint64
+	oid     string // an accepted order row's order_id, to be interned in order
 	clean   bool
 }
 
@@ -407,90 +391,92 @@ func (b *builder) tallyWant(u int32, key []byte, l uint8) error {
 	un.want.Messages++
 	un.want.Classes[outcomes[un.topic][o]]++
 	un.want.addPartition(schema.PartitionForKey(key, b.e.partitions(un.topic)), 1)
-	if l != 0 {
-		un.garbage[labels[l]]++
+	return nil
+}
+
+// dayWork is one worker's share of a batch: its messages' digests and intake classes.
+type dayWork struct {
+	h   *hasher
+	res []expected
+}
+
+// addUnit adds the messages of u, counting it into inv too: its clean messages (digested and
+// classified on the workers, batch by batch), then its extras.
+func (b *builder) addUnit(inv *world.InventoryBuilder, u *world.Unit) error {
+	t := hits
+	if u.Kind == world.SnapshotUnit {
+		t = orders
+	}
+	ui := b.newUnit(t, u.Day)
+	cleanSlot := make([]int32, 0, u.Len)
+	for bt := range u.Batches() {
+		inv.AddBatch(u, bt)
+		err := b.addBatch(ui, u, bt, &cleanSlot)
+		bt.Release()
+		if err != nil {
+			return err
+		}
+	}
+	sha, exp := inv.EndUnit(u)
+	un := &b.e.units[ui]
+	un.sha, un.stand = sha, standOf(t, exp)
+	un.want.Clean = u.Len
+	for i := range u.Extras {
+		if err := b.addExtra(ui, &u.Extras[i], cleanSlot); err != nil {
+			return err
+		}
+	}
+	b.e.units[ui].end = int32(len(b.e.slots))
+	return nil
+}
+
+// addBatch adds a batch of unit u's clean messages: the workers digest and classify shares of
+// it, then the messages are added in order, so the expectation does not depend on the workers.
+func (b *builder) addBatch(ui int32, u *world.Unit, bt *world.Batch, cleanSlot *[]int32) error {
+	t := b.e.units[ui].topic
+	n := len(bt.Msgs)
+	step := (n + len(b.work) - 1) / len(b.work)
+	var wg sync.WaitGroup
+	for k, wk := range b.work {
+		lo, hi := min(n, k*step), min(n, (k+1)*step)
+		wk.res = wk.res[:0]
+		if lo == hi {
+			continue
+		}
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			wk.digest(t, bt, lo, hi)
+		}()
+	}
+	wg.Wait()
+	i := 0
+	for _, wk := range b.work {
+		for j := range wk.res {
+			m := &wk.res[j]
+			m.key = bt.Key(i)
+			if t == hits {
+				m.kind = u.Hits.EventType(bt.From + i)
+			} else if m.outcome == outAccepted {
+				m.id = b.orderID(m.oid)
+			}
+			*cleanSlot = append(*cleanSlot, b.add(ui, m))
+			if err := b.tallyWant(ui, m.key, 0); err != nil {
+				return err
+			}
+			i++
+		}
 	}
 	return nil
 }
 
-// dayWork is one worker's share of a day: values rendered into buf, and their digests.
-type dayWork struct {
-	h    *hasher
-	buf  []byte
-	ends []int
-	res  []expected
-}
-
-// addDay adds the hits of day: its clean events (digested and classified on the workers), then
-// its extras.
-func (b *builder) addDay(day *world.Day) {
-	e := b.e
-	u := b.newUnit(hits, day.N)
-	n := day.Len()
-	cleanSlot := make([]int32, n)
-	running := sha256.New()
-	step := world.BatchEvents
-	for lo := 0; lo < n; lo += step * len(b.work) {
-		var wg sync.WaitGroup
-		for k, wk := range b.work {
-			a := lo + k*step
-			if a >= n {
-				break
-			}
-			wg.Add(1)
-			go func() {
-				defer wg.Done()
-				wk.digestEvents(day, a, min(n, a+step))
-			}()
-		}
-		wg.Wait()
-		for k, wk := range b.work {
-			a := lo + k*step
-			if a >= n {
-				break
-			}
-			start := 0
-			for j := range wk.res {
-				m := &wk.res[j]
-				running.Write(wk.buf[start:wk.ends[j]])
-				running.Write([]byte{'\n'})
-				start = wk.ends[j]
-				i := a + j
-				m.key = strconv.AppendUint(nil, day.ClientID(i), 10)
-				m.kind = day.EventType(i)
-				cleanSlot[i] = b.add(u, m)
-				if err := b.tallyWant(u, m.key, 0); err != nil {
-					b.err = err
-					return
-				}
-			}
-		}
-	}
-	un := &e.units[u]
-	un.sha = hex.EncodeToString(running.Sum(nil))
-	un.want.Clean = n
-	for _, x := range day.HitExtras(b.g) {
-		if err := b.addExtra(u, &x, cleanSlot); err != nil {
-			b.err = err
-			return
-		}
-	}
-	e.units[u].end = int32(len(e.slots))
-}
-
-// digestEvents renders events [a, z) of day and digests and classifies them.
-func (wk *dayWork) digestEvents(day *world.Day, a, z int) {
-	wk.buf, wk.ends, wk.res = wk.buf[:0], wk.ends[:0], wk.res[:0]
-	var key []byte
-	for i := a; i < z; i++ {
-		start := len(wk.buf)
-		wk.buf = day.AppendEvent(wk.buf, i)
-		v := wk.buf[start:]
-		wk.ends = append(wk.ends, len(wk.buf))
-		key = strconv.AppendUint(key[:0], day.ClientID(i), 10)
+// digest digests and classifies the clean messages [lo, hi) of bt, of topic t.
+func (wk *dayWork) digest(t topic, bt *world.Batch, lo, hi int) {
+	for i := lo; i < hi; i++ {
+		v := bt.Value(i)
 		m := expected{vd: wk.h.value(v), clean: true}
-		m.kd = wk.h.keyed(m.vd, key)
-		m.outcome, m.id, _ = classify(hits, v)
+		m.kd = wk.h.keyed(m.vd, bt.Key(i))
+		m.outcome, m.id, m.oid = classify(t, v)
 		wk.res = append(wk.res, m)
 	}
 }
@@ -532,87 +518,6 @@ func (b *builder) orderID(id string) uint64 {
 		b.e.orderIDs[id] = n
 	}
 	return n
-}
-
-// addSnapshot adds the orders of snapshot d, as snapshot sends them.
-func (b *builder) addSnapshot(w *world.World, book *world.OrderBook, d int) error {
-	e := b.e
-	rows, keys, err := book.SnapshotRows(d)
-	if err != nil {
-		return err
-	}
-	u := b.newUnit(orders, d)
-	cleanSlot := make([]int32, len(rows))
-	running := sha256.New()
-	for i, r := range rows {
-		running.Write(r)
-		running.Write([]byte{'\n'})
-		m := expected{vd: b.h.value(r), key: keys[i], clean: true}
-		m.kd = b.h.keyed(m.vd, keys[i])
-		var oid string
-		m.outcome, _, oid = classify(orders, r)
-		if m.outcome == outAccepted {
-			m.id = b.orderID(oid)
-		}
-		cleanSlot[i] = b.add(u, &m)
-		if err := b.tallyWant(u, keys[i], 0); err != nil {
-			return err
-		}
-	}
-	un := &e.units[u]
-	un.sha = hex.EncodeToString(running.Sum(nil))
-	un.want.Clean = len(rows)
-	for _, x := range w.OrderExtras(d, rows, keys, b.g) {
-		if err := b.addExtra(u, &x, cleanSlot); err != nil {
-			return err
-		}
-	}
-	e.units[u].end = int32(len(e.slots))
-	return nil
-}
-
-// matchInventory copies the inventory's stand expectation into the units and checks that the
-// expectation agrees with it: same clean hash, messages, redeliveries and garbage per class.
-func (e *Expectation) matchInventory() error {
-	inv := e.Inventory
-	var di, si int
-	for i := range e.units {
-		u := &e.units[i]
-		var sha string
-		var msgs, redelivered int
-		var garbage map[string]int
-		var exp world.Expect
-		if u.topic == hits {
-			if di >= len(inv.Days) || inv.Days[di].Day != u.day {
-				return fmt.Errorf("reconcile: the inventory lacks day %d", u.day)
-			}
-			x := &inv.Days[di]
-			di++
-			sha, msgs, redelivered, garbage, exp = x.SHA256, x.Messages, x.Redelivered, x.Garbage, x.Expect
-		} else {
-			if si >= len(inv.Snapshots) || inv.Snapshots[si].Day != u.day {
-				return fmt.Errorf("reconcile: the inventory lacks snapshot %d", u.day)
-			}
-			x := &inv.Snapshots[si]
-			si++
-			sha, msgs, redelivered, garbage, exp = x.SHA256, x.Messages, x.Redelivered, x.Garbage, x.Expect
-		}
-		for c, n := range garbage {
-			if u.garbage[c] != n {
-				return fmt.Errorf("reconcile: %s %d: %d messages of garbage class %s, the inventory says %d", u.topic, u.day, u.garbage[c], c, n)
-			}
-		}
-		if sha != u.sha || msgs != u.want.Messages || redelivered != u.want.Redelivered {
-			return fmt.Errorf("reconcile: %s %d: expectation (sha256 %s, %d messages, %d redelivered) disagrees with the inventory (%s, %d, %d)",
-				u.topic, u.day, u.sha, u.want.Messages, u.want.Redelivered, sha, msgs, redelivered)
-		}
-		u.stand = standOf(u.topic, exp)
-		u.garbage = nil
-	}
-	if di != len(inv.Days) || si != len(inv.Snapshots) {
-		return fmt.Errorf("reconcile: the inventory has %d days and %d snapshots, the expectation %d and %d", len(inv.Days), len(inv.Snapshots), di, si)
-	}
-	return nil
 }
 
 // standOf turns the inventory's Expect into a Stand with every error class of topic t listed.

@@ -3,6 +3,8 @@ package reconcile
 import (
 	"bytes"
 	"context"
+	"encoding/json"
+	"fmt"
 	"github.com/clickgen/clickgen/schema"
 	"regexp"
 	"slices"
@@ -359,4 +361,89 @@ func TestExpectRejects(t *testing.T) {
 	if _, err := Expect(ctx, w, 0, 2, world.Garbage{}, Options{}); err == nil {
 		t.Error("Expect with a cancelled context succeeded")
 	}
+}
+
+// TestExpectationAgreesWithInventory is what Expect no longer checks at run time: that the
+// expectation (built message by message, classes from the intake model) and the inventory
+// (counted per unit) say the same for every day and snapshot of a garbage-heavy range with
+// every class: the clean hash, messages, redeliveries, garbage per class, and the stand's raw
+// and error rows. The inventory it carries must also be the one World.Inventory prints.
+func TestExpectationAgreesWithInventory(t *testing.T) {
+	w, err := world.NewWorld(world.Params{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	all := map[string]int{}
+	for _, c := range world.AllGarbageClasses() {
+		all[c] = 1
+	}
+	g := world.Garbage{Rate: 0.05, Mix: all, Redeliver: 0.03}
+	const from, n = 0, 2 // hits of days 0, 1 and the snapshot of day 0
+	e, err := Expect(context.Background(), w, from, n, g, Options{Workers: 3})
+	if err != nil {
+		t.Fatal(err)
+	}
+	inv, err := w.Inventory(context.Background(), from, n, world.PlayOptions{Workers: 1}, g)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, want := mustJSON(t, e.Inventory), mustJSON(t, inv)
+	if got != want {
+		t.Fatalf("the expectation's inventory differs from World.Inventory:\n%s\nwant\n%s", got, want)
+	}
+	if len(e.units) != len(inv.Days)+len(inv.Snapshots) {
+		t.Fatalf("%d units, the inventory has %d days and %d snapshots", len(e.units), len(inv.Days), len(inv.Snapshots))
+	}
+	for i := range e.units {
+		u := &e.units[i]
+		var sha string
+		var msgs, redelivered int
+		var garbage map[string]int
+		var x world.Expect
+		if i < len(inv.Days) {
+			d := &inv.Days[i]
+			sha, msgs, redelivered, garbage, x = d.SHA256, d.Messages, d.Redelivered, d.Garbage, d.Expect
+		} else {
+			s := &inv.Snapshots[i-len(inv.Days)]
+			sha, msgs, redelivered, garbage, x = s.SHA256, s.Messages, s.Redelivered, s.Garbage, s.Expect
+		}
+		name := fmt.Sprintf("%s %d", u.topic, u.day)
+		if u.sha != sha || u.want.Messages != msgs || u.want.Redelivered != redelivered {
+			t.Errorf("%s: expectation (sha256 %s, %d messages, %d redelivered), inventory (%s, %d, %d)",
+				name, u.sha, u.want.Messages, u.want.Redelivered, sha, msgs, redelivered)
+		}
+		byLabel := map[string]int{}
+		for _, s := range e.slots[u.first:u.end] {
+			if s.label != 0 {
+				byLabel[labels[s.label]] += int(s.want)
+			}
+		}
+		extras := 0
+		for c, k := range garbage {
+			extras += k
+			if byLabel[c] != k {
+				t.Errorf("%s: %d messages of garbage class %s expected, the inventory counts %d", name, byLabel[c], c, k)
+			}
+		}
+		if extras == 0 {
+			t.Errorf("%s: no garbage at rate %v: the test proves nothing", name, g.Rate)
+		}
+		if stg := u.want.Messages - u.want.Classes[NoRow]; stg != x.StgRows {
+			t.Errorf("%s: %d messages leave a raw row, the inventory says stg_rows %d", name, stg, x.StgRows)
+		}
+		for c, k := range x.ODSErrors {
+			if u.want.Classes[c] != k {
+				t.Errorf("%s: %d messages expected in error class %s, the inventory says %d", name, u.want.Classes[c], c, k)
+			}
+		}
+	}
+}
+
+func mustJSON(t *testing.T, v any) string {
+	t.Helper()
+	b, err := json.Marshal(v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
 }

@@ -12,18 +12,21 @@ import (
 
 	"github.com/brianvoe/gofakeit/v7"
 
+	"github.com/clickgen/clickgen/generator/intake"
 	"github.com/clickgen/clickgen/schema"
 )
 
 // Garbage classes, named by what the stand's intake records (stand.md). accepted_bad and
 // vanishing are opt-in: they are used only when --garbage-mix names them.
+// They are spelled by package intake, which also says what the intake does with each
+// ([intake.HitOutcome], [intake.OrderOutcome]).
 const (
-	GarbageNotAnObject    = "not_an_object"
-	GarbageKeysetMismatch = "keyset_mismatch"
-	GarbageKeyUnparsed    = "key_field_unparsed" // hits only
-	GarbageAcceptedBad    = "accepted_bad"       // hits only: lands in ods.event, silently wrong
-	GarbageVanishing      = "vanishing"          // hits only: no row anywhere
-	GarbageFieldInvalid   = "field_invalid"      // orders only
+	GarbageNotAnObject    = intake.NotAnObject
+	GarbageKeysetMismatch = intake.KeysetMismatch
+	GarbageKeyUnparsed    = intake.KeyFieldUnparsed // hits only
+	GarbageAcceptedBad    = intake.AcceptedBad      // hits only: lands in ods.event, silently wrong
+	GarbageVanishing      = intake.Vanishing        // hits only: no row anywhere
+	GarbageFieldInvalid   = intake.FieldInvalid     // orders only
 )
 
 // HitGarbageClasses and OrderGarbageClasses are the classes each topic can carry, in the

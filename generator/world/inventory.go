@@ -5,7 +5,9 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
+	"hash"
 
+	"github.com/clickgen/clickgen/generator/intake"
 	"github.com/clickgen/clickgen/schema"
 )
 
@@ -149,32 +151,38 @@ func (b *OrderBook) SnapshotRows(d int) (rows, keys [][]byte, err error) {
 	return rows, keys, nil
 }
 
-// tally counts what extras add to clean messages of one day or snapshot.
+// tally counts what extras add to clean messages of one day (hits) or snapshot: the
+// garbage per class of classes, the redeliveries, and what the stand must hold, as the
+// intake's model says each class lands ([intake.HitOutcome], [intake.OrderOutcome]).
 func tally(extras []Extra, classes []string, clean int, hits bool) (messages int, garbage map[string]int, redelivered int, exp Expect) {
+	outcome, errorClasses := intake.OrderOutcome, intake.OrderClasses[:]
+	if hits {
+		outcome, errorClasses = intake.HitOutcome, intake.HitClasses[:]
+	}
 	garbage = map[string]int{}
-	exp.ODSErrors = map[string]int{}
 	for _, c := range classes {
 		garbage[c] = 0
-		if c != GarbageAcceptedBad && c != GarbageVanishing {
-			exp.ODSErrors[c] = 0
-		}
+	}
+	exp.ODSErrors = map[string]int{}
+	for _, c := range errorClasses {
+		exp.ODSErrors[c] = 0
 	}
 	ods := clean
 	exp.StgRows = clean + len(extras)
 	for i := range extras {
 		e := &extras[i]
-		switch e.Class {
-		case "":
-			redelivered++
-		case GarbageVanishing:
-			garbage[e.Class]++
+		if e.Redelivered() {
+			redelivered++ // a raw row more; ODS collapses it into its clean original
+			continue
+		}
+		garbage[e.Class]++
+		switch o, _ := outcome(e.Class); o {
+		case intake.NoRow:
 			exp.StgRows--
-		case GarbageAcceptedBad:
-			garbage[e.Class]++
-			ods++
+		case intake.Accepted:
+			ods++ // a fresh WatchID: a row of its own
 		default:
-			garbage[e.Class]++
-			exp.ODSErrors[e.Class]++
+			exp.ODSErrors[o]++
 		}
 	}
 	if hits {
@@ -195,76 +203,119 @@ func addExpect(total *Expect, e Expect) {
 	}
 }
 
-// Inventory computes the inventory of run days [from, from+n) with garbage g. It renders every
-// event to hash it, in parallel, with memory bounded as in Play.
+// Inventory computes the inventory of run days [from, from+n) with garbage g: it counts the
+// units of [World.Units] with an [InventoryBuilder]. Batches are rendered on opt.Workers
+// goroutines with memory bounded as in Play; opt.OnDay, if set, sees each day before its
+// hits are counted.
 func (w *World) Inventory(ctx context.Context, from, n int, opt PlayOptions, g Garbage) (*Inventory, error) {
-	if err := g.Validate(); err != nil {
-		return nil, err
-	}
-	inv := &Inventory{Seed: w.seed, GeneratorVersion: Version, CatalogSHA256: w.catalog.SHA256, Scale: w.Scale(),
-		Garbage: g,
-		Days:    []InventoryDay{}, Snapshots: []InventorySnapshot{}}
-	book := NewOrderBook(w)
-	onDay := opt.OnDay
-	opt.OnDay = func(day *Day) {
-		book.Add(day)
-		if onDay != nil {
-			onDay(day)
-		}
-	}
-	h := sha256.New()
-	var cur *InventoryDay
-	odsEvents := 0
-	err := w.Play(ctx, from, n, opt, func(b *Batch) error {
-		if cur == nil {
-			inv.Days = append(inv.Days, InventoryDay{Day: b.Day.N, Date: DayDate(b.Day.N).String(), ByType: map[string]int{}})
-			cur = &inv.Days[len(inv.Days)-1]
-			h.Reset()
-			for _, t := range schema.EventTypes {
-				cur.ByType[t] = 0
-			}
-		}
-		for i := range b.Msgs {
-			h.Write(b.Value(i))
-			h.Write(newline)
-			cur.ByType[eventTypeOf(b.Msgs[i].Type)]++
-		}
-		cur.Events += len(b.Msgs)
-		last, day := b.Last, b.Day
-		b.Release()
-		if last {
-			cur.SHA256 = hex.EncodeToString(h.Sum(nil))
-			cur.Messages, cur.Garbage, cur.Redelivered, cur.Expect = tally(day.HitExtras(g), HitGarbageClasses, cur.Events, true)
-			odsEvents += *cur.Expect.ODSEvents
-			addExpect(&inv.Expect.Hits, cur.Expect)
-			cur = nil
-		}
-		return nil
-	})
-	if err != nil {
-		return nil, err
-	}
-	inv.Expect.Hits.ODSEvents = &odsEvents
-	orderIDs := map[string]bool{} // distinct order ids over all snapshots (ODS FINAL)
-	for _, d := range SnapshotDays(from, n) {
-		rows, keys, err := book.SnapshotRows(d)
+	ib := w.NewInventoryBuilder(from, n, g)
+	for u, err := range w.Units(ctx, from, n, UnitOptions{Garbage: g, Workers: opt.Workers}) {
 		if err != nil {
 			return nil, err
 		}
-		h.Reset()
-		for _, r := range rows {
-			h.Write(r)
-			h.Write(newline)
+		if u.Kind == HitsUnit && opt.OnDay != nil {
+			opt.OnDay(u.Hits)
 		}
-		for _, k := range keys {
-			orderIDs[string(k)] = true
+		for b := range u.Batches() {
+			ib.AddBatch(u, b)
+			b.Release()
 		}
-		snap := InventorySnapshot{Day: d, Date: DayDate(d).String(), Rows: len(rows), SHA256: hex.EncodeToString(h.Sum(nil))}
-		snap.Messages, snap.Garbage, snap.Redelivered, snap.Expect = tally(w.OrderExtras(d, rows, keys, g), OrderGarbageClasses, len(rows), false)
-		addExpect(&inv.Expect.Orders, snap.Expect)
-		inv.Snapshots = append(inv.Snapshots, snap)
+		ib.EndUnit(u)
 	}
-	distinct := len(orderIDs)
+	return ib.Inventory(), nil
+}
+
+// InventoryBuilder counts the units of [World.Units] into an [Inventory]: a consumer that
+// also does something else with the units (verify's expectation) builds the inventory in the
+// same pass, from the same bytes. It is not safe for concurrent use.
+type InventoryBuilder struct {
+	inv       *Inventory
+	from      int
+	g         Garbage
+	h         hash.Hash
+	hashing   *Unit
+	byType    [numEventKinds]int // by event kind, for the unit being counted
+	odsEvents int
+	orderIDs  map[string]struct{} // distinct order ids over all snapshots (ODS FINAL)
+}
+
+// NewInventoryBuilder starts the inventory of run days [from, from+n) with garbage g (the
+// settings the units were planned with).
+func (w *World) NewInventoryBuilder(from, n int, g Garbage) *InventoryBuilder {
+	return &InventoryBuilder{
+		inv: &Inventory{Seed: w.seed, GeneratorVersion: Version, CatalogSHA256: w.catalog.SHA256, Scale: w.Scale(),
+			Garbage: g,
+			Days:    []InventoryDay{}, Snapshots: []InventorySnapshot{}},
+		from: from, g: g, h: sha256.New(), orderIDs: map[string]struct{}{},
+	}
+}
+
+// AddBatch counts a batch of u's clean messages; call it for each, in order, before EndUnit.
+func (ib *InventoryBuilder) AddBatch(u *Unit, b *Batch) {
+	ib.begin(u)
+	for i := range b.Msgs {
+		ib.h.Write(b.Value(i))
+		ib.h.Write(newline)
+		if u.Kind == HitsUnit {
+			ib.byType[b.Msgs[i].Type]++
+		} else {
+			ib.orderIDs[string(b.Key(i))] = struct{}{}
+		}
+	}
+}
+
+// begin starts counting u unless it is the unit being counted.
+func (ib *InventoryBuilder) begin(u *Unit) {
+	if ib.hashing != u {
+		ib.hashing = u
+		ib.h.Reset()
+		ib.byType = [len(ib.byType)]int{}
+	}
+}
+
+// EndUnit counts u's extras, once its batches were added, and returns the unit's entry: the
+// SHA-256 of its clean messages and what the stand must hold after it.
+func (ib *InventoryBuilder) EndUnit(u *Unit) (cleanSHA256 string, exp Expect) {
+	ib.begin(u)
+	ib.hashing = nil
+	sum := hex.EncodeToString(ib.h.Sum(nil))
+	inv := ib.inv
+	if u.Kind == HitsUnit {
+		x := InventoryDay{Day: u.Day, Date: DayDate(u.Day).String(), Events: u.Len, SHA256: sum, ByType: map[string]int{}}
+		for _, t := range schema.EventTypes {
+			x.ByType[t] = 0
+		}
+		for kind, c := range ib.byType {
+			if c > 0 {
+				x.ByType[eventTypeOf(uint8(kind))] += c
+			}
+		}
+		x.Messages, x.Garbage, x.Redelivered, x.Expect = tally(u.Extras, HitGarbageClasses, u.Len, true)
+		ib.odsEvents += *x.Expect.ODSEvents
+		addExpect(&inv.Expect.Hits, x.Expect)
+		inv.Days = append(inv.Days, x)
+		return sum, x.Expect
+	}
+	x := InventorySnapshot{Day: u.Day, Date: DayDate(u.Day).String(), Rows: u.Len, SHA256: sum}
+	x.Messages, x.Garbage, x.Redelivered, x.Expect = tally(u.Extras, OrderGarbageClasses, u.Len, false)
+	addExpect(&inv.Expect.Orders, x.Expect)
+	inv.Snapshots = append(inv.Snapshots, x)
+	if born, classes, ok := u.Closes(); ok && born >= ib.from {
+		for i := range inv.Days {
+			if inv.Days[i].Day == born {
+				inv.Days[i].Orders = classes
+			}
+		}
+	}
+	return sum, x.Expect
+}
+
+// Inventory returns the inventory of the units counted so far (all of the range, once the
+// units are through).
+func (ib *InventoryBuilder) Inventory() *Inventory {
+	inv := ib.inv
+	ods, distinct := ib.odsEvents, len(ib.orderIDs)
+	inv.Expect.Hits.ODSEvents = &ods
 	inv.Expect.Orders.ODSOrders = &distinct
 	if inv.Expect.Orders.ODSErrors == nil {
 		inv.Expect.Orders.ODSErrors = map[string]int{}
@@ -272,10 +323,7 @@ func (w *World) Inventory(ctx context.Context, from, n int, opt PlayOptions, g G
 	if inv.Expect.Hits.ODSErrors == nil {
 		inv.Expect.Hits.ODSErrors = map[string]int{}
 	}
-	for _, d := range ClosedDays(from, n) {
-		inv.Days[d-from].Orders = book.Classes(d)
-	}
-	return inv, nil
+	return inv
 }
 
 var newline = []byte{'\n'}

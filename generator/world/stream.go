@@ -15,7 +15,8 @@ type Msg struct {
 }
 
 // Batch is a run of consecutive clean events of one day, rendered: keys (decimal ClientID) and
-// values (canonical JSON) packed into Data. A Batch handed to the emit callback is owned by
+// values (canonical JSON) packed into Data; or, with Day nil, the rows of a snapshot keyed by
+// order_id (see [Unit.Batches]). A Batch handed to the emit callback is owned by
 // the callback: the pipeline never touches it again.
 type Batch struct {
 	Day  *Day
@@ -46,16 +47,23 @@ func (b *Batch) Release() {
 	batchPool.Put(b)
 }
 
-// RenderBatch renders events [from, to) of day into a new Batch.
-func (day *Day) RenderBatch(from, to int) *Batch {
+// newBatch returns an empty Batch, recycled when one was released, with room for want bytes.
+func newBatch(want int) *Batch {
 	b, _ := batchPool.Get().(*Batch)
 	if b == nil {
 		b = &Batch{}
 	}
-	if want := (to - from) * 1300; cap(b.Data) < want {
+	if cap(b.Data) < want {
 		b.Data = make([]byte, 0, want)
 	}
-	*b = Batch{Day: day, From: from, Msgs: b.Msgs[:0], Data: b.Data[:0]}
+	*b = Batch{Msgs: b.Msgs[:0], Data: b.Data[:0]}
+	return b
+}
+
+// RenderBatch renders events [from, to) of day into a new Batch.
+func (day *Day) RenderBatch(from, to int) *Batch {
+	b := newBatch((to - from) * 1300)
+	b.Day, b.From = day, from
 	for i := from; i < to; i++ {
 		var m Msg
 		m.Key[0] = int32(len(b.Data))

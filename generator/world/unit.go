@@ -1,0 +1,299 @@
+package world
+
+import (
+	"cmp"
+	"context"
+	"errors"
+	"iter"
+	"slices"
+)
+
+// UnitKind says what a [Unit] carries.
+type UnitKind uint8
+
+const (
+	// HitsUnit is the hits of one model day: its clean events, keyed by decimal ClientID, in
+	// the order of batch --file, with the day's malformed messages and redeliveries.
+	HitsUnit UnitKind = iota + 1
+	// SnapshotUnit is the orders snapshot of one model day: its rows, keyed by order_id, in
+	// ascending order_id, with the snapshot's malformed rows and redeliveries.
+	SnapshotUnit
+)
+
+func (k UnitKind) String() string {
+	switch k {
+	case HitsUnit:
+		return "hits"
+	case SnapshotUnit:
+		return "snapshot"
+	}
+	return "unit?"
+}
+
+// Parts chooses which units a run plans: its hits, its snapshots, or both.
+type Parts uint8
+
+const (
+	// Hits plans the hits of every run day.
+	Hits Parts = 1 << iota
+	// Snapshots plans, for each run day X, the snapshot of day X−1 (none for X = 0).
+	Snapshots
+)
+
+// UnitOptions tune [World.Units]. The zero value plans the hits and the snapshots of the run
+// days, without garbage, rendering on all cores.
+type UnitOptions struct {
+	// Parts chooses the units; 0 means Hits|Snapshots.
+	Parts Parts
+	// Garbage says which malformed messages and redeliveries are added; the zero value adds
+	// none.
+	Garbage Garbage
+	// Workers renders the hits' batches on this many goroutines; 0 means GOMAXPROCS. The
+	// units do not depend on it.
+	Workers int
+}
+
+// Unit is one planned unit of a run: what one model day sends on topic hits, or one snapshot
+// on topic orders. Its messages, in sending order, are its Len clean messages (streamed by
+// [Unit.Batches]) with its Extras interleaved: Extras[j] goes right before clean message
+// Extras[j].After, or after the last one when After == Len ([Unit.ExtrasAt] finds them).
+//
+// A Unit is a pure function of the world, its kind, its day and the garbage settings: the
+// sender, the inventory ([InventoryBuilder]) and reconciliation all consume the same units
+// from [World.Units], so what they send, count and expect cannot disagree.
+type Unit struct {
+	Kind UnitKind
+	// Day is the model day of the hits, or the day whose end the snapshot shows.
+	Day int
+	// Len is the number of clean messages (events or rows).
+	Len int
+	// Extras are the malformed messages and redeliveries added to the clean ones, sorted by
+	// After. They stay valid after the unit's batches are released.
+	Extras []Extra
+	// Hits is the generated day of a HitsUnit (its events, visits and purchases); nil for a
+	// snapshot.
+	Hits *Day
+
+	src   *batchSource // hits: the run's batches, shared by its hit units
+	first *Batch       // the unit's first batch, not yet handed out
+	done  bool         // every batch of the unit was taken
+	book  *OrderBook   // snapshots: the run's book
+}
+
+// Batches yields the unit's clean messages in order, in batches of at most [BatchEvents]
+// (a snapshot comes as one batch, with Day nil and zero Msg.UTC and Msg.Type). Each batch
+// belongs to the caller, who may [Batch.Release] it once nothing refers to its bytes (a sink
+// acknowledged them) or keep it; memory stays bounded by the batches the caller keeps.
+//
+// Range over Batches at most once, before the loop over [World.Units] moves on; batches not
+// taken are released when it does. If generation fails (the context is done), Batches ends
+// early and the error is the next element of [World.Units].
+func (u *Unit) Batches() iter.Seq[*Batch] {
+	return func(yield func(*Batch) bool) {
+		for {
+			b := u.take()
+			if b == nil || !yield(b) {
+				return
+			}
+		}
+	}
+}
+
+// take hands out the unit's next batch, nil after its last.
+func (u *Unit) take() *Batch {
+	if u.done {
+		return nil
+	}
+	b := u.first
+	u.first = nil
+	if b == nil {
+		var err error
+		var ok bool
+		if b, err, ok = u.src.next(); !ok || err != nil {
+			u.src.err, u.done = err, true
+			return nil
+		}
+	}
+	u.done = b.Last
+	return b
+}
+
+// drain releases the batches the consumer did not take.
+func (u *Unit) drain() {
+	for b := u.take(); b != nil; b = u.take() {
+		b.Release()
+	}
+}
+
+// ExtrasAt returns the extras that go right before clean message i (0 ≤ i < Len), or, for
+// i == Len, those that go after the last clean message. The slice aliases u.Extras.
+func (u *Unit) ExtrasAt(i int) []Extra {
+	lo, _ := slices.BinarySearchFunc(u.Extras, i, func(e Extra, at int) int { return cmp.Compare(e.After, at) })
+	hi := lo
+	for hi < len(u.Extras) && u.Extras[hi].After == i {
+		hi++
+	}
+	return u.Extras[lo:hi]
+}
+
+// Closes returns, for a snapshot, the birth day whose order window it closes (Day−6) and the
+// final reconciliation classes of that day's orders; ok is false for hits and for snapshots
+// of days before 6.
+func (u *Unit) Closes() (born int, classes *OrderClasses, ok bool) {
+	born = u.Day - orderWindowDays + 1
+	if u.Kind != SnapshotUnit || born < 0 {
+		return 0, nil, false
+	}
+	return born, u.book.Classes(born), true
+}
+
+// batchSource pulls the batches of World.Play one at a time.
+type batchSource struct {
+	next func() (*Batch, error, bool)
+	err  error
+}
+
+var errUnitsStopped = errors.New("world: units: consumer stopped")
+
+// Units returns the planned units of run days [from, from+n) in sending order: the hits of
+// days from … from+n−1, then, for each run day X, the snapshot of day X−1 (none for X = 0),
+// each with the extras of opt.Garbage. It is how clickgen batch, snapshot and run send, how
+// the inventory counts and how verify expects; n may be huge for a run that stops on its own
+// (stop ranging), since units are made as they are reached.
+//
+// Days are generated once and rendered ahead on opt.Workers goroutines, but the sequence is
+// the same bytes whatever the workers. Memory stays bounded by a day's model, a window of
+// batches and the batches the caller keeps (see [Unit.Batches]), not by n. A snapshot's days
+// are taken from the hits just played when both are planned, generated otherwise.
+//
+// An error (opt.Garbage invalid, ctx done) is yielded as the last element, with a nil Unit.
+// Units do not outlive the loop iteration that yields them, except for their Extras and the
+// batches the caller took.
+//
+// A sender iterates it so (see the example):
+//
+//	for u, err := range w.Units(ctx, from, n, opt) {
+//		if err != nil {
+//			return err
+//		}
+//		for b := range u.Batches() {
+//			for i := range b.Msgs {
+//				for _, x := range u.ExtrasAt(b.From + i) {
+//					send(x.Key, x.Value)
+//				}
+//				send(b.Key(i), b.Value(i))
+//			}
+//		}
+//		for _, x := range u.ExtrasAt(u.Len) {
+//			send(x.Key, x.Value)
+//		}
+//		flush() // then release the unit's batches
+//	}
+func (w *World) Units(ctx context.Context, from, n int, opt UnitOptions) iter.Seq2[*Unit, error] {
+	return func(yield func(*Unit, error) bool) {
+		if err := opt.Garbage.Validate(); err != nil {
+			yield(nil, err)
+			return
+		}
+		parts := opt.Parts
+		if parts == 0 {
+			parts = Hits | Snapshots
+		}
+		var book *OrderBook
+		if parts&Snapshots != 0 {
+			book = NewOrderBook(w)
+		}
+		if parts&Hits != 0 && !w.hitUnits(ctx, from, n, opt, book, yield) {
+			return
+		}
+		if parts&Snapshots == 0 {
+			return
+		}
+		for x := from; x < from+n; x++ {
+			d := x - 1
+			if d < 0 {
+				continue
+			}
+			if err := ctx.Err(); err != nil {
+				yield(nil, err)
+				return
+			}
+			u, err := w.snapshotUnit(book, d, opt.Garbage)
+			if err != nil {
+				yield(nil, err)
+				return
+			}
+			more := yield(u, nil)
+			u.drain()
+			if !more {
+				return
+			}
+			book.Forget(d - 5) // later snapshots need births from d−5 on
+		}
+	}
+}
+
+// hitUnits yields the hit units of days [from, from+n), feeding book (if any) with each day;
+// it reports whether the consumer wants more.
+func (w *World) hitUnits(ctx context.Context, from, n int, opt UnitOptions, book *OrderBook, yield func(*Unit, error) bool) bool {
+	popt := PlayOptions{Workers: opt.Workers}
+	if book != nil {
+		popt.OnDay = book.Add
+	}
+	batches := func(yield func(*Batch, error) bool) {
+		err := w.Play(ctx, from, n, popt, func(b *Batch) error {
+			if !yield(b, nil) {
+				return errUnitsStopped
+			}
+			return nil
+		})
+		if err != nil && !errors.Is(err, errUnitsStopped) {
+			yield(nil, err)
+		}
+	}
+	next, stop := iter.Pull2(batches)
+	defer stop()
+	src := &batchSource{next: next}
+	for {
+		b, err, ok := next()
+		if !ok {
+			return true
+		}
+		if err != nil {
+			yield(nil, err)
+			return false
+		}
+		day := b.Day
+		u := &Unit{Kind: HitsUnit, Day: day.N, Len: day.Len(), Extras: day.HitExtras(opt.Garbage), Hits: day, src: src, first: b}
+		more := yield(u, nil)
+		u.drain()
+		if !more {
+			return false
+		}
+		if src.err != nil {
+			yield(nil, src.err)
+			return false
+		}
+	}
+}
+
+// snapshotUnit renders snapshot d and its extras.
+func (w *World) snapshotUnit(book *OrderBook, d int, g Garbage) (*Unit, error) {
+	rows, keys, err := book.SnapshotRows(d)
+	if err != nil {
+		return nil, err
+	}
+	b := newBatch(len(rows) * 600)
+	for i := range rows {
+		var m Msg
+		m.Key[0] = int32(len(b.Data))
+		b.Data = append(b.Data, keys[i]...)
+		m.Key[1] = int32(len(b.Data))
+		m.Value[0] = m.Key[1]
+		b.Data = append(b.Data, rows[i]...)
+		m.Value[1] = int32(len(b.Data))
+		b.Msgs = append(b.Msgs, m)
+	}
+	b.Last = true
+	return &Unit{Kind: SnapshotUnit, Day: d, Len: len(rows), Extras: w.OrderExtras(d, rows, keys, g), first: b, book: book}, nil
+}
