@@ -489,13 +489,12 @@ func checkRun(ctx context.Context, sio *stdio, embedded *broker.Broker, w *world
 	} else {
 		ctx, cancel := context.WithTimeout(ctx, 10*time.Minute)
 		defer cancel()
-		addrs := embedded.Addrs()
 		var err error
 		if out.Stopped == play.StopDays && plan.days > 0 {
-			problems, err = reconcileRun(ctx, sio.out, addrs, w, plan, held)
+			problems, err = reconcileRun(ctx, sio.out, embedded.Addrs(), w, plan, held)
 		} else {
 			fmt.Fprintf(sio.out, "The run was cut short (stop condition: %s): checking that the topics hold exactly what was acknowledged.\n", out.Stopped)
-			problems, err = checkHeld(ctx, sio.out, addrs, plan.topics(), st, held)
+			problems, held, err = reconcile.CheckHeld(ctx, sio.out, embedded.Addrs(), plan.topics(), st)
 		}
 		if err != nil {
 			return fmt.Errorf("reading back from the embedded broker: %w", err)
@@ -521,27 +520,17 @@ func checkRun(ctx context.Context, sio *stdio, embedded *broker.Broker, w *world
 	return nil
 }
 
-// reconcileRun reads both topics back through a reconcile.Checker (never holding them) and
-// writes the reconciliation table to out. Topics the plan did not write are not judged.
+// reconcileRun reads the topics the plan wrote back through a reconcile.Checker (never
+// holding them) and writes the reconciliation table to out; held gets what each topic holds.
 func reconcileRun(ctx context.Context, out io.Writer, addrs []string, w *world.World, plan *runPlan, held map[string]int64) ([]string, error) {
 	exp, err := reconcile.Expect(ctx, w, plan.p.Play.Day, plan.days, plan.g, reconcile.Options{Workers: plan.play.Workers})
 	if err != nil {
 		return nil, err
 	}
 	c := exp.NewChecker()
-	for _, t := range plan.topics() {
-		add := c.AddHit
-		if t == "orders" {
-			add = c.AddOrder
-		}
-		err := broker.ConsumeFunc(ctx, addrs, t, func(r broker.Record) error {
-			add(reconcile.Message{Partition: r.Partition, Offset: r.Offset, Key: r.Key, Value: r.Value})
-			held[t]++
-			return nil
-		})
-		if err != nil {
-			return nil, err
-		}
+	err = c.ReadTopics(ctx, addrs, plan.play.Hits, plan.play.Orders, nil, func(t string, n int64, _ time.Duration) { held[t] = n })
+	if err != nil {
+		return nil, err
 	}
 	res := c.Result()
 	if plan.hits && plan.snaps {
@@ -553,75 +542,10 @@ func reconcileRun(ctx context.Context, out io.Writer, addrs []string, w *world.W
 		}
 		return nil, nil
 	}
-	// One topic was played: the full table would list the other one as missing.
-	tr := &res.Hits
-	if plan.snaps {
-		tr = &res.Orders
+	topic := plan.play.Hits + plan.play.Orders // the one played
+	ok, err := res.WriteTopic(out, topic)
+	if err != nil || ok {
+		return nil, err
 	}
-	fmt.Fprintf(out, "Only topic %s was played; reconciling it alone against the inventory.\n", tr.Topic)
-	for _, u := range tr.Units {
-		what := "day"
-		if tr.Topic == "orders" {
-			what = "snapshot"
-		}
-		fmt.Fprintf(out, "%s %s %d %s: %d messages arrived of %d sent, clean hash %s: %s\n",
-			tr.Topic, what, u.Day, u.Date, u.Got.Messages, u.Want.Messages, okText(u.SHA256OK, "matches", "DIFFERS"), okText(u.OK, "ok", "DIFFERS"))
-	}
-	fmt.Fprintf(out, "%s unexpected: %d messages\n", tr.Topic, tr.Unexpected.Messages)
-	if !tr.OK {
-		return []string{fmt.Sprintf("topic %s does not reconcile with the inventory", tr.Topic)}, nil
-	}
-	fmt.Fprintf(out, "OK: every %s message sent arrived as often as it was sent, with its key, in its partition, and nothing else.\n", tr.Topic)
-	return nil, nil
-}
-
-func okText(ok bool, yes, no string) string {
-	if ok {
-		return yes
-	}
-	return no
-}
-
-// checkHeld counts what each topic holds, per partition, and compares it with what the sink
-// acknowledged.
-func checkHeld(ctx context.Context, out io.Writer, addrs []string, topics []string, st sink.Stats, held map[string]int64) ([]string, error) {
-	var problems []string
-	for _, t := range topics {
-		parts := map[int32]int64{}
-		err := broker.ConsumeFunc(ctx, addrs, t, func(r broker.Record) error {
-			parts[r.Partition]++
-			held[t]++
-			return nil
-		})
-		if err != nil {
-			return nil, err
-		}
-		acked := st.Topics[t]
-		same := held[t] == acked.Acked && len(parts) == len(acked.Partitions)
-		for p, n := range parts {
-			same = same && acked.Partitions[p] == n
-		}
-		verdict := "ok"
-		if !same {
-			verdict = "DIFFERS"
-			problems = append(problems, fmt.Sprintf("%s holds %d messages %s, %d were acknowledged %s",
-				t, held[t], partitionList(parts), acked.Acked, partitionList(acked.Partitions)))
-		}
-		fmt.Fprintf(out, "%s: %d acknowledged %s, %d in the topic %s: %s\n", t, acked.Acked, partitionList(acked.Partitions), held[t], partitionList(parts), verdict)
-	}
-	return problems, nil
-}
-
-// partitionList spells per-partition counts as "(partitions 0:12 1:15)".
-func partitionList(m map[int32]int64) string {
-	if len(m) == 0 {
-		return "(empty)"
-	}
-	var b strings.Builder
-	b.WriteString("(partitions")
-	for _, p := range sortedKeys(m) {
-		fmt.Fprintf(&b, " %d:%d", p, m[p])
-	}
-	b.WriteString(")")
-	return b.String()
+	return []string{fmt.Sprintf("topic %s does not reconcile with the inventory", topic)}, nil
 }

@@ -4,12 +4,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"strings"
 	"time"
 
 	"github.com/spf13/pflag"
 
-	"github.com/clickgen/clickgen/generator/broker"
 	"github.com/clickgen/clickgen/generator/reconcile"
 	"github.com/clickgen/clickgen/generator/sink"
 	"github.com/clickgen/clickgen/generator/world"
@@ -142,25 +140,14 @@ Exit status: 0 when everything agrees, 1 when anything differs or the topics can
 	rctx, cancel := context.WithTimeout(ctx, *timeout)
 	defer cancel()
 	c := e.NewChecker()
-	brokers := sf.brokers
-	for _, tp := range []struct {
-		name string
-		add  func(reconcile.Message)
-	}{{*hitsTopic, c.AddHit}, {*ordersTopic, c.AddOrder}} {
-		t := time.Now()
-		n := 0
-		err := broker.ConsumeFunc(rctx, brokers, tp.name, func(r broker.Record) error {
-			tp.add(reconcile.Message{Partition: r.Partition, Offset: r.Offset, Key: r.Key, Value: r.Value})
-			n++
-			return nil
-		}, sf.kafkaOpts()...)
-		if err != nil {
-			if errors.Is(err, context.DeadlineExceeded) && ctx.Err() == nil {
-				err = fmt.Errorf("%w (--timeout %v)", err, *timeout)
-			}
-			return fmt.Errorf("verify: %w", err)
+	err = c.ReadTopics(rctx, sf.brokers, *hitsTopic, *ordersTopic, sf.kafkaOpts(), func(t string, n int64, took time.Duration) {
+		fmt.Fprintf(sio.err, "clickgen: verify: read %d messages of %s in %v\n", n, t, took.Round(time.Millisecond))
+	})
+	if err != nil {
+		if errors.Is(err, context.DeadlineExceeded) && ctx.Err() == nil {
+			err = fmt.Errorf("%w (--timeout %v)", err, *timeout)
 		}
-		fmt.Fprintf(sio.err, "clickgen: verify: read %d messages of %s in %v\n", n, tp.name, time.Since(t).Round(time.Millisecond))
+		return fmt.Errorf("verify: %w", err)
 	}
 	r := c.Result()
 	if err := r.WriteTable(sio.out); err != nil {
@@ -172,18 +159,8 @@ Exit status: 0 when everything agrees, 1 when anything differs or the topics can
 		}
 	}
 	if !r.OK {
-		var parts []string
-		for _, k := range reconcile.DiffKinds {
-			if n := r.Differences[k]; n > 0 {
-				parts = append(parts, fmt.Sprintf("%d %s", n, strings.ReplaceAll(k, "_", " ")))
-			}
-		}
-		what := "the counts differ"
-		if len(parts) > 0 {
-			what = strings.Join(parts, ", ")
-		}
 		return fmt.Errorf("verify: %s and %s differ from what run %s (seed %d) sends: %s",
-			*hitsTopic, *ordersTopic, runDaysName(df.day, df.days), w.Seed(), what)
+			*hitsTopic, *ordersTopic, runDaysName(df.day, df.days), w.Seed(), r.Summary())
 	}
 	return nil
 }
