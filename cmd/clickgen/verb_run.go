@@ -264,11 +264,16 @@ func runRun(ctx context.Context, sio *stdio, args []string) error {
 		return err
 	}
 	setMemoryLimit(p.World.Scale)
-	plan, err := newRunPlan(p, rf, w)
-	if err != nil {
-		return err
+	every := rf.interval
+	if p.Pacing.Mode == profiles.PaceReplay && !rf.fs.Changed("interval") {
+		every = time.Minute
 	}
-
+	var pl *player // set before the run starts, which is when progress is reported
+	plan, err := p.Plan(w, profiles.PlanOptions{Workers: rf.sf.workers(rf.workers), ReplayEvery: every,
+		ReplayProgress: func(s pace.Snapshot) { replayLine(pl, p.Play.Day, s) }})
+	if err != nil {
+		return usagef("run", "%v", err)
+	}
 	sf := rf.sf
 	var embedded *broker.Broker
 	if len(sf.brokers) == 0 {
@@ -280,29 +285,35 @@ func runRun(ctx context.Context, sio *stdio, args []string) error {
 		fmt.Fprintf(sio.err, "clickgen: embedded broker on %s (topics hits/2, orders/1), gone when the run ends\n", sf.brokers)
 	}
 	snk, err := withMetrics("run", sf.metricsAddr, sio.err, func() (sink.Sink, error) {
-		return openRunSink(ctx, sf, plan.topics(), sio.err)
+		return openRunSink(ctx, sf, topicsOf(plan), sio.err)
 	})
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(sio.err, "clickgen: run %s: %s\n", p.Name, plan)
-	var pl *player
-	if plan.play.Pacing.ByCount {
+	fmt.Fprintf(sio.err, "clickgen: run %s: %s, rendering on %d of %d cores\n", p.Name, p.Describe(), plan.Workers, runtime.GOMAXPROCS(0))
+	var meter *play.Meter
+	if plan.Pacing.ByCount {
 		// Built before the progress goroutine starts, which reads it.
-		plan.meter = play.NewMeter(snk, plan.shape, plan.play.Pacing.Runner)
-		pl = newPlayerLines(sio, snk, sf.flushTimeout, 0, rf.interval, plan.meter.Line)
+		meter = play.NewMeter(snk, plan.Pacing.Shape, plan.Pacing.Runner)
+		pl = newPlayerLines(sio, snk, sf.flushTimeout, 0, rf.interval, meter.Line)
 	} else {
 		pl = newPlayer(sio, snk, sf.flushTimeout, 0)
 	}
-	plan.log = pl.Logf
-	out, runErr := pl.play(ctx, plan.play)
-	if plan.meter != nil {
-		plan.finishStress(pl, out, runErr)
+	out, runErr := pl.play(ctx, plan)
+	if meter != nil {
+		finishStress(pl, meter, p, out, runErr)
 	}
 	if err := pl.finish(runErr, sf.report); err != nil {
 		return err
 	}
-	return checkRun(ctx, sio, embedded, w, p, plan, out, snk.Stats())
+	return checkRun(ctx, sio, embedded, p, plan, out, snk.Stats())
+}
+
+// replayLine is the progress line of a replayed run.
+func replayLine(pl *player, from int, s pace.Snapshot) {
+	m := s.Model
+	pl.Logf("played %d, model time day %d %02d:%02d, lag %.1fs (max %.1fs)",
+		s.Sent, from+int(m/(24*time.Hour)), int(m.Hours())%24, int(m.Minutes())%60, s.Lag.Seconds(), s.MaxLag.Seconds())
 }
 
 // openRunSink connects a Kafka sink to sf's brokers and checks (or creates) the topics.
@@ -330,147 +341,26 @@ func openRunSink(ctx context.Context, sf *sinkFlags, topics []string, stderr io.
 	return k, nil
 }
 
-// runPlan is a resolved profile: the engine's plan and what printing the run needs.
-type runPlan struct {
-	p     profiles.Profile
-	g     world.Garbage
-	days  int // run days; 0 for endless
-	hits  bool
-	snaps bool
-	play  play.Plan
-	shape pace.Pacer  // the rate shape (mode rate), before the duration cut-off
-	meter *play.Meter // mode rate: interval lines and the extended report
-	every time.Duration
-	// maxRate is the ceiling on top of the schedule, 0 for none.
-	maxRate pace.Rate
-	// log prints a progress line, once the run has a player.
-	log func(format string, args ...any)
-}
-
-func newRunPlan(p profiles.Profile, rf *runFlags, w *world.World) (*runPlan, error) {
-	plan := &runPlan{p: p, g: p.Garbage, days: p.Play.Days, every: rf.interval}
-	if p.Play.Endless {
-		plan.days = 0
-	}
-	plan.hits = p.Play.Send == profiles.SendHits || p.Play.Send == profiles.SendBoth
-	plan.snaps = p.Play.Send == profiles.SendSnapshots || p.Play.Send == profiles.SendBoth
-	plan.play = play.Plan{World: w, From: p.Play.Day, Days: plan.days, Garbage: plan.g,
-		Stop: play.Stop{Messages: p.Stop.Messages, Duration: p.Stop.Duration}, Workers: rf.sf.workers(rf.workers)}
-	if plan.hits {
-		plan.play.Hits = "hits"
-	}
-	if plan.snaps {
-		plan.play.Orders = "orders"
-	}
-	var schedule pace.Schedule
-	var opts []pace.Opt
-	if r := p.Pacing.MaxRate; r != 0 {
-		plan.maxRate = r
-		opts = append(opts, pace.WithMaxRate(r))
-		schedule = func(uint64, time.Duration) (time.Duration, bool) { return 0, true } // only the ceiling
-	}
-	switch p.Pacing.Mode {
-	case profiles.PaceReplay:
-		s, err := pace.Replay(p.Pacing.Speed)
-		if err != nil {
-			return nil, usagef("run", "pacing.speed: %v", err)
-		}
-		schedule = s
-		if !rf.fs.Changed("interval") {
-			plan.every = time.Minute
-		}
-	case profiles.PaceRate:
-		var err error
-		shape := p.Shape().Pacer
-		plan.shape = shape
-		cut := shape
-		if p.Stop.Duration > 0 {
-			if cut, err = pace.Until(shape, p.Stop.Duration); err != nil {
-				return nil, usagef("run", "stop.duration: %v", err)
-			}
-		}
-		schedule = pace.ByCount(cut)
-		plan.play.Pacing = play.Pacing{ByCount: true, Shape: shape}
-	}
-	if schedule != nil {
-		if p.Pacing.Mode == profiles.PaceReplay {
-			opts = append(opts, pace.WithProgress(plan.every, plan.replayProgress))
-		}
-		runner, err := pace.NewRunner(schedule, opts...)
-		if err != nil {
-			return nil, usagef("run", "%v", err)
-		}
-		plan.play.Pacing.Runner = runner
-	}
-	return plan, nil
-}
-
-// replayProgress is the progress line of a replayed run, printed by the player once the run
-// has one.
-func (plan *runPlan) replayProgress(s pace.Snapshot) {
-	if plan.log == nil {
-		return
-	}
-	m := s.Model
-	plan.log("played %d, model time day %d %02d:%02d, lag %.1fs (max %.1fs)",
-		s.Sent, plan.p.Play.Day+int(m/(24*time.Hour)), int(m.Hours())%24, int(m.Minutes())%60, s.Lag.Seconds(), s.MaxLag.Seconds())
-}
-
-// topics lists the topics the plan writes.
-func (plan *runPlan) topics() []string {
-	var t []string
-	if plan.hits {
-		t = append(t, "hits")
-	}
-	if plan.snaps {
-		t = append(t, "orders")
-	}
-	return t
-}
-
-// String says in one line what the plan plays.
-func (plan *runPlan) String() string {
-	p := plan.p
-	var b strings.Builder
-	if plan.days == 0 {
-		fmt.Fprintf(&b, "model days from %d on", p.Play.Day)
-	} else {
-		fmt.Fprintf(&b, "model days %d-%d", p.Play.Day, p.Play.Day+plan.days-1)
-	}
-	fmt.Fprintf(&b, " (%s), seed %d, scale %g", p.Play.Send, p.World.Seed, p.World.Scale)
-	switch p.Pacing.Mode {
-	case profiles.PaceReplay:
-		fmt.Fprintf(&b, ", replayed at x%g", p.Pacing.Speed)
-	case profiles.PaceRate:
-		fmt.Fprintf(&b, ", paced at %s", play.ShapeName(plan.shape))
-	default:
-		b.WriteString(", unpaced")
-	}
-	if p.Pacing.MaxRate != 0 {
-		fmt.Fprintf(&b, " under %s", p.Pacing.MaxRate)
-	}
-	if p.Garbage.Rate > 0 || p.Garbage.Redeliver > 0 {
-		fmt.Fprintf(&b, ", garbage %g, redeliver %g", p.Garbage.Rate, p.Garbage.Redeliver)
-	}
-	if p.Stop.Duration > 0 {
-		fmt.Fprintf(&b, ", for %v", p.Stop.Duration)
-	}
-	if p.Stop.Messages > 0 {
-		fmt.Fprintf(&b, ", at most %d messages", p.Stop.Messages)
-	}
-	fmt.Fprintf(&b, ", rendering on %d of %d cores", plan.play.Workers, runtime.GOMAXPROCS(0))
-	return b.String()
-}
-
 // finishStress prints a rate-paced run's final line and prepares its report.
-func (plan *runPlan) finishStress(pl *player, out play.Result, runErr error) {
-	line, target, info := plan.meter.Finish(out, runErr, pl.start, plan.play.Stop, plan.maxRate)
+func finishStress(pl *player, m *play.Meter, p profiles.Profile, out play.Result, runErr error) {
+	line, target, info := m.Finish(out, runErr, pl.start, play.Stop{Messages: p.Stop.Messages, Duration: p.Stop.Duration}, p.Pacing.MaxRate)
 	pl.target = target
 	if !out.PacedFrom.IsZero() {
 		pl.start = out.PacedFrom // the achieved rate is over the paced time, not the setup
 	}
 	pl.Logf("%s", line)
-	pl.extend = func(r sink.Report) any { return plan.meter.Report(r, info) }
+	pl.extend = func(r sink.Report) any { return m.Report(r, info) }
+}
+
+// topicsOf lists the topics plan writes.
+func topicsOf(plan play.Plan) []string {
+	var t []string
+	for _, name := range []string{plan.Hits, plan.Orders} {
+		if name != "" {
+			t = append(t, name)
+		}
+	}
+	return t
 }
 
 // checkRun says whether the run delivered what it should. With the embedded broker it reads
@@ -478,23 +368,23 @@ func (plan *runPlan) finishStress(pl *player, out play.Result, runErr error) {
 // inventory (the table goes to stdout); a run cut short by a stop condition is checked to hold
 // exactly what was acknowledged, partition by partition. A profile's expected counts are then
 // compared with what the topics hold (or, with --brokers, with what was acknowledged).
-func checkRun(ctx context.Context, sio *stdio, embedded *broker.Broker, w *world.World, p profiles.Profile, plan *runPlan,
+func checkRun(ctx context.Context, sio *stdio, embedded *broker.Broker, p profiles.Profile, plan play.Plan,
 	out play.Result, st sink.Stats) error {
 	held := map[string]int64{}
 	var problems []string
 	if embedded == nil {
-		for _, t := range plan.topics() {
+		for _, t := range topicsOf(plan) {
 			held[t] = st.Topics[t].Acked
 		}
 	} else {
 		ctx, cancel := context.WithTimeout(ctx, 10*time.Minute)
 		defer cancel()
 		var err error
-		if out.Stopped == play.StopDays && plan.days > 0 {
-			problems, err = reconcileRun(ctx, sio.out, embedded.Addrs(), w, plan, held)
+		if out.Stopped == play.StopDays && plan.Days > 0 {
+			problems, err = reconcileRun(ctx, sio.out, embedded.Addrs(), plan, held)
 		} else {
 			fmt.Fprintf(sio.out, "The run was cut short (stop condition: %s): checking that the topics hold exactly what was acknowledged.\n", out.Stopped)
-			problems, held, err = reconcile.CheckHeld(ctx, sio.out, embedded.Addrs(), plan.topics(), st)
+			problems, held, err = reconcile.CheckHeld(ctx, sio.out, embedded.Addrs(), topicsOf(plan), st)
 		}
 		if err != nil {
 			return fmt.Errorf("reading back from the embedded broker: %w", err)
@@ -522,18 +412,18 @@ func checkRun(ctx context.Context, sio *stdio, embedded *broker.Broker, w *world
 
 // reconcileRun reads the topics the plan wrote back through a reconcile.Checker (never
 // holding them) and writes the reconciliation table to out; held gets what each topic holds.
-func reconcileRun(ctx context.Context, out io.Writer, addrs []string, w *world.World, plan *runPlan, held map[string]int64) ([]string, error) {
-	exp, err := reconcile.Expect(ctx, w, plan.p.Play.Day, plan.days, plan.g, reconcile.Options{Workers: plan.play.Workers})
+func reconcileRun(ctx context.Context, out io.Writer, addrs []string, plan play.Plan, held map[string]int64) ([]string, error) {
+	exp, err := reconcile.Expect(ctx, plan.World, plan.From, plan.Days, plan.Garbage, reconcile.Options{Workers: plan.Workers})
 	if err != nil {
 		return nil, err
 	}
 	c := exp.NewChecker()
-	err = c.ReadTopics(ctx, addrs, plan.play.Hits, plan.play.Orders, nil, func(t string, n int64, _ time.Duration) { held[t] = n })
+	err = c.ReadTopics(ctx, addrs, plan.Hits, plan.Orders, nil, func(t string, n int64, _ time.Duration) { held[t] = n })
 	if err != nil {
 		return nil, err
 	}
 	res := c.Result()
-	if plan.hits && plan.snaps {
+	if plan.Hits != "" && plan.Orders != "" {
 		if err := res.WriteTable(out); err != nil {
 			return nil, err
 		}
@@ -542,7 +432,7 @@ func reconcileRun(ctx context.Context, out io.Writer, addrs []string, w *world.W
 		}
 		return nil, nil
 	}
-	topic := plan.play.Hits + plan.play.Orders // the one played
+	topic := plan.Hits + plan.Orders // the one played
 	ok, err := res.WriteTopic(out, topic)
 	if err != nil || ok {
 		return nil, err
