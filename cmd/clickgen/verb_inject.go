@@ -4,11 +4,11 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"maps"
 	"slices"
 	"strconv"
 	"strings"
 
+	"github.com/clickgen/clickgen/generator/play"
 	"github.com/clickgen/clickgen/generator/sink"
 	"github.com/clickgen/clickgen/generator/world"
 )
@@ -44,28 +44,9 @@ exits 1. 'clickgen verify' afterwards lists every injected message as unexpected
 	if err := sf.resolve(); err != nil {
 		return err
 	}
-	k := *kind
-	if k == "" {
-		k = sf.topic
-		if k != world.KindHits && k != world.KindOrders {
-			return usagef("inject", "cannot tell from topic %q which contract to break: give --kind hits or --kind orders", sf.topic)
-		}
-	}
-	classes := world.GarbageClassesFor(k)
-	switch {
-	case classes == nil:
-		return usagef("inject", "--kind %q: want hits or orders", k)
-	case *class == "":
-		return usagef("inject", "--class is required: for %s one of %s", k, strings.Join(classes, ", "))
-	case !slices.Contains(world.AllGarbageClasses(), *class):
-		return usagef("inject", "unknown class %q: for hits one of %s; for orders one of %s", *class,
-			strings.Join(world.HitGarbageClasses, ", "), strings.Join(world.OrderGarbageClasses, ", "))
-	case !slices.Contains(classes, *class):
-		return usagef("inject", "class %s does not apply to %s: want one of %s", *class, k, strings.Join(classes, ", "))
-	case *count < 1:
-		return usagef("inject", "--count %d: want at least 1", *count)
-	case *day < 0:
-		return usagef("inject", "--day %d: model days start at 0", *day)
+	k, err := injectKind(sf.topic, *kind, *class, *count, *day)
+	if err != nil {
+		return err
 	}
 	w, err := wf.world()
 	if err != nil {
@@ -99,26 +80,44 @@ func injectAll(ctx context.Context, p *player, out io.Writer, topic, kind string
 	if kind == world.KindOrders {
 		from = "snapshot " + strconv.Itoa(day)
 	}
-	for i, e := range extras {
-		before := maps.Clone(p.snk.Stats().Topics[topic].Partitions)
-		if err := p.snk.Send(ctx, sink.Message{Topic: topic, Key: e.Key, Value: e.Value, Tag: uint32(day)}); err != nil {
-			return err
+	return play.Inject(ctx, p.snk, topic, day, extras, p.flushTimeout, func(i int, e *world.Extra, part int32) {
+		where, key := "", "(none)"
+		if part >= 0 {
+			where = ", partition " + strconv.Itoa(int(part))
 		}
-		if err := p.flush(); err != nil {
-			return fmt.Errorf("message %d of %d (%s %s) not delivered: %w", i+1, len(extras), e.Class, e.Kind, err)
-		}
-		where := ""
-		for part, n := range p.snk.Stats().Topics[topic].Partitions {
-			if n > before[part] {
-				where = ", partition " + strconv.Itoa(int(part))
-			}
-		}
-		key := "(none)"
 		if e.Key != nil {
 			key = string(e.Key)
 		}
 		fmt.Fprintf(out, "sent %d of %d to %s: %s %s (%s), key %s%s, %d bytes, derived from %s\n",
 			i+1, len(extras), topic, kind, e.Class, e.Kind, key, where, len(e.Value), from)
+	})
+}
+
+// injectKind checks inject's class, count and day and returns the contract to break: kind,
+// or the topic's name.
+func injectKind(topic, kind, class string, count, day int) (string, error) {
+	k := kind
+	if k == "" {
+		k = topic
+		if k != world.KindHits && k != world.KindOrders {
+			return "", usagef("inject", "cannot tell from topic %q which contract to break: give --kind hits or --kind orders", topic)
+		}
 	}
-	return nil
+	classes := world.GarbageClassesFor(k)
+	switch {
+	case classes == nil:
+		return "", usagef("inject", "--kind %q: want hits or orders", k)
+	case class == "":
+		return "", usagef("inject", "--class is required: for %s one of %s", k, strings.Join(classes, ", "))
+	case !slices.Contains(world.AllGarbageClasses(), class):
+		return "", usagef("inject", "unknown class %q: for hits one of %s; for orders one of %s", class,
+			strings.Join(world.HitGarbageClasses, ", "), strings.Join(world.OrderGarbageClasses, ", "))
+	case !slices.Contains(classes, class):
+		return "", usagef("inject", "class %s does not apply to %s: want one of %s", class, k, strings.Join(classes, ", "))
+	case count < 1:
+		return "", usagef("inject", "--count %d: want at least 1", count)
+	case day < 0:
+		return "", usagef("inject", "--day %d: model days start at 0", day)
+	}
+	return k, nil
 }

@@ -1,9 +1,11 @@
 package play
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"math"
 	"time"
 
@@ -292,5 +294,34 @@ func (r *runner) flushUnit(cur *UnitResult) error {
 		return incomplete(cur.Unit, err)
 	}
 	cur.Flushed, cur.Flush = true, time.Since(t)
+	return nil
+}
+
+// Inject sends extras to topic one at a time, each flushed (with the plan's flush timeout
+// semantics: flushTimeout, not ctx) before the next, and tells sent where each landed
+// (partition −1 when the sink does not say). tag is the model day the extras derive from.
+// A delivery failure names the message that was not delivered.
+func Inject(ctx context.Context, snk sink.Sink, topic string, tag int, extras []world.Extra, flushTimeout time.Duration,
+	sent func(i int, x *world.Extra, partition int32)) error {
+	r := &runner{plan: Plan{FlushTimeout: cmp.Or(flushTimeout, DefaultFlushTimeout)}, snk: snk}
+	for i := range extras {
+		x := &extras[i]
+		before := maps.Clone(snk.Stats().Topics[topic].Partitions)
+		if err := snk.Send(ctx, sink.Message{Topic: topic, Key: x.Key, Value: x.Value, Tag: uint32(tag)}); err != nil {
+			return err
+		}
+		if err := r.flush(); err != nil {
+			return fmt.Errorf("message %d of %d (%s %s) not delivered: %w", i+1, len(extras), x.Class, x.Kind, err)
+		}
+		part := int32(-1)
+		for p, n := range snk.Stats().Topics[topic].Partitions {
+			if n > before[p] {
+				part = p
+			}
+		}
+		if sent != nil {
+			sent(i, x, part)
+		}
+	}
 	return nil
 }
