@@ -143,9 +143,12 @@ func ConsumeFunc(ctx context.Context, brokers []string, topic string, fn func(Re
 	return nil
 }
 
+// ErrNoTopic is what [Consume] and [ConsumeFunc] wrap when the topic does not exist.
+var ErrNoTopic = errors.New("topic does not exist")
+
 func listErr(topic, where string, err error) error {
 	if errors.Is(err, kerr.UnknownTopicOrPartition) {
-		return fmt.Errorf("sink: topic %s does not exist on %s", topic, where)
+		return fmt.Errorf("sink: topic %s on %s: %w", topic, where, ErrNoTopic)
 	}
 	return fmt.Errorf("sink: list offsets of %s on %s: %w", topic, where, err)
 }
