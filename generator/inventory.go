@@ -68,13 +68,17 @@ type InventoryDay struct {
 	Orders *OrderClasses `json:"orders,omitempty"`
 }
 
-// OrderClasses counts a closed day's orders by the stand's reconciliation classes.
+// OrderClasses counts a closed day's orders by the stand's reconciliation classes. A class
+// with no order is left out of the JSON, as upstream's passport does
+// ({"match": 197, "cancelled": 20, "amount_delta": 6}): the stand's classes_vs_inventory
+// check compares each class present with a mart row, and a mart has no row for a class with
+// no order.
 type OrderClasses struct {
-	Match          int `json:"match"`
-	Cancelled      int `json:"cancelled"`
-	LostEvent      int `json:"lost_event"`
-	DuplicateEvent int `json:"duplicate_event"`
-	AmountDelta    int `json:"amount_delta"`
+	Match          int `json:"match,omitempty"`
+	Cancelled      int `json:"cancelled,omitempty"`
+	LostEvent      int `json:"lost_event,omitempty"`
+	DuplicateEvent int `json:"duplicate_event,omitempty"`
+	AmountDelta    int `json:"amount_delta,omitempty"`
 }
 
 // InventorySnapshot is one snapshot sent on topic orders.
