@@ -37,7 +37,9 @@ type Expect struct {
 	// StgRows is the raw rows: every message except empty values and tombstones.
 	StgRows int `json:"stg_rows"`
 	// ODSEvents (hits) is the rows of ods.event counted with FINAL: clean events once each,
-	// plus accepted_bad messages (fresh WatchIDs). ODSOrders (orders) is the distinct
+	// plus accepted_bad messages (fresh WatchIDs). Every one of them is filed under the day's
+	// date (EventDate, as ClickHouse reads it, is the day's own for accepted_bad rows too), so
+	// a day's ODSEvents is also the count ODS holds under that date. ODSOrders (orders) is the distinct
 	// order_ids of the snapshot's clean rows.
 	ODSEvents *int `json:"ods_events,omitempty"`
 	ODSOrders *int `json:"ods_orders,omitempty"`
