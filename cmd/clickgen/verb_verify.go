@@ -81,7 +81,8 @@ Every message that does not reconcile is a difference: missing (with day, class,
 unexpected (intake class, partition, key, offset and the first bytes), wrong partition, wrong key,
 or misclassified. The table goes to stdout; with --report FILE the full result as JSON. The
 topics must hold exactly what those runs sent: anything else (another day, a replayed day, an
-injected message) is a difference.
+injected message) is a difference. A topic the runs send nothing to (orders, for run day 0
+alone) may be absent.
 
 Exit status: 0 when everything agrees, 1 when anything differs or the topics cannot be read
 (within --connect-timeout and --timeout), 2 for usage errors.`)
