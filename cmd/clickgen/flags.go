@@ -29,13 +29,13 @@ func addWorldFlags(fs *pflag.FlagSet) *worldFlags {
 	wf := &worldFlags{fs: fs}
 	fs.Uint64Var(&wf.seed, "seed", world.CanonicalSeed, "world seed (env GENERATOR_SEED)")
 	fs.Float64Var(&wf.scale, "scale", 1, "multiply the inflow of new visitors (and events per day) by this factor")
-	fs.StringVar(&wf.catalog, "catalog", "", "catalog CSV `FILE` (sku,name,category,brand,price[,demand]) instead of the embedded one")
+	fs.StringVar(&wf.catalog, "catalog", "", "catalog CSV `FILE` (sku,name,category,brand,price[,demand]) instead of the embedded one (env GENERATOR_CATALOG)")
 	return wf
 }
 
 // world builds the world; a bad value or catalog is a usage error (nothing was sent).
 func (wf *worldFlags) world() (*world.World, error) {
-	if err := envFallback(wf.fs, "seed", "GENERATOR_SEED"); err != nil {
+	if err := envFallback(wf.fs, "seed", "GENERATOR_SEED", "catalog", "GENERATOR_CATALOG"); err != nil {
 		return nil, err
 	}
 	p := world.Params{Seed: wf.seed, Scale: wf.scale}

@@ -87,11 +87,12 @@ func addRunFlags(fs *pflag.FlagSet) *runFlags {
 	fs.IntVar(&rf.workers, "workers", 0, "days are generated on this many cores; 0 means all")
 	rf.gf = addGarbageFlags(fs)
 	rf.sf = addSinkFlags(fs)
-	// The shared helpers speak of the stand's environment variables; run reads none of them.
+	// The shared helpers speak of the stand's environment variables; run reads only
+	// GENERATOR_CATALOG (see profile).
 	usage := map[string]string{
 		"seed":    "world seed (world.seed)",
 		"scale":   "multiply the inflow of new visitors (and events per day) by this factor (world.scale)",
-		"catalog": "catalog CSV `FILE` (sku,name,category,brand,price[,demand]) instead of the embedded one (world.catalog)",
+		"catalog": "catalog CSV `FILE` (sku,name,category,brand,price[,demand]) instead of the embedded one (world.catalog; env GENERATOR_CATALOG)",
 		"day":     "first model day D, 0 = Monday 2026-06-01 (play.day)",
 		"days":    "number of run days (play.days; ends play.endless)",
 		"brokers": "Kafka bootstrap `HOSTS`, comma-separated; without it, an embedded broker is played into and read back",
@@ -131,6 +132,10 @@ func (rf *runFlags) profile() (profiles.Profile, error) {
 	what := "profile " + p.Name
 	if rf.profileFile != "" {
 		what = rf.profileFile
+	}
+	// The one stand variable run reads: an image with a baked catalog plays it in every verb.
+	if err := envFallback(fs, "catalog", "GENERATOR_CATALOG"); err != nil {
+		return p, err
 	}
 	p, err = p.Apply(rf.overrides())
 	var invalid *profiles.InvalidError

@@ -80,7 +80,8 @@ Every message that does not reconcile is a difference: missing (with day, class,
 unexpected (intake class, partition, key, offset and the first bytes), wrong partition, wrong key,
 or misclassified. The table goes to stdout; with --report FILE the full result as JSON. The
 topics must hold exactly what those runs sent: anything else (another day, a replayed day, an
-injected message) is a difference.
+injected message) is a difference. A topic the runs send nothing to (orders, for run day 0
+alone) may be absent.
 
 Exit status: 0 when everything agrees, 1 when anything differs or the topics cannot be read
 (within --connect-timeout and --timeout), 2 for usage errors.`)
@@ -141,6 +142,10 @@ Exit status: 0 when everything agrees, 1 when anything differs or the topics can
 	defer cancel()
 	c := e.NewChecker()
 	err = c.ReadTopics(rctx, sf.brokers, *hitsTopic, *ordersTopic, sf.kafkaOpts(), func(t string, n int64, took time.Duration) {
+		if n < 0 {
+			fmt.Fprintf(sio.err, "clickgen: verify: %s does not exist, and run %s sends nothing to it\n", t, runDaysName(df.day, df.days))
+			return
+		}
 		fmt.Fprintf(sio.err, "clickgen: verify: read %d messages of %s in %v\n", n, t, took.Round(time.Millisecond))
 	})
 	if err != nil {

@@ -139,9 +139,12 @@ func ConsumeFunc(ctx context.Context, brokers []string, topic string, fn func(Re
 	return nil
 }
 
+// ErrNoTopic is what [Consume] and [ConsumeFunc] wrap when the topic does not exist.
+var ErrNoTopic = errors.New("topic does not exist")
+
 func listErr(topic, where string, err error) error {
 	if errors.Is(err, kerr.UnknownTopicOrPartition) {
-		return fmt.Errorf("broker: topic %s does not exist on %s", topic, where)
+		return fmt.Errorf("broker: topic %s on %s: %w", topic, where, ErrNoTopic)
 	}
 	return fmt.Errorf("broker: list offsets of %s on %s: %w", topic, where, err)
 }

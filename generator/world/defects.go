@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/brianvoe/gofakeit/v7"
 
@@ -532,7 +533,10 @@ func hitDefect(s *stream, faker *gofakeit.Faker, class string, clean []byte, fre
 		kind := pickOf(s, kinds)
 		switch kind {
 		case "impossible_date":
-			setField(fs, keys[4], `"2026-02-30"`)
+			// The kind is drawn as before; the value depends on the event's own date only.
+			date := acceptedBadDate(fs[4][1])
+			setField(fs, keys[4], date.raw)
+			kind = date.name
 		case "id_numeric_string":
 			setField(fs, keys[0], quoted(strconv.FormatUint(fresh, 10)))
 		case "id_fraction":
@@ -549,6 +553,38 @@ func hitDefect(s *stream, faker *gofakeit.Faker, class string, clean []byte, fre
 		return kind, join(fs)
 	}
 	panic("generator: hit garbage class " + class)
+}
+
+// dateSpelling is an EventDate the stand's intake accepts: the kind of accepted_bad it is and
+// the raw JSON value.
+type dateSpelling struct{ name, raw string }
+
+// acceptedBadDate returns, for the canonical EventDate raw value (`"2026-07-01"`), a wrong
+// spelling that ClickHouse's JSONExtract(…, 'Nullable(Date)') reads back as that very date, so
+// the row lands in ods.event under its own day, inside any range that plays the day. (The
+// stand's session build takes its scope from min(EventDate) in ODS: one row filed outside
+// the world moves every later build there.) Measured on ClickHouse 26.7: a day of month up
+// to 31 rolls over into the next month ("2026-06-31" is 2026-07-01, "2026-02-30" 2026-03-02),
+// 32 and more give 1970-01-01; "2026/07/01" and "20260701" are read as 2026-07-01.
+//
+//   - impossible_date: a day past the end of the previous month that rolls over onto this date;
+//     possible when the previous month is short enough (the 1st after a 30-day month, the 1st
+//     to 3rd of March);
+//   - date_spelling otherwise: slashes on odd days of the month, no separators on even days.
+func acceptedBadDate(raw []byte) dateSpelling {
+	t, err := time.Parse(time.DateOnly, string(bytes.Trim(raw, `"`)))
+	if err != nil {
+		panic("generator: canonical EventDate " + string(raw))
+	}
+	y, m, d := t.Date()
+	last := time.Date(y, m, 0, 0, 0, 0, 0, time.UTC) // the previous month's last day
+	if pd := last.Day() + d; pd <= 31 {
+		return dateSpelling{"impossible_date", fmt.Sprintf(`"%04d-%02d-%02d"`, last.Year(), int(last.Month()), pd)}
+	}
+	if d%2 == 1 {
+		return dateSpelling{"date_spelling", fmt.Sprintf(`"%04d/%02d/%02d"`, y, int(m), d)}
+	}
+	return dateSpelling{"date_spelling", fmt.Sprintf(`"%04d%02d%02d"`, y, int(m), d)}
 }
 
 // orderDefect derives a malformed order row of class from a clean row of snapshot d.

@@ -32,7 +32,9 @@ type Expect struct {
 	// StgRows is the raw rows: every message except empty values and tombstones.
 	StgRows int `json:"stg_rows"`
 	// ODSEvents (hits) is the rows of ods.event counted with FINAL: clean events once each,
-	// plus accepted_bad messages (fresh WatchIDs). ODSOrders (orders) is the distinct
+	// plus accepted_bad messages (fresh WatchIDs). Every one of them is filed under the day's
+	// date (EventDate, as ClickHouse reads it, is the day's own for accepted_bad rows too), so
+	// a day's ODSEvents is also the count ODS holds under that date. ODSOrders (orders) is the distinct
 	// order_ids of the snapshot's clean rows.
 	ODSEvents *int `json:"ods_events,omitempty"`
 	ODSOrders *int `json:"ods_orders,omitempty"`
@@ -63,13 +65,17 @@ type InventoryDay struct {
 	Orders *OrderClasses `json:"orders,omitempty"`
 }
 
-// OrderClasses counts a closed day's orders by the stand's reconciliation classes.
+// OrderClasses counts a closed day's orders by the stand's reconciliation classes. A class
+// with no order is left out of the JSON, as upstream's passport does
+// ({"match": 197, "cancelled": 20, "amount_delta": 6}): the stand's classes_vs_inventory
+// check compares each class present with a mart row, and a mart has no row for a class with
+// no order.
 type OrderClasses struct {
-	Match          int `json:"match"`
-	Cancelled      int `json:"cancelled"`
-	LostEvent      int `json:"lost_event"`
-	DuplicateEvent int `json:"duplicate_event"`
-	AmountDelta    int `json:"amount_delta"`
+	Match          int `json:"match,omitempty"`
+	Cancelled      int `json:"cancelled,omitempty"`
+	LostEvent      int `json:"lost_event,omitempty"`
+	DuplicateEvent int `json:"duplicate_event,omitempty"`
+	AmountDelta    int `json:"amount_delta,omitempty"`
 }
 
 // InventorySnapshot is one snapshot sent on topic orders.
