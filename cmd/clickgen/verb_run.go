@@ -280,14 +280,12 @@ func runRun(ctx context.Context, sio *stdio, args []string) error {
 		return usagef("run", "%v", err)
 	}
 	sf := rf.sf
-	var embedded *broker.Broker
-	if len(sf.brokers) == 0 {
-		if embedded, err = broker.StartBroker("127.0.0.1:0"); err != nil {
-			return fmt.Errorf("embedded broker: %w", err)
-		}
+	embedded, err := startEmbedded(sf, sio)
+	if err != nil {
+		return err
+	}
+	if embedded != nil {
 		defer embedded.Close()
-		sf.brokers = embedded.Addrs()
-		fmt.Fprintf(sio.err, "clickgen: embedded broker on %s (topics hits/2, orders/1), gone when the run ends\n", sf.brokers)
 	}
 	snk, err := withMetrics("run", sf.metricsAddr, sio.err, func() (sink.Sink, error) {
 		return openRunSink(ctx, sf, topicsOf(plan), sio.err)
@@ -312,6 +310,21 @@ func runRun(ctx context.Context, sio *stdio, args []string) error {
 		return err
 	}
 	return checkRun(ctx, sio, embedded, p, plan, out, snk.Stats())
+}
+
+// startEmbedded starts the embedded broker when no --brokers were given and points the sink
+// flags at it; nil when brokers were given.
+func startEmbedded(sf *sinkFlags, sio *stdio) (*broker.Broker, error) {
+	if len(sf.brokers) > 0 {
+		return nil, nil
+	}
+	b, err := broker.StartBroker("127.0.0.1:0")
+	if err != nil {
+		return nil, fmt.Errorf("embedded broker: %w", err)
+	}
+	sf.brokers = b.Addrs()
+	fmt.Fprintf(sio.err, "clickgen: embedded broker on %s (topics hits/2, orders/1), gone when the run ends\n", sf.brokers)
+	return b, nil
 }
 
 // replayLine is the progress line of a replayed run.

@@ -85,72 +85,92 @@ alone) may be absent.
 
 Exit status: 0 when everything agrees, 1 when anything differs or the topics cannot be read
 (within --connect-timeout and --timeout), 2 for usage errors.`)
-	wf := addWorldFlags(fs)
-	df := addDayFlags(fs, "number of run days the topics hold")
-	hitsTopic := fs.String("hits-topic", "hits", "topic the hits were sent to")
-	ordersTopic := fs.String("orders-topic", "orders", "topic the order snapshots were sent to")
-	hitParts := fs.Int32("hits-partitions", 2, "partition count the hits' keys were placed with (the stand's: 2)")
-	orderParts := fs.Int32("orders-partitions", 1, "partition count the orders' keys were placed with (the stand's: 1)")
-	timeout := fs.Duration("timeout", 5*time.Minute, "give up reading the topics after this long")
-	workers := fs.Int("workers", 0, "the expectation is computed on this many cores; 0 means all")
-	gf := addGarbageFlags(fs)
-	sf := addReadFlags(fs)
+	v := &verifyRun{wf: addWorldFlags(fs), df: addDayFlags(fs, "number of run days the topics hold")}
+	fs.StringVar(&v.hitsTopic, "hits-topic", "hits", "topic the hits were sent to")
+	fs.StringVar(&v.ordersTopic, "orders-topic", "orders", "topic the order snapshots were sent to")
+	fs.Int32Var(&v.opt.HitPartitions, "hits-partitions", 2, "partition count the hits' keys were placed with (the stand's: 2)")
+	fs.Int32Var(&v.opt.OrderPartitions, "orders-partitions", 1, "partition count the orders' keys were placed with (the stand's: 1)")
+	fs.DurationVar(&v.timeout, "timeout", 5*time.Minute, "give up reading the topics after this long")
+	fs.IntVar(&v.opt.Workers, "workers", 0, "the expectation is computed on this many cores; 0 means all")
+	v.gf, v.sf = addGarbageFlags(fs), addReadFlags(fs)
+	if err := v.parse(fs, args, sio); err != nil {
+		return err
+	}
+	if err := v.sf.checkConnect(ctx); err != nil {
+		return err
+	}
+	return v.run(ctx, sio)
+}
+
+// verifyRun is what verify reads and against what.
+type verifyRun struct {
+	wf                     *worldFlags
+	df                     *dayFlags
+	gf                     *garbageFlags
+	sf                     *sinkFlags
+	hitsTopic, ordersTopic string
+	timeout                time.Duration
+	opt                    reconcile.Options
+	w                      *world.World
+	g                      world.Garbage
+}
+
+// parse reads and checks verify's flags: every mistake is a usage error before connecting.
+func (v *verifyRun) parse(fs *pflag.FlagSet, args []string, sio *stdio) error {
 	if err := parseFlags(fs, args, sio.out); err != nil {
 		return err
 	}
 	if err := noArgs(fs); err != nil {
 		return err
 	}
-	if err := df.resolve(); err != nil {
+	if err := v.df.resolve(); err != nil {
 		return err
 	}
-	g, err := gf.resolve()
-	if err != nil {
+	var err error
+	if v.g, err = v.gf.resolve(); err != nil {
 		return err
 	}
 	switch {
-	case *hitsTopic == "" || *ordersTopic == "":
+	case v.hitsTopic == "" || v.ordersTopic == "":
 		return usagef("verify", "--hits-topic and --orders-topic must not be empty")
-	case *hitsTopic == *ordersTopic:
-		return usagef("verify", "--hits-topic and --orders-topic are both %q", *hitsTopic)
-	case *hitParts < 1 || *orderParts < 1:
+	case v.hitsTopic == v.ordersTopic:
+		return usagef("verify", "--hits-topic and --orders-topic are both %q", v.hitsTopic)
+	case v.opt.HitPartitions < 1 || v.opt.OrderPartitions < 1:
 		return usagef("verify", "--hits-partitions and --orders-partitions must be at least 1")
-	case *timeout <= 0:
+	case v.timeout <= 0:
 		return usagef("verify", "--timeout must be positive")
 	}
-	if err := sf.resolveRead(*hitsTopic); err != nil {
+	if err := v.sf.resolveRead(v.hitsTopic); err != nil {
 		return err
 	}
-	w, err := wf.world()
-	if err != nil {
-		return err
-	}
-	if err := sf.checkConnect(ctx); err != nil {
-		return err
-	}
+	v.w, err = v.wf.world()
+	return err
+}
 
+// run builds the expectation, reads both topics into it and reports.
+func (v *verifyRun) run(ctx context.Context, sio *stdio) error {
+	day, days := v.df.day, v.df.days
 	start := time.Now()
-	e, err := reconcile.Expect(ctx, w, df.day, df.days, g, reconcile.Options{HitPartitions: *hitParts, OrderPartitions: *orderParts, Workers: *workers})
+	e, err := reconcile.Expect(ctx, v.w, day, days, v.g, v.opt)
 	if err != nil {
 		return err
 	}
 	nh, no := e.Messages()
 	fmt.Fprintf(sio.err, "clickgen: verify: run %s sends %d hits and %d orders (expectation built in %v)\n",
-		runDaysName(df.day, df.days), nh, no, time.Since(start).Round(time.Millisecond))
-
-	rctx, cancel := context.WithTimeout(ctx, *timeout)
+		runDaysName(day, days), nh, no, time.Since(start).Round(time.Millisecond))
+	rctx, cancel := context.WithTimeout(ctx, v.timeout)
 	defer cancel()
 	c := e.NewChecker()
-	err = c.ReadTopics(rctx, sf.brokers, *hitsTopic, *ordersTopic, sf.kafkaOpts(), func(t string, n int64, took time.Duration) {
+	err = c.ReadTopics(rctx, v.sf.brokers, v.hitsTopic, v.ordersTopic, v.sf.kafkaOpts(), func(t string, n int64, took time.Duration) {
 		if n < 0 {
-			fmt.Fprintf(sio.err, "clickgen: verify: %s does not exist, and run %s sends nothing to it\n", t, runDaysName(df.day, df.days))
+			fmt.Fprintf(sio.err, "clickgen: verify: %s does not exist, and run %s sends nothing to it\n", t, runDaysName(day, days))
 			return
 		}
 		fmt.Fprintf(sio.err, "clickgen: verify: read %d messages of %s in %v\n", n, t, took.Round(time.Millisecond))
 	})
 	if err != nil {
 		if errors.Is(err, context.DeadlineExceeded) && ctx.Err() == nil {
-			err = fmt.Errorf("%w (--timeout %v)", err, *timeout)
+			err = fmt.Errorf("%w (--timeout %v)", err, v.timeout)
 		}
 		return fmt.Errorf("verify: %w", err)
 	}
@@ -158,14 +178,14 @@ Exit status: 0 when everything agrees, 1 when anything differs or the topics can
 	if err := r.WriteTable(sio.out); err != nil {
 		return err
 	}
-	if sf.report != "" {
-		if err := writeJSON(sf.report, r); err != nil {
+	if v.sf.report != "" {
+		if err := writeJSON(v.sf.report, r); err != nil {
 			return fmt.Errorf("--report: %w", err)
 		}
 	}
 	if !r.OK {
 		return fmt.Errorf("verify: %s and %s differ from what run %s (seed %d) sends: %s",
-			*hitsTopic, *ordersTopic, runDaysName(df.day, df.days), w.Seed(), r.Summary())
+			v.hitsTopic, v.ordersTopic, runDaysName(day, days), v.w.Seed(), r.Summary())
 	}
 	return nil
 }
