@@ -20,7 +20,7 @@ import (
 // Do not edit these values to make a test pass; change them only with a generator Version bump
 // (a deliberate change of the world), and say so in the commit.
 const (
-	goldenVersion    = "0.1.0"
+	goldenVersion    = "0.2.0"
 	goldenDay0SHA256 = "95d6bdf049439d5118061e5c6e975a24a6afe47bf9942ea74b97e678e7bcf5c5"
 	goldenDay0Events = 52730
 	goldenDay7SHA256 = "5b86d0aa9685e383fdf7fe114e1dc822e08dc6a97b4b175dc57a8a6f3e7e7dbc"
