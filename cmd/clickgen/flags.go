@@ -45,23 +45,34 @@ func (wf *worldFlags) world() (*world.World, error) {
 	if wf.scale <= 0 {
 		return nil, usagef(wf.fs.Name(), "--scale %v: want a positive factor", wf.scale)
 	}
-	if wf.catalog != "" {
-		data, err := os.ReadFile(wf.catalog)
-		if err != nil {
-			return nil, usagef(wf.fs.Name(), "--catalog: %v", err)
-		}
-		c, err := world.ParseCatalog(data)
-		if err != nil {
-			return nil, usagef(wf.fs.Name(), "--catalog %s: %v", wf.catalog, err)
-		}
-		p.Catalog = c
+	c, err := loadCatalog(wf.fs.Name(), "--catalog", wf.catalog)
+	if err != nil {
+		return nil, err
 	}
+	p.Catalog = c
 	w, err := world.NewWorld(p)
 	if err != nil {
 		return nil, usagef(wf.fs.Name(), "%v", err)
 	}
 	setMemoryLimit(wf.scale)
 	return w, nil
+}
+
+// loadCatalog reads and parses the catalog file at path (nil for ""), as a usage error
+// naming what (the flag or profile field) and, for a bad file, the line and column.
+func loadCatalog(verb, what, path string) (*world.Catalog, error) {
+	if path == "" {
+		return nil, nil
+	}
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, usagef(verb, "%s: %v", what, err)
+	}
+	c, err := world.ParseCatalog(data)
+	if err != nil {
+		return nil, usagef(verb, "%s %s: %v", what, path, err)
+	}
+	return c, nil
 }
 
 // memoryPerScale is the soft memory limit per unit of scale. A run's live heap is a few days'

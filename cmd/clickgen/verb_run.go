@@ -232,19 +232,11 @@ func (rf *runFlags) checkSink() error {
 
 // worldOf builds the profile's world; an unreadable catalog is a usage error.
 func worldOf(p profiles.Profile) (*world.World, error) {
-	params := world.Params{Seed: p.World.Seed, Scale: p.World.Scale}
-	if p.World.Catalog != "" {
-		data, err := os.ReadFile(p.World.Catalog)
-		if err != nil {
-			return nil, usagef("run", "catalog: %v", err)
-		}
-		c, err := world.ParseCatalog(data)
-		if err != nil {
-			return nil, usagef("run", "catalog %s: %v", p.World.Catalog, err)
-		}
-		params.Catalog = c
+	c, err := loadCatalog("run", "catalog", p.World.Catalog)
+	if err != nil {
+		return nil, err
 	}
-	w, err := world.NewWorld(params)
+	w, err := world.NewWorld(world.Params{Seed: p.World.Seed, Scale: p.World.Scale, Catalog: c})
 	if err != nil {
 		return nil, usagef("run", "%v", err)
 	}
