@@ -52,6 +52,7 @@ func Run(ctx context.Context, plan Plan, snk sink.Sink, obs Observer) (Result, e
 		plan.FlushTimeout = DefaultFlushTimeout
 	}
 	r := &runner{plan: plan, snk: snk, obs: obs, res: &res}
+	r.extras, _ = obs.(ExtraObserver)
 	if plan.Stop.Duration > 0 && !plan.Pacing.ByCount {
 		// A rate shape is cut off exactly by pace.Until; other runs stop at a deadline.
 		var cancel context.CancelFunc
@@ -85,6 +86,15 @@ type runner struct {
 	snk  sink.Sink
 	obs  Observer
 	res  *Result
+	// extras hears each malformed message and re-send, when obs is an ExtraObserver.
+	extras ExtraObserver
+}
+
+// extraSent tells the observer, if it listens, that extra e went to topic.
+func (r *runner) extraSent(topic string, e *world.Extra) {
+	if r.extras != nil {
+		r.extras.ExtraSent(topic, e.Class)
+	}
 }
 
 // flush waits for every message sent so far with the plan's flush timeout, not ctx: an
@@ -179,6 +189,7 @@ func (r *runner) hits(ctx context.Context, book *world.OrderBook) error {
 				if err := send(extras[next].Key, extras[next].Value, model, plan.Pacing.ByCount, tag); err != nil {
 					return err
 				}
+				r.extraSent(plan.Hits, &extras[next])
 			}
 			return nil
 		}
@@ -251,6 +262,7 @@ func (r *runner) snapshots(ctx context.Context, book *world.OrderBook) error {
 					return incomplete(cur.Unit, err)
 				}
 				cur.Sent++
+				r.extraSent(plan.Orders, e)
 			}
 			return nil
 		}
