@@ -12,8 +12,8 @@ import (
 	"github.com/clickgen/clickgen/generator/sink"
 )
 
-// --metrics-addr serves Prometheus metrics on /metrics while a verb plays. The text
-// exposition format is simple enough to write by hand, so there is no client library.
+// --metrics-addr serves Prometheus metrics on /metrics while a verb plays (generator/metrics/prom:
+// clickgen's series, the Kafka client's, the Go runtime's and the process's).
 
 func addMetricsFlag(fs *pflag.FlagSet, addr *string) {
 	fs.StringVar(addr, "metrics-addr", "", "serve Prometheus metrics on http://`HOST:PORT`/metrics during the run (port 0 picks a free port)")
@@ -35,9 +35,9 @@ func checkMetricsAddr(verb, addr string) error {
 }
 
 // withMetrics opens a sink with open and, when addr is set, serves its metrics on addr until
-// the sink is closed. The server listens first, so a bad or busy address is a usage error
-// before connecting.
-func withMetrics(verb, addr string, stderr io.Writer, open func() (sink.Sink, error)) (sink.Sink, error) {
+// the sink is closed; open passes extra to a Kafka sink (the client's metrics hooks). The
+// server listens first, so a bad or busy address is a usage error before connecting.
+func withMetrics(verb, addr string, stderr io.Writer, open func(extra ...sink.Opt) (sink.Sink, error)) (sink.Sink, error) {
 	if addr == "" {
 		return open()
 	}
@@ -49,7 +49,7 @@ func withMetrics(verb, addr string, stderr io.Writer, open func() (sink.Sink, er
 		return nil, usagef(verb, "--metrics-addr: %v", err)
 	}
 	fmt.Fprintf(stderr, "clickgen: Prometheus metrics on http://%s/metrics\n", m.Addr())
-	s, err := open()
+	s, err := open(m.SinkOpts()...)
 	if err != nil {
 		m.Stop()
 		return nil, err

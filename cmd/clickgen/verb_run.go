@@ -12,6 +12,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/clickgen/clickgen/generator/broker"
+	"github.com/clickgen/clickgen/generator/metrics/prom"
 	"github.com/clickgen/clickgen/generator/pace"
 	"github.com/clickgen/clickgen/generator/play"
 	"github.com/clickgen/clickgen/generator/reconcile"
@@ -320,13 +321,14 @@ func runRun(ctx context.Context, sio *stdio, args []string) error {
 		sf.brokers = strings.Join(embedded.Addrs(), ",")
 		fmt.Fprintf(sio.err, "clickgen: embedded broker on %s (topics hits/2, orders/1), gone when the run ends\n", sf.brokers)
 	}
-	snk, err := withMetrics("run", sf.metricsAddr, sio.err, func() (sink.Sink, error) {
-		return openRunSink(ctx, sf, plan.topics(), sio.err)
+	snk, err := withMetrics("run", sf.metricsAddr, sio.err, func(extra ...sink.Opt) (sink.Sink, error) {
+		return openRunSink(ctx, sf, plan.topics(), sio.err, extra...)
 	})
 	if err != nil {
 		return err
 	}
 	fmt.Fprintf(sio.err, "clickgen: run %s: %s\n", p.Name, plan)
+	prom.Of(snk).Pace(plan.shape, plan.play.Pacing.Runner)
 	var pl *player
 	if plan.play.Pacing.ByCount {
 		// Built before the progress goroutine starts, which reads it.
@@ -347,8 +349,8 @@ func runRun(ctx context.Context, sio *stdio, args []string) error {
 }
 
 // openRunSink connects a Kafka sink to sf's brokers and checks (or creates) the topics.
-func openRunSink(ctx context.Context, sf *sinkFlags, topics []string, stderr io.Writer) (sink.Sink, error) {
-	k, err := sink.NewKafka(sf.kafkaOpts()...)
+func openRunSink(ctx context.Context, sf *sinkFlags, topics []string, stderr io.Writer, extra ...sink.Opt) (sink.Sink, error) {
+	k, err := sink.NewKafka(append(sf.kafkaOpts(), extra...)...)
 	if err != nil {
 		return nil, usagef("run", "%v", err)
 	}
