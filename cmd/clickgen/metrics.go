@@ -3,11 +3,13 @@ package main
 import (
 	"fmt"
 	"io"
+	"log/slog"
 	"net"
 	"strconv"
 
 	"github.com/spf13/pflag"
 
+	"github.com/clickgen/clickgen/generator/logs"
 	"github.com/clickgen/clickgen/generator/metrics/prom"
 	"github.com/clickgen/clickgen/generator/sink"
 )
@@ -35,11 +37,16 @@ func checkMetricsAddr(verb, addr string) error {
 }
 
 // withMetrics opens a sink with open and, when addr is set, serves its metrics on addr until
-// the sink is closed; open passes extra to a Kafka sink (the client's metrics hooks). The
-// server listens first, so a bad or busy address is a usage error before connecting.
+// the sink is closed; open passes extra to a Kafka sink: the client's metrics hooks and, with
+// --log-format json, its logger. The server listens first, so a bad or busy address is a
+// usage error before connecting.
 func withMetrics(verb, addr string, stderr io.Writer, open func(extra ...sink.Opt) (sink.Sink, error)) (sink.Sink, error) {
+	var extra []sink.Opt
+	if l := logs.Of(stderr); l != nil {
+		extra = append(extra, sink.Logger(l.Logger("kafka", slog.LevelWarn)))
+	}
 	if addr == "" {
-		return open()
+		return open(extra...)
 	}
 	if err := checkMetricsAddr(verb, addr); err != nil {
 		return nil, err
@@ -49,7 +56,7 @@ func withMetrics(verb, addr string, stderr io.Writer, open func(extra ...sink.Op
 		return nil, usagef(verb, "--metrics-addr: %v", err)
 	}
 	fmt.Fprintf(stderr, "clickgen: Prometheus metrics on http://%s/metrics\n", m.Addr())
-	s, err := open(m.SinkOpts()...)
+	s, err := open(append(extra, m.SinkOpts()...)...)
 	if err != nil {
 		m.Stop()
 		return nil, err
