@@ -9,8 +9,8 @@ import (
 	"testing"
 )
 
-// numbers hides what changes from run to run (timings, rates, addresses).
-var numbers = regexp.MustCompile(`\d+(\.\d+)?`)
+// numbers hides what changes from run to run (timings with their units, rates, addresses).
+var numbers = regexp.MustCompile(`(\d+(\.\d+)?(ns|µs|ms|s|m|h)?)+`)
 
 func cliRun(t *testing.T, args ...string) (string, string, int) {
 	t.Helper()

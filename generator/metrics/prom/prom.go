@@ -292,7 +292,7 @@ var (
 	descLatRun   = prometheus.NewDesc(LatencyRun, "Produce latency quantiles over the whole run so far: exactly the percentiles of the final summary.", nil, nil)
 	descReleased = prometheus.NewDesc(Released, "Messages the pacer released.", nil, nil)
 	descSched    = prometheus.NewDesc(Scheduled, "Messages the rate shape had scheduled by now: its rate is the target rate.", nil, nil)
-	descTarget   = prometheus.NewDesc(TargetRate, "The rate shape's target rate over the last second.", nil, nil)
+	descTarget   = prometheus.NewDesc(TargetRate, "The rate shape's target rate: the messages it schedules over the last second, per second (to within one message).", nil, nil)
 )
 
 func (c statsCollector) Describe(ch chan<- *prometheus.Desc) {
