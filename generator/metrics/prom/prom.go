@@ -292,7 +292,7 @@ var (
 	descLatRun   = prometheus.NewDesc(LatencyRun, "Produce latency quantiles over the whole run so far: exactly the percentiles of the final summary.", nil, nil)
 	descReleased = prometheus.NewDesc(Released, "Messages the pacer released.", nil, nil)
 	descSched    = prometheus.NewDesc(Scheduled, "Messages the rate shape had scheduled by now: its rate is the target rate.", nil, nil)
-	descTarget   = prometheus.NewDesc(TargetRate, "The rate shape's target rate: the messages it schedules over the last second, per second (to within one message).", nil, nil)
+	descTarget   = prometheus.NewDesc(TargetRate, "The rate shape's target rate: its mean over the messages it scheduled in the last second.", nil, nil)
 )
 
 func (c statsCollector) Describe(ch chan<- *prometheus.Desc) {
@@ -341,9 +341,28 @@ func (c statsCollector) Collect(ch chan<- prometheus.Metric) {
 		ch <- prometheus.MustNewConstMetric(descMaxLag, prometheus.GaugeValue, snap.MaxLag.Seconds())
 		if p.shape != nil {
 			ch <- prometheus.MustNewConstMetric(descSched, prometheus.CounterValue, float64(play.Scheduled(p.shape, snap.Elapsed)))
-			ch <- prometheus.MustNewConstMetric(descTarget, prometheus.GaugeValue, play.AllowedRate(p.shape, max(0, snap.Elapsed-time.Second), snap.Elapsed))
+			ch <- prometheus.MustNewConstMetric(descTarget, prometheus.GaugeValue, targetRate(p.shape, snap.Elapsed))
 		}
 	}
+}
+
+// targetRate is shape's rate at the elapsed time e: k messages over the span between the due
+// times of the first and the last of the k messages scheduled in the second before e. Counting
+// messages in a fixed time window instead would be off by up to one message per window.
+func targetRate(shape pace.Pacer, e time.Duration) float64 {
+	from := max(0, e-time.Second)
+	n := play.Scheduled(shape, e)
+	k := n - play.Scheduled(shape, from)
+	if n < 2 || k == 0 {
+		return play.AllowedRate(shape, from, e)
+	}
+	k = min(k, n-1)
+	last, ok1 := shape.Due(n - 1)
+	first, ok2 := shape.Due(n - 1 - k)
+	if !ok1 || !ok2 || last <= first {
+		return play.AllowedRate(shape, from, e)
+	}
+	return float64(k) / (last - first).Seconds()
 }
 
 // meteredSink is a sink whose metrics server records each paced message's lag and stops

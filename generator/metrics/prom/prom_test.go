@@ -13,6 +13,7 @@ import (
 	"github.com/prometheus/common/expfmt"
 	"github.com/prometheus/common/model"
 
+	"github.com/clickgen/clickgen/generator/pace"
 	"github.com/clickgen/clickgen/generator/play"
 	"github.com/clickgen/clickgen/generator/sink"
 	"github.com/clickgen/clickgen/generator/world"
@@ -186,4 +187,28 @@ func TestNilServer(t *testing.T) {
 	}
 	s.Pace(nil, nil)
 	s.Stop()
+}
+
+// TestTargetRate: the target rate of shapes whose rate is known at every moment, also in the
+// first second and across a step, where a count in a time window would be off.
+func TestTargetRate(t *testing.T) {
+	for _, c := range []struct {
+		shape string
+		at    time.Duration
+		want  float64
+	}{
+		{"3000/s", 300 * time.Millisecond, 3000},
+		{"3000/s", 7 * time.Second, 3000},
+		{"7/s", 5 * time.Second, 7},
+		{"steps:1000/s@10s,5000/s@10s", 5 * time.Second, 1000},
+		{"steps:1000/s@10s,5000/s@10s", 15 * time.Second, 5000},
+	} {
+		shape, err := pace.ParseShape(c.shape)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := targetRate(shape, c.at); math.Abs(got-c.want) > c.want*1e-5 {
+			t.Errorf("targetRate(%s, %v) = %v, want %v", c.shape, c.at, got, c.want)
+		}
+	}
 }
