@@ -76,7 +76,9 @@ func exitCode(err error, stderr io.Writer) int {
 	if err == nil || errors.Is(err, errHelpShown) {
 		return 0
 	}
-	fmt.Fprintf(stderr, "clickgen: %v\n", err)
+	if !errorLine(stderr, err.Error()) {
+		fmt.Fprintf(stderr, "clickgen: %v\n", err)
+	}
 	if errors.Is(err, context.Canceled) {
 		return 130 // interrupted, as shells report SIGINT
 	}

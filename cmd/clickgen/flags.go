@@ -314,12 +314,12 @@ func (sf *sinkFlags) kafkaOpts() []sink.Opt {
 // open connects the sink, serving its metrics with --metrics-addr. partitions is what the
 // topic should have when it is created.
 func (sf *sinkFlags) open(ctx context.Context, stdout, stderr io.Writer, partitions int32) (sink.Sink, error) {
-	return withMetrics(sf.fs.Name(), sf.metricsAddr, stderr, func() (sink.Sink, error) {
-		return sf.openSink(ctx, stdout, stderr, partitions)
+	return withMetrics(sf.fs.Name(), sf.metricsAddr, stderr, func(extra ...sink.Opt) (sink.Sink, error) {
+		return sf.openSink(ctx, stdout, stderr, partitions, extra...)
 	})
 }
 
-func (sf *sinkFlags) openSink(ctx context.Context, stdout, stderr io.Writer, partitions int32) (sink.Sink, error) {
+func (sf *sinkFlags) openSink(ctx context.Context, stdout, stderr io.Writer, partitions int32, extra ...sink.Opt) (sink.Sink, error) {
 	if sf.file != "" {
 		if sf.file == "-" {
 			return sink.NewWriter(stdout, sink.WriterOptions{})
@@ -330,7 +330,7 @@ func (sf *sinkFlags) openSink(ctx context.Context, stdout, stderr io.Writer, par
 		}
 		return w, nil
 	}
-	k, err := sink.NewKafka(sf.kafkaOpts()...)
+	k, err := sink.NewKafka(append(sf.kafkaOpts(), extra...)...)
 	if err != nil {
 		return nil, usagef(sf.fs.Name(), "%v", err)
 	}

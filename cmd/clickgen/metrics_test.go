@@ -3,17 +3,23 @@ package main
 import (
 	"bytes"
 	"context"
+	"encoding/json"
+	"fmt"
 	"io"
+	"math"
 	"net"
 	"net/http"
+	"os"
+	"path/filepath"
 	"regexp"
 	"strconv"
 	"strings"
 	"sync"
 	"testing"
-	"time"
 
-	"github.com/clickgen/clickgen/generator/metrics/prom"
+	dto "github.com/prometheus/client_model/go"
+	"github.com/prometheus/common/expfmt"
+	"github.com/prometheus/common/model"
 )
 
 // lockedBuffer is a bytes.Buffer safe to write from the run and read from the test.
@@ -36,102 +42,227 @@ func (l *lockedBuffer) String() string {
 
 var metricsURL = regexp.MustCompile(`Prometheus metrics on (http://\S+/metrics)`)
 
-// scrape fetches url and returns the samples by name{labels}.
-func scrape(t *testing.T, url string) (map[string]float64, string) {
+// lineWatch is a writer whose lines a test can wait for: an event, not a point in time.
+type lineWatch struct {
+	mu     sync.Mutex
+	cond   *sync.Cond
+	buf    bytes.Buffer
+	lines  []string
+	closed bool
+}
+
+func newLineWatch() *lineWatch {
+	l := &lineWatch{}
+	l.cond = sync.NewCond(&l.mu)
+	return l
+}
+
+func (l *lineWatch) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.buf.Write(p)
+	for {
+		line, err := l.buf.ReadString('\n')
+		if err != nil {
+			l.buf.WriteString(line) // an incomplete line waits for the rest
+			break
+		}
+		l.lines = append(l.lines, strings.TrimSuffix(line, "\n"))
+	}
+	l.cond.Broadcast()
+	return len(p), nil
+}
+
+// close wakes the waiters for good: the writer will get no more lines.
+func (l *lineWatch) close() {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.closed = true
+	l.cond.Broadcast()
+}
+
+// await waits for a line from index from on that ok accepts, and returns it and its index;
+// -1 when the writer was closed first.
+func (l *lineWatch) await(from int, ok func(string) bool) (string, int) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	for {
+		for i := from; i < len(l.lines); i++ {
+			if ok(l.lines[i]) {
+				return l.lines[i], i
+			}
+		}
+		if l.closed {
+			return "", -1
+		}
+		l.cond.Wait()
+	}
+}
+
+func (l *lineWatch) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return strings.Join(l.lines, "\n") + "\n" + l.buf.String()
+}
+
+// scrape fetches url and parses it as Prometheus does.
+func scrape(t *testing.T, url string) map[string]*dto.MetricFamily {
 	t.Helper()
 	resp, err := http.Get(url)
 	if err != nil {
 		t.Fatalf("scrape: %v", err)
 	}
 	defer resp.Body.Close()
-	body, _ := io.ReadAll(resp.Body)
 	if resp.StatusCode != 200 || !strings.HasPrefix(resp.Header.Get("Content-Type"), "text/plain; version=0.0.4") {
 		t.Fatalf("scrape: %s, Content-Type %q", resp.Status, resp.Header.Get("Content-Type"))
 	}
-	samples := map[string]float64{}
-	for _, line := range strings.Split(strings.TrimSpace(string(body)), "\n") {
-		if strings.HasPrefix(line, "#") {
-			continue
-		}
-		i := strings.LastIndexByte(line, ' ')
-		v, err := strconv.ParseFloat(line[i+1:], 64)
-		if err != nil {
-			t.Fatalf("scrape: bad sample line %q", line)
-		}
-		samples[line[:i]] = v
+	p := expfmt.NewTextParser(model.UTF8Validation)
+	fams, err := p.TextToMetricFamilies(resp.Body)
+	if err != nil {
+		t.Fatalf("scrape: %v", err)
 	}
-	return samples, string(body)
+	return fams
 }
 
-// TestMetricsScrapedDuringRun scrapes /metrics twice during a stress run: the counters move,
-// the latency histogram is complete and consistent, and the server is gone after the run.
+// sample is the value of the counter or gauge name{labels}, labels as name, value pairs in the
+// exposition's (sorted) order; absent is -1.
+func sample(fams map[string]*dto.MetricFamily, name string, labels ...string) float64 {
+next:
+	for _, m := range fams[name].GetMetric() {
+		if len(m.Label)*2 != len(labels) {
+			continue
+		}
+		for i, l := range m.Label {
+			if l.GetName() != labels[2*i] || l.GetValue() != labels[2*i+1] {
+				continue next
+			}
+		}
+		if m.Counter != nil {
+			return m.Counter.GetValue()
+		}
+		return m.GetGauge().GetValue()
+	}
+	return -1
+}
+
+var intervalTotal = regexp.MustCompile(`^clickgen: stress .*, (\d+) total\)$`)
+
+// TestMetricsScrapedDuringRun scrapes /metrics at two interval lines of a stress run into the
+// embedded broker, each after more acknowledgements: the counters move and never go down,
+// the latency histogram is cumulative and complete, the Kafka client's per-broker series and
+// the Go and process collectors are served; after an interrupt, the report counts at least
+// what the last scrape did, and the server is gone.
 func TestMetricsScrapedDuringRun(t *testing.T) {
-	var stderr lockedBuffer
+	stderr := newLineWatch()
+	report := filepath.Join(t.TempDir(), "report.json")
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
 	done := make(chan int)
 	go func() {
-		err := run(context.Background(), []string{"run", "stress", "--rate", "3000/s", "--duration", "3s", "--metrics-addr", "127.0.0.1:0"},
-			io.Discard, &stderr)
-		done <- exitCode(err, &stderr)
+		err := run(ctx, []string{"run", "stress", "--rate", "3000/s", "--duration", "1h", "--interval", "100ms",
+			"--metrics-addr", "127.0.0.1:0", "--report", report}, io.Discard, stderr)
+		stderr.close()
+		done <- exitCode(err, io.Discard)
 	}()
-	var url string
-	for deadline := time.Now().Add(10 * time.Second); url == "" && time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
-		if m := metricsURL.FindStringSubmatch(stderr.String()); m != nil {
-			url = m[1]
+	line, _ := stderr.await(0, metricsURL.MatchString)
+	if line == "" {
+		t.Fatalf("the run never said where its metrics are:\n%s", stderr)
+	}
+	url := metricsURL.FindStringSubmatch(line)[1]
+	// An interval line with more acknowledgements than acked: the run is moving.
+	after := func(from int, acked float64) int {
+		_, i := stderr.await(from, func(l string) bool {
+			m := intervalTotal.FindStringSubmatch(l)
+			n, _ := strconv.ParseFloat(m2(m), 64)
+			return m != nil && n > acked
+		})
+		if i < 0 {
+			t.Fatalf("the run ended without acknowledging more than %v:\n%s", acked, stderr)
 		}
+		return i + 1
 	}
-	if url == "" {
-		t.Fatalf("the run never said where its metrics are:\n%s", stderr.String())
+	const acked = "clickgen_messages_acked_total"
+	next := after(0, 0)
+	first := scrape(t, url)
+	after(next, sample(first, acked, "topic", "hits"))
+	second := scrape(t, url)
+	cancel()
+	if code := <-done; code != 130 {
+		t.Fatalf("interrupted run: exit %d, want 130:\n%s", code, stderr)
 	}
-	// Scrape once acknowledgements have begun, then again a little later.
-	const acked = `clickgen_messages_acked_total{topic="hits"}`
-	first, _ := scrape(t, url)
-	for deadline := time.Now().Add(10 * time.Second); first[acked] == 0 && time.Now().Before(deadline); {
-		time.Sleep(50 * time.Millisecond)
-		first, _ = scrape(t, url)
-	}
-	time.Sleep(500 * time.Millisecond)
-	second, body := scrape(t, url)
 
-	for _, name := range []string{`clickgen_messages_sent_total{topic="hits"}`, `clickgen_messages_acked_total{topic="hits"}`,
-		`clickgen_acked_bytes_total{topic="hits"}`, `clickgen_produce_latency_seconds_count`, `clickgen_produce_latency_seconds_sum`} {
-		if !(first[name] > 0 && second[name] > first[name]) {
-			t.Errorf("%s: %v then %v, want a counter that moves", name, first[name], second[name])
+	for _, name := range []string{"clickgen_messages_sent_total", acked, "clickgen_acked_bytes_total"} {
+		if a, b := sample(first, name, "topic", "hits"), sample(second, name, "topic", "hits"); !(a > 0 && b > a) {
+			t.Errorf("%s: %v then %v, want a counter that moves", name, a, b)
 		}
 	}
-	if second[`clickgen_messages_failed_total{topic="hits"}`] != 0 {
-		t.Errorf("failed messages: %v", second[`clickgen_messages_failed_total{topic="hits"}`])
-	}
-	for _, want := range []string{
-		"# TYPE clickgen_messages_sent_total counter", "# TYPE clickgen_produce_latency_seconds histogram",
-		"# TYPE clickgen_lag_seconds gauge", "# TYPE clickgen_messages_in_flight gauge", `clickgen_produce_latency_seconds_bucket{le="0.005"}`,
-		`clickgen_partition_acked_total{topic="hits",partition="0"}`, `clickgen_partition_acked_total{topic="hits",partition="1"}`,
-	} {
-		if !strings.Contains(body, want) {
-			t.Errorf("exposition lacks %q:\n%s", want, body)
+	for name, f := range second {
+		if f.GetType() != dto.MetricType_COUNTER {
+			continue
+		}
+		for _, m := range f.Metric {
+			for _, was := range first[name].GetMetric() {
+				if fmt.Sprint(was.Label) == fmt.Sprint(m.Label) && was.GetCounter().GetValue() > m.GetCounter().GetValue() {
+					t.Errorf("counter %s%v went down: %v then %v", name, m.Label, was.GetCounter().GetValue(), m.GetCounter().GetValue())
+				}
+			}
 		}
 	}
-	// Buckets are cumulative and end at the count.
-	prev := 0.0
-	for _, le := range append(prom.LatencyBounds, 0) {
-		name := `clickgen_produce_latency_seconds_bucket{le="` + strconv.FormatFloat(le, 'g', -1, 64) + `"}`
-		if le == 0 {
-			name = `clickgen_produce_latency_seconds_bucket{le="+Inf"}`
-		}
-		v, ok := second[name]
-		if !ok || v < prev {
-			t.Errorf("%s = %v (present %v), previous bucket %v", name, v, ok, prev)
-		}
-		prev = v
+	if v := sample(second, "clickgen_messages_failed_total", "topic", "hits"); v != 0 {
+		t.Errorf("failed messages: %v", v)
 	}
-	if prev != second["clickgen_produce_latency_seconds_count"] {
-		t.Errorf("+Inf bucket %v != count %v", prev, second["clickgen_produce_latency_seconds_count"])
+	for _, p := range []string{"0", "1"} {
+		if sample(second, "clickgen_partition_acked_total", "partition", p, "topic", "hits") <= 0 {
+			t.Errorf("no acknowledgements counted for hits partition %s", p)
+		}
 	}
-	if code := <-done; code != 0 {
-		t.Fatalf("run: exit %d:\n%s", code, stderr.String())
+	for _, name := range []string{"clickgen_lag_seconds", "clickgen_messages_in_flight", "clickgen_target_messages_per_second",
+		"clickgen_scheduled_messages_total", "clickgen_released_messages_total", "clickgen_model_day",
+		"clickgen_kafka_request_duration_e2e_seconds", "clickgen_kafka_connects_total", "go_goroutines", "process_cpu_seconds_total"} {
+		if second[name] == nil {
+			t.Errorf("no %s", name)
+		}
+	}
+	// Due times are whole nanoseconds, so the rate is 3000 to within a few parts in a million.
+	if v := sample(second, "clickgen_target_messages_per_second"); math.Abs(v-3000) > 0.01 {
+		t.Errorf("target rate %v, want 3000", v)
+	}
+	h := second["clickgen_produce_latency_seconds"].GetMetric()[0].GetHistogram()
+	prev := uint64(0)
+	for _, b := range h.Bucket {
+		if b.GetCumulativeCount() < prev {
+			t.Errorf("bucket le=%v holds %d < %d below it", b.GetUpperBound(), b.GetCumulativeCount(), prev)
+		}
+		prev = b.GetCumulativeCount()
+	}
+	if prev != h.GetSampleCount() || prev == 0 {
+		t.Errorf("+Inf bucket %d, count %d", prev, h.GetSampleCount())
+	}
+
+	data, err := os.ReadFile(report)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var rep struct {
+		Topics map[string]struct{ Sent, Acked, Failed int64 }
+	}
+	if err := json.Unmarshal(data, &rep); err != nil {
+		t.Fatal(err)
+	}
+	if got := rep.Topics["hits"]; float64(got.Acked) < sample(second, acked, "topic", "hits") ||
+		float64(got.Sent) < sample(second, "clickgen_messages_sent_total", "topic", "hits") || got.Acked != got.Sent {
+		t.Errorf("report %+v counts less than the last scrape, or not everything sent was acknowledged", got)
 	}
 	if _, err := http.Get(url); err == nil {
 		t.Errorf("the metrics server still answers after the run")
 	}
+}
+
+func m2(m []string) string {
+	if m == nil {
+		return ""
+	}
+	return m[1]
 }
 
 // TestMetricsOnEveryPlayingVerb: batch, live, snapshot and run all take --metrics-addr; a

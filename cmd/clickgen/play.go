@@ -8,6 +8,7 @@ import (
 	"os"
 	"time"
 
+	"github.com/clickgen/clickgen/generator/metrics/prom"
 	"github.com/clickgen/clickgen/generator/play"
 	"github.com/clickgen/clickgen/generator/sink"
 )
@@ -36,10 +37,11 @@ func newPlayerLines(sio *stdio, snk sink.Sink, flushTimeout time.Duration, total
 	return &player{Printer: play.NewPrinter(sio.err, snk, total, every, line), sio: sio, snk: snk, flushTimeout: flushTimeout, start: time.Now()}
 }
 
-// play runs plan into the player's sink, the player hearing what happens.
+// play runs plan into the player's sink, the player (and the metrics server, if any) hearing
+// what happens.
 func (p *player) play(ctx context.Context, plan play.Plan) (play.Result, error) {
 	plan.FlushTimeout = p.flushTimeout
-	return play.Run(ctx, plan, p.snk, p)
+	return play.Run(ctx, plan, p.snk, play.Observers(p, prom.Of(p.snk).Observer(plan)))
 }
 
 // flush waits for every message sent so far, with its own timeout: an interrupted run still

@@ -13,6 +13,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/clickgen/clickgen/generator/broker"
+	"github.com/clickgen/clickgen/generator/metrics/prom"
 	"github.com/clickgen/clickgen/generator/pace"
 	"github.com/clickgen/clickgen/generator/play"
 	"github.com/clickgen/clickgen/generator/reconcile"
@@ -279,13 +280,14 @@ func runRun(ctx context.Context, sio *stdio, args []string) error {
 	if embedded != nil {
 		defer embedded.Close()
 	}
-	snk, err := withMetrics("run", sf.metricsAddr, sio.err, func() (sink.Sink, error) {
-		return openRunSink(ctx, sf, topicsOf(plan), sio.err)
+	snk, err := withMetrics("run", sf.metricsAddr, sio.err, func(extra ...sink.Opt) (sink.Sink, error) {
+		return openRunSink(ctx, sf, topicsOf(plan), sio.err, extra...)
 	})
 	if err != nil {
 		return err
 	}
 	fmt.Fprintf(sio.err, "clickgen: run %s: %s, rendering on %d of %d cores\n", p.Name, p.Describe(), plan.Workers, runtime.GOMAXPROCS(0))
+	prom.Of(snk).Pace(plan.Pacing.Shape, plan.Pacing.Runner)
 	var meter *play.Meter
 	if plan.Pacing.ByCount {
 		// Built before the progress goroutine starts, which reads it.
@@ -327,8 +329,8 @@ func replayLine(pl *player, from int, s pace.Snapshot) {
 }
 
 // openRunSink connects a Kafka sink to sf's brokers and checks (or creates) the topics.
-func openRunSink(ctx context.Context, sf *sinkFlags, topics []string, stderr io.Writer) (sink.Sink, error) {
-	k, err := sink.NewKafka(sf.kafkaOpts()...)
+func openRunSink(ctx context.Context, sf *sinkFlags, topics []string, stderr io.Writer, extra ...sink.Opt) (sink.Sink, error) {
+	k, err := sink.NewKafka(append(sf.kafkaOpts(), extra...)...)
 	if err != nil {
 		return nil, usagef("run", "%v", err)
 	}

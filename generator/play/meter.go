@@ -151,7 +151,11 @@ func allowed(p pace.Pacer, t time.Duration) uint64 {
 	return hi
 }
 
-// allowedRate is the shape's mean rate between the elapsed times from and to, per second.
+// Scheduled returns how many messages the shape p releases before the elapsed time t: what
+// an open-loop sender should have released by then.
+func Scheduled(p pace.Pacer, t time.Duration) uint64 { return allowed(p, t) }
+
+// AllowedRate is the shape's mean rate between the elapsed times from and to, per second.
 func AllowedRate(p pace.Pacer, from, to time.Duration) float64 {
 	if to <= from {
 		return 0

@@ -54,6 +54,7 @@ func Run(ctx context.Context, plan Plan, snk sink.Sink, obs Observer) (Result, e
 		plan.FlushTimeout = DefaultFlushTimeout
 	}
 	r := &runner{plan: plan, snk: snk, obs: obs, res: &res}
+	r.extras, _ = obs.(ExtraObserver)
 	if plan.Stop.Duration > 0 && !plan.Pacing.ByCount {
 		// A rate shape is cut off exactly by pace.Until; other runs stop at a deadline.
 		var cancel context.CancelFunc
@@ -80,6 +81,15 @@ type runner struct {
 	origin int64      // UTC second of the first run day's start: model time 0
 	due    time.Time  // intended time of the latest paced message
 	ended  StopReason // the stop condition that refused the next message
+	// extras hears each malformed message and re-send, when obs is an ExtraObserver.
+	extras ExtraObserver
+}
+
+// extraSent tells the observer, if it listens, that extra e went to topic.
+func (r *runner) extraSent(topic string, e *world.Extra) {
+	if r.extras != nil {
+		r.extras.ExtraSent(topic, e.Class)
+	}
 }
 
 // flush waits for every message sent so far with the plan's flush timeout, not ctx: an
@@ -200,10 +210,12 @@ func (r *runner) hits(ctx context.Context, u *world.Unit) error {
 	var model time.Duration
 	clean := 0
 	sendExtras := func(at int) error {
-		for _, x := range u.ExtrasAt(at) {
-			if err := r.send(ctx, &cur, x.Key, x.Value, model, plan.Pacing.ByCount); err != nil {
+		xs := u.ExtrasAt(at)
+		for i := range xs {
+			if err := r.send(ctx, &cur, xs[i].Key, xs[i].Value, model, plan.Pacing.ByCount); err != nil {
 				return err
 			}
+			r.extraSent(plan.Hits, &xs[i])
 		}
 		return nil
 	}
@@ -257,10 +269,12 @@ func (r *runner) snapshot(ctx context.Context, u *world.Unit) error {
 		return nil
 	}
 	sendExtras := func(at int) error {
-		for _, x := range u.ExtrasAt(at) {
-			if err := send(x.Key, x.Value); err != nil {
+		xs := u.ExtrasAt(at)
+		for i := range xs {
+			if err := send(xs[i].Key, xs[i].Value); err != nil {
 				return err
 			}
+			r.extraSent(topic, &xs[i])
 		}
 		return nil
 	}

@@ -1,7 +1,6 @@
 package sink
 
 import (
-	"context"
 	"crypto/tls"
 	"crypto/x509"
 	"errors"
@@ -16,6 +15,7 @@ import (
 	"github.com/twmb/franz-go/pkg/sasl"
 	"github.com/twmb/franz-go/pkg/sasl/plain"
 	"github.com/twmb/franz-go/pkg/sasl/scram"
+	"github.com/twmb/franz-go/plugin/kslog"
 )
 
 // Opt configures a [Kafka] sink (and, for its connection options, [Consume]).
@@ -158,6 +158,7 @@ type cfg struct {
 	tls                *TLSConfig
 	sasl               *saslCfg
 	logger             *slog.Logger
+	hooks              []kgo.Hook
 
 	tlsCfg *tls.Config // built by validate from tls
 }
@@ -248,6 +249,12 @@ func SASL(m SASLMechanism, user, password string) Opt {
 // Logger sets where the Kafka client logs, overriding the default of not
 // logging. Records are logged at the levels l enables.
 func Logger(l *slog.Logger) Opt { return opt(func(c *cfg) { c.logger = l }) }
+
+// Hooks adds kgo hooks to the sink's producer client, overriding the default of none: a
+// metrics plugin such as franz-go's kprom, whose OnNewClient is called once when NewKafka
+// builds the client. Readers built from [ClientOpts] do not get them, so one registry never
+// sees two clients.
+func Hooks(hooks ...kgo.Hook) Opt { return opt(func(c *cfg) { c.hooks = append(c.hooks, hooks...) }) }
 
 // validate checks the configuration and loads TLS files. Its errors never
 // contain the SASL password.
@@ -379,7 +386,7 @@ func (c *cfg) connOpts() []kgo.Opt {
 		opts = append(opts, kgo.SASL(c.sasl.mechanism()))
 	}
 	if c.logger != nil {
-		opts = append(opts, kgo.WithLogger(slogAdapter{c.logger}))
+		opts = append(opts, kgo.WithLogger(kslog.New(c.logger)))
 	}
 	return opts
 }
@@ -402,6 +409,9 @@ func (c *cfg) producerOpts() []kgo.Opt {
 	if c.retries > 0 {
 		opts = append(opts, kgo.RecordRetries(c.retries))
 	}
+	if len(c.hooks) > 0 {
+		opts = append(opts, kgo.WithHooks(c.hooks...))
+	}
 	return opts
 }
 
@@ -414,37 +424,6 @@ func (s *saslCfg) mechanism() sasl.Mechanism {
 	default:
 		return scram.Auth{User: s.user, Pass: s.password}.AsSha512Mechanism()
 	}
-}
-
-// slogAdapter lets kgo log through log/slog.
-type slogAdapter struct{ l *slog.Logger }
-
-func (a slogAdapter) Level() kgo.LogLevel {
-	ctx := context.Background()
-	switch {
-	case a.l.Enabled(ctx, slog.LevelDebug):
-		return kgo.LogLevelDebug
-	case a.l.Enabled(ctx, slog.LevelInfo):
-		return kgo.LogLevelInfo
-	case a.l.Enabled(ctx, slog.LevelWarn):
-		return kgo.LogLevelWarn
-	case a.l.Enabled(ctx, slog.LevelError):
-		return kgo.LogLevelError
-	}
-	return kgo.LogLevelNone
-}
-
-func (a slogAdapter) Log(level kgo.LogLevel, msg string, keyvals ...any) {
-	l := slog.LevelDebug
-	switch level {
-	case kgo.LogLevelError:
-		l = slog.LevelError
-	case kgo.LogLevelWarn:
-		l = slog.LevelWarn
-	case kgo.LogLevelInfo:
-		l = slog.LevelInfo
-	}
-	a.l.Log(context.Background(), l, msg, keyvals...)
 }
 
 // ClientOpts returns the kgo options a reader of the topics needs to reach

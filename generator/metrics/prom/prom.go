@@ -1,36 +1,102 @@
-// Package prom serves a run's metrics on /metrics in Prometheus's text exposition format:
-// counters of messages sent, acknowledged and failed and of bytes by topic, acknowledged
-// messages by partition, messages in flight, the lag of the latest paced message behind its
-// intended time, and the latency histogram from intended send time to acknowledgement. The
-// format is simple enough to write by hand, so there is no client library.
+// Package prom serves a run's metrics on /metrics for Prometheus, with the official client
+// library on a registry of its own: the Go runtime's and the process's collectors, clickgen's
+// series (see [Names]) and, through [Server.KafkaHooks], the Kafka client's per-broker series
+// from franz-go's kprom (prefix clickgen_kafka_).
+//
+// clickgen's counters are not observed twice: at each scrape they are read from the sink's
+// Stats, so /metrics, the progress lines and the final report count the same messages. The
+// latency histogram's buckets are counted from the sink's own [metrics.Histogram], the one the
+// final percentiles come from, and the whole-run quantiles are exposed as a summary holding
+// exactly the percentiles the final line prints.
 package prom
 
 import (
 	"context"
-	"fmt"
-	"io"
 	"maps"
 	"net"
 	"net/http"
 	"slices"
 	"strconv"
-	"strings"
+	"sync"
 	"sync/atomic"
 	"time"
 
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/collectors"
+	"github.com/prometheus/client_golang/prometheus/promhttp"
+	"github.com/twmb/franz-go/pkg/kgo"
+	"github.com/twmb/franz-go/plugin/kprom"
+
+	"github.com/clickgen/clickgen/generator/pace"
+	"github.com/clickgen/clickgen/generator/play"
 	"github.com/clickgen/clickgen/generator/sink"
+	"github.com/clickgen/clickgen/generator/world"
 )
 
-// Server serves the exposition of one sink's Stats. It listens as soon as it is
-// started (so a bad or busy address fails before anything is sent) and stops when the sink
-// it wraps is closed.
+// Server serves the metrics of one run: one sink's Stats, its pacing and what the engine tells
+// its observer. It listens as soon as it is started (so a bad or busy address fails before
+// anything is sent) and stops when the sink it wraps is closed. Its methods are safe for
+// concurrent use, and do nothing on a nil *Server, so a caller need not ask whether metrics
+// are served.
 type Server struct {
 	ln   net.Listener
 	srv  *http.Server
-	snk  atomic.Pointer[sink.Sink]
-	lag  atomic.Int64 // nanoseconds: how late the latest paced message was handed to the sink
 	done chan struct{}
+	reg  *prometheus.Registry
+
+	snk   atomic.Pointer[sink.Sink]
+	lag   atomic.Int64 // nanoseconds: how late the latest paced message was handed to the sink
+	pacer atomic.Pointer[pacing]
+
+	day    *prometheus.GaugeVec
+	units  *prometheus.CounterVec
+	extras *prometheus.CounterVec
+
+	kafkaOnce sync.Once
+	kafka     *kprom.Metrics
 }
+
+// pacing is what the target-rate series are computed from.
+type pacing struct {
+	shape  pace.Pacer // nil when the run is not paced by a rate shape
+	runner *pace.Runner
+}
+
+// The names of clickgen's own series. Counters end in _total, units are base units (seconds,
+// bytes). The names of earlier releases are kept.
+const (
+	MessagesSent    = "clickgen_messages_sent_total"         // counter {topic}
+	MessagesAcked   = "clickgen_messages_acked_total"        // counter {topic}
+	MessagesFailed  = "clickgen_messages_failed_total"       // counter {topic}
+	AckedBytes      = "clickgen_acked_bytes_total"           // counter {topic}
+	PartitionAcked  = "clickgen_partition_acked_total"       // counter {topic, partition}
+	InFlight        = "clickgen_messages_in_flight"          // gauge
+	Lag             = "clickgen_lag_seconds"                 // gauge
+	MaxLag          = "clickgen_lag_max_seconds"             // gauge
+	Latency         = "clickgen_produce_latency_seconds"     // histogram
+	LatencyMax      = "clickgen_produce_latency_max_seconds" // gauge
+	LatencyRun      = "clickgen_produce_latency_run_seconds" // summary {quantile}
+	Released        = "clickgen_released_messages_total"     // counter
+	Scheduled       = "clickgen_scheduled_messages_total"    // counter
+	TargetRate      = "clickgen_target_messages_per_second"  // gauge
+	ModelDay        = "clickgen_model_day"                   // gauge {kind}
+	UnitsDone       = "clickgen_units_done_total"            // counter {kind}
+	ExtraMessages   = "clickgen_extra_messages_sent_total"   // counter {topic, class}
+	RedeliveryClass = "redelivery"                           // the class label of a re-send
+	KafkaNamespace  = "clickgen"                             // kprom's namespace…
+	KafkaSubsystem  = "kafka"                                // …and subsystem: clickgen_kafka_*
+)
+
+// Names lists clickgen's own series, for documentation and tests.
+var Names = []string{MessagesSent, MessagesAcked, MessagesFailed, AckedBytes, PartitionAcked, InFlight, Lag, MaxLag,
+	Latency, LatencyMax, LatencyRun, Released, Scheduled, TargetRate, ModelDay, UnitsDone, ExtraMessages}
+
+// LatencyBounds are the upper bounds of the latency histogram's buckets, in seconds.
+var LatencyBounds = []float64{0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30}
+
+// LatencyQuantiles are the whole-run quantiles of the latency summary: those the final line of a
+// stress run prints.
+var LatencyQuantiles = []float64{0.5, 0.95, 0.99, 0.999}
 
 // Listen listens on addr (HOST:PORT; port 0 picks a free port) and serves /metrics until
 // Stop. It fails at once when addr cannot be listened on, so a bad or busy address is known
@@ -40,104 +106,263 @@ func Listen(addr string) (*Server, error) {
 	if err != nil {
 		return nil, err
 	}
-	m := &Server{ln: ln, done: make(chan struct{})}
+	s := New()
+	s.ln, s.done = ln, make(chan struct{})
 	mux := http.NewServeMux()
-	mux.HandleFunc("/metrics", m.serve)
-	m.srv = &http.Server{Handler: mux, ReadHeaderTimeout: 5 * time.Second}
+	mux.Handle("/metrics", s.Handler())
+	s.srv = &http.Server{Handler: mux, ReadHeaderTimeout: 5 * time.Second}
 	go func() {
-		defer close(m.done)
-		_ = m.srv.Serve(ln) // returns http.ErrServerClosed on stop
+		defer close(s.done)
+		_ = s.srv.Serve(ln) // returns http.ErrServerClosed on stop
 	}()
-	return m, nil
+	return s, nil
 }
+
+// New returns a Server that does not listen: its [Server.Handler] serves the metrics on a
+// caller's own mux.
+func New() *Server {
+	s := &Server{reg: prometheus.NewRegistry()}
+	s.day = prometheus.NewGaugeVec(prometheus.GaugeOpts{Name: ModelDay,
+		Help: "The model day of the unit being played (hits: the day; snapshot: the day it is the snapshot of), by kind."}, []string{"kind"})
+	s.units = prometheus.NewCounterVec(prometheus.CounterOpts{Name: UnitsDone,
+		Help: "Units played whole (a model day's hits, or a day's order snapshot), by kind."}, []string{"kind"})
+	s.extras = prometheus.NewCounterVec(prometheus.CounterOpts{Name: ExtraMessages,
+		Help: `Malformed messages (class: the garbage class) and re-sends of clean messages (class "redelivery") handed to the sink, by topic.`},
+		[]string{"topic", "class"})
+	s.reg.MustRegister(
+		collectors.NewGoCollector(),
+		collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}),
+		statsCollector{s},
+		s.day, s.units, s.extras,
+	)
+	return s
+}
+
+// Handler serves the exposition of s's registry, in the format the scraper asks for.
+func (s *Server) Handler() http.Handler {
+	return promhttp.HandlerFor(s.reg, promhttp.HandlerOpts{ErrorHandling: promhttp.ContinueOnError})
+}
+
+// Registry is the registry s serves, for a caller's own collectors.
+func (s *Server) Registry() *prometheus.Registry { return s.reg }
 
 // Addr is the address the server listens on.
-func (m *Server) Addr() net.Addr { return m.ln.Addr() }
+func (s *Server) Addr() net.Addr { return s.ln.Addr() }
 
-// Wrap returns s reporting to m: m serves s's Stats, records the lag of every paced message
-// s sends, and stops when s is closed.
-func (m *Server) Wrap(s sink.Sink) sink.Sink {
-	m.snk.Store(&s)
-	return &meteredSink{Sink: s, m: m}
+// KafkaHooks returns franz-go's kprom plugin registered on s, to give the Kafka sink with
+// [sink.Hooks]: the client's per-broker series (connections, bytes, errors, request latency,
+// buffered records; produced records, batches and bytes by broker and topic) under
+// clickgen_kafka_. It returns the same plugin on every call; it is
+// meant for one client. It returns nil on a nil *Server.
+func (s *Server) KafkaHooks() kgo.Hook {
+	if s == nil {
+		return nil
+	}
+	s.kafkaOnce.Do(func() {
+		s.kafka = kprom.NewMetrics(KafkaNamespace, kprom.Subsystem(KafkaSubsystem), kprom.Registry(s.reg),
+			kprom.Histograms(kprom.RequestDurationE2E, kprom.WriteWait),
+			kprom.FetchAndProduceDetail(kprom.ByNode, kprom.ByTopic, kprom.Batches, kprom.Records,
+				kprom.CompressedBytes, kprom.UncompressedBytes, kprom.ConsistentNaming))
+	})
+	return s.kafka
 }
 
-// Stop shuts the server down, giving a scrape in progress a moment to finish.
-func (m *Server) Stop() {
+// SinkOpts are the options a Kafka sink reporting to s needs: its hooks. Nil on a nil *Server.
+func (s *Server) SinkOpts() []sink.Opt {
+	if s == nil {
+		return nil
+	}
+	return []sink.Opt{sink.Hooks(s.KafkaHooks())}
+}
+
+// Wrap returns snk reporting to s: s serves snk's Stats, records the lag of every paced
+// message sent through it, and stops when it is closed. [Of] finds s from the result.
+func (s *Server) Wrap(snk sink.Sink) sink.Sink {
+	s.snk.Store(&snk)
+	return &meteredSink{Sink: snk, m: s}
+}
+
+// Of returns the Server a sink returned by [Server.Wrap] reports to, and nil for any other
+// sink, so that callers can write prom.Of(snk).Observer(plan) whether metrics are served or not.
+func Of(snk sink.Sink) *Server {
+	if m, ok := snk.(*meteredSink); ok {
+		return m.m
+	}
+	return nil
+}
+
+// Pace tells s the run's pacing: runner releases the messages (nil: not paced) after shape
+// (nil: not a rate shape). s then serves how many messages were released and the largest lag;
+// with a shape, also how many the shape had scheduled by now and its current target rate.
+func (s *Server) Pace(shape pace.Pacer, runner *pace.Runner) {
+	if s == nil || runner == nil {
+		return
+	}
+	s.pacer.Store(&pacing{shape: shape, runner: runner})
+}
+
+// Observer returns an observer of a run of plan that keeps s's model day, units done and
+// extras by class; the extras' counters start at zero for every class plan's topics can carry.
+// It returns nil on a nil *Server (play.Observers skips it).
+func (s *Server) Observer(plan play.Plan) play.Observer {
+	if s == nil {
+		return nil
+	}
+	o := &observer{s: s, extras: map[[2]string]prometheus.Counter{}}
+	for _, tc := range []struct {
+		topic   string
+		classes []string
+	}{{plan.Hits, world.HitGarbageClasses}, {plan.Orders, world.OrderGarbageClasses}} {
+		if tc.topic == "" {
+			continue
+		}
+		for _, c := range append(slices.Clone(tc.classes), "") {
+			o.extras[[2]string{tc.topic, c}] = s.extras.WithLabelValues(tc.topic, classLabel(c))
+		}
+	}
+	return o
+}
+
+func classLabel(class string) string {
+	if class == "" {
+		return RedeliveryClass
+	}
+	return class
+}
+
+func kindLabel(k play.UnitKind) string {
+	if k == play.SnapshotUnit {
+		return "snapshot"
+	}
+	return "hits"
+}
+
+// observer is the play.ExtraObserver of [Server.Observer]. The engine calls it from one
+// goroutine; the metrics it touches are safe for concurrent scrapes.
+type observer struct {
+	s      *Server
+	extras map[[2]string]prometheus.Counter // written only when built
+}
+
+func (o *observer) UnitStarted(u play.Unit) {
+	o.s.day.WithLabelValues(kindLabel(u.Kind)).Set(float64(u.Day))
+}
+
+func (o *observer) UnitDone(r play.UnitResult) { o.s.units.WithLabelValues(kindLabel(r.Kind)).Inc() }
+
+func (o *observer) Stopped(play.StopReason, play.Result) {}
+
+func (o *observer) ExtraSent(topic, class string) {
+	if c, ok := o.extras[[2]string{topic, class}]; ok {
+		c.Inc()
+		return
+	}
+	o.s.extras.WithLabelValues(topic, classLabel(class)).Inc()
+}
+
+// Stop shuts the server down, giving a scrape in progress a moment to finish. It does nothing
+// on a Server from New.
+func (s *Server) Stop() {
+	if s == nil || s.srv == nil {
+		return
+	}
 	ctx, cancel := context.WithTimeout(context.Background(), time.Second)
 	defer cancel()
-	if err := m.srv.Shutdown(ctx); err != nil {
-		m.srv.Close()
+	if err := s.srv.Shutdown(ctx); err != nil {
+		s.srv.Close()
 	}
-	<-m.done
+	<-s.done
 }
 
-func (m *Server) serve(w http.ResponseWriter, r *http.Request) {
+// statsCollector reads clickgen's series at scrape time from the sink's Stats and the pacer's
+// snapshot: nothing is counted twice.
+type statsCollector struct{ s *Server }
+
+var (
+	descSent     = prometheus.NewDesc(MessagesSent, "Messages handed to the sink, by topic.", []string{"topic"}, nil)
+	descAcked    = prometheus.NewDesc(MessagesAcked, "Messages acknowledged (by the brokers with acks=all, or written to the file), by topic.", []string{"topic"}, nil)
+	descFailed   = prometheus.NewDesc(MessagesFailed, "Messages that will never be delivered, by topic.", []string{"topic"}, nil)
+	descBytes    = prometheus.NewDesc(AckedBytes, "Value bytes of acknowledged messages (keys and overhead not counted), by topic.", []string{"topic"}, nil)
+	descParts    = prometheus.NewDesc(PartitionAcked, "Messages acknowledged, by topic and partition.", []string{"topic", "partition"}, nil)
+	descInFlight = prometheus.NewDesc(InFlight, "Messages handed to the sink and not yet acknowledged or failed.", nil, nil)
+	descLag      = prometheus.NewDesc(Lag, "How late the latest paced message was handed to the sink, behind its intended send time (0 when unpaced).", nil, nil)
+	descMaxLag   = prometheus.NewDesc(MaxLag, "The latest any paced message was released, behind its intended send time.", nil, nil)
+	descLatency  = prometheus.NewDesc(Latency, "Time from each message's intended send time to its acknowledgement.", nil, nil)
+	descLatMax   = prometheus.NewDesc(LatencyMax, "The largest produce latency of the run, exactly.", nil, nil)
+	descLatRun   = prometheus.NewDesc(LatencyRun, "Produce latency quantiles over the whole run so far: exactly the percentiles of the final summary.", nil, nil)
+	descReleased = prometheus.NewDesc(Released, "Messages the pacer released.", nil, nil)
+	descSched    = prometheus.NewDesc(Scheduled, "Messages the rate shape had scheduled by now: its rate is the target rate.", nil, nil)
+	descTarget   = prometheus.NewDesc(TargetRate, "The rate shape's target rate: its mean over the messages it scheduled in the last second.", nil, nil)
+)
+
+func (c statsCollector) Describe(ch chan<- *prometheus.Desc) {
+	for _, d := range []*prometheus.Desc{descSent, descAcked, descFailed, descBytes, descParts, descInFlight, descLag,
+		descMaxLag, descLatency, descLatMax, descLatRun, descReleased, descSched, descTarget} {
+		ch <- d
+	}
+}
+
+func (c statsCollector) Collect(ch chan<- prometheus.Metric) {
 	var st sink.Stats
-	if s := m.snk.Load(); s != nil {
+	if s := c.s.snk.Load(); s != nil {
 		st = (*s).Stats()
 	}
-	w.Header().Set("Content-Type", "text/plain; version=0.0.4; charset=utf-8")
-	var b strings.Builder
-	Write(&b, st, time.Duration(m.lag.Load()))
-	io.WriteString(w, b.String())
-}
-
-// LatencyBounds are the upper bounds of the latency histogram's buckets, in seconds.
-var LatencyBounds = []float64{0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30}
-
-// Write renders st and the current lag in the Prometheus text exposition format (version
-// 0.0.4).
-func Write(b *strings.Builder, st sink.Stats, lag time.Duration) {
-	topics := slices.Sorted(maps.Keys(st.Topics))
-	counter := func(name, help string, v func(sink.TopicStats) int64) {
-		fmt.Fprintf(b, "# HELP %s %s\n# TYPE %s counter\n", name, help, name)
-		for _, t := range topics {
-			fmt.Fprintf(b, "%s{topic=\"%s\"} %d\n", name, escapeLabel(t), v(st.Topics[t]))
-		}
-	}
-	counter("clickgen_messages_sent_total", "Messages handed to the sink, by topic.",
-		func(t sink.TopicStats) int64 { return t.Sent })
-	counter("clickgen_messages_acked_total", "Messages acknowledged (by the brokers with acks=all, or written to the file), by topic.",
-		func(t sink.TopicStats) int64 { return t.Acked })
-	counter("clickgen_messages_failed_total", "Messages that will never be delivered, by topic.",
-		func(t sink.TopicStats) int64 { return t.Failed })
-	counter("clickgen_acked_bytes_total", "Value bytes of acknowledged messages (keys and overhead not counted), by topic.",
-		func(t sink.TopicStats) int64 { return t.Bytes })
-
-	const parts = "clickgen_partition_acked_total"
-	fmt.Fprintf(b, "# HELP %s Messages acknowledged, by topic and partition.\n# TYPE %s counter\n", parts, parts)
-	for _, t := range topics {
-		ps := st.Topics[t].Partitions
-		for _, p := range slices.Sorted(maps.Keys(ps)) {
-			fmt.Fprintf(b, "%s{topic=\"%s\",partition=\"%d\"} %d\n", parts, escapeLabel(t), p, ps[p])
-		}
-	}
-
 	var inFlight int64
-	for _, t := range st.Topics {
-		inFlight += t.Sent - t.Acked - t.Failed
+	for _, t := range slices.Sorted(maps.Keys(st.Topics)) {
+		ts := st.Topics[t]
+		ch <- prometheus.MustNewConstMetric(descSent, prometheus.CounterValue, float64(ts.Sent), t)
+		ch <- prometheus.MustNewConstMetric(descAcked, prometheus.CounterValue, float64(ts.Acked), t)
+		ch <- prometheus.MustNewConstMetric(descFailed, prometheus.CounterValue, float64(ts.Failed), t)
+		ch <- prometheus.MustNewConstMetric(descBytes, prometheus.CounterValue, float64(ts.Bytes), t)
+		for p, n := range ts.Partitions {
+			ch <- prometheus.MustNewConstMetric(descParts, prometheus.CounterValue, float64(n), t, strconv.Itoa(int(p)))
+		}
+		inFlight += ts.Sent - ts.Acked - ts.Failed
 	}
-	fmt.Fprintf(b, "# HELP clickgen_messages_in_flight Messages handed to the sink and not yet acknowledged or failed.\n"+
-		"# TYPE clickgen_messages_in_flight gauge\nclickgen_messages_in_flight %d\n", inFlight)
-	fmt.Fprintf(b, "# HELP clickgen_lag_seconds How late the latest paced message was handed to the sink, behind its intended send time (0 when unpaced).\n"+
-		"# TYPE clickgen_lag_seconds gauge\nclickgen_lag_seconds %s\n", formatFloat(lag.Seconds()))
+	ch <- prometheus.MustNewConstMetric(descInFlight, prometheus.GaugeValue, float64(inFlight))
+	ch <- prometheus.MustNewConstMetric(descLag, prometheus.GaugeValue, time.Duration(c.s.lag.Load()).Seconds())
 
-	const lat = "clickgen_produce_latency_seconds"
-	fmt.Fprintf(b, "# HELP %s Time from each message's intended send time to its acknowledgement.\n# TYPE %s histogram\n", lat, lat)
 	h := st.Latency
+	buckets := make(map[float64]uint64, len(LatencyBounds))
 	for _, le := range LatencyBounds {
-		n := h.CountAtMost(time.Duration(le * float64(time.Second)))
-		fmt.Fprintf(b, "%s_bucket{le=\"%s\"} %d\n", lat, formatFloat(le), n)
+		buckets[le] = h.CountAtMost(time.Duration(le * float64(time.Second)))
 	}
-	fmt.Fprintf(b, "%s_bucket{le=\"+Inf\"} %d\n", lat, h.Count())
-	fmt.Fprintf(b, "%s_sum %s\n%s_count %d\n", lat, formatFloat(h.Sum().Seconds()), lat, h.Count())
+	ch <- prometheus.MustNewConstHistogram(descLatency, h.Count(), h.Sum().Seconds(), buckets)
+	ch <- prometheus.MustNewConstMetric(descLatMax, prometheus.GaugeValue, h.Max().Seconds())
+	qs := make(map[float64]float64, len(LatencyQuantiles))
+	for _, q := range LatencyQuantiles {
+		qs[q] = h.Quantile(q).Seconds()
+	}
+	ch <- prometheus.MustNewConstSummary(descLatRun, h.Count(), h.Sum().Seconds(), qs)
+
+	if p := c.s.pacer.Load(); p != nil {
+		snap := p.runner.Snapshot()
+		ch <- prometheus.MustNewConstMetric(descReleased, prometheus.CounterValue, float64(snap.Sent))
+		ch <- prometheus.MustNewConstMetric(descMaxLag, prometheus.GaugeValue, snap.MaxLag.Seconds())
+		if p.shape != nil {
+			ch <- prometheus.MustNewConstMetric(descSched, prometheus.CounterValue, float64(play.Scheduled(p.shape, snap.Elapsed)))
+			ch <- prometheus.MustNewConstMetric(descTarget, prometheus.GaugeValue, targetRate(p.shape, snap.Elapsed))
+		}
+	}
 }
 
-func formatFloat(f float64) string { return strconv.FormatFloat(f, 'g', -1, 64) }
-
-// escapeLabel escapes a label value as the exposition format wants: \\, \" and \n.
-func escapeLabel(s string) string {
-	return strings.NewReplacer(`\`, `\\`, `"`, `\"`, "\n", `\n`).Replace(s)
+// targetRate is shape's rate at the elapsed time e: k messages over the span between the due
+// times of the first and the last of the k messages scheduled in the second before e. Counting
+// messages in a fixed time window instead would be off by up to one message per window.
+func targetRate(shape pace.Pacer, e time.Duration) float64 {
+	from := max(0, e-time.Second)
+	n := play.Scheduled(shape, e)
+	k := n - play.Scheduled(shape, from)
+	if n < 2 || k == 0 {
+		return play.AllowedRate(shape, from, e)
+	}
+	k = min(k, n-1)
+	last, ok1 := shape.Due(n - 1)
+	first, ok2 := shape.Due(n - 1 - k)
+	if !ok1 || !ok2 || last <= first {
+		return play.AllowedRate(shape, from, e)
+	}
+	return float64(k) / (last - first).Seconds()
 }
 
 // meteredSink is a sink whose metrics server records each paced message's lag and stops
