@@ -231,7 +231,8 @@ func (rf *runFlags) checkSink() error {
 	return checkMetricsAddr("run", sf.metricsAddr)
 }
 
-// worldOf builds the profile's world; an unreadable catalog is a usage error.
+// worldOf builds the profile's world (an unreadable catalog is a usage error) and sets the
+// soft memory limit its scale needs, as every playing verb does.
 func worldOf(p profiles.Profile) (*world.World, error) {
 	c, err := loadCatalog("run", "catalog", p.World.Catalog)
 	if err != nil {
@@ -241,6 +242,7 @@ func worldOf(p profiles.Profile) (*world.World, error) {
 	if err != nil {
 		return nil, usagef("run", "%v", err)
 	}
+	setMemoryLimit(p.World.Scale)
 	return w, nil
 }
 
@@ -261,7 +263,6 @@ func runRun(ctx context.Context, sio *stdio, args []string) error {
 	if err != nil {
 		return err
 	}
-	setMemoryLimit(p.World.Scale)
 	every := rf.interval
 	if p.Pacing.Mode == profiles.PaceReplay && !rf.fs.Changed("interval") {
 		every = time.Minute
