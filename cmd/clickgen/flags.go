@@ -180,23 +180,24 @@ func (pf *playFlags) start(ctx context.Context, sio *stdio, kind string) (*playe
 
 // sinkFlags choose where messages go: a file (or stdout) or Kafka.
 type sinkFlags struct {
-	fs             *pflag.FlagSet
-	file           string
-	brokers        string
-	topic          string
-	createTopics   bool
-	compression    string
-	linger         time.Duration
-	connectTimeout time.Duration
-	flushTimeout   time.Duration
-	tls            bool
-	tlsCA          string
-	tlsCert        string
-	tlsKey         string
-	saslMechanism  string
-	saslUser       string
-	report         string
-	metricsAddr    string
+	fs              *pflag.FlagSet
+	file            string
+	brokers         string
+	topic           string
+	createTopics    bool
+	compression     string
+	linger          time.Duration
+	connectTimeout  time.Duration
+	flushTimeout    time.Duration
+	deliveryTimeout time.Duration
+	tls             bool
+	tlsCA           string
+	tlsCert         string
+	tlsKey          string
+	saslMechanism   string
+	saslUser        string
+	report          string
+	metricsAddr     string
 }
 
 // passwordEnv holds the SASL password: secrets never travel as flags.
@@ -211,6 +212,7 @@ func addSinkFlags(fs *pflag.FlagSet) *sinkFlags {
 	fs.StringVar(&sf.compression, "compression", string(sink.CompressionLZ4), "batch compression: none, gzip, snappy, lz4 or zstd")
 	fs.DurationVar(&sf.linger, "linger", 10*time.Millisecond, "how long a partition waits for more records before sending a batch")
 	fs.DurationVar(&sf.connectTimeout, "connect-timeout", 10*time.Second, "fail if the brokers cannot be reached within this time")
+	fs.DurationVar(&sf.deliveryTimeout, "delivery-timeout", 2*time.Minute, "fail the run when the brokers acknowledge nothing for this long (a broker that died)")
 	fs.DurationVar(&sf.flushTimeout, "flush-timeout", 60*time.Second, "how long to wait for acknowledgements at the end of a day (and after Ctrl-C)")
 	fs.BoolVar(&sf.tls, "tls", false, "connect to the brokers over TLS")
 	fs.StringVar(&sf.tlsCA, "tls-ca", "", "CA certificate `FILE` to verify the brokers with (implies --tls)")
@@ -269,8 +271,8 @@ func (sf *sinkFlags) resolve() error {
 	default:
 		return usagef(verb, "--compression %q: want none, gzip, snappy, lz4 or zstd", sf.compression)
 	}
-	if sf.connectTimeout <= 0 || sf.flushTimeout <= 0 {
-		return usagef(verb, "--connect-timeout and --flush-timeout must be positive")
+	if sf.connectTimeout <= 0 || sf.flushTimeout <= 0 || sf.deliveryTimeout <= 0 {
+		return usagef(verb, "--connect-timeout, --delivery-timeout and --flush-timeout must be positive")
 	}
 	return checkMetricsAddr(verb, sf.metricsAddr)
 }
@@ -282,6 +284,7 @@ func (sf *sinkFlags) kafkaOpts() []sink.Opt {
 		sink.BatchCompression(sink.Compression(sf.compression)),
 		sink.Linger(sf.linger),
 		sink.ConnectTimeout(sf.connectTimeout),
+		sink.DeliveryTimeout(sf.deliveryTimeout),
 	}
 	if sf.tls || sf.tlsCA != "" || sf.tlsCert != "" {
 		opts = append(opts, sink.TLS(sink.TLSConfig{CAFile: sf.tlsCA, CertFile: sf.tlsCert, KeyFile: sf.tlsKey}))

@@ -51,7 +51,7 @@ func (p *player) flush() error {
 // summary, writes the report and closes the sink. It returns runErr, explained.
 func (p *player) finish(runErr error, reportPath string) error {
 	interrupted := errors.Is(runErr, context.Canceled)
-	if runErr != nil {
+	if runErr != nil && !errors.Is(runErr, sink.ErrIncomplete) { // a timed-out wait is not repeated
 		if ferr := p.flush(); ferr != nil && !interrupted {
 			runErr = errors.Join(runErr, ferr)
 		}
@@ -91,7 +91,7 @@ func (p *player) finish(runErr error, reportPath string) error {
 // dayFailed explains a delivery failure of the day being played.
 func dayFailed(what string, err error) error {
 	var de *sink.DeliveryError
-	if errors.As(err, &de) {
+	if errors.As(err, &de) || errors.Is(err, sink.ErrIncomplete) {
 		return fmt.Errorf("%s is incomplete: %w", what, err)
 	}
 	return err
@@ -102,6 +102,9 @@ func summary(s sink.Stats, elapsed time.Duration) string {
 	for _, name := range sortedKeys(s.Topics) {
 		t := s.Topics[name]
 		fmt.Fprintf(&b, "clickgen: %s: %d sent, %d acked, %d failed, %.1f MB", name, t.Sent, t.Acked, t.Failed, float64(t.Bytes)/1e6)
+		if u := t.Sent - t.Acked - t.Failed; u != 0 {
+			fmt.Fprintf(&b, ", %d unaccounted (neither acked nor failed: they may or may not be in the topic)", u)
+		}
 		if len(t.Partitions) > 0 {
 			fmt.Fprintf(&b, ", partitions")
 			for _, p := range sortedKeys(t.Partitions) {
@@ -152,6 +155,10 @@ type progress struct {
 	mu    sync.Mutex
 	label string
 	line  func() string // if set, replaces the default line and is printed as a log line
+	// lastAcked and lastAt are the previous line's figures: the line shows the current
+	// rate, so a stalled broker shows 0 msg/s instead of a slowly falling average.
+	lastAcked int64
+	lastAt    time.Time
 }
 
 const progressEvery = 10 * time.Second
@@ -226,7 +233,13 @@ func (p *progress) print() {
 	secs := time.Since(p.start).Seconds()
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	line := fmt.Sprintf("%s %d sent, %d acked, %d failed, %.0f msg/s, %.1f MB/s", p.label, sent, acked, failed, float64(acked)/secs, float64(bytes)/1e6/secs)
+	now := time.Now()
+	if p.lastAt.IsZero() {
+		p.lastAt = p.start
+	}
+	rate := float64(acked-p.lastAcked) / now.Sub(p.lastAt).Seconds()
+	p.lastAcked, p.lastAt = acked, now
+	line := fmt.Sprintf("%s %d sent, %d acked, %d failed, %.0f msg/s now, %.1f MB/s overall", p.label, sent, acked, failed, rate, float64(bytes)/1e6/secs)
 	if p.tty {
 		bar := ""
 		if p.total > 0 {

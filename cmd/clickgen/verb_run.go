@@ -249,8 +249,8 @@ func (rf *runFlags) checkSink() error {
 		return usagef("run", "--tls-cert and --tls-key go together")
 	case sf.saslMechanism != "" && sf.saslUser == "":
 		return usagef("run", "--sasl-mechanism needs --sasl-user")
-	case sf.connectTimeout <= 0 || sf.flushTimeout <= 0:
-		return usagef("run", "--connect-timeout and --flush-timeout must be positive")
+	case sf.connectTimeout <= 0 || sf.flushTimeout <= 0 || sf.deliveryTimeout <= 0:
+		return usagef("run", "--connect-timeout, --delivery-timeout and --flush-timeout must be positive")
 	}
 	if sf.saslMechanism != "" {
 		if _, ok := os.LookupEnv(passwordEnv); !ok {
