@@ -143,3 +143,25 @@ func TestFlushTimeoutNamesTheDay(t *testing.T) {
 		t.Errorf("summary does not mention the unaccounted messages:\n%s", errs)
 	}
 }
+
+// TestInterruptDuringGeneration is issue 11 item 5: Ctrl-C while the first day of a large
+// scale is still being built (seconds of work) ends the run within a second, with exit 130,
+// and the summary says that nothing was sent instead of pointing at a summary that says
+// nothing.
+func TestInterruptDuringGeneration(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel() // the signal arrives before the first day is built
+	var out, errb strings.Builder
+	start := time.Now()
+	err := run(ctx, []string{"batch", "--day", "0", "--scale", "40", "--garbage", "3", "--file", filepath.Join(t.TempDir(), "h.jsonl")}, &out, &errb)
+	took := time.Since(start)
+	if code := exitCode(err, &errb); code != 130 {
+		t.Fatalf("exit %d (%v), want 130\n%s", code, err, errb.String())
+	}
+	if took > time.Second {
+		t.Errorf("interrupted run took %v, want under a second", took)
+	}
+	if !strings.Contains(errb.String(), "nothing was sent") {
+		t.Errorf("stderr does not say nothing was sent:\n%s", errb.String())
+	}
+}

@@ -105,7 +105,11 @@ func (h *hitsRun) play(ctx context.Context, p *player, w *world.World) (hitsOutc
 		if b.From == 0 {
 			dayStart, daySent, dayBytes = time.Now(), out.sent, 0
 			p.prog.setLabel(fmt.Sprintf("day %d:", d))
-			q = extraQueue{extras: day.HitExtras(h.garbage)}
+			extras, err := day.HitExtrasContext(ctx, h.garbage)
+			if err != nil {
+				return err
+			}
+			q = extraQueue{extras: extras}
 			if h.onDay != nil {
 				h.onDay(day)
 			}

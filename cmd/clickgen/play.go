@@ -120,6 +120,9 @@ func summary(s sink.Stats, elapsed time.Duration) string {
 		fmt.Fprintf(&b, "clickgen: latency p50 %v p95 %v p99 %v max %v (from intended send time to ack)\n",
 			round(s.Latency.Quantile(0.5)), round(s.Latency.Quantile(0.95)), round(s.Latency.Quantile(0.99)), round(s.Latency.Max()))
 	}
+	if len(s.Topics) == 0 {
+		b.WriteString("clickgen: nothing was sent\n")
+	}
 	fmt.Fprintf(&b, "clickgen: total time %v\n", elapsed.Round(time.Millisecond))
 	return b.String()
 }
