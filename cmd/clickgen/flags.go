@@ -69,7 +69,7 @@ func (wf *worldFlags) world() (*world.World, error) {
 const memoryPerScale = 160 << 20
 
 func setMemoryLimit(scale float64) {
-	if _, set := os.LookupEnv("GOMEMLIMIT"); set {
+	if envSet("GOMEMLIMIT") {
 		return
 	}
 	debug.SetMemoryLimit(int64(max(1, scale) * memoryPerScale))
@@ -100,7 +100,7 @@ func (df *dayFlags) resolve() error {
 	if err := envFallback(df.fs, fallbacks...); err != nil {
 		return err
 	}
-	_, env := os.LookupEnv("GENERATOR_DAY")
+	env := envSet("GENERATOR_DAY")
 	if !df.fs.Changed("day") && !env {
 		return usagef(df.fs.Name(), "--day is required (there is no default model day)")
 	}
@@ -110,7 +110,7 @@ func (df *dayFlags) resolve() error {
 	if df.days < 1 {
 		return usagef(df.fs.Name(), "--days %d: want at least 1", df.days)
 	}
-	return nil
+	return checkDays(df.fs.Name(), df.day, df.days)
 }
 
 // playFlags are the flags every verb that plays into a sink shares (batch, live, snapshot):
@@ -229,8 +229,8 @@ func addSinkFlags(fs *pflag.FlagSet) *sinkFlags {
 // and --brokers, and a topic with --brokers.
 func (sf *sinkFlags) resolve() error {
 	verb := sf.fs.Name()
-	_, envFile := os.LookupEnv("GENERATOR_FILE")
-	_, envBrokers := os.LookupEnv("KAFKA_BOOTSTRAP_SERVERS")
+	envFile := envSet("GENERATOR_FILE")
+	envBrokers := envSet("KAFKA_BOOTSTRAP_SERVERS")
 	if sf.fs.Changed("file") && sf.fs.Changed("brokers") {
 		return usagef(verb, "both --file and --brokers given: choose one sink")
 	}
@@ -262,7 +262,7 @@ func (sf *sinkFlags) resolve() error {
 		if sf.saslUser == "" {
 			return usagef(verb, "--sasl-mechanism needs --sasl-user")
 		}
-		if _, ok := os.LookupEnv(passwordEnv); !ok {
+		if !envSet(passwordEnv) {
 			return usagef(verb, "--sasl-mechanism needs the password in env %s", passwordEnv)
 		}
 	}

@@ -253,7 +253,7 @@ func (rf *runFlags) checkSink() error {
 		return usagef("run", "--connect-timeout, --delivery-timeout and --flush-timeout must be positive")
 	}
 	if sf.saslMechanism != "" {
-		if _, ok := os.LookupEnv(passwordEnv); !ok {
+		if !envSet(passwordEnv) {
 			return usagef("run", "--sasl-mechanism needs the password in env %s", passwordEnv)
 		}
 	}
@@ -391,6 +391,9 @@ func newRunPlan(p profiles.Profile, rf *runFlags) (*runPlan, error) {
 	plan := &runPlan{p: p, g: p.GarbageSettings(), days: p.Play.Days, workers: rf.workers, every: rf.interval}
 	if p.Play.Endless {
 		plan.days = 0
+	}
+	if err := checkDays("run", p.Play.Day, max(plan.days, 1)); err != nil { // endless: the first day
+		return nil, err
 	}
 	plan.hits = p.Play.Send == profiles.SendHits || p.Play.Send == profiles.SendBoth
 	plan.snaps = p.Play.Send == profiles.SendSnapshots || p.Play.Send == profiles.SendBoth

@@ -3,9 +3,12 @@ package world
 import (
 	"context"
 	"errors"
+	"math"
 	"slices"
 	"testing"
 	"time"
+
+	"github.com/clickgen/clickgen/schema"
 )
 
 // uniqueIDsBelowScan is uniqueIDsBelow as it was before issue 11 (a linear scan of the ids so
@@ -108,6 +111,28 @@ func TestHitExtrasContextStops(t *testing.T) {
 	for i := range x {
 		if string(x[i].Value) != string(want[i].Value) || x[i].After != want[i].After {
 			t.Fatalf("extra %d differs from HitExtras'", i)
+		}
+	}
+}
+
+// TestMaxDay: the last second of day MaxDay fits a DateTime and encodes as that day's date
+// (counter midnight is 20:00Z), the first second of MaxDay+1 does not fit, and CheckDays
+// refuses exactly the ranges that reach past MaxDay.
+func TestMaxDay(t *testing.T) {
+	last := dayStartUTC(MaxDay) + daySeconds - 1
+	if last > math.MaxUint32 || dayStartUTC(MaxDay+1)+daySeconds-1 <= math.MaxUint32 {
+		t.Fatalf("MaxDay %d: its last second %d, the next day's last %d; want only the first within uint32", MaxDay, last, dayStartUTC(MaxDay+1)+daySeconds-1)
+	}
+	if got, want := string(schema.DateTime(last).Append(nil)), DayDate(MaxDay).String()+"T19:59:59Z"; got != want {
+		t.Errorf("last second of MaxDay encodes as %s, want %s", got, want)
+	}
+	for _, tc := range []struct {
+		from, n int
+		ok      bool
+	}{{0, 1, true}, {MaxDay, 1, true}, {MaxDay - 9, 10, true}, {MaxDay - 9, 11, false}, {MaxDay + 1, 1, false},
+		{math.MaxInt, 1, false}, {0, math.MaxInt, false}, {5, math.MaxInt, false}, {-1, 1, false}, {0, 0, false}} {
+		if err := CheckDays(tc.from, tc.n); (err == nil) != tc.ok {
+			t.Errorf("CheckDays(%d, %d) = %v, want ok %v", tc.from, tc.n, err, tc.ok)
 		}
 	}
 }

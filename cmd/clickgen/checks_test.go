@@ -1,0 +1,47 @@
+package main
+
+import (
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// TestEmptyEnvIsAbsent is issue 11 item 3: GENERATOR_DAY= (a template rendering an unset
+// variable) is not day 0; GENERATOR_FILE= and KAFKA_BOOTSTRAP_SERVERS= are no sink either.
+func TestEmptyEnvIsAbsent(t *testing.T) {
+	t.Setenv("GENERATOR_DAY", "")
+	_, errs, code := clickgen(t, "batch", "--file", filepath.Join(t.TempDir(), "h.jsonl"), "--limit", "1")
+	if code != 2 || !strings.Contains(errs, "--day is required") {
+		t.Errorf("GENERATOR_DAY=: exit %d, stderr %q; want exit 2, --day is required", code, errs)
+	}
+	t.Setenv("GENERATOR_FILE", "")
+	t.Setenv("KAFKA_BOOTSTRAP_SERVERS", "")
+	_, errs, code = clickgen(t, "batch", "--day", "0", "--limit", "1")
+	if code != 2 {
+		t.Errorf("GENERATOR_FILE= KAFKA_BOOTSTRAP_SERVERS=: exit %d, stderr %q; want exit 2 (no sink)", code, errs)
+	}
+}
+
+// TestDaysOutOfRange is issue 11 item 6: days the wire formats cannot carry are usage errors
+// (exit 2) naming the last model day; the last day itself plays.
+func TestDaysOutOfRange(t *testing.T) {
+	for _, args := range [][]string{
+		{"batch", "--day", "9223372036854775807"},
+		{"batch", "--day", "29105"},
+		{"batch", "--day", "29100", "--days", "9223372036854775807"},
+		{"inventory", "--day", "29104", "--days", "2"},
+		{"snapshot", "--day", "40000"},
+	} {
+		if args[0] != "inventory" {
+			args = append(args, "--file", filepath.Join(t.TempDir(), "x.jsonl"))
+		}
+		_, errs, code := clickgen(t, args...)
+		if code != 2 || !strings.Contains(errs, "the last model day is 29104 (2106-02-06)") {
+			t.Errorf("%v: exit %d, stderr %q; want exit 2 naming the last model day", args, code, errs)
+		}
+	}
+	out, errs, code := clickgen(t, "batch", "--day", "29104", "--limit", "3", "--file", "-")
+	if code != 0 || !strings.Contains(out, `"UTCEventTime":"2106-02-05T20:`) {
+		t.Errorf("day 29104: exit %d, stderr %q, out %.200q; want its events in 2106", code, errs, out)
+	}
+}
