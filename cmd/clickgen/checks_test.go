@@ -45,3 +45,12 @@ func TestDaysOutOfRange(t *testing.T) {
 		t.Errorf("day 29104: exit %d, stderr %q, out %.200q; want its events in 2106", code, errs, out)
 	}
 }
+
+// TestInjectCountBounded is issue 11 item 4: --count 1000000000 asked for 96 GB and crashed
+// with exit 2 as if it were a usage error; it now is one, refused before anything is built.
+func TestInjectCountBounded(t *testing.T) {
+	_, errs, code := clickgen(t, "inject", "--kind", "hits", "--class", "not_an_object", "--count", "1000000000", "--file", filepath.Join(t.TempDir(), "x.jsonl"))
+	if code != 2 || !strings.Contains(errs, "--count 1000000000: want 1 to 100000") {
+		t.Errorf("inject --count 1000000000: exit %d, stderr %q; want exit 2 naming the bound", code, errs)
+	}
+}
