@@ -1,7 +1,10 @@
 package main
 
 import (
+	"errors"
+	"fmt"
 	"os"
+	"path/filepath"
 
 	"github.com/clickgen/clickgen/generator/world"
 )
@@ -17,6 +20,84 @@ func envSet(name string) bool { return os.Getenv(name) != "" }
 func checkDays(verb string, from, n int) error {
 	if err := world.CheckDays(from, n); err != nil {
 		return usagef(verb, "--day/--days: %v", err)
+	}
+	return nil
+}
+
+// checkSinkFlags refuses the sink settings that were silently ignored or meant nothing, and
+// checks the outputs before anything is sent: the report must be writable and must not be
+// the data file (--report X --file X overwrote the data with the report), and an unwritable
+// report must not be found only after a day was sent (a scheduler then retries and
+// duplicates the run).
+func checkSinkFlags(verb string, sf *sinkFlags) error {
+	switch {
+	case sf.linger < 0:
+		return usagef(verb, "--linger %v: want 0 or more", sf.linger)
+	case sf.file != "" && (sf.tls || sf.tlsCA != "" || sf.tlsCert != "" || sf.saslMechanism != "" || sf.saslUser != ""):
+		return usagef(verb, "TLS and SASL flags apply to --brokers, not --file")
+	case sf.saslUser != "" && sf.saslMechanism == "":
+		return usagef(verb, "--sasl-user needs --sasl-mechanism (PLAIN, SCRAM-SHA-256 or SCRAM-SHA-512)")
+	}
+	return checkReportPath(verb, sf.report, sf.file)
+}
+
+// checkReportPath checks that report (if set) can be written and is not data.
+func checkReportPath(verb, report, data string) error {
+	if report == "" {
+		return nil
+	}
+	if report == "-" {
+		return usagef(verb, "--report -: the report is a file; give a path")
+	}
+	if data != "" && data != "-" && samePath(report, data) {
+		return usagef(verb, "--report %s is also --file: the report would overwrite the data", report)
+	}
+	if st, err := os.Stat(report); err == nil && st.IsDir() {
+		return usagef(verb, "--report %s is a directory", report)
+	}
+	f, err := os.CreateTemp(filepath.Dir(report), ".clickgen-report-check-*")
+	if err != nil {
+		return usagef(verb, "--report %s cannot be written: %v", report, errors.Unwrap(err))
+	}
+	f.Close()
+	os.Remove(f.Name())
+	return nil
+}
+
+// samePath reports whether a and b name the same file: the same cleaned absolute path, or
+// the same existing file (links).
+func samePath(a, b string) bool {
+	aa, err1 := filepath.Abs(a)
+	bb, err2 := filepath.Abs(b)
+	if err1 == nil && err2 == nil && aa == bb {
+		return true
+	}
+	sa, err1 := os.Stat(a)
+	sb, err2 := os.Stat(b)
+	return err1 == nil && err2 == nil && os.SameFile(sa, sb)
+}
+
+// writeFileAtomic writes data to path through a temporary file in the same directory and a
+// rename, so a full disk or a crash leaves the old file or none, never a truncated one.
+func writeFileAtomic(path string, data []byte) error {
+	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*")
+	if err != nil {
+		return err
+	}
+	_, werr := f.Write(data)
+	serr := f.Sync()
+	cerr := f.Close()
+	if err := errors.Join(werr, serr, cerr); err != nil {
+		os.Remove(f.Name())
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	if err := os.Chmod(f.Name(), 0o644); err != nil {
+		os.Remove(f.Name())
+		return err
+	}
+	if err := os.Rename(f.Name(), path); err != nil {
+		os.Remove(f.Name())
+		return err
 	}
 	return nil
 }

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -52,5 +53,57 @@ func TestInjectCountBounded(t *testing.T) {
 	_, errs, code := clickgen(t, "inject", "--kind", "hits", "--class", "not_an_object", "--count", "1000000000", "--file", filepath.Join(t.TempDir(), "x.jsonl"))
 	if code != 2 || !strings.Contains(errs, "--count 1000000000: want 1 to 100000") {
 		t.Errorf("inject --count 1000000000: exit %d, stderr %q; want exit 2 naming the bound", code, errs)
+	}
+}
+
+// TestReportCheckedBeforeSending is issue 11 item 8: an unwritable --report, or a --report
+// that is also the --file, is refused with exit 2 before anything is written or sent (it used
+// to send everything and then exit 1, and a scheduler's retry duplicated the run).
+func TestReportCheckedBeforeSending(t *testing.T) {
+	dir := t.TempDir()
+	data := filepath.Join(dir, "hits.jsonl")
+	for _, tc := range []struct {
+		report, want string
+	}{
+		{filepath.Join(dir, "no-such-dir", "r.json"), "cannot be written"},
+		{data, "would overwrite the data"},
+		{filepath.Join(dir, ".", "hits.jsonl"), "would overwrite the data"},
+		{dir, "is a directory"},
+	} {
+		_, errs, code := clickgen(t, "batch", "--day", "0", "--limit", "5", "--file", data, "--report", tc.report)
+		if code != 2 || !strings.Contains(errs, tc.want) {
+			t.Errorf("--report %s: exit %d, stderr %q; want exit 2 saying %q", tc.report, code, errs, tc.want)
+		}
+		if _, err := os.Stat(data); err == nil {
+			t.Fatalf("--report %s: the data file was written before the report was checked", tc.report)
+		}
+	}
+	rep := filepath.Join(dir, "r.json")
+	if _, errs, code := clickgen(t, "batch", "--day", "0", "--limit", "5", "--file", data, "--report", rep); code != 0 {
+		t.Fatalf("a good --report: exit %d, %s", code, errs)
+	}
+	if b, err := os.ReadFile(rep); err != nil || !strings.HasSuffix(string(b), "}\n") {
+		t.Errorf("report %q, %v; want the whole JSON document", b, err)
+	}
+	if left, _ := filepath.Glob(filepath.Join(dir, ".*")); len(left) != 0 {
+		t.Errorf("temporary files left behind: %v", left)
+	}
+}
+
+// TestIgnoredSinkFlagsRefused is part of issue 11 item 10: flags that were silently ignored.
+func TestIgnoredSinkFlagsRefused(t *testing.T) {
+	file := filepath.Join(t.TempDir(), "h.jsonl")
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--file", file, "--linger", "-1s"}, "--linger -1s"},
+		{[]string{"--file", file, "--tls"}, "apply to --brokers, not --file"},
+		{[]string{"--brokers", "127.0.0.1:1", "--topic", "hits", "--sasl-user", "u"}, "--sasl-user needs --sasl-mechanism"},
+	} {
+		_, errs, code := clickgen(t, append([]string{"batch", "--day", "0", "--limit", "1"}, tc.args...)...)
+		if code != 2 || !strings.Contains(errs, tc.want) {
+			t.Errorf("%v: exit %d, stderr %q; want exit 2 saying %q", tc.args, code, errs, tc.want)
+		}
 	}
 }

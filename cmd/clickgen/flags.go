@@ -274,6 +274,9 @@ func (sf *sinkFlags) resolve() error {
 	if sf.connectTimeout <= 0 || sf.flushTimeout <= 0 || sf.deliveryTimeout <= 0 {
 		return usagef(verb, "--connect-timeout, --delivery-timeout and --flush-timeout must be positive")
 	}
+	if err := checkSinkFlags(verb, sf); err != nil {
+		return err
+	}
 	return checkMetricsAddr(verb, sf.metricsAddr)
 }
 

@@ -142,7 +142,7 @@ func writeJSON(path string, v any) error {
 	if err != nil {
 		return err
 	}
-	return os.WriteFile(path, append(b, '\n'), 0o644)
+	return writeFileAtomic(path, append(b, '\n'))
 }
 
 // progress prints what the sink has done on stderr: a line rewritten in place on a terminal,

@@ -262,6 +262,9 @@ func (rf *runFlags) checkSink() error {
 	default:
 		return usagef("run", "--compression %q: want none, gzip, snappy, lz4 or zstd", sf.compression)
 	}
+	if err := checkSinkFlags("run", sf); err != nil {
+		return err
+	}
 	return checkMetricsAddr("run", sf.metricsAddr)
 }
 
