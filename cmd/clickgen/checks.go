@@ -101,3 +101,14 @@ func writeFileAtomic(path string, data []byte) error {
 	}
 	return nil
 }
+
+// checkTopicKind refuses to send one kind into the other kind's topic: batch --topic orders
+// put hits into the orders topic, where the stand's intake reads every one as garbage.
+func checkTopicKind(verb, topic, kind string) error {
+	for _, other := range []string{world.KindHits, world.KindOrders} {
+		if other != kind && topic == other {
+			return usagef(verb, "--topic %s: %s sends %s, and topic %s is for %s", topic, verb, kind, topic, other)
+		}
+	}
+	return nil
+}

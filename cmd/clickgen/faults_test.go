@@ -10,6 +10,8 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
+	"sync"
+	"syscall"
 	"testing"
 	"time"
 
@@ -163,5 +165,56 @@ func TestInterruptDuringGeneration(t *testing.T) {
 	}
 	if !strings.Contains(errb.String(), "nothing was sent") {
 		t.Errorf("stderr does not say nothing was sent:\n%s", errb.String())
+	}
+}
+
+// TestSecondSignalWhenSIGINTIgnored is part of issue 11 item 10: a clickgen started with
+// SIGINT ignored (nohup, a script's trap) must still stop on Ctrl-C, and a second Ctrl-C
+// must exit at once. Here the broker never answers a produce request, so after the first
+// signal the run sits in its flush (--flush-timeout 10m); only a working second signal ends
+// it. Restoring the signal's disposition after the first signal restored "ignored".
+func TestSecondSignalWhenSIGINTIgnored(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds the command")
+	}
+	c, addr := kfakeCluster(t)
+	produced := make(chan struct{})
+	var once sync.Once
+	c.ControlKey(int16(kmsg.Produce), func(kmsg.Request) (kmsg.Response, error, bool) {
+		c.KeepControl()
+		once.Do(func() { close(produced) })
+		return nil, nil, true // never answered
+	})
+	bin := buildClickgen(t)
+	cmd := exec.Command("sh", "-c", `trap "" INT; exec "$0" "$@"`, bin, "batch", "--day", "0", "--scale", "0.1",
+		"--brokers", addr, "--topic", "hits", "--flush-timeout", "10m", "--delivery-timeout", "10m")
+	var errb strings.Builder
+	cmd.Stderr = &errb
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	exited := make(chan error, 1)
+	go func() { exited <- cmd.Wait() }()
+	<-produced
+	cmd.Process.Signal(syscall.SIGINT)
+	// Signals do not queue: keep signalling until the process exits; the old code ignored
+	// every one after the first, so give up after a while.
+	tick := time.NewTicker(100 * time.Millisecond)
+	defer tick.Stop()
+	giveUp := time.After(30 * time.Second)
+	for {
+		select {
+		case err := <-exited:
+			var ee *exec.ExitError
+			if !errors.As(err, &ee) || ee.ExitCode() != 130 || !strings.Contains(errb.String(), "second signal") {
+				t.Fatalf("after two SIGINTs: %v, stderr %q; want exit 130 on the second signal", err, errb.String())
+			}
+			return
+		case <-tick.C:
+			cmd.Process.Signal(syscall.SIGINT)
+		case <-giveUp:
+			cmd.Process.Kill()
+			t.Fatalf("still running 30 s after repeated SIGINTs (SIGINT inherited as ignored); stderr %q", errb.String())
+		}
 	}
 }

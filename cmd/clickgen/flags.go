@@ -171,6 +171,9 @@ func (pf *playFlags) start(ctx context.Context, sio *stdio, kind string) (*playe
 	if topic == "" {
 		topic = kind
 	}
+	if err := checkTopicKind(pf.fs.Name(), topic, kind); err != nil {
+		return nil, "", err
+	}
 	snk, err := pf.sink.open(ctx, sio.out, sio.err, sink.DefaultTopics()[kind])
 	if err != nil {
 		return nil, "", err
@@ -355,6 +358,9 @@ func addGarbageFlags(fs *pflag.FlagSet) *garbageFlags {
 
 func (gf *garbageFlags) resolve() (world.Garbage, error) {
 	g := world.Garbage{Rate: gf.rate, Redeliver: gf.redeliver}
+	if gf.mix != "" && gf.rate == 0 {
+		return g, usagef(gf.fs.Name(), "--garbage-mix without --garbage: the mix weighs garbage that is not being made")
+	}
 	if gf.mix != "" {
 		mix, err := world.ParseMix(gf.mix)
 		if err != nil {

@@ -239,6 +239,8 @@ func baseName(path string) string {
 func (rf *runFlags) checkSink() error {
 	sf := rf.sf
 	switch {
+	case rf.workers < 0:
+		return usagef("run", "--workers %d: want 0 (all cores) or more", rf.workers)
 	case sf.file != "":
 		return usagef("run", "--file: run plays into Kafka (or its embedded broker); use batch or snapshot for files")
 	case sf.topic != "":

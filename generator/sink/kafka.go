@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"maps"
 	"slices"
 	"strings"
@@ -196,6 +197,14 @@ func (k *Kafka) CheckConnect(ctx context.Context) error {
 	ctx, cancel := context.WithTimeout(ctx, k.cfg.connectTimeout)
 	defer cancel()
 	if err := k.cl.Ping(ctx); err != nil {
+		if s := k.cfg.sasl; s != nil && (errors.Is(err, kerr.SaslAuthenticationFailed) || errors.Is(err, io.EOF) ||
+			errors.Is(err, kerr.UnsupportedSaslMechanism) || errors.Is(err, kerr.IllegalSaslState)) {
+			// The broker answered and then refused or hung up on the authentication
+			// (Kafka closes the connection after a failed SASL handshake): the
+			// network is fine, the credentials are not.
+			return fmt.Errorf("sink: Kafka at %s refused the SASL credentials (mechanism %s, user %q; check the user, the mechanism and the password): %w",
+				k.brokerList(), s.mech, s.user, err)
+		}
 		if ctx.Err() != nil && !errors.Is(err, ctx.Err()) {
 			err = fmt.Errorf("%w (last error: %v)", ctx.Err(), err)
 		}

@@ -3,8 +3,10 @@ package world
 import (
 	"context"
 	"errors"
+	"fmt"
 	"math"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -134,5 +136,27 @@ func TestMaxDay(t *testing.T) {
 		if err := CheckDays(tc.from, tc.n); (err == nil) != tc.ok {
 			t.Errorf("CheckDays(%d, %d) = %v, want ok %v", tc.from, tc.n, err, tc.ok)
 		}
+	}
+}
+
+// TestCatalogFieldBounded is part of issue 11 item 10: a 10 MB product name was accepted and
+// made 30 MB messages. A field over MaxCatalogField bytes is refused, naming line and field.
+func TestCatalogFieldBounded(t *testing.T) {
+	var b strings.Builder
+	b.WriteString("sku,name,category,brand,price\n")
+	for i, cat := range Categories {
+		name := "ok"
+		if i == 2 {
+			name = strings.Repeat("я", MaxCatalogField) // 2 bytes each
+		}
+		fmt.Fprintf(&b, "S%d,%s,%s,B,100\n", i, name, cat.Name)
+	}
+	_, err := ParseCatalog([]byte(b.String()))
+	var ce *CatalogError
+	if !errors.As(err, &ce) || ce.Line != 4 || ce.Field != "name" {
+		t.Fatalf("ParseCatalog with a %d-byte name = %v; want a CatalogError on line 4, field name", 2*MaxCatalogField, err)
+	}
+	if _, err := ParseCatalog([]byte(strings.Replace(b.String(), strings.Repeat("я", MaxCatalogField), strings.Repeat("я", MaxCatalogField/2), 1))); err != nil {
+		t.Errorf("a %d-byte name is refused: %v", MaxCatalogField, err)
 	}
 }
