@@ -3,10 +3,12 @@ package main
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"io"
 	"net"
 	"net/http"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -36,17 +38,26 @@ func (l *lockedBuffer) String() string {
 
 var metricsURL = regexp.MustCompile(`Prometheus metrics on (http://\S+/metrics)`)
 
-// scrape fetches url and returns the samples by name{labels}.
+// scrape fetches url and returns the samples by name{labels}, failing the test on error.
 func scrape(t *testing.T, url string) (map[string]float64, string) {
 	t.Helper()
+	samples, body, err := tryScrape(url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return samples, body
+}
+
+// tryScrape fetches url and returns the samples by name{labels}, or an error.
+func tryScrape(url string) (map[string]float64, string, error) {
 	resp, err := http.Get(url)
 	if err != nil {
-		t.Fatalf("scrape: %v", err)
+		return nil, "", fmt.Errorf("scrape: %w", err)
 	}
 	defer resp.Body.Close()
 	body, _ := io.ReadAll(resp.Body)
 	if resp.StatusCode != 200 || !strings.HasPrefix(resp.Header.Get("Content-Type"), "text/plain; version=0.0.4") {
-		t.Fatalf("scrape: %s, Content-Type %q", resp.Status, resp.Header.Get("Content-Type"))
+		return nil, "", fmt.Errorf("scrape: %s, Content-Type %q", resp.Status, resp.Header.Get("Content-Type"))
 	}
 	samples := map[string]float64{}
 	for _, line := range strings.Split(strings.TrimSpace(string(body)), "\n") {
@@ -56,25 +67,37 @@ func scrape(t *testing.T, url string) (map[string]float64, string) {
 		i := strings.LastIndexByte(line, ' ')
 		v, err := strconv.ParseFloat(line[i+1:], 64)
 		if err != nil {
-			t.Fatalf("scrape: bad sample line %q", line)
+			return nil, "", fmt.Errorf("scrape: bad sample line %q", line)
 		}
 		samples[line[:i]] = v
 	}
-	return samples, string(body)
+	return samples, string(body), nil
 }
 
 // TestMetricsScrapedDuringRun scrapes /metrics twice during a stress run: the counters move,
 // the latency histogram is complete and consistent, and the server is gone after the run.
+// It waits on events (the run's address line, counters moving, the run ending), never on a
+// wall-clock deadline, so a slow machine or -race only makes it slower.
 func TestMetricsScrapedDuringRun(t *testing.T) {
 	var stderr lockedBuffer
-	done := make(chan int)
+	done := make(chan int, 1)
+	ended := make(chan struct{})
 	go func() {
 		err := run(context.Background(), []string{"run", "stress", "--rate", "3000/s", "--duration", "3s", "--metrics-addr", "127.0.0.1:0"},
 			io.Discard, &stderr)
 		done <- exitCode(err, &stderr)
+		close(ended)
 	}()
+	running := func() bool {
+		select {
+		case <-ended:
+			return false
+		default:
+			return true
+		}
+	}
 	var url string
-	for deadline := time.Now().Add(10 * time.Second); url == "" && time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
+	for ; url == "" && running(); time.Sleep(10 * time.Millisecond) {
 		if m := metricsURL.FindStringSubmatch(stderr.String()); m != nil {
 			url = m[1]
 		}
@@ -82,18 +105,34 @@ func TestMetricsScrapedDuringRun(t *testing.T) {
 	if url == "" {
 		t.Fatalf("the run never said where its metrics are:\n%s", stderr.String())
 	}
-	// Scrape once acknowledgements have begun, then again a little later.
-	const acked = `clickgen_messages_acked_total{topic="hits"}`
-	first, _ := scrape(t, url)
-	for deadline := time.Now().Add(10 * time.Second); first[acked] == 0 && time.Now().Before(deadline); {
-		time.Sleep(50 * time.Millisecond)
-		first, _ = scrape(t, url)
+	moving := []string{`clickgen_messages_sent_total{topic="hits"}`, `clickgen_messages_acked_total{topic="hits"}`,
+		`clickgen_acked_bytes_total{topic="hits"}`, `clickgen_produce_latency_seconds_count`, `clickgen_produce_latency_seconds_sum`}
+	// Scrape once acknowledgements have begun, then until every counter has moved, while
+	// the run lasts (a scrape racing the run's end may fail; the checks below then say so).
+	var first, second map[string]float64
+	var body string
+	for ; running(); time.Sleep(20 * time.Millisecond) {
+		m, _, err := tryScrape(url)
+		if err == nil && m[moving[1]] > 0 {
+			first = m
+			break
+		}
 	}
-	time.Sleep(500 * time.Millisecond)
-	second, body := scrape(t, url)
+	for ; first != nil && running(); time.Sleep(20 * time.Millisecond) {
+		m, b, err := tryScrape(url)
+		if err != nil {
+			break
+		}
+		second, body = m, b
+		if !slices.ContainsFunc(moving, func(name string) bool { return !(second[name] > first[name]) }) {
+			break
+		}
+	}
+	if first == nil || second == nil {
+		t.Fatalf("the run ended before two scrapes with acknowledgements:\n%s", stderr.String())
+	}
 
-	for _, name := range []string{`clickgen_messages_sent_total{topic="hits"}`, `clickgen_messages_acked_total{topic="hits"}`,
-		`clickgen_acked_bytes_total{topic="hits"}`, `clickgen_produce_latency_seconds_count`, `clickgen_produce_latency_seconds_sum`} {
+	for _, name := range moving {
 		if !(first[name] > 0 && second[name] > first[name]) {
 			t.Errorf("%s: %v then %v, want a counter that moves", name, first[name], second[name])
 		}
