@@ -132,3 +132,39 @@ func TestIgnoredCombinationsRefused(t *testing.T) {
 		t.Errorf("top-level help does not list exit code 130:\n%s", out)
 	}
 }
+
+// TestMemoryRefusedBeforeSending is issue 11 item 2 (the refusal): a run whose estimated
+// memory does not fit under --max-memory, the cgroup limit or the available memory is a usage
+// error before anything is built (--scale 1000 drew 24 GB and set off the OOM killer). The
+// limit here is --max-memory, standing in for a small container.
+func TestMemoryRefusedBeforeSending(t *testing.T) {
+	file := filepath.Join(t.TempDir(), "h.jsonl")
+	for _, args := range [][]string{
+		{"--scale", "2", "--max-memory", "100MiB"},
+		{"--scale", "1", "--garbage", "3", "--max-memory", "256MiB"},
+		{"--scale", "1000000"}, // beyond any machine
+	} {
+		_, errs, code := clickgen(t, append([]string{"batch", "--day", "0", "--limit", "10", "--file", file}, args...)...)
+		if code != 2 || !strings.Contains(errs, "of memory, more than") {
+			t.Errorf("%v: exit %d, stderr %q; want exit 2 saying the memory does not fit", args, code, errs)
+		}
+		if _, err := os.Stat(file); err == nil {
+			t.Fatalf("%v: the data file was created before the memory check", args)
+		}
+	}
+	if _, errs, code := clickgen(t, "batch", "--day", "0", "--limit", "10", "--file", file, "--max-memory", "1GiB"); code != 0 {
+		t.Errorf("scale 1 under --max-memory 1GiB: exit %d, %s", code, errs)
+	}
+	if _, errs, code := clickgen(t, "batch", "--day", "0", "--file", file, "--max-memory", "lots"); code != 2 || !strings.Contains(errs, "--max-memory") {
+		t.Errorf("--max-memory lots: exit %d, %s; want a usage error", code, errs)
+	}
+	if got := parseCgroupLimit("max\n"); got != 0 {
+		t.Errorf(`cgroup limit "max" = %d, want 0 (none)`, got)
+	}
+	if got := parseCgroupLimit("536870912\n"); got != 512<<20 {
+		t.Errorf("cgroup limit 536870912 = %d", got)
+	}
+	if got := parseMemAvailable("MemTotal: 100 kB\nMemAvailable:    2048 kB\n"); got != 2<<20 {
+		t.Errorf("MemAvailable 2048 kB = %d bytes", got)
+	}
+}

@@ -21,12 +21,14 @@ type worldFlags struct {
 	seed    uint64
 	scale   float64
 	catalog string
+	maxMem  string
 }
 
 func addWorldFlags(fs *pflag.FlagSet) *worldFlags {
 	wf := &worldFlags{fs: fs}
 	fs.Uint64Var(&wf.seed, "seed", world.CanonicalSeed, "world seed (env GENERATOR_SEED)")
 	fs.Float64Var(&wf.scale, "scale", 1, "multiply the inflow of new visitors (and events per day) by this factor")
+	fs.StringVar(&wf.maxMem, "max-memory", "", "refuse the run if its estimated memory exceeds this `SIZE` (e.g. 4GiB); the cgroup limit and available memory always apply")
 	fs.StringVar(&wf.catalog, "catalog", "", "catalog CSV `FILE` (sku,name,category,brand,price[,demand]) instead of the embedded one")
 	return wf
 }
@@ -159,6 +161,9 @@ func (pf *playFlags) parse(args []string, out io.Writer, check func() error) (*w
 		if err := pf.sink.resolve(); err != nil {
 			return nil, g, err
 		}
+	}
+	if err := checkMemory(pf.fs.Name(), pf.world.scale, g, pf.world.maxMem); err != nil {
+		return nil, g, err
 	}
 	w, err := pf.world.world()
 	return w, g, err

@@ -304,6 +304,9 @@ func runRun(ctx context.Context, sio *stdio, args []string) error {
 	if err := rf.checkSink(); err != nil {
 		return err
 	}
+	if err := checkMemory("run", p.World.Scale, p.GarbageSettings(), rf.wf.maxMem); err != nil {
+		return err
+	}
 	w, err := worldOf(p)
 	if err != nil {
 		return err

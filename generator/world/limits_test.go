@@ -160,3 +160,24 @@ func TestCatalogFieldBounded(t *testing.T) {
 		t.Errorf("a %d-byte name is refused: %v", MaxCatalogField, err)
 	}
 }
+
+// TestMemoryNeededCoversMeasured: the estimate is at least the peak resident sizes measured
+// for issue 11 (scale 1 110 MB, 4 366 MB, 16 1.39 GB, scale 4 with --garbage 3 1.12 GB and
+// --garbage 10 2.9 GB), grows with scale and garbage, and saturates instead of overflowing.
+func TestMemoryNeededCoversMeasured(t *testing.T) {
+	for _, m := range []struct {
+		scale    float64
+		g        Garbage
+		measured int64
+	}{{1, Garbage{}, 110e6}, {4, Garbage{}, 366e6}, {16, Garbage{}, 1391e6}, {4, Garbage{Rate: 3}, 1124e6}, {4, Garbage{Rate: 10}, 2904e6}} {
+		if got := MemoryNeeded(m.scale, m.g); got < m.measured {
+			t.Errorf("MemoryNeeded(%v, %+v) = %d, below the measured %d", m.scale, m.g, got, m.measured)
+		}
+	}
+	if MemoryNeeded(2, Garbage{}) <= MemoryNeeded(1, Garbage{}) || MemoryNeeded(1, Garbage{Rate: 1}) <= MemoryNeeded(1, Garbage{}) {
+		t.Error("MemoryNeeded does not grow with scale and garbage")
+	}
+	if got := MemoryNeeded(math.MaxFloat64, Garbage{Rate: 10}); got != math.MaxInt64 {
+		t.Errorf("MemoryNeeded(huge) = %d, want MaxInt64", got)
+	}
+}
