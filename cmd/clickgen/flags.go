@@ -23,12 +23,14 @@ type worldFlags struct {
 	seed    uint64
 	scale   float64
 	catalog string
+	maxMem  string
 }
 
 func addWorldFlags(fs *pflag.FlagSet) *worldFlags {
 	wf := &worldFlags{fs: fs}
 	fs.Uint64Var(&wf.seed, "seed", world.CanonicalSeed, "world seed (env GENERATOR_SEED)")
 	fs.Float64Var(&wf.scale, "scale", 1, "multiply the inflow of new visitors (and events per day) by this factor")
+	fs.StringVar(&wf.maxMem, "max-memory", "", "refuse the run if its estimated memory exceeds this `SIZE` (e.g. 4GiB); the cgroup limit and available memory always apply")
 	fs.StringVar(&wf.catalog, "catalog", "", "catalog CSV `FILE` (sku,name,category,brand,price[,demand]) instead of the embedded one (env GENERATOR_CATALOG)")
 	return wf
 }
@@ -82,7 +84,7 @@ func loadCatalog(verb, what, path string) (*world.Catalog, error) {
 const memoryPerScale = 160 << 20
 
 func setMemoryLimit(scale float64) {
-	if _, set := os.LookupEnv("GOMEMLIMIT"); set {
+	if envSet("GOMEMLIMIT") {
 		return
 	}
 	debug.SetMemoryLimit(int64(max(1, scale) * memoryPerScale))
@@ -113,7 +115,7 @@ func (df *dayFlags) resolve() error {
 	if err := envFallback(df.fs, fallbacks...); err != nil {
 		return err
 	}
-	_, env := os.LookupEnv("GENERATOR_DAY")
+	env := envSet("GENERATOR_DAY")
 	if !df.fs.Changed("day") && !env {
 		return usagef(df.fs.Name(), "--day is required (there is no default model day)")
 	}
@@ -123,7 +125,7 @@ func (df *dayFlags) resolve() error {
 	if df.days < 1 {
 		return usagef(df.fs.Name(), "--days %d: want at least 1", df.days)
 	}
-	return nil
+	return checkDays(df.fs.Name(), df.day, df.days)
 }
 
 // playFlags are the flags every verb that plays into a sink shares (batch, live, snapshot):
@@ -173,6 +175,9 @@ func (pf *playFlags) parse(args []string, out io.Writer, check func() error) (*w
 			return nil, g, err
 		}
 	}
+	if err := checkMemory(pf.fs.Name(), pf.world.scale, g, pf.world.maxMem); err != nil {
+		return nil, g, err
+	}
 	w, err := pf.world.world()
 	return w, g, err
 }
@@ -184,6 +189,9 @@ func (pf *playFlags) start(ctx context.Context, sio *stdio, kind string) (*playe
 	if topic == "" {
 		topic = kind
 	}
+	if err := checkTopicKind(pf.fs.Name(), topic, kind); err != nil {
+		return nil, "", err
+	}
 	snk, err := pf.sink.open(ctx, sio.out, sio.err, sink.DefaultTopics()[kind])
 	if err != nil {
 		return nil, "", err
@@ -193,23 +201,24 @@ func (pf *playFlags) start(ctx context.Context, sio *stdio, kind string) (*playe
 
 // sinkFlags choose where messages go: a file (or stdout) or Kafka.
 type sinkFlags struct {
-	fs             *pflag.FlagSet
-	file           string
-	brokers        sink.Brokers
-	topic          string
-	createTopics   bool
-	compression    sink.Compression
-	linger         time.Duration
-	connectTimeout time.Duration
-	flushTimeout   time.Duration
-	tls            bool
-	tlsCA          string
-	tlsCert        string
-	tlsKey         string
-	saslMechanism  string
-	saslUser       string
-	report         string
-	metricsAddr    string
+	fs              *pflag.FlagSet
+	file            string
+	brokers         sink.Brokers
+	topic           string
+	createTopics    bool
+	compression     sink.Compression
+	linger          time.Duration
+	connectTimeout  time.Duration
+	flushTimeout    time.Duration
+	deliveryTimeout time.Duration
+	tls             bool
+	tlsCA           string
+	tlsCert         string
+	tlsKey          string
+	saslMechanism   string
+	saslUser        string
+	report          string
+	metricsAddr     string
 }
 
 // passwordEnv holds the SASL password: secrets never travel as flags.
@@ -224,6 +233,7 @@ func addSinkFlags(fs *pflag.FlagSet) *sinkFlags {
 	fs.Var(&sf.compression, "compression", "batch compression: none, gzip, snappy, lz4 or zstd")
 	fs.DurationVar(&sf.linger, "linger", 10*time.Millisecond, "how long a partition waits for more records before sending a batch")
 	fs.DurationVar(&sf.connectTimeout, "connect-timeout", 10*time.Second, "fail if the brokers cannot be reached within this time")
+	fs.DurationVar(&sf.deliveryTimeout, "delivery-timeout", 2*time.Minute, "fail the run when the brokers acknowledge nothing for this long (a broker that died)")
 	fs.DurationVar(&sf.flushTimeout, "flush-timeout", 60*time.Second, "how long to wait for acknowledgements at the end of a day (and after Ctrl-C)")
 	fs.BoolVar(&sf.tls, "tls", false, "connect to the brokers over TLS")
 	fs.StringVar(&sf.tlsCA, "tls-ca", "", "CA certificate `FILE` to verify the brokers with (implies --tls)")
@@ -240,8 +250,8 @@ func addSinkFlags(fs *pflag.FlagSet) *sinkFlags {
 // and --brokers, and a topic with --brokers.
 func (sf *sinkFlags) resolve() error {
 	verb := sf.fs.Name()
-	_, envFile := os.LookupEnv("GENERATOR_FILE")
-	_, envBrokers := os.LookupEnv("KAFKA_BOOTSTRAP_SERVERS")
+	envFile := envSet("GENERATOR_FILE")
+	envBrokers := envSet("KAFKA_BOOTSTRAP_SERVERS")
 	if sf.fs.Changed("file") && sf.fs.Changed("brokers") {
 		return usagef(verb, "both --file and --brokers given: choose one sink")
 	}
@@ -273,12 +283,15 @@ func (sf *sinkFlags) resolve() error {
 		if sf.saslUser == "" {
 			return usagef(verb, "--sasl-mechanism needs --sasl-user")
 		}
-		if _, ok := os.LookupEnv(passwordEnv); !ok {
+		if !envSet(passwordEnv) {
 			return usagef(verb, "--sasl-mechanism needs the password in env %s", passwordEnv)
 		}
 	}
-	if sf.connectTimeout <= 0 || sf.flushTimeout <= 0 {
-		return usagef(verb, "--connect-timeout and --flush-timeout must be positive")
+	if sf.connectTimeout <= 0 || sf.flushTimeout <= 0 || sf.deliveryTimeout <= 0 {
+		return usagef(verb, "--connect-timeout, --delivery-timeout and --flush-timeout must be positive")
+	}
+	if err := checkSinkFlags(verb, sf); err != nil {
+		return err
 	}
 	return checkMetricsAddr(verb, sf.metricsAddr)
 }
@@ -301,6 +314,7 @@ func (sf *sinkFlags) kafkaOpts() []sink.Opt {
 		sink.BatchCompression(sf.compression),
 		sink.Linger(sf.linger),
 		sink.ConnectTimeout(sf.connectTimeout),
+		sink.DeliveryTimeout(sf.deliveryTimeout),
 	}
 	if sf.tls || sf.tlsCA != "" || sf.tlsCert != "" {
 		opts = append(opts, sink.TLS(sink.TLSConfig{CAFile: sf.tlsCA, CertFile: sf.tlsCert, KeyFile: sf.tlsKey}))
@@ -366,6 +380,9 @@ func addGarbageFlags(fs *pflag.FlagSet) *garbageFlags {
 }
 
 func (gf *garbageFlags) resolve() (world.Garbage, error) {
+	if gf.fs.Changed("garbage-mix") && gf.g.Rate == 0 {
+		return gf.g, usagef(gf.fs.Name(), "--garbage-mix without --garbage: the mix weighs garbage that is not being made")
+	}
 	if err := gf.g.Validate(); err != nil {
 		return gf.g, usagef(gf.fs.Name(), "%v", err)
 	}

@@ -5,19 +5,29 @@ package main
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"os/signal"
 	"syscall"
 )
 
 func main() {
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	ctx, cancel := context.WithCancel(context.Background())
+	// Notify installs a handler even when SIGINT was inherited as ignored (nohup, scripts);
+	// the handler stays installed, so the second signal is seen too. (Restoring the
+	// default disposition after the first signal restored "ignored" there, and a second
+	// Ctrl-C did nothing.)
+	sigs := make(chan os.Signal, 2)
+	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
 	go func() {
-		// After the first signal, restore the default behaviour: a second Ctrl-C exits at once.
-		<-ctx.Done()
-		stop()
+		<-sigs
+		cancel() // the first signal: stop sending, flush, report
+		<-sigs
+		fmt.Fprintln(os.Stderr, "clickgen: second signal: exiting at once, without flushing or a report")
+		os.Exit(130)
 	}()
 	code := cli(ctx, os.Args[1:], os.Stdout, os.Stderr)
-	stop()
+	signal.Stop(sigs)
+	cancel()
 	os.Exit(code)
 }

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"os"
 	"time"
 
 	"github.com/clickgen/clickgen/generator/metrics/prom"
@@ -56,7 +55,7 @@ func (p *player) flush() error {
 // summary, writes the report and closes the sink. It returns runErr, explained.
 func (p *player) finish(runErr error, reportPath string) error {
 	interrupted := errors.Is(runErr, context.Canceled)
-	if runErr != nil {
+	if runErr != nil && !errors.Is(runErr, sink.ErrIncomplete) { // a timed-out wait is not repeated
 		if ferr := p.flush(); ferr != nil && !interrupted {
 			runErr = errors.Join(runErr, ferr)
 		}
@@ -93,5 +92,5 @@ func writeJSON(path string, v any) error {
 	if err != nil {
 		return err
 	}
-	return os.WriteFile(path, append(b, '\n'), 0o644)
+	return writeFileAtomic(path, append(b, '\n'))
 }

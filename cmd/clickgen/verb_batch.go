@@ -21,6 +21,9 @@ call writes the same bytes, and 'clickgen inventory' with the same flags says wh
 		if err := envFallback(fs, "limit", "GENERATOR_LIMIT"); err != nil {
 			return err
 		}
+		if *workers < 0 {
+			return usagef("batch", "--workers %d: want 0 (all cores) or more", *workers)
+		}
 		if *limit < 0 {
 			return usagef("batch", "--limit %d: want 0 (no limit) or more", *limit)
 		}

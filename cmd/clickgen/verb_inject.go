@@ -114,8 +114,8 @@ func injectKind(topic, kind, class string, count, day int) (string, error) {
 			strings.Join(world.HitGarbageClasses, ", "), strings.Join(world.OrderGarbageClasses, ", "))
 	case !slices.Contains(classes, class):
 		return "", usagef("inject", "class %s does not apply to %s: want one of %s", class, k, strings.Join(classes, ", "))
-	case count < 1:
-		return "", usagef("inject", "--count %d: want at least 1", count)
+	case count < 1 || count > world.MaxInject:
+		return "", usagef("inject", "--count %d: want 1 to %d (inject is one message per flush; use --garbage for volume)", count, world.MaxInject)
 	case day < 0:
 		return "", usagef("inject", "--day %d: model days start at 0", day)
 	}

@@ -149,7 +149,12 @@ func (rf *runFlags) profile() (profiles.Profile, error) {
 	if rf.interval <= 0 {
 		return p, usagef("run", "--interval must be positive")
 	}
-	return p.WithDefaults(), nil
+	p = p.WithDefaults()
+	days := p.Play.Days
+	if p.Play.Endless {
+		days = 1 // the first day; an endless run stops by a condition
+	}
+	return p, checkDays("run", p.Play.Day, days)
 }
 
 // overrides are the flags that were set, as changes to the profile.
@@ -210,6 +215,8 @@ func baseName(path string) string {
 func (rf *runFlags) checkSink() error {
 	sf := rf.sf
 	switch {
+	case rf.workers < 0:
+		return usagef("run", "--workers %d: want 0 (all cores) or more", rf.workers)
 	case sf.file != "":
 		return usagef("run", "--file: run plays into Kafka (or its embedded broker); use batch or snapshot for files")
 	case sf.topic != "":
@@ -220,20 +227,27 @@ func (rf *runFlags) checkSink() error {
 		return usagef("run", "--tls-cert and --tls-key go together")
 	case sf.saslMechanism != "" && sf.saslUser == "":
 		return usagef("run", "--sasl-mechanism needs --sasl-user")
-	case sf.connectTimeout <= 0 || sf.flushTimeout <= 0:
-		return usagef("run", "--connect-timeout and --flush-timeout must be positive")
+	case sf.connectTimeout <= 0 || sf.flushTimeout <= 0 || sf.deliveryTimeout <= 0:
+		return usagef("run", "--connect-timeout, --delivery-timeout and --flush-timeout must be positive")
 	}
 	if sf.saslMechanism != "" {
-		if _, ok := os.LookupEnv(passwordEnv); !ok {
+		if !envSet(passwordEnv) {
 			return usagef("run", "--sasl-mechanism needs the password in env %s", passwordEnv)
 		}
+	}
+	if err := checkSinkFlags("run", sf); err != nil {
+		return err
 	}
 	return checkMetricsAddr("run", sf.metricsAddr)
 }
 
-// worldOf builds the profile's world (an unreadable catalog is a usage error) and sets the
-// soft memory limit its scale needs, as every playing verb does.
-func worldOf(p profiles.Profile) (*world.World, error) {
+// worldOf builds the profile's world (an unreadable catalog, or a run whose memory cannot fit
+// under maxMem, the cgroup or the machine, is a usage error) and sets the soft memory limit its
+// scale needs, as every playing verb does.
+func worldOf(p profiles.Profile, maxMem string) (*world.World, error) {
+	if err := checkMemory("run", p.World.Scale, p.Garbage, maxMem); err != nil {
+		return nil, err
+	}
 	c, err := loadCatalog("run", "catalog", p.World.Catalog)
 	if err != nil {
 		return nil, err
@@ -259,7 +273,7 @@ func runRun(ctx context.Context, sio *stdio, args []string) error {
 	if err := rf.checkSink(); err != nil {
 		return err
 	}
-	w, err := worldOf(p)
+	w, err := worldOf(p, rf.wf.maxMem)
 	if err != nil {
 		return err
 	}

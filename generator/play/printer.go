@@ -35,6 +35,10 @@ type Printer struct {
 	label string
 	units []UnitReport
 	line  func() string // if set, replaces the default line and is printed as a log line
+	// lastAcked and lastAt are the previous line's figures: the line shows the current
+	// rate, so a stalled broker shows 0 msg/s instead of a slowly falling average.
+	lastAcked int64
+	lastAt    time.Time
 }
 
 // ProgressEvery is how often a Printer not on a terminal prints a progress line.
@@ -108,7 +112,13 @@ func (p *Printer) print() {
 	secs := time.Since(p.start).Seconds()
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	line := fmt.Sprintf("%s %d sent, %d acked, %d failed, %.0f msg/s, %.1f MB/s", p.label, sent, acked, failed, float64(acked)/secs, float64(bytes)/1e6/secs)
+	now := time.Now()
+	if p.lastAt.IsZero() {
+		p.lastAt = p.start
+	}
+	rate := float64(acked-p.lastAcked) / now.Sub(p.lastAt).Seconds()
+	p.lastAcked, p.lastAt = acked, now
+	line := fmt.Sprintf("%s %d sent, %d acked, %d failed, %.0f msg/s now, %.1f MB/s overall", p.label, sent, acked, failed, rate, float64(bytes)/1e6/secs)
 	if p.tty {
 		bar := ""
 		if p.total > 0 {
@@ -198,6 +208,9 @@ func Summary(s sink.Stats, elapsed time.Duration) string {
 	for _, name := range slices.Sorted(maps.Keys(s.Topics)) {
 		t := s.Topics[name]
 		fmt.Fprintf(&b, "clickgen: %s: %d sent, %d acked, %d failed, %.1f MB", name, t.Sent, t.Acked, t.Failed, float64(t.Bytes)/1e6)
+		if u := t.Sent - t.Acked - t.Failed; u != 0 {
+			fmt.Fprintf(&b, ", %d unaccounted (neither acked nor failed: they may or may not be in the topic)", u)
+		}
 		if len(t.Partitions) > 0 {
 			fmt.Fprintf(&b, ", partitions")
 			for _, p := range slices.Sorted(maps.Keys(t.Partitions)) {
@@ -212,6 +225,9 @@ func Summary(s sink.Stats, elapsed time.Duration) string {
 	if s.Latency.Count() > 0 {
 		fmt.Fprintf(&b, "clickgen: latency p50 %v p95 %v p99 %v max %v (from intended send time to ack)\n",
 			round(s.Latency.Quantile(0.5)), round(s.Latency.Quantile(0.95)), round(s.Latency.Quantile(0.99)), round(s.Latency.Max()))
+	}
+	if len(s.Topics) == 0 {
+		b.WriteString("clickgen: nothing was sent\n")
 	}
 	fmt.Fprintf(&b, "clickgen: total time %v\n", elapsed.Round(time.Millisecond))
 	return b.String()

@@ -20,7 +20,7 @@ var errStop = errors.New("stop condition reached")
 // IncompleteError is a delivery failure of one unit: the unit was not delivered whole.
 type IncompleteError struct {
 	Unit Unit
-	Err  error // a *sink.DeliveryError, possibly wrapped
+	Err  error // a *sink.DeliveryError or a sink.ErrIncomplete wait that timed out
 }
 
 func (e *IncompleteError) Error() string { return e.Unit.Name() + " is incomplete: " + e.Err.Error() }
@@ -31,7 +31,7 @@ func (e *IncompleteError) Unwrap() error { return e.Err }
 // they are.
 func incomplete(u Unit, err error) error {
 	var de *sink.DeliveryError
-	if errors.As(err, &de) {
+	if errors.As(err, &de) || errors.Is(err, sink.ErrIncomplete) {
 		return &IncompleteError{Unit: u, Err: err}
 	}
 	return err

@@ -29,17 +29,27 @@ func newBudget(maxRecs, maxBytes int64) *budget {
 // check ctx first). A record larger than the whole byte budget is admitted
 // when nothing else is in flight, so it cannot wait forever.
 func (b *budget) acquire(ctx context.Context, n int64) error {
-	return b.waitFor(ctx, func() bool {
-		if b.recs >= b.maxRecs {
-			return false
-		}
-		if b.maxBytes > 0 && b.bytes+n > b.maxBytes && b.recs > 0 {
-			return false
-		}
-		b.recs++
-		b.bytes += n
-		return true
-	})
+	return b.waitFor(ctx, func() bool { return b.take(n) })
+}
+
+// tryAcquire takes room for one record of n bytes if there is room now.
+func (b *budget) tryAcquire(n int64) bool {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.take(n)
+}
+
+// take is acquire's condition; b.mu must be held.
+func (b *budget) take(n int64) bool {
+	if b.recs >= b.maxRecs {
+		return false
+	}
+	if b.maxBytes > 0 && b.bytes+n > b.maxBytes && b.recs > 0 {
+		return false
+	}
+	b.recs++
+	b.bytes += n
+	return true
 }
 
 // release returns the room of one record of n bytes.

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"maps"
 	"slices"
 	"strings"
@@ -99,12 +100,17 @@ func (k *Kafka) Send(ctx context.Context, m Message) error {
 	if err := k.rec.err(); err != nil {
 		return err
 	}
+	if err := k.rec.stalled(); err != nil {
+		return err
+	}
 	if err := ctx.Err(); err != nil {
 		return err
 	}
 	size := int64(len(m.Key) + len(m.Value))
-	if err := k.budget.acquire(ctx, size); err != nil {
-		return err
+	if !k.budget.tryAcquire(size) {
+		if err := k.waitRoom(ctx, size); err != nil {
+			return err
+		}
 	}
 	now := time.Now()
 	p := &pending{k: k, tc: k.rec.topic(m.Topic), due: m.Due, tag: m.Tag}
@@ -119,8 +125,37 @@ func (k *Kafka) Send(ctx context.Context, m Message) error {
 	return nil
 }
 
-// Flush waits for every queued record; see [Sink.Flush].
+// waitRoom waits for room in the in-flight budget for a record of size
+// bytes. Room comes back with every acknowledgement or failure, so a wait
+// longer than the delivery timeout means the brokers answered nothing for
+// that long: a dead broker keeps kgo retrying (with the idempotent producer
+// it never fails a record whose request may have reached the broker), and
+// without this bound Send would wait as long as ctx lets it, which for a
+// batch run is forever. The stall is sticky: every later Send fails too.
+func (k *Kafka) waitRoom(ctx context.Context, size int64) error {
+	wctx, cancel := context.WithTimeoutCause(ctx, k.cfg.deliveryTimeout, errStalled)
+	defer cancel()
+	err := k.budget.acquire(wctx, size)
+	if err == nil || ctx.Err() != nil {
+		return err
+	}
+	err = &IncompleteError{InFlight: k.budget.inFlight(), Waited: k.cfg.deliveryTimeout, Cause: context.Cause(wctx)}
+	k.rec.stall(err)
+	return err
+}
+
+var errStalled = errors.New("no acknowledgement or failure from the brokers (the delivery timeout)")
+
+// Flush waits for every queued record; see [Sink.Flush]. When ctx ends the
+// wait, the error is an [*IncompleteError] (joined with any
+// [*DeliveryError]) saying how many messages are unaccounted for.
 func (k *Kafka) Flush(ctx context.Context) error {
+	if err := k.rec.stalled(); err != nil {
+		// Send already waited the delivery timeout for a single
+		// acknowledgement: waiting again only doubles the time to exit.
+		return errors.Join(err, k.rec.err())
+	}
+	start := time.Now()
 	err := k.cl.Flush(ctx)
 	if err == nil {
 		// kgo counts a record done just before its promise runs;
@@ -128,7 +163,7 @@ func (k *Kafka) Flush(ctx context.Context) error {
 		err = k.budget.drained(ctx)
 	}
 	if err != nil {
-		err = fmt.Errorf("sink: flush: %d message(s) still unacknowledged: %w", k.budget.inFlight(), err)
+		err = &IncompleteError{InFlight: k.budget.inFlight(), Waited: time.Since(start).Round(time.Millisecond), Cause: err}
 		return errors.Join(err, k.rec.err())
 	}
 	return k.rec.err()
@@ -162,6 +197,14 @@ func (k *Kafka) CheckConnect(ctx context.Context) error {
 	ctx, cancel := context.WithTimeout(ctx, k.cfg.connectTimeout)
 	defer cancel()
 	if err := k.cl.Ping(ctx); err != nil {
+		if s := k.cfg.sasl; s != nil && (errors.Is(err, kerr.SaslAuthenticationFailed) || errors.Is(err, io.EOF) ||
+			errors.Is(err, kerr.UnsupportedSaslMechanism) || errors.Is(err, kerr.IllegalSaslState)) {
+			// The broker answered and then refused or hung up on the authentication
+			// (Kafka closes the connection after a failed SASL handshake): the
+			// network is fine, the credentials are not.
+			return fmt.Errorf("sink: Kafka at %s refused the SASL credentials (mechanism %s, user %q; check the user, the mechanism and the password): %w",
+				k.brokerList(), s.mech, s.user, err)
+		}
 		if ctx.Err() != nil && !errors.Is(err, ctx.Err()) {
 			err = fmt.Errorf("%w (last error: %v)", ctx.Err(), err)
 		}

@@ -578,3 +578,24 @@ func TestConsumeBounds(t *testing.T) {
 		t.Errorf("ConsumeFunc = %v, want fn's error", err)
 	}
 }
+
+// TestCheckConnectBadSASL is part of issue 11 item 10: wrong SASL credentials read "cannot
+// reach Kafka", sending the user after the network. The error must say the brokers refused
+// the credentials, name the mechanism and user, and never contain the password.
+func TestCheckConnectBadSASL(t *testing.T) {
+	c, err := kfake.NewCluster(kfake.NumBrokers(1), kfake.EnableSASL(), kfake.Superuser("PLAIN", "admin", "right"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	k, err := NewKafka(SeedBrokers(c.ListenAddrs()...), SASL(SASLPlain, "admin", "wrong-secret"), ConnectTimeout(5*time.Second))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer k.Close()
+	err = k.CheckConnect(context.Background())
+	if err == nil || !strings.Contains(err.Error(), "refused the SASL credentials") || !strings.Contains(err.Error(), "admin") ||
+		strings.Contains(err.Error(), "wrong-secret") || strings.Contains(err.Error(), "cannot reach") {
+		t.Errorf("CheckConnect with a wrong password = %v; want the credentials refused, naming user admin, without the password", err)
+	}
+}

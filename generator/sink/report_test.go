@@ -36,12 +36,12 @@ func TestReportJSON(t *testing.T) {
 	want := map[string]any{
 		"topics": map[string]any{
 			"hits": map[string]any{
-				"sent": 10.0, "acked": 8.0, "failed": 2.0, "bytes": 800.0,
+				"sent": 10.0, "acked": 8.0, "failed": 2.0, "unaccounted": 0.0, "bytes": 800.0,
 				"partitions":  map[string]any{"0": 5.0, "1": 3.0},
 				"failed_tags": []any{3.0},
 			},
 			"orders": map[string]any{
-				"sent": 0.0, "acked": 0.0, "failed": 0.0, "bytes": 0.0,
+				"sent": 0.0, "acked": 0.0, "failed": 0.0, "unaccounted": 0.0, "bytes": 0.0,
 				"partitions": map[string]any{},
 			},
 		},

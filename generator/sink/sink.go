@@ -38,10 +38,12 @@ type Message struct {
 // Sink is where messages go. All methods are safe for concurrent use.
 type Sink interface {
 	// Send queues m asynchronously. It blocks only while the sink's
-	// buffer is full, and then at most until ctx is done. It returns
-	// early errors: ctx's error, [ErrClosed], an invalid message, or the
-	// sink's sticky [*DeliveryError] once any message failed (the message
-	// is then not queued). A queued message is no longer affected by ctx:
+	// buffer is full, and then at most until ctx is done or, for Kafka,
+	// the delivery timeout passes without one acknowledgement (then it
+	// returns a sticky [*IncompleteError]). It returns early errors:
+	// ctx's error, [ErrClosed], an invalid message, or the sink's sticky
+	// [*DeliveryError] once any message failed (the message is then not
+	// queued). A queued message is no longer affected by ctx:
 	// it is delivered or failed by Flush and Close.
 	Send(ctx context.Context, m Message) error
 	// Flush waits until every queued message is acknowledged or failed,
@@ -97,6 +99,34 @@ func (e *DeliveryError) Error() string {
 
 // Unwrap returns the first failed message's error.
 func (e *DeliveryError) Unwrap() error { return e.Err }
+
+// IncompleteError says the sink stopped waiting for acknowledgements while
+// messages were still in flight: Flush's ctx ended, or Send waited the
+// delivery timeout for room without a single acknowledgement or failure (a
+// broker that died). The InFlight messages are neither acknowledged nor
+// failed: they may or may not be in the topic. errors.Is(err,
+// [ErrIncomplete]) matches it.
+type IncompleteError struct {
+	// InFlight is how many messages were unaccounted for.
+	InFlight int64
+	// Waited is how long the sink waited.
+	Waited time.Duration
+	// Cause is what ended the wait (a context error or its cause).
+	Cause error
+}
+
+// ErrIncomplete matches every [*IncompleteError] with errors.Is.
+var ErrIncomplete = errors.New("sink: messages unaccounted for")
+
+func (e *IncompleteError) Error() string {
+	return fmt.Sprintf("sink: %d message(s) unacknowledged and not failed after waiting %v: %v", e.InFlight, e.Waited, e.Cause)
+}
+
+// Is reports target == [ErrIncomplete].
+func (e *IncompleteError) Is(target error) bool { return target == ErrIncomplete }
+
+// Unwrap returns the cause.
+func (e *IncompleteError) Unwrap() error { return e.Cause }
 
 // DefaultTopics returns clickgen's topics with the partition counts the
 // stand uses: hits with 2 partitions, orders with 1. It returns a fresh map

@@ -65,6 +65,7 @@ type recorder struct {
 	firstTopic string
 	firstTag   uint32
 	failedTags map[string]map[uint32]struct{}
+	stallErr   error // set once Send gave up waiting for the brokers
 }
 
 type topicCounters struct {
@@ -185,6 +186,25 @@ func (r *recorder) err() error {
 	return e
 }
 
+// stall records that Send gave up waiting; the first such error sticks.
+func (r *recorder) stall(err error) {
+	r.errMu.Lock()
+	defer r.errMu.Unlock()
+	if r.stallErr == nil {
+		r.stallErr = err
+	}
+}
+
+// stalled returns the sticky stall error, or nil (untyped).
+func (r *recorder) stalled() error {
+	r.errMu.Lock()
+	defer r.errMu.Unlock()
+	if r.stallErr == nil {
+		return nil
+	}
+	return r.stallErr
+}
+
 func (r *recorder) snapshot() Stats {
 	r.mu.RLock()
 	tcs := slices.Collect(maps.Values(r.topics))
@@ -230,12 +250,16 @@ type Report struct {
 // [TopicStats]'s do. Partitions are keyed by partition number (JSON object
 // keys are strings: {"0": 123}).
 type TopicReport struct {
-	Sent       int64           `json:"sent"`                  // accepted by Send
-	Acked      int64           `json:"acked"`                 // acknowledged
-	Failed     int64           `json:"failed"`                // never to be delivered
-	Bytes      int64           `json:"bytes"`                 // value bytes acknowledged
-	Partitions map[int32]int64 `json:"partitions"`            // acknowledged per partition
-	FailedTags []uint32        `json:"failed_tags,omitempty"` // distinct tags of failed messages
+	Sent   int64 `json:"sent"`   // accepted by Send
+	Acked  int64 `json:"acked"`  // acknowledged
+	Failed int64 `json:"failed"` // never to be delivered
+	// Unaccounted is Sent - Acked - Failed when the report was made:
+	// messages handed to the brokers of which nothing is known. They may
+	// or may not be in the topic; a complete run has none.
+	Unaccounted int64           `json:"unaccounted"`
+	Bytes       int64           `json:"bytes"`                 // value bytes acknowledged
+	Partitions  map[int32]int64 `json:"partitions"`            // acknowledged per partition
+	FailedTags  []uint32        `json:"failed_tags,omitempty"` // distinct tags of failed messages
 }
 
 // RateReport is the pacing outcome, filled by the caller.
@@ -265,12 +289,13 @@ func NewReport(s Stats) Report {
 			parts = map[int32]int64{}
 		}
 		r.Topics[name] = TopicReport{
-			Sent:       t.Sent,
-			Acked:      t.Acked,
-			Failed:     t.Failed,
-			Bytes:      t.Bytes,
-			Partitions: parts,
-			FailedTags: slices.Clone(t.FailedTags),
+			Sent:        t.Sent,
+			Acked:       t.Acked,
+			Failed:      t.Failed,
+			Unaccounted: t.Sent - t.Acked - t.Failed,
+			Bytes:       t.Bytes,
+			Partitions:  parts,
+			FailedTags:  slices.Clone(t.FailedTags),
 		}
 	}
 	r.LatencyMS = LatencyReport{

@@ -49,9 +49,13 @@ func (o WriterOptions) Validate() error {
 // buffer writes synchronously; ctx cannot interrupt a write in progress. All
 // methods are safe for concurrent use.
 type Writer struct {
-	mu      sync.Mutex
-	w       io.Writer
-	closer  io.Closer // the file we opened, nil for a caller's writer
+	mu     sync.Mutex
+	w      io.Writer
+	closer io.Closer // the file we opened, nil for a caller's writer
+	// file is the file we opened, cut back to whole lines after a short write (a full
+	// disk); nil for a caller's writer. written is its length in whole lines.
+	file    truncater
+	written int64
 	parts   map[string]int32
 	bufSize int
 	buf     []byte
@@ -62,6 +66,12 @@ type Writer struct {
 }
 
 var _ Sink = (*Writer)(nil)
+
+// truncater is what the writer needs of a file to cut a partial line.
+type truncater interface {
+	Truncate(size int64) error
+	Seek(offset int64, whence int) (int64, error)
+}
 
 type pendingLine struct {
 	tc   *topicCounters
@@ -103,7 +113,7 @@ func CreateFile(path string, o WriterOptions) (*Writer, error) {
 		f.Close()
 		return nil, err
 	}
-	w.closer = f
+	w.closer, w.file = f, f
 	return w, nil
 }
 
@@ -155,15 +165,25 @@ func (w *Writer) flushLocked() {
 		err = io.ErrShortWrite
 	}
 	now := time.Now()
-	off := 0
+	off, whole := 0, 0
 	for _, l := range w.pend {
 		off += l.n
 		if off <= n {
+			whole = off
 			w.rec.ack(l.tc, l.part, l.n-1, now.Sub(l.due))
 		} else {
 			w.rec.fail(l.tc, l.tag, fmt.Errorf("write: %w", err))
 		}
 	}
+	if n > whole && w.file != nil {
+		// The write stopped inside a line: cut it, so the file holds whole lines, each
+		// one acknowledged, and a reader never sees half a JSON document.
+		end := w.written + int64(whole)
+		if terr := w.file.Truncate(end); terr == nil {
+			_, _ = w.file.Seek(end, io.SeekStart)
+		}
+	}
+	w.written += int64(whole)
 	w.buf = w.buf[:0]
 	clear(w.pend)
 	w.pend = w.pend[:0]

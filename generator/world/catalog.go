@@ -81,6 +81,11 @@ func (e *CatalogError) Error() string {
 
 func (e *CatalogError) Unwrap() error { return e.Err }
 
+// MaxCatalogField is the longest catalog field ParseCatalog accepts, in bytes. A product name
+// appears in several fields of every message about the product (a 10 MB name made 30 MB
+// messages, beyond any broker's message size); real names are a few hundred bytes.
+const MaxCatalogField = 1024
+
 // ParseCatalog reads a catalog in the stand's format: a header `sku,name,category,brand,price`
 // optionally followed by `,demand`, then one product per line; price in integer kopecks;
 // category one of the six category names; demand магнит, обычный or залёживается (without the
@@ -127,6 +132,9 @@ func ParseCatalog(data []byte) (*Catalog, error) {
 		for i, f := range rec {
 			if !utf8.ValidString(f) {
 				return nil, bad(i, "not valid UTF-8")
+			}
+			if len(f) > MaxCatalogField {
+				return nil, bad(i, "%d bytes, want at most %d", len(f), MaxCatalogField)
 			}
 		}
 		if p.SKU == "" || strings.ContainsAny(p.SKU, " \t/?#&") {

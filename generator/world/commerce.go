@@ -1,6 +1,7 @@
 package world
 
 import (
+	"context"
 	"slices"
 
 	"github.com/clickgen/clickgen/schema"
@@ -9,7 +10,7 @@ import (
 // commerce adds baskets, add_to_cart and purchase events from the COMMERCE stream
 // (world.md §4.2–§4.3), numbers the purchases in stream order (§4.6), applies the BEACONS
 // stream's losses and duplicates (orders.md §4.4) and sorts the final stream.
-func (day *Day) commerce() {
+func (day *Day) commerce(ctx context.Context) error {
 	w := day.World
 	s := newStream(w.seed, streamCommerce, day.N, 0)
 	var trade []event // add_to_cart and purchase rows, WatchIDs drawn below
@@ -17,6 +18,9 @@ func (day *Day) commerce() {
 	type candidate struct{ product, page int32 }
 	var cands []candidate
 	for vi := range day.visits {
+		if vi%ctxEvery == 0 && ctx.Err() != nil {
+			return ctx.Err()
+		}
 		v := &day.visits[vi]
 		cands, seen = cands[:0], seen[:0]
 		var confPage int32 = -1
@@ -158,6 +162,7 @@ func (day *Day) commerce() {
 	st.Purchases = st.ByKind[evPurchase] + st.ByKind[evDupPurchase]
 	st.Orders = len(day.Purchases)
 	day.buildEcommerce()
+	return nil
 }
 
 // beacons draws, per numbered purchase, whether its event is lost (never for guaranteed

@@ -15,6 +15,11 @@ const (
 	KindOrders = "orders"
 )
 
+// MaxInject is the most messages one [World.Inject] call makes. Inject builds them all in
+// memory (about 1 KB each) and clickgen sends them one flush at a time, so a larger count is
+// a mistake: --count 1000000000 asked for 96 GB. Volume garbage is [Garbage]'s job.
+const MaxInject = 100_000
+
 // GarbageClassesFor returns the garbage classes topic kind ("hits" or "orders") can carry, nil
 // for an unknown kind.
 func GarbageClassesFor(kind string) []string {
@@ -46,8 +51,8 @@ func (w *World) Inject(kind, class string, d, n int) ([]Extra, error) {
 		return nil, fmt.Errorf("garbage class %q does not apply to %s: want one of %s", class, kind, strings.Join(classes, ", "))
 	case d < 0:
 		return nil, fmt.Errorf("model day %d: days start at 0", d)
-	case n < 0:
-		return nil, fmt.Errorf("count %d: want 0 or more", n)
+	case n < 0 || n > MaxInject:
+		return nil, fmt.Errorf("count %d: want 0 to %d", n, MaxInject)
 	}
 	out := make([]Extra, n)
 	if kind == KindHits {
@@ -62,18 +67,20 @@ func (w *World) Inject(kind, class string, d, n int) ([]Extra, error) {
 		slices.Sort(used)
 		s := newStream(w.seed, streamDefects, d, 2)
 		faker := gofakeit.NewFaker(newPCGSource(s), false)
-		var fresh []uint64
+		fresh := make(map[uint64]struct{}, n) // a set: same draws as a scan, in O(n)
 		for i := range out {
 			src := s.Int(day.Len())
 			// A WatchID no clean event of the day has, and none of the earlier injections.
 			id := uint64(0)
 			for id == 0 {
 				id = 1 + s.Below(1<<52-1)
-				if _, found := slices.BinarySearch(used, id); found || slices.Contains(fresh, id) {
+				if _, found := slices.BinarySearch(used, id); found {
+					id = 0
+				} else if _, dup := fresh[id]; dup {
 					id = 0
 				}
 			}
-			fresh = append(fresh, id)
+			fresh[id] = struct{}{}
 			e := Extra{Source: src, Class: class, Key: strconv.AppendUint(nil, day.ClientID(src), 10)}
 			e.Kind, e.Value = hitDefect(s, faker, class, day.AppendEvent(nil, src), id)
 			out[i] = e

@@ -115,6 +115,8 @@ func TestInjectRejects(t *testing.T) {
 		{KindHits, "nonsense", 0, 1, "not_an_object"},
 		{KindHits, GarbageNotAnObject, -1, 1, "day"},
 		{KindOrders, GarbageNotAnObject, 0, -1, "count"},
+		{KindHits, GarbageNotAnObject, 0, MaxInject + 1, "count"},
+		{KindHits, GarbageNotAnObject, 0, 1_000_000_000, "count"},
 	} {
 		if _, err := w.Inject(tc.kind, tc.class, tc.d, tc.n); err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("Inject(%s, %s, %d, %d) = %v, want an error mentioning %q", tc.kind, tc.class, tc.d, tc.n, err, tc.want)

@@ -104,13 +104,18 @@ func (w *World) Play(parent context.Context, from, n int, opt PlayOptions, emit 
 
 	// Days are generated in order, one ahead of the renderer.
 	days := make(chan *Day, 1)
+	cut := false // the days were cut short by ctx
 	var wg sync.WaitGroup
 	wg.Add(1)
 	go func() {
 		defer wg.Done()
 		defer close(days)
 		for d := from; d < from+n; d++ {
-			day := w.Day(d)
+			day, err := w.DayContext(ctx, d)
+			if err != nil {
+				cut = true // read after wg.Wait
+				return
+			}
 			select {
 			case days <- day:
 			case <-ctx.Done():
@@ -181,5 +186,10 @@ func (w *World) Play(parent context.Context, from, n int, opt PlayOptions, emit 
 	}
 	cancel()
 	wg.Wait()
+	if err == nil && cut {
+		// ctx ended the run while a day was being built, before any of its batches: not a
+		// complete run.
+		err = parent.Err()
+	}
 	return err
 }

@@ -264,7 +264,13 @@ func (w *World) hitUnits(ctx context.Context, from, n int, opt UnitOptions, book
 			return false
 		}
 		day := b.Day
-		u := &Unit{Kind: HitsUnit, Day: day.N, Len: day.Len(), Extras: day.HitExtras(opt.Garbage), Hits: day, src: src, first: b}
+		extras, err := day.HitExtrasContext(ctx, opt.Garbage) // a large garbage share takes a while: Ctrl-C stops it
+		if err != nil {
+			b.Release()
+			yield(nil, err)
+			return false
+		}
+		u := &Unit{Kind: HitsUnit, Day: day.N, Len: day.Len(), Extras: extras, Hits: day, src: src, first: b}
 		more := yield(u, nil)
 		u.drain()
 		if !more {
