@@ -1,10 +1,14 @@
 package main
 
 import (
+	"context"
+	"errors"
 	"fmt"
+	"io"
 	"math"
 	"os"
 	"path/filepath"
+	"regexp"
 	"runtime"
 	"runtime/debug"
 	"strings"
@@ -64,5 +68,32 @@ func TestStressScheduleEndsByItself(t *testing.T) {
 	}
 	if !strings.Contains(errs, "the rate schedule ended after 1001 hit messages") {
 		t.Errorf("stderr does not say the schedule ended:\n%s", errs)
+	}
+}
+
+// TestInterruptedStressSummariesAgree: after Ctrl-C, the stress line's total and the topic
+// summary count the same acknowledged messages (the stress line used to be measured before
+// the final flush, issue 11 item 9).
+func TestInterruptedStressSummariesAgree(t *testing.T) {
+	stderr := newLineWatch()
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() {
+		done <- run(ctx, []string{"run", "stress", "--rate", "20000/s", "--duration", "1m", "--interval", "100ms"}, io.Discard, stderr)
+		stderr.close()
+	}()
+	// An interval line once messages are acknowledged: the run is mid-flight.
+	if _, i := stderr.await(0, func(l string) bool { return strings.Contains(l, "records sent") && !strings.HasSuffix(l, " 0 total)") }); i < 0 {
+		t.Fatalf("no interval line before the run ended:\n%s", stderr)
+	}
+	cancel()
+	if err := <-done; !errors.Is(err, context.Canceled) {
+		t.Fatalf("run after Ctrl-C = %v, want interrupted", err)
+	}
+	out := stderr.String()
+	stress := regexp.MustCompile(`stress total: (\d+) records sent`).FindStringSubmatch(out)
+	topic := regexp.MustCompile(`clickgen: hits: \d+ sent, (\d+) acked`).FindStringSubmatch(out)
+	if stress == nil || topic == nil || stress[1] != topic[1] {
+		t.Errorf("stress total %v, topic summary %v: want the same acknowledged count\n%s", stress, topic, out)
 	}
 }

@@ -24,6 +24,9 @@ type player struct {
 	target       float64 // target rate for the report, 0 for unpaced runs
 	// extend, if set, turns the report into the document --report writes (stress adds to it).
 	extend func(sink.Report) any
+	// settle, if set, is called once everything queued was flushed, before the summary: a
+	// stress run measures its end there, so its line and the topic summary agree.
+	settle func()
 }
 
 func newPlayer(sio *stdio, snk sink.Sink, flushTimeout time.Duration, total int) *player {
@@ -61,6 +64,9 @@ func (p *player) finish(runErr error, reportPath string) error {
 		}
 	}
 	p.Stop()
+	if p.settle != nil {
+		p.settle()
+	}
 	stats := p.snk.Stats()
 	elapsed := time.Since(p.start)
 	fmt.Fprint(p.sio.err, play.Summary(stats, elapsed))

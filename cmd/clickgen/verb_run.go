@@ -313,7 +313,7 @@ func runRun(ctx context.Context, sio *stdio, args []string) error {
 	}
 	out, runErr := pl.play(ctx, plan)
 	if meter != nil {
-		finishStress(pl, meter, p, out, runErr)
+		pl.settle = func() { finishStress(pl, meter, p, out, runErr) }
 	}
 	if err := pl.finish(runErr, sf.report); err != nil {
 		return err

@@ -60,7 +60,9 @@ type Stop struct {
 	Messages int64
 	// Duration ends the run after this much wall-clock time; 0 is no limit. A ByCount run
 	// is expected to have its Runner's shape cut at Duration already (pace.Until), which
-	// ends it exactly; other runs stop at a deadline.
+	// ends it exactly; if the sink cannot keep up, it still ends at Duration (plus a grace
+	// of 1 %, between 50 ms and 1 s) after its first message was due. Other runs stop at a
+	// deadline from the start of Run.
 	Duration time.Duration
 }
 

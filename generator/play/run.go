@@ -55,15 +55,18 @@ func Run(ctx context.Context, plan Plan, snk sink.Sink, obs Observer) (Result, e
 	}
 	r := &runner{plan: plan, snk: snk, obs: obs, res: &res}
 	r.extras, _ = obs.(ExtraObserver)
+	runCtx, cancel := context.WithCancelCause(ctx)
+	defer cancel(nil)
+	r.cancel = cancel
+	defer r.stopTimer()
 	if plan.Stop.Duration > 0 && !plan.Pacing.ByCount {
-		// A rate shape is cut off exactly by pace.Until; other runs stop at a deadline.
-		var cancel context.CancelFunc
-		ctx, cancel = context.WithTimeoutCause(ctx, plan.Stop.Duration, errStop)
-		defer cancel()
+		// A rate shape is cut off by pace.Until (and a timer from its first message, see
+		// send); other runs stop at a deadline from now.
+		r.timer = time.AfterFunc(plan.Stop.Duration, func() { cancel(errStop) })
 	}
-	err := r.units(ctx)
-	if err != nil && ctx.Err() != nil && errors.Is(context.Cause(ctx), errStop) && !errors.Is(err, context.Canceled) {
-		// The deadline of Stop.Duration, not an interruption.
+	err := r.units(runCtx)
+	if err != nil && ctx.Err() == nil && errors.Is(context.Cause(runCtx), errStop) {
+		// The wall-clock end of Stop.Duration, not an interruption.
 		err = r.stop(StopDuration)
 	}
 	if err == nil && res.Stopped == "" {
@@ -83,6 +86,22 @@ type runner struct {
 	ended  StopReason // the stop condition that refused the next message
 	// extras hears each malformed message and re-send, when obs is an ExtraObserver.
 	extras ExtraObserver
+	cancel context.CancelCauseFunc // ends the run with errStop when Stop.Duration runs out
+	timer  *time.Timer             // fires cancel at the end of Stop.Duration
+}
+
+// durationGrace is how long past Stop.Duration a rate-paced run may go while it releases
+// messages that were due before the end but left late (the sink could not keep up): 1 % of
+// the duration, at least 50 ms and at most a second. The duration is a wall-clock promise.
+func durationGrace(d time.Duration) time.Duration {
+	return min(max(d/100, 50*time.Millisecond), time.Second)
+}
+
+// stopTimer stops the duration's timer, if any.
+func (r *runner) stopTimer() {
+	if r.timer != nil {
+		r.timer.Stop()
+	}
 }
 
 // extraSent tells the observer, if it listens, that extra e went to topic.
@@ -185,6 +204,10 @@ func (r *runner) send(ctx context.Context, cur *UnitResult, key, value []byte, m
 		cur.Lateness.Record(time.Since(r.due))
 		if res.PacedFrom.IsZero() {
 			res.PacedFrom = r.due
+			if d := plan.Stop.Duration; d > 0 && plan.Pacing.ByCount {
+				// The shape is cut at d; this ends a run that cannot keep up at d too.
+				r.timer = time.AfterFunc(time.Until(r.due.Add(d+durationGrace(d))), func() { r.cancel(errStop) })
+			}
 		}
 	}
 	if err := r.snk.Send(ctx, sink.Message{Topic: plan.Hits, Key: key, Value: value, Due: r.due, Tag: uint32(cur.Day)}); err != nil {

@@ -7,7 +7,9 @@ import (
 	"io"
 	"strings"
 	"testing"
+	"time"
 
+	"github.com/clickgen/clickgen/generator/pace"
 	"github.com/clickgen/clickgen/generator/play"
 	"github.com/clickgen/clickgen/generator/sink"
 	"github.com/clickgen/clickgen/generator/world"
@@ -140,5 +142,49 @@ func TestPlanValidate(t *testing.T) {
 		if (tc.want == "") != (err == nil) || (err != nil && !strings.Contains(err.Error(), tc.want)) {
 			t.Errorf("Validate(%+v) = %v, want %q", tc.plan, err, tc.want)
 		}
+	}
+}
+
+// slowSink takes every message only after a pause, like a cluster that cannot keep up.
+type slowSink struct {
+	*sink.Writer
+	pause time.Duration
+}
+
+func (s slowSink) Send(ctx context.Context, m sink.Message) error {
+	time.Sleep(s.pause)
+	return s.Writer.Send(ctx, m)
+}
+
+// TestStopDurationIsWallClock: a rate-paced run whose sink cannot keep up still ends at its
+// duration (issue 11 item 9: a 15 s stress run went on for 22.7 s sending late messages).
+// 20000/s for 200 ms schedules 4000 messages; a sink taking 1 ms each manages a few hundred
+// in that time, so a run that sent them all would have overrun by seconds.
+func TestStopDurationIsWallClock(t *testing.T) {
+	shape, err := pace.Constant(20000)
+	if err != nil {
+		t.Fatal(err)
+	}
+	const d = 200 * time.Millisecond
+	cut, err := pace.Until(shape, d)
+	if err != nil {
+		t.Fatal(err)
+	}
+	runner, err := pace.NewRunner(pace.ByCount(cut))
+	if err != nil {
+		t.Fatal(err)
+	}
+	snk := slowSink{discard(t), time.Millisecond}
+	var log unitLog
+	res, err := play.Run(context.Background(), play.Plan{World: smallWorld(t), From: 0, Hits: "hits",
+		Pacing: play.Pacing{Runner: runner, ByCount: true, Shape: shape}, Stop: play.Stop{Duration: d}}, snk, &log)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Stopped != play.StopDuration || res.Sent >= 4000 || res.Sent == 0 {
+		t.Errorf("stopped by %q after %d of the 4000 scheduled messages; want the duration to cut the late ones", res.Stopped, res.Sent)
+	}
+	if acked := snk.Stats().Topics["hits"].Acked; acked != res.Sent {
+		t.Errorf("%d acknowledged of %d sent: the stop must flush", acked, res.Sent)
 	}
 }
