@@ -236,6 +236,9 @@ func (p Profile) Validate() error {
 	if p.Stop.Messages < 0 {
 		return fmt.Errorf("stop.messages %d: want a positive count, or 0 for none", p.Stop.Messages)
 	}
+	if p.Stop.Messages > 0 && p.Play.Send == SendSnapshots {
+		return fmt.Errorf("stop.messages %d counts hit messages, and play.send %q sends none", p.Stop.Messages, p.Play.Send)
+	}
 	for _, e := range []struct {
 		field string
 		n     *int64
@@ -286,6 +289,15 @@ func (p Profile) Shape() pace.Shape {
 // YAML errors). An empty document is the zero Profile.
 func Parse(data []byte) (Profile, error) {
 	var p Profile
+	var doc yaml.Node
+	if err := yaml.Unmarshal(data, &doc); err != nil {
+		return Profile{}, yamlError(err)
+	}
+	if len(doc.Content) > 0 {
+		if err := wholeNumbers(doc.Content[0], ""); err != nil {
+			return Profile{}, err
+		}
+	}
 	dec := yaml.NewDecoder(bytes.NewReader(data))
 	dec.KnownFields(true)
 	if err := dec.Decode(&p); err != nil && !errors.Is(err, io.EOF) {
@@ -305,6 +317,44 @@ func Parse(data []byte) (Profile, error) {
 		return Profile{}, err
 	}
 	return p, nil
+}
+
+// ErrEmpty is ParseFile's refusal of a file that says nothing: the zero profile plays the
+// defaults, which a user who wrote an empty file by mistake did not ask for.
+var ErrEmpty = errors.New("empty profile: nothing says what to play (start from 'clickgen profiles show fill')")
+
+// ParseFile is Parse for a user's file: it also refuses a file with no field at all
+// (empty, comments only, or an empty document) with ErrEmpty.
+func ParseFile(data []byte) (Profile, error) {
+	var doc yaml.Node
+	if err := yaml.Unmarshal(data, &doc); err == nil && (len(doc.Content) == 0 || len(doc.Content[0].Content) == 0) {
+		return Profile{}, ErrEmpty
+	}
+	return Parse(data)
+}
+
+// countFields are the profile fields that hold whole numbers: YAML would quietly truncate
+// "days: 1.5" into them.
+var countFields = map[string]bool{"play.day": true, "play.days": true, "stop.messages": true, "expect.hits": true, "expect.orders": true}
+
+// wholeNumbers refuses a count field (see countFields) whose value is not a YAML integer.
+func wholeNumbers(n *yaml.Node, path string) error {
+	if n.Kind != yaml.MappingNode {
+		return nil
+	}
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		field, v := n.Content[i].Value, n.Content[i+1]
+		if path != "" {
+			field = path + "." + field
+		}
+		if countFields[field] && v.Kind == yaml.ScalarNode && v.Tag == "!!float" {
+			return fmt.Errorf("%s: %q is not a whole number (line %d)", field, v.Value, v.Line)
+		}
+		if err := wholeNumbers(v, field); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // yamlError makes the decoder's error read as ours: "yaml: unmarshal errors:\n  line 3: field

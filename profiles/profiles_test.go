@@ -1,6 +1,7 @@
 package profiles
 
 import (
+	"errors"
 	"slices"
 	"strings"
 	"testing"
@@ -168,5 +169,31 @@ func TestUnknownProfile(t *testing.T) {
 	_, err := Load("fil")
 	if err == nil || !strings.Contains(err.Error(), `unknown profile "fil"`) || !strings.Contains(err.Error(), "fill") {
 		t.Errorf("Load(fil) = %v, want an error listing the profiles", err)
+	}
+}
+
+// TestRefusedQuietly: what used to be accepted and then ignored or truncated (issue 11 item
+// 10) is refused, naming the field: a fractional count, stop.messages on a run that sends no
+// hits, and a user's file that says nothing.
+func TestRefusedQuietly(t *testing.T) {
+	for _, tc := range []struct {
+		yaml, want string
+	}{
+		{"play:\n  days: 1.5\n", `play.days: "1.5" is not a whole number (line 2)`},
+		{"play:\n  day: 2.0\n", `play.day: "2.0" is not a whole number`},
+		{"stop:\n  messages: 1e3\n", `stop.messages: "1e3" is not a whole number`},
+		{"play:\n  send: snapshots\n  days: 2\nstop:\n  messages: 5\n", `stop.messages 5 counts hit messages, and play.send "snapshots" sends none`},
+	} {
+		if _, err := Parse([]byte(tc.yaml)); err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("Parse(%q) = %v, want %q", tc.yaml, err, tc.want)
+		}
+	}
+	for _, empty := range []string{"", "\n", "# nothing yet\n", "---\n"} {
+		if _, err := ParseFile([]byte(empty)); !errors.Is(err, ErrEmpty) {
+			t.Errorf("ParseFile(%q) = %v, want ErrEmpty", empty, err)
+		}
+	}
+	if _, err := ParseFile([]byte("play:\n  days: 2\n")); err != nil {
+		t.Errorf("ParseFile of a real profile: %v", err)
 	}
 }

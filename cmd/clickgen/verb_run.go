@@ -193,7 +193,7 @@ func loadProfileFile(path string) (profiles.Profile, error) {
 	if err != nil {
 		return profiles.Profile{}, fmt.Errorf("--profile-file: %w", err)
 	}
-	p, err := profiles.Parse(data)
+	p, err := profiles.ParseFile(data)
 	if err != nil {
 		return profiles.Profile{}, fmt.Errorf("--profile-file %s: %w", path, err)
 	}

@@ -168,10 +168,14 @@ func (v *verifyRun) run(ctx context.Context, sio *stdio) error {
 		}
 		fmt.Fprintf(sio.err, "clickgen: verify: read %d messages of %s in %v\n", n, t, took.Round(time.Millisecond))
 	})
-	if err != nil {
-		if errors.Is(err, context.DeadlineExceeded) && ctx.Err() == nil {
-			err = fmt.Errorf("%w (--timeout %v)", err, v.timeout)
-		}
+	var pe *reconcile.PartitionsError
+	switch {
+	case errors.As(err, &pe):
+		flag := map[string]string{v.hitsTopic: "--hits-partitions", v.ordersTopic: "--orders-partitions"}[pe.Topic]
+		return fmt.Errorf("verify: %w: if it was created so, say %s %d", err, flag, pe.Has)
+	case errors.Is(err, context.DeadlineExceeded) && ctx.Err() == nil:
+		return fmt.Errorf("verify: %w (--timeout %v)", err, v.timeout)
+	case err != nil:
 		return fmt.Errorf("verify: %w", err)
 	}
 	r := c.Result()

@@ -16,6 +16,7 @@ import (
 	"github.com/clickgen/clickgen/generator/sink"
 	"github.com/clickgen/clickgen/generator/world"
 	"github.com/clickgen/clickgen/schema"
+	"github.com/twmb/franz-go/pkg/kfake"
 )
 
 // allGarbage is every garbage class, opt-in ones included, at a rate high enough for each
@@ -229,4 +230,22 @@ func intakeVerdict(kind string, v []byte) string {
 		return reconcile.Accepted
 	}
 	return class
+}
+
+// TestVerifyNoticesPartitionCount: a topic created with another partition count than verify
+// assumes is named as such, not reported as every key misplaced (issue 11 item 10).
+func TestVerifyNoticesPartitionCount(t *testing.T) {
+	c, err := kfake.NewCluster(kfake.NumBrokers(1), kfake.SeedTopics(3, "hits"), kfake.SeedTopics(1, "orders"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	addr := strings.Join(c.ListenAddrs(), ",")
+	_, errs, code := clickgen(t, "verify", "--brokers", addr, "--day", "0")
+	if code != 1 || !strings.Contains(errs, "topic hits has 3 partitions, but its keys are checked against 2") || !strings.Contains(errs, "--hits-partitions 3") {
+		t.Errorf("verify against a 3-partition hits topic: exit %d, stderr %q", code, errs)
+	}
+	if _, errs, code := clickgen(t, "verify", "--brokers", addr, "--day", "0", "--hits-partitions", "3"); strings.Contains(errs, "partitions, but") {
+		t.Errorf("verify --hits-partitions 3: exit %d, still refused: %q", code, errs)
+	}
 }

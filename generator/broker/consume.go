@@ -148,3 +148,26 @@ func listErr(topic, where string, err error) error {
 	}
 	return fmt.Errorf("broker: list offsets of %s on %s: %w", topic, where, err)
 }
+
+// Partitions returns how many partitions topic has on brokers. A missing topic is an error
+// wrapping [ErrNoTopic]. Only the connection options of opts apply, as for [Consume].
+func Partitions(ctx context.Context, brokers []string, topic string, opts ...sink.Opt) (int32, error) {
+	kopts, err := sink.ClientOpts(brokers, opts...)
+	if err != nil {
+		return 0, err
+	}
+	where := strings.Join(brokers, ",")
+	cl, err := kgo.NewClient(kopts...)
+	if err != nil {
+		return 0, fmt.Errorf("broker: Kafka client: %w", err)
+	}
+	defer cl.Close()
+	ends, err := kadm.NewClient(cl).ListEndOffsets(ctx, topic)
+	if err == nil {
+		err = ends.Error()
+	}
+	if err != nil {
+		return 0, listErr(topic, where, err)
+	}
+	return int32(len(ends[topic])), nil
+}

@@ -20,16 +20,22 @@ import (
 // expectation sends nothing to it (run day 0 sends no snapshot): an absent topic then holds
 // exactly that. done, if set, is told each topic's count and read time, n = −1 for such an
 // absent topic. opts are the connection options (TLS, SASL, timeouts) of [broker.ConsumeFunc].
-func (c *Checker) ReadTopics(ctx context.Context, brokers []string, hits, orders string, opts []sink.Opt,
+func (c *Checker) ReadTopics(ctx context.Context, brokers []string, hitsTopic, ordersTopic string, opts []sink.Opt,
 	done func(topic string, n int64, took time.Duration)) error {
 	wantHits, wantOrders := c.e.Messages()
 	for _, tp := range []struct {
-		name string
-		add  func(Message)
-		want int
-	}{{hits, c.AddHit, wantHits}, {orders, c.AddOrder, wantOrders}} {
+		name  string
+		add   func(Message)
+		want  int
+		parts int32
+	}{{hitsTopic, c.AddHit, wantHits, c.e.partitions(hits)}, {ordersTopic, c.AddOrder, wantOrders, c.e.partitions(orders)}} {
 		if tp.name == "" {
 			continue
+		}
+		// Keys are checked against the partition count the expectation places them with; a
+		// topic created with another count would show every key as misplaced.
+		if has, err := broker.Partitions(ctx, brokers, tp.name, opts...); err == nil && has != tp.parts {
+			return &PartitionsError{Topic: tp.name, Has: has, Want: tp.parts}
 		}
 		start := time.Now()
 		var n int64
@@ -49,6 +55,17 @@ func (c *Checker) ReadTopics(ctx context.Context, brokers []string, hits, orders
 		}
 	}
 	return nil
+}
+
+// PartitionsError is ReadTopics' refusal of a topic whose partition count is not the one the
+// expectation places keys with.
+type PartitionsError struct {
+	Topic     string
+	Has, Want int32
+}
+
+func (e *PartitionsError) Error() string {
+	return fmt.Sprintf("topic %s has %d partitions, but its keys are checked against %d", e.Topic, e.Has, e.Want)
 }
 
 // Summary says in a few words how the result differs ("3 missing, 1 wrong partition"), or
