@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -307,6 +308,21 @@ func (sf *sinkFlags) workers(n int) int {
 	return play.Workers(len(sf.brokers) > 0)
 }
 
+// dial connects Kafka with the flags' options and extra, checking (or with --create-topics
+// creating) the topics of want; warnings go to stderr, bad options are usage errors.
+func (sf *sinkFlags) dial(ctx context.Context, want map[string]int32, stderr io.Writer, extra []sink.Opt) (sink.Sink, error) {
+	k, err := sink.Dial(ctx, sf.createTopics, want, func(w string) { fmt.Fprintf(stderr, "clickgen: warning: %s\n", w) },
+		append(sf.kafkaOpts(), extra...)...)
+	var ce *sink.ConfigError
+	if errors.As(err, &ce) {
+		return nil, usagef(sf.fs.Name(), "%v", ce.Err)
+	}
+	if err != nil {
+		return nil, err
+	}
+	return k, nil
+}
+
 // kafkaOpts are the connection options of --brokers and the TLS/SASL flags.
 func (sf *sinkFlags) kafkaOpts() []sink.Opt {
 	opts := []sink.Opt{
@@ -344,23 +360,7 @@ func (sf *sinkFlags) openSink(ctx context.Context, stdout, stderr io.Writer, par
 		}
 		return w, nil
 	}
-	k, err := sink.NewKafka(append(sf.kafkaOpts(), extra...)...)
-	if err != nil {
-		return nil, usagef(sf.fs.Name(), "%v", err)
-	}
-	if err := k.CheckConnect(ctx); err != nil {
-		k.Close()
-		return nil, err
-	}
-	warnings, err := k.EnsureTopics(ctx, sf.createTopics, map[string]int32{sf.topic: partitions})
-	for _, w := range warnings {
-		fmt.Fprintf(stderr, "clickgen: warning: %s\n", w)
-	}
-	if err != nil {
-		k.Close()
-		return nil, err
-	}
-	return k, nil
+	return sf.dial(ctx, map[string]int32{sf.topic: partitions}, stderr, extra)
 }
 
 // garbageFlags add malformed messages and redeliveries to the clean streams. The flags fill

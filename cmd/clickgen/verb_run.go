@@ -345,27 +345,11 @@ func replayLine(pl *player, from int, s pace.Snapshot) {
 
 // openRunSink connects a Kafka sink to sf's brokers and checks (or creates) the topics.
 func openRunSink(ctx context.Context, sf *sinkFlags, topics []string, stderr io.Writer, extra ...sink.Opt) (sink.Sink, error) {
-	k, err := sink.NewKafka(append(sf.kafkaOpts(), extra...)...)
-	if err != nil {
-		return nil, usagef("run", "%v", err)
-	}
-	if err := k.CheckConnect(ctx); err != nil {
-		k.Close()
-		return nil, err
-	}
 	want := map[string]int32{}
 	for _, t := range topics {
 		want[t] = sink.DefaultTopics()[t]
 	}
-	warnings, err := k.EnsureTopics(ctx, sf.createTopics, want)
-	for _, w := range warnings {
-		fmt.Fprintf(stderr, "clickgen: warning: %s\n", w)
-	}
-	if err != nil {
-		k.Close()
-		return nil, err
-	}
-	return k, nil
+	return sf.dial(ctx, want, stderr, extra)
 }
 
 // finishStress prints a rate-paced run's final line and prepares its report.

@@ -286,3 +286,35 @@ func (k *Kafka) EnsureTopics(ctx context.Context, create bool, want map[string]i
 	}
 	return warnings, nil
 }
+
+// Dial is how a run opens Kafka: [NewKafka] with opts, [Kafka.CheckConnect], then
+// [Kafka.EnsureTopics] for want (creating missing topics when create is set). warn, if set,
+// hears each warning. On any error the sink is closed and nil returned; invalid options are a
+// [*ConfigError].
+func Dial(ctx context.Context, create bool, want map[string]int32, warn func(string), opts ...Opt) (*Kafka, error) {
+	k, err := NewKafka(opts...)
+	if err != nil {
+		return nil, &ConfigError{Err: err}
+	}
+	if err := k.CheckConnect(ctx); err != nil {
+		k.Close()
+		return nil, err
+	}
+	warnings, err := k.EnsureTopics(ctx, create, want)
+	for _, w := range warnings {
+		if warn != nil {
+			warn(w)
+		}
+	}
+	if err != nil {
+		k.Close()
+		return nil, err
+	}
+	return k, nil
+}
+
+// ConfigError is a [Dial] failure caused by the options themselves, not by the cluster.
+type ConfigError struct{ Err error }
+
+func (e *ConfigError) Error() string { return e.Err.Error() }
+func (e *ConfigError) Unwrap() error { return e.Err }

@@ -599,3 +599,35 @@ func TestCheckConnectBadSASL(t *testing.T) {
 		t.Errorf("CheckConnect with a wrong password = %v; want the credentials refused, naming user admin, without the password", err)
 	}
 }
+
+// TestDial: Dial connects, checks the topics (creating them only when asked) and reports bad
+// options as a ConfigError, closing the client on every failure.
+func TestDial(t *testing.T) {
+	c, err := kfake.NewCluster(kfake.NumBrokers(1), kfake.SeedTopics(2, "hits"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	addrs := c.ListenAddrs()
+	ctx := context.Background()
+	want := map[string]int32{"hits": 2, "orders": 1}
+	if _, err := Dial(ctx, false, want, nil, SeedBrokers(addrs...)); err == nil || !strings.Contains(err.Error(), "orders") {
+		t.Errorf("Dial without orders, no create = %v, want an error naming orders", err)
+	}
+	var warned []string
+	k, err := Dial(ctx, true, want, func(w string) { warned = append(warned, w) }, SeedBrokers(addrs...))
+	if err != nil {
+		t.Fatalf("Dial with create: %v", err)
+	}
+	k.Close()
+	if _, err := Dial(ctx, false, map[string]int32{"hits": 3}, func(w string) { warned = append(warned, w) }, SeedBrokers(addrs...)); err != nil {
+		t.Errorf("Dial with another partition count = %v, want a warning only", err)
+	}
+	if len(warned) != 1 || !strings.Contains(warned[0], "hits") {
+		t.Errorf("warnings %q, want one about hits' partition count", warned)
+	}
+	var ce *ConfigError
+	if _, err := Dial(ctx, false, want, nil); !errors.As(err, &ce) {
+		t.Errorf("Dial without brokers = %v, want a ConfigError", err)
+	}
+}
