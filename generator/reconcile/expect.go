@@ -446,7 +446,7 @@ func (b *builder) addBatch(ui int32, u *world.Unit, bt *world.Batch, cleanSlot *
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			wk.digest(t, bt, lo, hi)
+			wk.digest(t, u, bt, lo, hi)
 		}()
 	}
 	wg.Wait()
@@ -471,12 +471,20 @@ func (b *builder) addBatch(ui int32, u *world.Unit, bt *world.Batch, cleanSlot *
 }
 
 // digest digests and classifies the clean messages [lo, hi) of bt, of topic t.
-func (wk *dayWork) digest(t topic, bt *world.Batch, lo, hi int) {
+func (wk *dayWork) digest(t topic, u *world.Unit, bt *world.Batch, lo, hi int) {
 	for i := lo; i < hi; i++ {
 		v := bt.Value(i)
 		m := expected{vd: wk.h.value(v), clean: true}
 		m.kd = wk.h.keyed(m.vd, bt.Key(i))
-		m.outcome, m.id, m.oid = classify(t, v)
+		// A clean message is accepted by the intake with the world's own WatchID or order_id
+		// (TestCleanMessagesClassifyAsPlanned proves it message by message), so it is not
+		// parsed again here: parsing every clean message was two thirds of verify's work.
+		m.outcome = outAccepted
+		if t == hits {
+			m.id = u.Hits.WatchID(bt.From + i)
+		} else {
+			m.oid = string(bt.Key(i))
+		}
 		wk.res = append(wk.res, m)
 	}
 }
