@@ -5,11 +5,13 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 
 	"github.com/prometheus/client_golang/prometheus"
 	dto "github.com/prometheus/client_model/go"
+	"github.com/twmb/franz-go/pkg/kgo"
 
 	"github.com/clickgen/clickgen/generator/internal/kafkatest"
 	"github.com/clickgen/clickgen/generator/metrics/grafana"
@@ -28,6 +30,38 @@ type gate struct {
 	at      map[int64]bool
 	reached chan int64
 	resume  chan struct{}
+	written *batchWritten
+}
+
+// batchWritten is a kgo hook registered after kprom's: franz-go runs a written batch's hooks
+// in order on a goroutine of its own, after the acknowledgement, so once this one has heard
+// of the n-th batch, kprom has counted it too.
+type batchWritten struct {
+	mu   sync.Mutex
+	cond *sync.Cond
+	n    int
+}
+
+func newBatchWritten() *batchWritten {
+	b := &batchWritten{}
+	b.cond = sync.NewCond(&b.mu)
+	return b
+}
+
+func (b *batchWritten) OnProduceBatchWritten(kgo.BrokerMetadata, string, int32, kgo.ProduceBatchMetrics) {
+	b.mu.Lock()
+	b.n++
+	b.mu.Unlock()
+	b.cond.Broadcast()
+}
+
+// await waits until at least n batches were written.
+func (b *batchWritten) await(n int) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	for b.n < n {
+		b.cond.Wait()
+	}
 }
 
 func (g *gate) Send(ctx context.Context, m sink.Message) error {
@@ -35,6 +69,7 @@ func (g *gate) Send(ctx context.Context, m sink.Message) error {
 		if err := g.Sink.Flush(ctx); err != nil {
 			return err
 		}
+		g.written.await(1) // kprom's batch counters are in
 		g.reached <- n
 		<-g.resume
 	}
@@ -81,8 +116,9 @@ func playScraped(t *testing.T, at []int64, scraped func(n int64, fams map[string
 	t.Helper()
 	_, addrs := kafkatest.NewCluster(t)
 	s := New()
-	k := kafkatest.NewKafka(t, addrs, s.SinkOpts()...)
-	g := &gate{Sink: k, at: map[int64]bool{}, reached: make(chan int64), resume: make(chan struct{})}
+	written := newBatchWritten()
+	k := kafkatest.NewKafka(t, addrs, append(s.SinkOpts(), sink.Hooks(written))...)
+	g := &gate{Sink: k, at: map[int64]bool{}, reached: make(chan int64), resume: make(chan struct{}), written: written}
 	for _, n := range at {
 		g.at[n] = true
 	}
