@@ -144,7 +144,7 @@ func (r *runner) scheduleEnd(released uint64) StopReason {
 func (r *runner) units(ctx context.Context) error {
 	plan := &r.plan
 	var opt world.UnitOptions
-	opt.Garbage, opt.Workers = plan.Garbage, plan.Workers
+	opt.Garbage, opt.Workers, opt.Segment = plan.Garbage, plan.Workers, plan.Segment
 	if plan.Hits != "" {
 		opt.Parts |= world.Hits
 	}
