@@ -136,11 +136,15 @@ type playFlags struct {
 	days    *dayFlags
 	garbage *garbageFlags
 	sink    *sinkFlags // nil without a sink
+	seg     *segmentFlags
+	// segment is the share of the run chosen by --segment or --segments (after parse).
+	segment world.Segment
 }
 
 func addPlayFlags(fs *pflag.FlagSet, daysHelp string, withSink bool) *playFlags {
 	pf := &playFlags{fs: fs, world: addWorldFlags(fs), days: addDayFlags(fs, daysHelp)}
 	pf.garbage = addGarbageFlags(fs)
+	pf.seg = addSegmentFlags(fs)
 	if withSink {
 		pf.sink = addSinkFlags(fs)
 	}
@@ -166,7 +170,11 @@ func (pf *playFlags) parse(args []string, out io.Writer, check func() error) (*w
 			return nil, g, err
 		}
 	}
-	g, err := pf.garbage.resolve()
+	var err error
+	if pf.segment, err = pf.seg.resolve(); err != nil {
+		return nil, g, err
+	}
+	g, err = pf.garbage.resolve()
 	if err != nil {
 		return nil, g, err
 	}
