@@ -104,7 +104,8 @@ func (s Segment) OwnsKey(key []byte) bool { return s.Whole() || s.owner(key) == 
 // owned messages among 0 … i−1 (len n+1), so message i is owned when rank[i+1] > rank[i].
 // A nil segShare owns everything.
 type segShare struct {
-	rank []int32
+	rank   []int32
+	visits []bool // for a day's events: which visits are owned
 }
 
 func (sh *segShare) owns(i int) bool { return sh == nil || sh.rank[i+1] > sh.rank[i] }
@@ -144,7 +145,9 @@ func (day *Day) shareOf(s Segment) *segShare {
 	for v := range day.visits {
 		owned[v] = s.OwnsKey(strconv.AppendUint(buf[:0], day.visits[v].clientID, 10))
 	}
-	return newShare(len(day.events), func(i int) bool { return owned[day.events[i].visit] })
+	sh := newShare(len(day.events), func(i int) bool { return owned[day.events[i].visit] })
+	sh.visits = owned
+	return sh
 }
 
 // shareExtras keeps the extras s owns, renumbering After and Source into the share's clean
