@@ -396,7 +396,7 @@ func lookupPercent(pct *[5]int, r int) int {
 
 // uniqueIDs is world.md §3.9's routine: n strictly increasing ids below 2^53 with increments
 // U[1, 2^53 div (n+1)], then shuffled so an id does not reveal row order. If any id collides
-// with the sorted list avoid, the batch is drawn again.
+// with avoid (in any order), the batch is drawn again.
 func uniqueIDs(s *stream, n int, avoid []uint64) []uint64 {
 	ids := make([]uint64, n)
 	if n == 0 {
@@ -420,17 +420,19 @@ func uniqueIDs(s *stream, n int, avoid []uint64) []uint64 {
 	return ids
 }
 
-// intersects reports whether two ascending lists share a value.
-func intersects(a, b []uint64) bool {
-	i, j := 0, 0
-	for i < len(a) && j < len(b) {
-		switch {
-		case a[i] == b[j]:
+// intersects reports whether ids and avoid share a value; avoid may be in any order. Checking
+// avoid against a set of the (few) ids costs less than sorting avoid (a day's WatchIDs).
+func intersects(ids, avoid []uint64) bool {
+	if len(avoid) == 0 {
+		return false
+	}
+	set := make(map[uint64]struct{}, len(ids))
+	for _, id := range ids {
+		set[id] = struct{}{}
+	}
+	for _, x := range avoid {
+		if _, ok := set[x]; ok {
 			return true
-		case a[i] < b[j]:
-			i++
-		default:
-			j++
 		}
 	}
 	return false

@@ -23,7 +23,16 @@ var (
 func (day *Day) visitSegments(owned []bool) {
 	day.segOnce.Do(func() {
 		day.segOff = make([]uint32, len(day.visits)+1)
-		day.segs = make([]byte, 0, len(day.visits)*600)
+		n := len(day.visits)
+		if owned != nil {
+			n = 0
+			for _, o := range owned {
+				if o {
+					n++
+				}
+			}
+		}
+		day.segs = make([]byte, 0, n*600)
 		for i := range day.visits {
 			if owned == nil || owned[i] {
 				day.segs = day.appendVisitSegment(day.segs, i)
