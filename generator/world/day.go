@@ -196,9 +196,13 @@ func (day *Day) traffic(ctx context.Context, aud []*cookie) error {
 	type plan struct {
 		start, duration int32
 	}
-	var plans []plan
-	var offsets []int32 // page offsets from visit start, parallel to day.pages
-	var kinds []int     // page kinds of the visit being planned, reused
+	// Capacities from the world's averages (1.4 visits per active cookie, 4.9 pages per
+	// visit, rounded up): growing these slices was ~15 % of the serial day model.
+	day.visits = make([]visit, 0, len(aud)*3/2)
+	day.pages = make([]page, 0, len(aud)*15/2)
+	plans := make([]plan, 0, len(aud)*3/2)
+	offsets := make([]int32, 0, len(aud)*15/2) // page offsets from visit start, parallel to day.pages
+	var kinds []int                            // page kinds of the visit being planned, reused
 	for ai, ck := range aud {
 		if ai%ctxEvery == 0 && ctx.Err() != nil {
 			return ctx.Err()
