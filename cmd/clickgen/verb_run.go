@@ -262,7 +262,7 @@ func worldOf(p profiles.Profile, maxMem string) (*world.World, error) {
 	if err != nil {
 		return nil, usagef("run", "%v", err)
 	}
-	setMemoryLimit(p.World.Scale)
+	setMemoryLimit(p.World.Scale, p.Garbage)
 	return w, nil
 }
 

@@ -147,7 +147,7 @@ func (v *verifyRun) parse(fs *pflag.FlagSet, args []string, sio *stdio) error {
 	if err := v.sf.resolveRead(v.hitsTopic); err != nil {
 		return err
 	}
-	v.w, err = v.wf.world()
+	v.w, err = v.wf.world(v.g)
 	return err
 }
 
