@@ -18,6 +18,9 @@ type PlanOptions struct {
 	// runner reports its progress (nil: no reports).
 	ReplayEvery    time.Duration
 	ReplayProgress func(pace.Snapshot)
+	// Segment plays that share of the profile (play.Plan.Segment). A rate shape and a
+	// pacing.max_rate are the whole run's: the segment paces its share of them (rate/N).
+	Segment world.Segment
 }
 
 // Plan turns p, with its defaults applied and validated, into the engine's plan for world
@@ -26,7 +29,11 @@ type PlanOptions struct {
 // stand's: hits and orders.
 func (p Profile) Plan(w *world.World, opt PlanOptions) (play.Plan, error) {
 	plan := play.Plan{World: w, From: p.Play.Day, Days: p.Play.Days, Garbage: p.Garbage,
-		Stop: play.Stop{Messages: p.Stop.Messages, Duration: p.Stop.Duration}, Workers: opt.Workers}
+		Stop: play.Stop{Messages: p.Stop.Messages, Duration: p.Stop.Duration}, Workers: opt.Workers, Segment: opt.Segment}
+	if err := opt.Segment.Validate(); err != nil {
+		return plan, err
+	}
+	parts := max(1, opt.Segment.N)
 	if p.Play.Endless {
 		plan.Days = 0
 	}
@@ -39,7 +46,7 @@ func (p Profile) Plan(w *world.World, opt PlanOptions) (play.Plan, error) {
 	var schedule pace.Schedule
 	var opts []pace.Opt
 	if r := p.Pacing.MaxRate; r != 0 {
-		opts = append(opts, pace.WithMaxRate(r))
+		opts = append(opts, pace.WithMaxRate(r/pace.Rate(parts)))
 		schedule = func(uint64, time.Duration) (time.Duration, bool) { return 0, true } // only the ceiling
 	}
 	switch p.Pacing.Mode {
@@ -53,7 +60,10 @@ func (p Profile) Plan(w *world.World, opt PlanOptions) (play.Plan, error) {
 			opts = append(opts, pace.WithProgress(opt.ReplayEvery, opt.ReplayProgress))
 		}
 	case PaceRate:
-		shape := p.Shape().Pacer
+		shape, err := pace.Share(p.Shape().Pacer, opt.Segment.I, parts)
+		if err != nil {
+			return plan, err
+		}
 		cut := shape
 		if p.Stop.Duration > 0 {
 			var err error

@@ -13,6 +13,8 @@ import (
 	"runtime/debug"
 	"strings"
 	"testing"
+
+	"github.com/clickgen/clickgen/generator/world"
 )
 
 // The three bugs that came from the engine living in package main, each pinned here.
@@ -48,7 +50,7 @@ func TestRunSetsMemoryLimit(t *testing.T) {
 	if _, errs, code := clickgen(t, "run", "smoke"); code != 0 {
 		t.Fatalf("run smoke: exit %d: %s", code, errs)
 	}
-	if got, want := debug.SetMemoryLimit(-1), int64(memoryPerScale); got != want {
+	if got, want := debug.SetMemoryLimit(-1), world.SoftMemoryLimit(0.02, world.Garbage{}); got != want {
 		t.Errorf("soft memory limit after run smoke (scale 0.02) = %d, want %d", got, want)
 	}
 }

@@ -36,8 +36,9 @@ func addWorldFlags(fs *pflag.FlagSet) *worldFlags {
 	return wf
 }
 
-// world builds the world; a bad value or catalog is a usage error (nothing was sent).
-func (wf *worldFlags) world() (*world.World, error) {
+// world builds the world for a run with garbage g (it sets the soft memory limit they need);
+// a bad value or catalog is a usage error (nothing was sent).
+func (wf *worldFlags) world(g world.Garbage) (*world.World, error) {
 	if err := envFallback(wf.fs, "seed", "GENERATOR_SEED", "catalog", "GENERATOR_CATALOG"); err != nil {
 		return nil, err
 	}
@@ -57,7 +58,7 @@ func (wf *worldFlags) world() (*world.World, error) {
 	if err != nil {
 		return nil, usagef(wf.fs.Name(), "%v", err)
 	}
-	setMemoryLimit(wf.scale)
+	setMemoryLimit(wf.scale, g)
 	return w, nil
 }
 
@@ -78,17 +79,13 @@ func loadCatalog(verb, what, path string) (*world.Catalog, error) {
 	return c, nil
 }
 
-// memoryPerScale is the soft memory limit per unit of scale. A run's live heap is a few days'
-// compact models and one day's rendered bytes (~150 MB at scale 1); left alone, the collector
-// lets the resident size drift well above that on long runs. The limit keeps peak memory
-// bounded by the largest day rather than by the number of days. GOMEMLIMIT overrides it.
-const memoryPerScale = 160 << 20
-
-func setMemoryLimit(scale float64) {
+// setMemoryLimit sets the soft memory limit a run at scale with garbage g needs
+// ([world.SoftMemoryLimit]); GOMEMLIMIT overrides it.
+func setMemoryLimit(scale float64, g world.Garbage) {
 	if envSet("GOMEMLIMIT") {
 		return
 	}
-	debug.SetMemoryLimit(int64(max(1, scale) * memoryPerScale))
+	debug.SetMemoryLimit(world.SoftMemoryLimit(scale, g))
 }
 
 // dayFlags are --day and --days with the stand's environment fallbacks.
@@ -137,11 +134,15 @@ type playFlags struct {
 	days    *dayFlags
 	garbage *garbageFlags
 	sink    *sinkFlags // nil without a sink
+	seg     *segmentFlags
+	// segment is the share of the run chosen by --segment or --segments (after parse).
+	segment world.Segment
 }
 
 func addPlayFlags(fs *pflag.FlagSet, daysHelp string, withSink bool) *playFlags {
 	pf := &playFlags{fs: fs, world: addWorldFlags(fs), days: addDayFlags(fs, daysHelp)}
 	pf.garbage = addGarbageFlags(fs)
+	pf.seg = addSegmentFlags(fs)
 	if withSink {
 		pf.sink = addSinkFlags(fs)
 	}
@@ -167,7 +168,11 @@ func (pf *playFlags) parse(args []string, out io.Writer, check func() error) (*w
 			return nil, g, err
 		}
 	}
-	g, err := pf.garbage.resolve()
+	var err error
+	if pf.segment, err = pf.seg.resolve(); err != nil {
+		return nil, g, err
+	}
+	g, err = pf.garbage.resolve()
 	if err != nil {
 		return nil, g, err
 	}
@@ -179,7 +184,7 @@ func (pf *playFlags) parse(args []string, out io.Writer, check func() error) (*w
 	if err := checkMemory(pf.fs.Name(), pf.world.scale, g, pf.world.maxMem); err != nil {
 		return nil, g, err
 	}
-	w, err := pf.world.world()
+	w, err := pf.world.world(g)
 	return w, g, err
 }
 

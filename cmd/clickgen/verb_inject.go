@@ -48,7 +48,7 @@ exits 1. 'clickgen verify' afterwards lists every injected message as unexpected
 	if err != nil {
 		return err
 	}
-	w, err := wf.world()
+	w, err := wf.world(world.Garbage{})
 	if err != nil {
 		return err
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"os"
+	"slices"
 
 	"github.com/clickgen/clickgen/generator/world"
 )
@@ -19,14 +20,50 @@ SHA-256. With the garbage flags of the playing verbs it also counts the malforme
 and redeliveries they add, and what the stand's raw, ODS and error tables must then hold.`)
 	pf := addPlayFlags(fs, "number of run days", false)
 	workers := fs.Int("workers", 0, "days are generated on this many cores; 0 means all")
+	merge := fs.Bool("merge", false, "instead of computing, sum the inventories of the N segments of one run given as `FILE` arguments into the whole run's (per-day hashes become segment_sha256)")
+	if len(args) > 0 && slices.Contains(args, "--merge") {
+		// --merge takes files, not the world's flags: it computes nothing.
+		if err := parseFlags(fs, args, sio.out); err != nil {
+			return err
+		}
+		if !*merge || fs.NFlag() != 1 || fs.NArg() == 0 {
+			return usagef("inventory", "--merge takes only inventory files: inventory --merge A.json B.json …")
+		}
+		return mergeInventories(sio, fs.Args())
+	}
 	w, g, err := pf.parse(args, sio.out, nil)
 	if err != nil {
 		return err
 	}
-	inv, err := w.Inventory(ctx, pf.days.day, pf.days.days, world.PlayOptions{Workers: *workers}, g)
+	inv, err := w.Inventory(ctx, pf.days.day, pf.days.days, world.PlayOptions{Workers: *workers, Segment: pf.segment}, g)
 	if err != nil {
 		return err
 	}
+	return printInventory(sio, inv)
+}
+
+// mergeInventories reads the segments' inventories and prints their merge.
+func mergeInventories(sio *stdio, files []string) error {
+	var invs []*world.Inventory
+	for _, f := range files {
+		data, err := os.ReadFile(f)
+		if err != nil {
+			return usagef("inventory", "--merge: %v", err)
+		}
+		inv := new(world.Inventory)
+		if err := json.Unmarshal(data, inv); err != nil {
+			return usagef("inventory", "--merge %s: %v", f, err)
+		}
+		invs = append(invs, inv)
+	}
+	inv, err := world.MergeInventories(invs...)
+	if err != nil {
+		return usagef("inventory", "%v", err)
+	}
+	return printInventory(sio, inv)
+}
+
+func printInventory(sio *stdio, inv *world.Inventory) error {
 	enc := json.NewEncoder(sio.out)
 	enc.SetIndent("", "  ")
 	enc.SetEscapeHTML(false)

@@ -31,9 +31,6 @@ same day; only the timing differs.`)
 		if schedule, err = pace.Replay(*speed); err != nil {
 			return usagef("live", "--speed: %v", err)
 		}
-		if maxRate != 0 {
-			opts = append(opts, pace.WithMaxRate(maxRate))
-		}
 		if *every <= 0 {
 			return usagef("live", "--progress-every must be positive")
 		}
@@ -41,6 +38,10 @@ same day; only the timing differs.`)
 	})
 	if err != nil {
 		return err
+	}
+	if maxRate != 0 {
+		// The ceiling is the whole run's: a segment takes its share.
+		opts = append(opts, pace.WithMaxRate(maxRate/pace.Rate(max(1, pf.segment.N))))
 	}
 	d := pf.days.day
 	p, topic, err := pf.start(ctx, sio, "hits")
@@ -59,7 +60,7 @@ same day; only the timing differs.`)
 	}
 	p.OnUnit = func(u play.Unit) { total = u.Clean }
 	_, err = p.play(ctx, play.Plan{World: w, From: d, Days: 1, Hits: topic, Garbage: g,
-		Pacing: play.Pacing{Runner: runner}, Workers: pf.sink.workers(0)})
+		Pacing: play.Pacing{Runner: runner}, Workers: pf.sink.workers(0), Segment: pf.segment})
 	p.target = float64(total) / (float64(24*time.Hour) / *speed / float64(time.Second))
 	return p.finish(err, pf.sink.report)
 }

@@ -92,7 +92,7 @@ Exit status: 0 when everything agrees, 1 when anything differs or the topics can
 	fs.Int32Var(&v.opt.OrderPartitions, "orders-partitions", 1, "partition count the orders' keys were placed with (the stand's: 1)")
 	fs.DurationVar(&v.timeout, "timeout", 5*time.Minute, "give up reading the topics after this long")
 	fs.IntVar(&v.opt.Workers, "workers", 0, "the expectation is computed on this many cores; 0 means all")
-	v.gf, v.sf = addGarbageFlags(fs), addReadFlags(fs)
+	v.gf, v.sf, v.seg = addGarbageFlags(fs), addReadFlags(fs), addSegmentFlags(fs)
 	if err := v.parse(fs, args, sio); err != nil {
 		return err
 	}
@@ -108,6 +108,7 @@ type verifyRun struct {
 	df                     *dayFlags
 	gf                     *garbageFlags
 	sf                     *sinkFlags
+	seg                    *segmentFlags
 	hitsTopic, ordersTopic string
 	timeout                time.Duration
 	opt                    reconcile.Options
@@ -130,6 +131,9 @@ func (v *verifyRun) parse(fs *pflag.FlagSet, args []string, sio *stdio) error {
 	if v.g, err = v.gf.resolve(); err != nil {
 		return err
 	}
+	if v.opt.Segment, err = v.seg.resolve(); err != nil {
+		return err
+	}
 	switch {
 	case v.hitsTopic == "" || v.ordersTopic == "":
 		return usagef("verify", "--hits-topic and --orders-topic must not be empty")
@@ -143,7 +147,7 @@ func (v *verifyRun) parse(fs *pflag.FlagSet, args []string, sio *stdio) error {
 	if err := v.sf.resolveRead(v.hitsTopic); err != nil {
 		return err
 	}
-	v.w, err = v.wf.world()
+	v.w, err = v.wf.world(v.g)
 	return err
 }
 

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"sort"
+	"strconv"
 	"strings"
 	"time"
 )
@@ -283,3 +284,36 @@ func (u until) Due(n uint64) (time.Duration, bool) {
 }
 
 func (u until) String() string { return u.p.String() + " until " + u.end.String() }
+
+// Share returns share i of n of p, for n processes that pace p together: message k of the
+// share is due when message k·n+i of p is. The n shares' due times are p's, interleaved,
+// so each sends at p's rate divided by n and together they send p's count (rounded to the
+// share: a cut-off shape sends its messages between the shares, one process more or less
+// each). Share(p, 0, 1) is p.
+func Share(p Pacer, i, n int) (Pacer, error) {
+	switch {
+	case p == nil:
+		return nil, errors.New("share: no pacer")
+	case n < 1 || i < 0 || i >= n:
+		return nil, fmt.Errorf("share %d of %d: want 0 ≤ i < n", i, n)
+	case n == 1:
+		return p, nil
+	}
+	return share{p: p, i: uint64(i), n: uint64(n)}, nil
+}
+
+type share struct {
+	p    Pacer
+	i, n uint64
+}
+
+func (s share) Due(k uint64) (time.Duration, bool) {
+	if k > (math.MaxUint64-s.i)/s.n {
+		return 0, false
+	}
+	return s.p.Due(k*s.n + s.i)
+}
+
+func (s share) String() string {
+	return s.p.String() + " shared " + strconv.FormatUint(s.i, 10) + "/" + strconv.FormatUint(s.n, 10)
+}

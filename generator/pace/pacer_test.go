@@ -2,6 +2,7 @@ package pace
 
 import (
 	"math"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -313,5 +314,37 @@ func BenchmarkDue(b *testing.B) {
 			}
 			b.ReportMetric(float64(n)/b.Elapsed().Seconds(), "dues/s")
 		})
+	}
+}
+
+// TestShare checks that n shares of a shape send its messages between them at its due times:
+// the union of the shares' due times is the shape's, and each share paces 1/n of the rate.
+func TestShare(t *testing.T) {
+	must := pacerOf(t)
+	p := must(Ramp(1000, 5000, 10*time.Second))
+	for n := 1; n <= 4; n++ {
+		var union []time.Duration
+		for i := range n {
+			s, err := Share(p, i, n)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for k := uint64(0); k < 3000/uint64(n); k++ {
+				d, ok := s.Due(k)
+				if !ok {
+					t.Fatalf("share %d/%d: message %d not sent", i, n, k)
+				}
+				union = append(union, d)
+			}
+		}
+		slices.Sort(union)
+		for m, got := range union {
+			if want, _ := p.Due(uint64(m)); got != want {
+				t.Fatalf("n=%d: message %d of the union due at %v, want %v", n, m, got, want)
+			}
+		}
+	}
+	if _, err := Share(p, 4, 4); err == nil {
+		t.Error("Share(p, 4, 4): no error")
 	}
 }

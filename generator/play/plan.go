@@ -29,6 +29,10 @@ type Plan struct {
 	Stop    Stop
 	// Workers render batches of events in parallel; 0 means GOMAXPROCS. See [Workers].
 	Workers int
+	// Segment plays only the messages that share of the run owns (see [world.Segment]); the
+	// zero value plays the whole run. A rate-paced plan's Runner paces the segment's share:
+	// the caller divides a total rate by Segment.N (see [world.Segment.Rate]).
+	Segment world.Segment
 	// FlushTimeout bounds each flush, independently of ctx, so an interrupted run still gets
 	// the chance to deliver what it queued; 0 means [DefaultFlushTimeout].
 	FlushTimeout time.Duration
@@ -94,6 +98,9 @@ func (p *Plan) Validate() error {
 	}
 	if p.Stop.Messages < 0 || p.Stop.Duration < 0 {
 		errs = append(errs, errors.New("stop conditions must not be negative"))
+	}
+	if err := p.Segment.Validate(); err != nil {
+		errs = append(errs, err)
 	}
 	if p.Workers < 0 {
 		errs = append(errs, fmt.Errorf("workers %d: want 0 (GOMAXPROCS) or more", p.Workers))

@@ -144,7 +144,7 @@ func (r *runner) scheduleEnd(released uint64) StopReason {
 func (r *runner) units(ctx context.Context) error {
 	plan := &r.plan
 	var opt world.UnitOptions
-	opt.Garbage, opt.Workers = plan.Garbage, plan.Workers
+	opt.Garbage, opt.Workers, opt.Segment = plan.Garbage, plan.Workers, plan.Segment
 	if plan.Hits != "" {
 		opt.Parts |= world.Hits
 	}
@@ -242,9 +242,22 @@ func (r *runner) hits(ctx context.Context, u *world.Unit) error {
 		}
 		return nil
 	}
+	heldBytes := 0
 	for b := range u.Batches() {
 		if flushDay {
+			if heldBytes >= FlushWindow {
+				// Bound what the day holds: flush what was sent and release it. The day is
+				// still complete only after its last flush, below.
+				if err := r.flushPart(&cur); err != nil {
+					return err
+				}
+				for _, h := range held {
+					h.Release()
+				}
+				held, heldBytes = held[:0], 0
+			}
 			held = append(held, b)
+			heldBytes += len(b.Data)
 		}
 		for i := range b.Msgs {
 			model = time.Duration(b.Msgs[i].UTC-r.origin) * time.Second
@@ -324,13 +337,31 @@ func (r *runner) snapshot(ctx context.Context, u *world.Unit) error {
 	return nil
 }
 
+// FlushWindow is how many bytes of a day's rendered events a run not paced by count holds
+// before it flushes the sink and releases them, within the day: without it a day's batches
+// were held until the day's flush (600 MB at scale 10). A day is complete only after its
+// last flush, as before.
+const FlushWindow = 32 << 20
+
+// flushPart flushes part of the unit being sent, adding the time to its flush time. A
+// failure names the unit.
+func (r *runner) flushPart(cur *UnitResult) error {
+	t := time.Now()
+	if err := r.flush(); err != nil {
+		return incomplete(cur.Unit, err)
+	}
+	cur.Flush += time.Since(t)
+	return nil
+}
+
 // flushUnit flushes the unit just sent, timing it.
 func (r *runner) flushUnit(cur *UnitResult) error {
 	t := time.Now()
 	if err := r.flush(); err != nil {
 		return incomplete(cur.Unit, err)
 	}
-	cur.Flushed, cur.Flush = true, time.Since(t)
+	cur.Flushed = true
+	cur.Flush += time.Since(t)
 	return nil
 }
 

@@ -188,3 +188,46 @@ func TestStopDurationIsWallClock(t *testing.T) {
 		t.Errorf("%d acknowledged of %d sent: the stop must flush", acked, res.Sent)
 	}
 }
+
+// windowSink counts flushes and the most bytes sent between two of them.
+type windowSink struct {
+	*sink.Writer
+	flushes       int
+	pending, most int
+}
+
+func (s *windowSink) Send(ctx context.Context, m sink.Message) error {
+	s.pending += len(m.Value)
+	s.most = max(s.most, s.pending)
+	return s.Writer.Send(ctx, m)
+}
+
+func (s *windowSink) Flush(ctx context.Context) error {
+	s.flushes++
+	s.pending = 0
+	return s.Writer.Flush(ctx)
+}
+
+// TestRunFlushesWithinADay: a day larger than FlushWindow (day 0 at scale 1, ~60 MB) is
+// flushed in windows, so the batches it holds stay bounded, and once more at its end.
+func TestRunFlushesWithinADay(t *testing.T) {
+	if testing.Short() {
+		t.Skip("plays a day at scale 1")
+	}
+	w, err := world.NewWorld(world.Params{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	snk := &windowSink{Writer: discard(t)}
+	var log unitLog
+	if _, err := play.Run(context.Background(), play.Plan{World: w, From: 0, Days: 1, Hits: "hits"}, snk, &log); err != nil {
+		t.Fatal(err)
+	}
+	const batch = world.BatchEvents * 1500 // a batch's bytes, at most
+	if snk.flushes < 2 || snk.most > play.FlushWindow+batch {
+		t.Errorf("day 0: %d flushes, at most %d bytes between two; want ≥ 2 and ≤ %d", snk.flushes, snk.most, play.FlushWindow+batch)
+	}
+	if got := log.lines[len(log.lines)-1]; !strings.Contains(got, "flushed=true") {
+		t.Errorf("last line %q: the day is not reported flushed", got)
+	}
+}

@@ -45,6 +45,9 @@ type Options struct {
 	// Workers digests and classifies the expected messages on this many goroutines; 0 means
 	// GOMAXPROCS. The expectation does not depend on it.
 	Workers int
+	// Segment expects only the share of the run that segment sends (a topic it filled
+	// alone); the zero value expects the whole run, which is also the union of all shares.
+	Segment world.Segment
 }
 
 // Topic names, as the tables and differences spell them.
@@ -288,7 +291,8 @@ func Expect(ctx context.Context, w *world.World, from, n int, g world.Garbage, o
 		b.work = append(b.work, &dayWork{h: newHasher()})
 	}
 	inv := w.NewInventoryBuilder(from, n, g)
-	for u, err := range w.Units(ctx, from, n, world.UnitOptions{Garbage: g, Workers: opt.Workers}) {
+	inv.SetSegment(opt.Segment)
+	for u, err := range w.Units(ctx, from, n, world.UnitOptions{Garbage: g, Workers: opt.Workers, Segment: opt.Segment}) {
 		if err != nil {
 			return nil, err
 		}
@@ -456,7 +460,7 @@ func (b *builder) addBatch(ui int32, u *world.Unit, bt *world.Batch, cleanSlot *
 			m := &wk.res[j]
 			m.key = bt.Key(i)
 			if t == hits {
-				m.kind = u.Hits.EventType(bt.From + i)
+				m.kind = bt.EventType(i)
 			} else if m.outcome == outAccepted {
 				m.id = b.orderID(m.oid)
 			}

@@ -66,10 +66,14 @@ func BenchmarkPlay8Days(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	play := func(b *testing.B, procs, workers int) {
+	play := func(b *testing.B, procs, workers int, seg ...Segment) {
 		defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(procs))
+		opt := PlayOptions{Workers: workers}
+		if len(seg) > 0 {
+			opt.Segment = seg[0]
+		}
 		count := func(bt *Batch) error { bt.Release(); return nil }
-		if err := w.Play(context.Background(), 0, 8, PlayOptions{Workers: workers}, count); err != nil {
+		if err := w.Play(context.Background(), 0, 8, opt, count); err != nil {
 			b.Fatal(err)
 		}
 		b.ReportAllocs()
@@ -77,7 +81,7 @@ func BenchmarkPlay8Days(b *testing.B) {
 		var m0, m1 runtime.MemStats
 		runtime.ReadMemStats(&m0)
 		for b.Loop() {
-			err := w.Play(context.Background(), 0, 8, PlayOptions{Workers: workers}, func(bt *Batch) error {
+			err := w.Play(context.Background(), 0, 8, opt, func(bt *Batch) error {
 				events += len(bt.Msgs)
 				bt.Release() // a consumer that is done with the bytes (hashing, a flushed sink)
 				return nil
@@ -91,6 +95,9 @@ func BenchmarkPlay8Days(b *testing.B) {
 	}
 	procs := max(2, runtime.NumCPU())
 	b.Run("onecore", func(b *testing.B) { play(b, 1, 1) })
+	// A segment's share on one core: its ns/op over onecore's is the per-segment CPU ratio
+	// (the day model is whole in every segment; only rendering is shared).
+	b.Run("onecore/segment=0/4", func(b *testing.B) { play(b, 1, 1, Segment{0, 4}) })
 	b.Run("workers=1", func(b *testing.B) { play(b, procs, 1) })
 	b.Run("workers=2", func(b *testing.B) { play(b, procs, 2) })
 }

@@ -111,7 +111,6 @@ func (day *Day) commerce(ctx context.Context) error {
 	for _, e := range day.events {
 		pageIDs = append(pageIDs, e.watchID)
 	}
-	slices.Sort(pageIDs)
 	tids := uniqueIDs(s, len(trade), pageIDs)
 	for i := range trade {
 		trade[i].watchID = tids[i]
@@ -195,7 +194,6 @@ func (day *Day) beacons(trade *[]event, used []uint64) {
 		kept = append(kept, e)
 	}
 	*trade = kept
-	slices.Sort(used)
 	ids := uniqueIDs(s, 2*len(dups), used)
 	for j, i := range dups {
 		pu := &day.Purchases[i]

@@ -16,13 +16,16 @@ import (
 // extend the upstream world passport (seed, generator_version, catalog_sha256, days[],
 // snapshots[]) with counts per event type, row counts and order classes.
 type Inventory struct {
-	Seed             uint64              `json:"seed"`
-	GeneratorVersion string              `json:"generator_version"`
-	CatalogSHA256    string              `json:"catalog_sha256"`
-	Scale            float64             `json:"scale"`
-	Garbage          Garbage             `json:"garbage"` // the settings it was computed with
-	Days             []InventoryDay      `json:"days"`
-	Snapshots        []InventorySnapshot `json:"snapshots"`
+	Seed             uint64  `json:"seed"`
+	GeneratorVersion string  `json:"generator_version"`
+	CatalogSHA256    string  `json:"catalog_sha256"`
+	Scale            float64 `json:"scale"`
+	Garbage          Garbage `json:"garbage"` // the settings it was computed with
+	// Segment is the share of the run it counts ("I/N"); empty for the whole run, and for the
+	// merge of every share (see [MergeInventories]).
+	Segment   string              `json:"segment,omitempty"`
+	Days      []InventoryDay      `json:"days"`
+	Snapshots []InventorySnapshot `json:"snapshots"`
 	// Expect totals what the storage must hold after the whole range, per topic.
 	Expect InventoryTotals `json:"expect"`
 }
@@ -50,11 +53,14 @@ type InventoryTotals struct {
 
 // InventoryDay is one model day's clean events on topic hits.
 type InventoryDay struct {
-	Day    int            `json:"day"`
-	Date   string         `json:"date"`
-	Events int            `json:"events"`
-	SHA256 string         `json:"sha256"` // over every clean event followed by "\n": the bytes of batch --file
-	ByType map[string]int `json:"by_type"`
+	Day    int    `json:"day"`
+	Date   string `json:"date"`
+	Events int    `json:"events"`
+	SHA256 string `json:"sha256"` // over every clean event followed by "\n": the bytes of batch --file
+	// SegmentSHA256 is, in a merge of N > 1 shares, the SHA256 of each share in segment
+	// order; SHA256 is then empty (a hash of the whole is not a function of the shares').
+	SegmentSHA256 []string       `json:"segment_sha256,omitempty"`
+	ByType        map[string]int `json:"by_type"`
 	// Messages is what is sent for the day: clean events, malformed messages and redeliveries.
 	Messages    int            `json:"messages"`
 	Garbage     map[string]int `json:"garbage"`
@@ -80,14 +86,16 @@ type OrderClasses struct {
 
 // InventorySnapshot is one snapshot sent on topic orders.
 type InventorySnapshot struct {
-	Day         int            `json:"day"`
-	Date        string         `json:"date"`
-	Rows        int            `json:"rows"`
-	SHA256      string         `json:"sha256"` // over every clean row followed by "\n": the bytes of snapshot --file without garbage
-	Messages    int            `json:"messages"`
-	Garbage     map[string]int `json:"garbage"`
-	Redelivered int            `json:"redelivered"`
-	Expect      Expect         `json:"expect"`
+	Day    int    `json:"day"`
+	Date   string `json:"date"`
+	Rows   int    `json:"rows"`
+	SHA256 string `json:"sha256"` // over every clean row followed by "\n": the bytes of snapshot --file without garbage
+	// SegmentSHA256 is as in [InventoryDay].
+	SegmentSHA256 []string       `json:"segment_sha256,omitempty"`
+	Messages      int            `json:"messages"`
+	Garbage       map[string]int `json:"garbage"`
+	Redelivered   int            `json:"redelivered"`
+	Expect        Expect         `json:"expect"`
 }
 
 // SnapshotDays returns the model days whose snapshots the run days [from, from+n) send: for
@@ -115,10 +123,16 @@ func ClosedDays(from, n int) []int {
 }
 
 // Classes counts the orders born on day d by class (their window must be closed to be final).
-func (b *OrderBook) Classes(d int) *OrderClasses {
+func (b *OrderBook) Classes(d int) *OrderClasses { return b.classesOf(d, Segment{}) }
+
+// classesOf is Classes over the orders whose order_id seg owns.
+func (b *OrderBook) classesOf(d int, seg Segment) *OrderClasses {
 	c := &OrderClasses{}
 	orders := b.Born(d)
 	for i := range orders {
+		if !seg.Whole() && !seg.OwnsKey([]byte(orders[i].ID)) {
+			continue
+		}
 		switch orders[i].Class() {
 		case ClassCancelled:
 			c.Cancelled++
@@ -212,10 +226,12 @@ func addExpect(total *Expect, e Expect) {
 // Inventory computes the inventory of run days [from, from+n) with garbage g: it counts the
 // units of [World.Units] with an [InventoryBuilder]. Batches are rendered on opt.Workers
 // goroutines with memory bounded as in Play; opt.OnDay, if set, sees each day before its
-// hits are counted.
+// hits are counted. With opt.Segment it counts that segment's share: its clean messages'
+// hashes and counts, its extras, the order classes of the orders it owns.
 func (w *World) Inventory(ctx context.Context, from, n int, opt PlayOptions, g Garbage) (*Inventory, error) {
 	ib := w.NewInventoryBuilder(from, n, g)
-	for u, err := range w.Units(ctx, from, n, UnitOptions{Garbage: g, Workers: opt.Workers}) {
+	ib.SetSegment(opt.Segment)
+	for u, err := range w.Units(ctx, from, n, UnitOptions{Garbage: g, Workers: opt.Workers, Segment: opt.Segment}) {
 		if err != nil {
 			return nil, err
 		}
@@ -253,6 +269,15 @@ func (w *World) NewInventoryBuilder(from, n int, g Garbage) *InventoryBuilder {
 			Garbage: g,
 			Days:    []InventoryDay{}, Snapshots: []InventorySnapshot{}},
 		from: from, g: g, h: sha256.New(), orderIDs: map[string]struct{}{},
+	}
+}
+
+// SetSegment says which share of the run the units are planned for (the zero Segment: the
+// whole run); the inventory names it.
+func (ib *InventoryBuilder) SetSegment(s Segment) {
+	ib.inv.Segment = ""
+	if !s.Whole() {
+		ib.inv.Segment = s.String()
 	}
 }
 

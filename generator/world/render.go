@@ -17,39 +17,56 @@ var (
 	addEventType = []string{schema.ProductAdd}
 )
 
-// visitSegments encodes columns 13–34 of every visit once (they are constant within a visit).
-func (day *Day) visitSegments() {
+// visitSegments encodes columns 13–34 of the visits once (they are constant within a visit):
+// of every visit, or, with owned, of the visits a segment owns (the first call decides). A
+// visit left out has an empty segment and is encoded on the fly ([Day.AppendEvent]).
+func (day *Day) visitSegments(owned []bool) {
 	day.segOnce.Do(func() {
 		day.segOff = make([]uint32, len(day.visits)+1)
-		day.segs = make([]byte, 0, len(day.visits)*600)
-		var h schema.Hit
-		var ip []byte
+		n := len(day.visits)
+		if owned != nil {
+			n = 0
+			for _, o := range owned {
+				if o {
+					n++
+				}
+			}
+		}
+		day.segs = make([]byte, 0, n*600)
 		for i := range day.visits {
-			v := &day.visits[i]
-			src, dev, city := &sources[v.source], &devices[v.device], &cities[v.city]
-			ip = ip[:0]
-			if dev.Category == devicePhone {
-				ip = append(ip, "100."...)
-				ip = strconv.AppendUint(ip, uint64(v.ip[0]), 10)
-				ip = append(ip, '.')
-				ip = strconv.AppendUint(ip, uint64(v.ip[1]), 10)
-				ip = append(ip, '.')
-			} else {
-				ip = append(ip, city.IPPrefix...)
+			if owned == nil || owned[i] {
+				day.segs = day.appendVisitSegment(day.segs, i)
 			}
-			ip = strconv.AppendUint(ip, uint64(v.ip[2]), 10)
-			h = schema.Hit{
-				UTMSource: src.UTM[0], UTMMedium: src.UTM[1], UTMCampaign: src.UTM[2], UTMContent: src.UTM[3], UTMTerm: src.UTM[4],
-				LastTrafficSource: src.Last, HasGCLID: src.GCLID, YCLID: v.yclid,
-				Browser: dev.Browser, BrowserMajorVersion: dev.Major, BrowserLanguage: dev.Language, OperatingSystem: dev.OS,
-				OperatingSystemRoot: dev.OSRoot, DeviceCategory: dev.Category, MobilePhoneModel: dev.Model,
-				ScreenWidth: dev.Width, ScreenHeight: dev.Height, IPAddress: string(ip),
-				RegionCountry: schema.RegionCountry, RegionCity: city.Name, RegionCountryID: schema.RegionCountryID, RegionCityID: city.ID,
-			}
-			day.segs = schema.AppendHitVisit(day.segs, &h)
 			day.segOff[i+1] = uint32(len(day.segs))
 		}
 	})
+}
+
+// appendVisitSegment appends columns 13–34 of visit i.
+func (day *Day) appendVisitSegment(dst []byte, i int) []byte {
+	var ipBuf [24]byte
+	ip := ipBuf[:0]
+	v := &day.visits[i]
+	src, dev, city := &sources[v.source], &devices[v.device], &cities[v.city]
+	if dev.Category == devicePhone {
+		ip = append(ip, "100."...)
+		ip = strconv.AppendUint(ip, uint64(v.ip[0]), 10)
+		ip = append(ip, '.')
+		ip = strconv.AppendUint(ip, uint64(v.ip[1]), 10)
+		ip = append(ip, '.')
+	} else {
+		ip = append(ip, city.IPPrefix...)
+	}
+	ip = strconv.AppendUint(ip, uint64(v.ip[2]), 10)
+	h := schema.Hit{
+		UTMSource: src.UTM[0], UTMMedium: src.UTM[1], UTMCampaign: src.UTM[2], UTMContent: src.UTM[3], UTMTerm: src.UTM[4],
+		LastTrafficSource: src.Last, HasGCLID: src.GCLID, YCLID: v.yclid,
+		Browser: dev.Browser, BrowserMajorVersion: dev.Major, BrowserLanguage: dev.Language, OperatingSystem: dev.OS,
+		OperatingSystemRoot: dev.OSRoot, DeviceCategory: dev.Category, MobilePhoneModel: dev.Model,
+		ScreenWidth: dev.Width, ScreenHeight: dev.Height, IPAddress: string(ip),
+		RegionCountry: schema.RegionCountry, RegionCity: city.Name, RegionCountryID: schema.RegionCountryID, RegionCityID: city.ID,
+	}
+	return schema.AppendHitVisit(dst, &h)
 }
 
 // pageURL is the URL of page p of its visit: the entry page carries the source's UTM query.
@@ -64,7 +81,7 @@ func (day *Day) pageURL(v *visit, p int32) string {
 // AppendEvent appends the canonical bytes of event i (0 ≤ i < Len), without a newline. It is
 // safe to call from several goroutines at once.
 func (day *Day) AppendEvent(dst []byte, i int) []byte {
-	day.visitSegments()
+	day.visitSegments(nil)
 	e := &day.events[i]
 	v := &day.visits[e.visit]
 	w := day.World
@@ -90,7 +107,11 @@ func (day *Day) AppendEvent(dst []byte, i int) []byte {
 	}
 	h.Title = w.pages[pg.pid].title
 	dst = schema.AppendHitHead(dst, &h)
-	dst = append(dst, day.segs[day.segOff[e.visit]:day.segOff[e.visit+1]]...)
+	if lo, hi := day.segOff[e.visit], day.segOff[e.visit+1]; lo < hi {
+		dst = append(dst, day.segs[lo:hi]...)
+	} else {
+		dst = day.appendVisitSegment(dst, int(e.visit)) // a visit the segment does not own
+	}
 
 	switch e.kind {
 	case evAddToCart:

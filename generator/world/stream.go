@@ -24,6 +24,8 @@ type Batch struct {
 	Data []byte
 	Msgs []Msg
 	Last bool // the last batch of its day
+
+	share *segShare // the segment's share of the day (nil: whole), for World.Units
 }
 
 // Key returns message i's key.
@@ -31,6 +33,9 @@ func (b *Batch) Key(i int) []byte { m := &b.Msgs[i]; return b.Data[m.Key[0]:m.Ke
 
 // Value returns message i's value.
 func (b *Batch) Value(i int) []byte { m := &b.Msgs[i]; return b.Data[m.Value[0]:m.Value[1]:m.Value[1]] }
+
+// EventType returns the EventType of hit message i (pageview, add_to_cart, purchase).
+func (b *Batch) EventType(i int) string { return eventTypeOf(b.Msgs[i].Type) }
 
 // BatchEvents is how many events a Batch holds at most (about 6 MB of JSON).
 const BatchEvents = 4096
@@ -43,7 +48,7 @@ var batchPool sync.Pool
 // to b's keys and values any more (a sink has acknowledged them); b must not be used after.
 // Not calling it is fine: the memory is then garbage collected.
 func (b *Batch) Release() {
-	b.Day = nil
+	b.Day, b.share = nil, nil
 	batchPool.Put(b)
 }
 
@@ -61,10 +66,24 @@ func newBatch(want int) *Batch {
 }
 
 // RenderBatch renders events [from, to) of day into a new Batch.
-func (day *Day) RenderBatch(from, to int) *Batch {
-	b := newBatch((to - from) * 1300)
-	b.Day, b.From = day, from
+func (day *Day) RenderBatch(from, to int) *Batch { return day.renderShare(nil, from, to) }
+
+// renderShare renders the events of [from, to) that sh owns (all for nil) into a new Batch,
+// numbered in the share: its From is the share's index of the first.
+func (day *Day) renderShare(sh *segShare, from, to int) *Batch {
+	want := to - from
+	if sh != nil {
+		want = sh.index(to) - sh.index(from)
+	}
+	b := newBatch(want * 1300)
+	b.Day, b.From, b.share = day, sh.index(from), sh
+	if sh != nil {
+		day.visitSegments(sh.visits) // encode only the visits the segment renders
+	}
 	for i := from; i < to; i++ {
+		if !sh.owns(i) {
+			continue
+		}
 		var m Msg
 		m.Key[0] = int32(len(b.Data))
 		b.Data = strconv.AppendUint(b.Data, day.ClientID(i), 10)
@@ -87,11 +106,16 @@ type PlayOptions struct {
 	// OnDay, if set, is called once per generated day, in day order, before its first batch is
 	// emitted (e.g. to feed an OrderBook with the same Day).
 	OnDay func(*Day)
+	// Segment renders and emits only the events the segment owns (see [Segment]); the zero
+	// value is the whole run. Every day is still generated whole.
+	Segment Segment
 }
 
 // Play generates model days [from, from+n) and calls emit with their clean events in order:
 // day by day, batch by batch. Days are generated ahead and batches rendered in parallel, but
-// emit always sees the same sequence of bytes, whatever the number of workers. Memory is
+// emit always sees the same sequence of bytes, whatever the number of workers. With
+// opt.Segment, only the segment's events are rendered, and a batch's From counts the
+// segment's events. Memory is
 // bounded by a few days' compact models and a window of batches, not by n. Play stops at the
 // first error of emit or when ctx is done.
 func (w *World) Play(parent context.Context, from, n int, opt PlayOptions, emit func(*Batch) error) error {
@@ -102,8 +126,12 @@ func (w *World) Play(parent context.Context, from, n int, opt PlayOptions, emit 
 	ctx, cancel := context.WithCancel(parent)
 	defer cancel()
 
-	// Days are generated in order, one ahead of the renderer.
-	days := make(chan *Day, 1)
+	// Days are generated in order, one ahead of the renderer, with the segment's share.
+	type dayShare struct {
+		day *Day
+		sh  *segShare
+	}
+	days := make(chan dayShare, 1)
 	cut := false // the days were cut short by ctx
 	var wg sync.WaitGroup
 	wg.Add(1)
@@ -117,7 +145,7 @@ func (w *World) Play(parent context.Context, from, n int, opt PlayOptions, emit 
 				return
 			}
 			select {
-			case days <- day:
+			case days <- dayShare{day, day.shareOf(opt.Segment)}:
 			case <-ctx.Done():
 				return
 			}
@@ -126,6 +154,7 @@ func (w *World) Play(parent context.Context, from, n int, opt PlayOptions, emit 
 
 	type job struct {
 		day      *Day
+		sh       *segShare
 		from, to int
 		done     chan *Batch
 	}
@@ -136,7 +165,7 @@ func (w *World) Play(parent context.Context, from, n int, opt PlayOptions, emit 
 		go func() {
 			defer wg.Done()
 			for j := range jobs {
-				j.done <- j.day.RenderBatch(j.from, j.to)
+				j.done <- j.day.renderShare(j.sh, j.from, j.to)
 			}
 		}()
 	}
@@ -145,12 +174,13 @@ func (w *World) Play(parent context.Context, from, n int, opt PlayOptions, emit 
 		defer wg.Done()
 		defer close(order)
 		defer close(jobs)
-		for day := range days {
+		for ds := range days {
+			day := ds.day
 			if opt.OnDay != nil {
 				opt.OnDay(day)
 			}
 			for lo := 0; lo < day.Len() || lo == 0; lo += BatchEvents {
-				j := &job{day: day, from: lo, to: min(lo+BatchEvents, day.Len()), done: make(chan *Batch, 1)}
+				j := &job{day: day, sh: ds.sh, from: lo, to: min(lo+BatchEvents, day.Len()), done: make(chan *Batch, 1)}
 				select {
 				case order <- j:
 				case <-ctx.Done():

@@ -51,6 +51,10 @@ type UnitOptions struct {
 	// Workers renders the hits' batches on this many goroutines; 0 means GOMAXPROCS. The
 	// units do not depend on it.
 	Workers int
+	// Segment plans only the messages the segment owns (see [Segment]): each unit holds the
+	// segment's clean messages and extras, numbered within the segment, in the order of the
+	// whole run. The zero value plans the whole run.
+	Segment Segment
 }
 
 // Unit is one planned unit of a run: what one model day sends on topic hits, or one snapshot
@@ -78,6 +82,7 @@ type Unit struct {
 	first *Batch       // the unit's first batch, not yet handed out
 	done  bool         // every batch of the unit was taken
 	book  *OrderBook   // snapshots: the run's book
+	seg   Segment      // the segment the unit was planned for
 }
 
 // Batches yields the unit's clean messages in order, in batches of at most [BatchEvents]
@@ -137,14 +142,14 @@ func (u *Unit) ExtrasAt(i int) []Extra {
 }
 
 // Closes returns, for a snapshot, the birth day whose order window it closes (Day−6) and the
-// final reconciliation classes of that day's orders; ok is false for hits and for snapshots
-// of days before 6.
+// final reconciliation classes of that day's orders (those the unit's segment owns); ok is
+// false for hits and for snapshots of days before 6.
 func (u *Unit) Closes() (born int, classes *OrderClasses, ok bool) {
 	born = u.Day - orderWindowDays + 1
 	if u.Kind != SnapshotUnit || born < 0 {
 		return 0, nil, false
 	}
-	return born, u.book.Classes(born), true
+	return born, u.book.classesOf(born, u.seg), true
 }
 
 // batchSource pulls the batches of World.Play one at a time.
@@ -191,7 +196,7 @@ var errUnitsStopped = errors.New("world: units: consumer stopped")
 //	}
 func (w *World) Units(ctx context.Context, from, n int, opt UnitOptions) iter.Seq2[*Unit, error] {
 	return func(yield func(*Unit, error) bool) {
-		if err := opt.Garbage.Validate(); err != nil {
+		if err := errors.Join(opt.Garbage.Validate(), opt.Segment.Validate()); err != nil {
 			yield(nil, err)
 			return
 		}
@@ -218,7 +223,7 @@ func (w *World) Units(ctx context.Context, from, n int, opt UnitOptions) iter.Se
 				yield(nil, err)
 				return
 			}
-			u, err := w.snapshotUnit(book, d, opt.Garbage)
+			u, err := w.snapshotUnit(book, d, opt.Garbage, opt.Segment)
 			if err != nil {
 				yield(nil, err)
 				return
@@ -236,7 +241,7 @@ func (w *World) Units(ctx context.Context, from, n int, opt UnitOptions) iter.Se
 // hitUnits yields the hit units of days [from, from+n), feeding book (if any) with each day;
 // it reports whether the consumer wants more.
 func (w *World) hitUnits(ctx context.Context, from, n int, opt UnitOptions, book *OrderBook, yield func(*Unit, error) bool) bool {
-	popt := PlayOptions{Workers: opt.Workers}
+	popt := PlayOptions{Workers: opt.Workers, Segment: opt.Segment}
 	if book != nil {
 		popt.OnDay = book.Add
 	}
@@ -270,7 +275,10 @@ func (w *World) hitUnits(ctx context.Context, from, n int, opt UnitOptions, book
 			yield(nil, err)
 			return false
 		}
-		u := &Unit{Kind: HitsUnit, Day: day.N, Len: day.Len(), Extras: extras, Hits: day, src: src, first: b}
+		u := &Unit{Kind: HitsUnit, Day: day.N, Len: day.Len(), Extras: extras, Hits: day, src: src, first: b, seg: opt.Segment}
+		if sh := b.share; sh != nil {
+			u.Len, u.Extras = sh.len(), shareExtras(opt.Segment, sh, extras)
+		}
 		more := yield(u, nil)
 		u.drain()
 		if !more {
@@ -283,11 +291,24 @@ func (w *World) hitUnits(ctx context.Context, from, n int, opt UnitOptions, book
 	}
 }
 
-// snapshotUnit renders snapshot d and its extras.
-func (w *World) snapshotUnit(book *OrderBook, d int, g Garbage) (*Unit, error) {
+// snapshotUnit renders snapshot d and its extras, the share of seg.
+func (w *World) snapshotUnit(book *OrderBook, d int, g Garbage, seg Segment) (*Unit, error) {
 	rows, keys, err := book.SnapshotRows(d)
 	if err != nil {
 		return nil, err
+	}
+	extras := w.OrderExtras(d, rows, keys, g) // drawn over the whole snapshot, then shared
+	if !seg.Whole() {
+		sh := newShare(len(rows), func(i int) bool { return seg.OwnsKey(keys[i]) })
+		extras = shareExtras(seg, sh, extras)
+		n := 0
+		for i := range rows {
+			if sh.owns(i) {
+				rows[n], keys[n] = rows[i], keys[i]
+				n++
+			}
+		}
+		rows, keys = rows[:n], keys[:n]
 	}
 	b := newBatch(len(rows) * 600)
 	for i := range rows {
@@ -301,5 +322,5 @@ func (w *World) snapshotUnit(book *OrderBook, d int, g Garbage) (*Unit, error) {
 		b.Msgs = append(b.Msgs, m)
 	}
 	b.Last = true
-	return &Unit{Kind: SnapshotUnit, Day: d, Len: len(rows), Extras: w.OrderExtras(d, rows, keys, g), first: b, book: book}, nil
+	return &Unit{Kind: SnapshotUnit, Day: d, Len: len(rows), Extras: extras, first: b, book: book, seg: seg}, nil
 }

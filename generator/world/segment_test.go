@@ -1,0 +1,163 @@
+package world
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"reflect"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/clickgen/clickgen/schema"
+)
+
+func TestSegmentText(t *testing.T) {
+	for _, tc := range []struct {
+		in   string
+		want Segment
+		err  bool
+	}{
+		{"", Segment{}, false},
+		{"0/1", Segment{0, 1}, false},
+		{"3/4", Segment{3, 4}, false},
+		{" 1/2 ", Segment{1, 2}, false},
+		{"4/4", Segment{}, true},
+		{"-1/4", Segment{}, true},
+		{"1/0", Segment{}, true},
+		{"1", Segment{}, true},
+		{"a/b", Segment{}, true},
+		{"0/2000", Segment{}, true},
+	} {
+		var s Segment
+		err := s.Set(tc.in)
+		if (err != nil) != tc.err || (err == nil && s != tc.want) {
+			t.Errorf("Set(%q) = %v, %v; want %v, error %v", tc.in, s, err, tc.want, tc.err)
+		}
+	}
+	if got := (Segment{2, 3}).String(); got != "2/3" {
+		t.Errorf("String() = %q, want 2/3", got)
+	}
+}
+
+// wire is a message as a topic holds it: topic, key, value and partition (of 12).
+type wire struct {
+	topic, key, value string
+	partition         int32
+}
+
+func wireOf(s []sent) []wire {
+	out := make([]wire, len(s))
+	for i, m := range s {
+		topic, _, _ := strings.Cut(m.unit, " ")
+		out[i] = wire{topic, m.key, m.value, schema.PartitionForKey([]byte(m.key), 12)}
+	}
+	return out
+}
+
+// isSubsequence reports whether sub appears in whole in order (not necessarily contiguous).
+func isSubsequence(sub, whole []wire) bool {
+	j := 0
+	for i := 0; i < len(whole) && j < len(sub); i++ {
+		if whole[i] == sub[j] {
+			j++
+		}
+	}
+	return j == len(sub)
+}
+
+// TestSegmentUnion checks the promise of Segment: for N = 1 … 4, the N shares of hits of day
+// 1 and the snapshot of day 0, with every garbage class and redeliveries, hold together
+// exactly the messages (topic, key, value, partition) of the whole run, as a multiset; each
+// share is a subsequence of the whole run (so every key's order is kept); every key lives in
+// one share; and each share is counted exactly by the inventory of its share.
+func TestSegmentUnion(t *testing.T) {
+	w := canonical(t)
+	var g Garbage
+	if err := g.Mix.Set(strings.Join(AllGarbageClasses(), "=1,") + "=1"); err != nil {
+		t.Fatal(err)
+	}
+	g.Rate, g.Redeliver = 0.01, 0.01
+	whole := wireOf(sendUnits(t, w, 1, 1, UnitOptions{Garbage: g}))
+	wantInv, err := w.Inventory(context.Background(), 1, 1, PlayOptions{}, g)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmpWire := func(a, b wire) int {
+		return strings.Compare(fmt.Sprint(a), fmt.Sprint(b))
+	}
+	sorted := slices.SortedFunc(slices.Values(whole), cmpWire)
+	for n := 1; n <= 4; n++ {
+		t.Run(fmt.Sprintf("N=%d", n), func(t *testing.T) {
+			var union []wire
+			owner := map[string]int{}
+			var invs []*Inventory
+			for i := range n {
+				seg := Segment{I: i, N: n}
+				got := wireOf(sendUnits(t, w, 1, 1, UnitOptions{Garbage: g, Segment: seg}))
+				if !isSubsequence(got, whole) {
+					t.Errorf("segment %v: its messages are not a subsequence of the whole run's", seg)
+				}
+				for _, m := range got {
+					if m.key == "" {
+						continue
+					}
+					if o, ok := owner[m.topic+"/"+m.key]; ok && o != i {
+						t.Errorf("key %s/%s in segments %d and %d", m.topic, m.key, o, i)
+					}
+					owner[m.topic+"/"+m.key] = i
+				}
+				union = append(union, got...)
+				inv, err := segmentInventory(w, 1, 1, g, seg)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if msgs := inv.Days[0].Messages + inv.Snapshots[0].Messages; msgs != len(got) {
+					t.Errorf("segment %v: inventory counts %d messages, the share sends %d", seg, msgs, len(got))
+				}
+				invs = append(invs, inv)
+			}
+			if len(union) != len(whole) {
+				t.Fatalf("union of %d shares: %d messages, want %d", n, len(union), len(whole))
+			}
+			slices.SortFunc(union, cmpWire)
+			if !slices.Equal(union, sorted) {
+				t.Errorf("union of %d shares differs from the whole run as a multiset", n)
+			}
+			merged, err := MergeInventories(invs...)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if n > 1 {
+				for k := range merged.Days {
+					if len(merged.Days[k].SegmentSHA256) != n || merged.Days[k].SHA256 != "" {
+						t.Errorf("merged day %d: sha256 %q, segment hashes %q; want none and %d", merged.Days[k].Day, merged.Days[k].SHA256, merged.Days[k].SegmentSHA256, n)
+					}
+				}
+			}
+			if a, b := withoutHashes(merged), withoutHashes(wantInv); !reflect.DeepEqual(a, b) {
+				t.Errorf("merged inventory of %d shares:\n%s\nwant the whole run's:\n%s", n, a, b)
+			}
+		})
+	}
+}
+
+// segmentInventory counts the inventory of seg's share.
+func segmentInventory(w *World, from, n int, g Garbage, seg Segment) (*Inventory, error) {
+	return w.Inventory(context.Background(), from, n, PlayOptions{Segment: seg}, g)
+}
+
+// withoutHashes renders inv as JSON without its per-day and per-snapshot hashes.
+func withoutHashes(inv *Inventory) string {
+	c := *inv
+	c.Days = slices.Clone(inv.Days)
+	c.Snapshots = slices.Clone(inv.Snapshots)
+	for k := range c.Days {
+		c.Days[k].SHA256, c.Days[k].SegmentSHA256 = "", nil
+	}
+	for k := range c.Snapshots {
+		c.Snapshots[k].SHA256, c.Snapshots[k].SegmentSHA256 = "", nil
+	}
+	b, _ := json.MarshalIndent(&c, "", " ")
+	return string(b)
+}
