@@ -23,25 +23,37 @@ func TestCleanMessagesClassifyAsPlanned(t *testing.T) {
 		days = 2 // the hits of days 0 and 1 and the snapshot of day 0
 	}
 	n := 0
-	for u, err := range w.Units(context.Background(), 0, days, world.UnitOptions{Garbage: g}) {
-		if err != nil {
-			t.Fatal(err)
-		}
-		for b := range u.Batches() {
-			for i := range b.Msgs {
-				v, key := b.Value(i), b.Key(i)
-				if u.Kind == world.HitsUnit {
-					k, ok := intake.HitDedupKey(v)
-					if want := u.Hits.WatchID(b.From + i); !ok || k.WatchID != want {
-						t.Fatalf("day %d event %d: intake reads WatchID %d (accepted %v), the world planned %d: %.200s", u.Day, b.From+i, k.WatchID, ok, want, v)
+	check := func(opt world.UnitOptions) {
+		t.Helper()
+		for u, err := range w.Units(context.Background(), 0, days, opt) {
+			if err != nil {
+				t.Fatal(err)
+			}
+			for b := range u.Batches() {
+				for i := range b.Msgs {
+					v, key := b.Value(i), b.Key(i)
+					if u.Kind == world.HitsUnit {
+						k, ok := intake.HitDedupKey(v)
+						if want := b.WatchID(i); !ok || k.WatchID != want {
+							t.Fatalf("day %d message %d: intake reads WatchID %d (accepted %v), the world planned %d: %.200s", u.Day, b.From+i, k.WatchID, ok, want, v)
+						}
+					} else if id, ok := intake.OrderDedupKey(v); !ok || id != string(key) {
+						t.Fatalf("snapshot %d row %d: intake reads order_id %q (accepted %v), the key is %q", u.Day, b.From+i, id, ok, key)
 					}
-				} else if id, ok := intake.OrderDedupKey(v); !ok || id != string(key) {
-					t.Fatalf("snapshot %d row %d: intake reads order_id %q (accepted %v), the key is %q", u.Day, b.From+i, id, ok, key)
+					n++
 				}
-				n++
 			}
 		}
 	}
+	check(world.UnitOptions{Garbage: g})
+	whole := n
+	for i := range 3 { // a segment's batches number its own messages: the WatchIDs must follow
+		check(world.UnitOptions{Garbage: g, Segment: world.Segment{I: i, N: 3}})
+	}
+	if n != 2*whole {
+		t.Errorf("the 3 segments hold %d clean messages, the whole run %d", n-whole, whole)
+	}
+	n = whole
 	if n < days*50000 {
 		t.Errorf("checked %d clean messages, want the ~53 k of each of %d days and their snapshots", n, days)
 	}

@@ -450,7 +450,7 @@ func (b *builder) addBatch(ui int32, u *world.Unit, bt *world.Batch, cleanSlot *
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			wk.digest(t, u, bt, lo, hi)
+			wk.digest(t, bt, lo, hi)
 		}()
 	}
 	wg.Wait()
@@ -475,7 +475,7 @@ func (b *builder) addBatch(ui int32, u *world.Unit, bt *world.Batch, cleanSlot *
 }
 
 // digest digests and classifies the clean messages [lo, hi) of bt, of topic t.
-func (wk *dayWork) digest(t topic, u *world.Unit, bt *world.Batch, lo, hi int) {
+func (wk *dayWork) digest(t topic, bt *world.Batch, lo, hi int) {
 	for i := lo; i < hi; i++ {
 		v := bt.Value(i)
 		m := expected{vd: wk.h.value(v), clean: true}
@@ -485,7 +485,7 @@ func (wk *dayWork) digest(t topic, u *world.Unit, bt *world.Batch, lo, hi int) {
 		// parsed again here: parsing every clean message was two thirds of verify's work.
 		m.outcome = outAccepted
 		if t == hits {
-			m.id = u.Hits.WatchID(bt.From + i)
+			m.id = bt.WatchID(i)
 		} else {
 			m.oid = string(bt.Key(i))
 		}

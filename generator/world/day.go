@@ -501,9 +501,6 @@ func (day *Day) ClientID(i int) uint64 { return day.visits[day.events[i].visit].
 // EventType returns the EventType of event i.
 func (day *Day) EventType(i int) string { return eventTypeOf(day.events[i].kind) }
 
-// WatchID returns event i's WatchID, as its hit carries it.
-func (day *Day) WatchID(i int) uint64 { return day.events[i].watchID }
-
 func eventTypeOf(kind uint8) string {
 	switch kind {
 	case evAddToCart:

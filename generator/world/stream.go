@@ -11,6 +11,7 @@ import (
 type Msg struct {
 	Key, Value [2]int32 // [from, to) offsets into Batch.Data
 	UTC        int64    // model time: the event's UTCEventTime second
+	WatchID    uint64   // the hit's WatchID (0 for a snapshot row)
 	Type       uint8    // event kind (pageview, add_to_cart, purchase …)
 }
 
@@ -33,6 +34,9 @@ func (b *Batch) Key(i int) []byte { m := &b.Msgs[i]; return b.Data[m.Key[0]:m.Ke
 
 // Value returns message i's value.
 func (b *Batch) Value(i int) []byte { m := &b.Msgs[i]; return b.Data[m.Value[0]:m.Value[1]:m.Value[1]] }
+
+// WatchID returns the WatchID hit message i carries.
+func (b *Batch) WatchID(i int) uint64 { return b.Msgs[i].WatchID }
 
 // EventType returns the EventType of hit message i (pageview, add_to_cart, purchase).
 func (b *Batch) EventType(i int) string { return eventTypeOf(b.Msgs[i].Type) }
@@ -92,7 +96,7 @@ func (day *Day) renderShare(sh *segShare, from, to int) *Batch {
 		b.Data = day.AppendEvent(b.Data, i)
 		m.Value[1] = int32(len(b.Data))
 		e := &day.events[i]
-		m.UTC, m.Type = dayStartUTC(day.N)+int64(e.sec), e.kind
+		m.UTC, m.Type, m.WatchID = dayStartUTC(day.N)+int64(e.sec), e.kind, e.watchID
 		b.Msgs = append(b.Msgs, m)
 	}
 	b.Last = to == day.Len()
