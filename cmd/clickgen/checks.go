@@ -3,12 +3,10 @@ package main
 import (
 	"errors"
 	"fmt"
-	"math"
 	"os"
 	"path/filepath"
-	"strconv"
-	"strings"
 
+	"github.com/clickgen/clickgen/generator/play"
 	"github.com/clickgen/clickgen/generator/world"
 )
 
@@ -117,115 +115,20 @@ func checkTopicKind(verb, topic, kind string) error {
 }
 
 // checkMemory refuses, before anything is built or sent, a run whose estimated memory
-// ([world.MemoryNeeded]) does not fit under the smallest of --max-memory, the cgroup's memory
-// limit and the system's available memory. --scale 1000 used to draw 24 GB and set off the
-// OOM killer; under a ulimit it died with "fatal error: out of memory" and exit 2, the code
-// that promises nothing was sent. maxMemory is --max-memory ("" for none).
-func checkMemory(verb string, scale float64, g world.Garbage, maxMemory string) error {
-	need := world.MemoryNeeded(scale, g)
-	limit, from := int64(0), ""
-	consider := func(n int64, what string) {
-		if n > 0 && (limit == 0 || n < limit) {
-			limit, from = n, what
+// ([world.MemoryNeeded]) does not fit under --max-memory, the cgroup's limit or the system's
+// available memory (see play.CheckMemory). --scale 1000 used to draw 24 GB and set off the OOM
+// killer; under a ulimit it died with "fatal error: out of memory" and exit 2.
+func checkMemory(verb string, scale float64, g world.Garbage, max play.Bytes) error {
+	var me *play.MemoryError
+	if err := play.CheckMemory(world.MemoryNeeded(scale, g), max); errors.As(err, &me) {
+		if me.Source == "the explicit limit" {
+			me.Source = "--max-memory"
 		}
-	}
-	if maxMemory != "" {
-		n, err := parseBytes(maxMemory)
-		if err != nil {
-			return usagef(verb, "--max-memory %q: %v", maxMemory, err)
+		note := ""
+		if g.Rate != 0 || g.Redeliver != 0 {
+			note = fmt.Sprintf(" with --garbage %v --redeliver %v", g.Rate, g.Redeliver)
 		}
-		consider(n, "--max-memory")
-	}
-	consider(cgroupMemoryLimit(), "the cgroup's memory limit")
-	consider(memAvailable(), "the system's available memory")
-	if limit > 0 && need > limit {
-		return usagef(verb, "--scale %v%s needs about %s of memory, more than %s (%s): lower --scale or --garbage, or raise --max-memory",
-			scale, garbageNote(g), formatBytes(need), from, formatBytes(limit))
+		return usagef(verb, "--scale %v%s %v: lower --scale or --garbage, or raise --max-memory", scale, note, err)
 	}
 	return nil
-}
-
-func garbageNote(g world.Garbage) string {
-	if g.Rate == 0 && g.Redeliver == 0 {
-		return ""
-	}
-	return fmt.Sprintf(" with --garbage %v --redeliver %v", g.Rate, g.Redeliver)
-}
-
-// parseBytes reads a size: a number of bytes, or a number with a unit (KiB, MiB, GiB, TiB
-// or KB, MB, GB, TB, or K, M, G, T meaning the binary units).
-func parseBytes(s string) (int64, error) {
-	units := []struct {
-		suffix string
-		mult   float64
-	}{{"KiB", 1 << 10}, {"MiB", 1 << 20}, {"GiB", 1 << 30}, {"TiB", 1 << 40},
-		{"KB", 1e3}, {"MB", 1e6}, {"GB", 1e9}, {"TB", 1e12},
-		{"K", 1 << 10}, {"M", 1 << 20}, {"G", 1 << 30}, {"T", 1 << 40}, {"B", 1}}
-	num, mult := strings.TrimSpace(s), 1.0
-	for _, u := range units {
-		if strings.HasSuffix(num, u.suffix) {
-			num, mult = strings.TrimSpace(strings.TrimSuffix(num, u.suffix)), u.mult
-			break
-		}
-	}
-	v, err := strconv.ParseFloat(num, 64)
-	if err != nil || v <= 0 || math.IsInf(v, 0) || v*mult >= math.MaxInt64 {
-		return 0, errors.New("want a positive size such as 4GiB or 512MiB")
-	}
-	return int64(v * mult), nil
-}
-
-func formatBytes(n int64) string {
-	switch {
-	case n >= 1<<30:
-		return fmt.Sprintf("%.1f GiB", float64(n)/(1<<30))
-	case n >= 1<<20:
-		return fmt.Sprintf("%.0f MiB", float64(n)/(1<<20))
-	}
-	return fmt.Sprintf("%d bytes", n)
-}
-
-// cgroupMemoryLimit returns the memory limit of this process's cgroup (v2 memory.max, or v1
-// memory.limit_in_bytes), 0 when there is none or it cannot be read.
-func cgroupMemoryLimit() int64 {
-	for _, path := range []string{"/sys/fs/cgroup/memory.max", "/sys/fs/cgroup/memory/memory.limit_in_bytes"} {
-		b, err := os.ReadFile(path)
-		if err != nil {
-			continue
-		}
-		return parseCgroupLimit(string(b))
-	}
-	return 0
-}
-
-// parseCgroupLimit reads a cgroup memory limit file: "max" or a huge v1 value mean none.
-func parseCgroupLimit(s string) int64 {
-	n, err := strconv.ParseInt(strings.TrimSpace(s), 10, 64)
-	if err != nil || n <= 0 || n >= 1<<60 {
-		return 0
-	}
-	return n
-}
-
-// memAvailable returns /proc/meminfo's MemAvailable in bytes, 0 when unknown.
-func memAvailable() int64 {
-	b, err := os.ReadFile("/proc/meminfo")
-	if err != nil {
-		return 0
-	}
-	return parseMemAvailable(string(b))
-}
-
-func parseMemAvailable(meminfo string) int64 {
-	for _, line := range strings.Split(meminfo, "\n") {
-		if rest, ok := strings.CutPrefix(line, "MemAvailable:"); ok {
-			f := strings.Fields(rest)
-			if len(f) == 2 && f[1] == "kB" {
-				if n, err := strconv.ParseInt(f[0], 10, 64); err == nil {
-					return n << 10
-				}
-			}
-		}
-	}
-	return 0
 }

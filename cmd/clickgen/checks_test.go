@@ -158,13 +158,4 @@ func TestMemoryRefusedBeforeSending(t *testing.T) {
 	if _, errs, code := clickgen(t, "batch", "--day", "0", "--file", file, "--max-memory", "lots"); code != 2 || !strings.Contains(errs, "--max-memory") {
 		t.Errorf("--max-memory lots: exit %d, %s; want a usage error", code, errs)
 	}
-	if got := parseCgroupLimit("max\n"); got != 0 {
-		t.Errorf(`cgroup limit "max" = %d, want 0 (none)`, got)
-	}
-	if got := parseCgroupLimit("536870912\n"); got != 512<<20 {
-		t.Errorf("cgroup limit 536870912 = %d", got)
-	}
-	if got := parseMemAvailable("MemTotal: 100 kB\nMemAvailable:    2048 kB\n"); got != 2<<20 {
-		t.Errorf("MemAvailable 2048 kB = %d bytes", got)
-	}
 }

@@ -24,14 +24,14 @@ type worldFlags struct {
 	seed    uint64
 	scale   float64
 	catalog string
-	maxMem  string
+	maxMem  play.Bytes
 }
 
 func addWorldFlags(fs *pflag.FlagSet) *worldFlags {
 	wf := &worldFlags{fs: fs}
 	fs.Uint64Var(&wf.seed, "seed", world.CanonicalSeed, "world seed (env GENERATOR_SEED)")
 	fs.Float64Var(&wf.scale, "scale", 1, "multiply the inflow of new visitors (and events per day) by this factor")
-	fs.StringVar(&wf.maxMem, "max-memory", "", "refuse the run if its estimated memory exceeds this `SIZE` (e.g. 4GiB); the cgroup limit and available memory always apply")
+	fs.Var(&wf.maxMem, "max-memory", "refuse the run if its estimated memory exceeds this `SIZE` (e.g. 4GiB); the cgroup limit and available memory always apply")
 	fs.StringVar(&wf.catalog, "catalog", "", "catalog CSV `FILE` (sku,name,category,brand,price[,demand]) instead of the embedded one (env GENERATOR_CATALOG)")
 	return wf
 }

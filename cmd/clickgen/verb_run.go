@@ -250,7 +250,7 @@ func (rf *runFlags) checkSink() error {
 // worldOf builds the profile's world (an unreadable catalog, or a run whose memory cannot fit
 // under maxMem, the cgroup or the machine, is a usage error) and sets the soft memory limit its
 // scale needs, as every playing verb does.
-func worldOf(p profiles.Profile, maxMem string) (*world.World, error) {
+func worldOf(p profiles.Profile, maxMem play.Bytes) (*world.World, error) {
 	if err := checkMemory("run", p.World.Scale, p.Garbage, maxMem); err != nil {
 		return nil, err
 	}
