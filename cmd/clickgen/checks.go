@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"path/filepath"
 
 	"github.com/clickgen/clickgen/generator/play"
 	"github.com/clickgen/clickgen/generator/world"
@@ -42,63 +41,14 @@ func checkSinkFlags(verb string, sf *sinkFlags) error {
 	return checkReportPath(verb, sf.report, sf.file)
 }
 
-// checkReportPath checks that report (if set) can be written and is not data.
+// checkReportPath checks that report (if set) can be written and is not data (see
+// play.CheckReportPath), as a usage error.
 func checkReportPath(verb, report, data string) error {
 	if report == "" {
 		return nil
 	}
-	if report == "-" {
-		return usagef(verb, "--report -: the report is a file; give a path")
-	}
-	if data != "" && data != "-" && samePath(report, data) {
-		return usagef(verb, "--report %s is also --file: the report would overwrite the data", report)
-	}
-	if st, err := os.Stat(report); err == nil && st.IsDir() {
-		return usagef(verb, "--report %s is a directory", report)
-	}
-	f, err := os.CreateTemp(filepath.Dir(report), ".clickgen-report-check-*")
-	if err != nil {
-		return usagef(verb, "--report %s cannot be written: %v", report, errors.Unwrap(err))
-	}
-	f.Close()
-	os.Remove(f.Name())
-	return nil
-}
-
-// samePath reports whether a and b name the same file: the same cleaned absolute path, or
-// the same existing file (links).
-func samePath(a, b string) bool {
-	aa, err1 := filepath.Abs(a)
-	bb, err2 := filepath.Abs(b)
-	if err1 == nil && err2 == nil && aa == bb {
-		return true
-	}
-	sa, err1 := os.Stat(a)
-	sb, err2 := os.Stat(b)
-	return err1 == nil && err2 == nil && os.SameFile(sa, sb)
-}
-
-// writeFileAtomic writes data to path through a temporary file in the same directory and a
-// rename, so a full disk or a crash leaves the old file or none, never a truncated one.
-func writeFileAtomic(path string, data []byte) error {
-	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*")
-	if err != nil {
-		return err
-	}
-	_, werr := f.Write(data)
-	serr := f.Sync()
-	cerr := f.Close()
-	if err := errors.Join(werr, serr, cerr); err != nil {
-		os.Remove(f.Name())
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	if err := os.Chmod(f.Name(), 0o644); err != nil {
-		os.Remove(f.Name())
-		return err
-	}
-	if err := os.Rename(f.Name(), path); err != nil {
-		os.Remove(f.Name())
-		return err
+	if err := play.CheckReportPath(report, data); err != nil {
+		return usagef(verb, "--report %s: %v", report, err)
 	}
 	return nil
 }

@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"time"
@@ -93,10 +92,4 @@ func (p *player) finish(runErr error, reportPath string) error {
 	return runErr
 }
 
-func writeJSON(path string, v any) error {
-	b, err := json.MarshalIndent(v, "", "  ")
-	if err != nil {
-		return err
-	}
-	return writeFileAtomic(path, append(b, '\n'))
-}
+func writeJSON(path string, v any) error { return play.WriteReport(path, v) }
