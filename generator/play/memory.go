@@ -6,6 +6,7 @@ import (
 	"os"
 	"strconv"
 	"strings"
+	"syscall"
 )
 
 // Bytes is an amount of memory, parsed from "4GiB", "512MiB", "1.5G" or a plain number of
@@ -79,12 +80,24 @@ func CheckMemory(need int64, max Bytes) error {
 		}
 	}
 	consider(max, "the explicit limit")
+	consider(Bytes(addressSpaceLimit()), "the process's address-space limit (ulimit -v)")
 	consider(Bytes(cgroupMemoryLimit()), "the cgroup's memory limit")
 	consider(Bytes(memAvailable()), "the system's available memory")
 	if limit > 0 && Bytes(need) > limit {
 		return &MemoryError{Need: Bytes(need), Limit: limit, Source: from}
 	}
 	return nil
+}
+
+// addressSpaceLimit returns this process's RLIMIT_AS (ulimit -v), 0 when unlimited. Go maps
+// more address space than it keeps resident, so a run that fits under this still may not,
+// but one that needs more surely dies with "fatal error: out of memory".
+func addressSpaceLimit() int64 {
+	var rl syscall.Rlimit
+	if err := syscall.Getrlimit(syscall.RLIMIT_AS, &rl); err != nil || rl.Cur >= 1<<62 { // RLIM_INFINITY is all ones
+		return 0
+	}
+	return int64(rl.Cur)
 }
 
 // cgroupMemoryLimit returns the memory limit of this process's cgroup (v2 memory.max, or v1
