@@ -1,6 +1,9 @@
 package schema
 
-import "strconv"
+import (
+	"bytes"
+	"strconv"
+)
 
 // hitKey[i] is the key of column i as it appears on the wire, with the separator before it:
 // `{"WatchID":` for the first column and `,"Name":` for the others. Built from HitColumns so
@@ -190,3 +193,35 @@ func appendStrings(dst []byte, ss []string) []byte {
 }
 
 func appendUint(dst []byte, v uint64) []byte { return strconv.AppendUint(dst, v, 10) }
+
+// HitKey returns the wire key of column i (0-based, contract order) with the separator
+// before it: `{"WatchID":` for column 0, `,"Name":` for the others. A producer that
+// pre-encodes parts of hits (see [AppendHitColumns]) writes a column as its key and value.
+func HitKey(i int) string { return hitKey[i] }
+
+// AppendHitColumns appends columns [from, to) of h (0-based, contract order), each as its key
+// with the separator before it ([HitKey]) and its value, exactly the bytes [AppendHit] writes
+// for them; to == NumHitColumns includes the closing brace. It is for producers that encode
+// what is constant (a page's URL and title, a device, a city) once and copy the bytes into
+// every hit: slow, it encodes the whole hit each time.
+func AppendHitColumns(dst []byte, h *Hit, from, to int) []byte {
+	if from < 0 || to > NumHitColumns || from > to {
+		panic("schema: AppendHitColumns: bad column range")
+	}
+	full := AppendHit(nil, h)
+	return append(dst, full[columnStart(full, from):columnStart(full, to)]...)
+}
+
+// columnStart is the offset in the encoded hit b where column i's key begins (len(b), the
+// end, past the closing brace, for i == NumHitColumns). A key cannot occur inside a value: there every
+// quote is escaped, and in a key the quote follows a comma or the opening brace.
+func columnStart(b []byte, i int) int {
+	if i == NumHitColumns {
+		return len(b)
+	}
+	at := bytes.Index(b, []byte(hitKey[i]))
+	if at < 0 {
+		panic("schema: column key missing from an encoded hit")
+	}
+	return at
+}

@@ -484,3 +484,29 @@ func FuzzOrderRoundTrip(f *testing.F) {
 		}
 	})
 }
+
+// TestHitColumnsPartitionTheHit pins that pre-encoded column ranges, concatenated, are the
+// hit AppendHit writes, also when values look like keys.
+func TestHitColumnsPartitionTheHit(t *testing.T) {
+	tricky := examplePageview(t)
+	tricky.URL = `https://x/?a=,"Title":"b\",\"Title\":`
+	tricky.Title = `",\"Referer\":\\"`
+	tricky.ProductName = []string{`,"ProductPrice":`, `"]`}
+	for _, h := range []*Hit{examplePageview(t), examplePurchase(t), tricky} {
+		want := AppendHit(nil, h)
+		for _, cuts := range [][]int{{0, NumHitColumns}, {0, 3, 9, 12, 19, 20, 29, 30, 34, NumHitColumns}, {0, 1, 46, NumHitColumns}} {
+			var got []byte
+			for i := 1; i < len(cuts); i++ {
+				got = AppendHitColumns(got, h, cuts[i-1], cuts[i])
+			}
+			if !bytes.Equal(got, want) {
+				t.Fatalf("cuts %v:\n got %s\nwant %s", cuts, got, want)
+			}
+		}
+		for i := range NumHitColumns {
+			if col := AppendHitColumns(nil, h, i, i+1); !bytes.HasPrefix(col, []byte(HitKey(i))) {
+				t.Fatalf("column %d = %s, want it to start with its key %s", i, col, HitKey(i))
+			}
+		}
+	}
+}

@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"slices"
-	"sync"
 
 	"github.com/clickgen/clickgen/schema"
 )
@@ -129,10 +128,7 @@ type Day struct {
 	positions []position
 	events    []event
 	cartEcom  []string // ecommerce JSON of each position's add_to_cart
-
-	segOnce sync.Once
-	segs    []byte   // AppendHitVisit bytes of every visit, concatenated
-	segOff  []uint32 // segs[segOff[v]:segOff[v+1]] is visit v's segment
+	part      string   // the day's pre-encoded hit columns (dayPart)
 }
 
 // Day generates model day d. The result is a pure function of (world, d).
@@ -146,7 +142,7 @@ func (w *World) Day(d int) *Day {
 // every few thousand visits, so a Ctrl-C is honoured within a fraction of a second. The
 // checks draw nothing: a day that completes is byte-for-byte the day Day returns.
 func (w *World) DayContext(ctx context.Context, d int) (*Day, error) {
-	day := &Day{World: w, N: d}
+	day := &Day{World: w, N: d, part: dayPart(d)}
 	aud, err := w.audience(ctx, d)
 	if err != nil {
 		return nil, err

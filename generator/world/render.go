@@ -6,8 +6,220 @@ import (
 	"github.com/clickgen/clickgen/schema"
 )
 
-// pageviewTail is columns 35–47 of every pageview: all empty.
-var pageviewTail = schema.AppendHitTail(nil, &schema.Hit{})
+// A hit is written from parts encoded once ([schema.AppendHitColumns]) and copied: what is
+// constant for a page (URL, title), an event kind, a traffic source, a device and a city.
+// Only the ids, the time, YCLID and the IP address are encoded per event. The parts are the
+// bytes schema's encoder writes for those columns, so a hit is byte for byte [schema.AppendHit]
+// of the same values (TestFastEncoderIsSchemaEncoder checks every event of several days).
+
+// Column positions (0-based, contract order) of the parts.
+const (
+	colCounterID    = 3
+	colUTCEventTime = 5
+	colTimeZone     = 6
+	colEventType    = 7
+	colURL          = 9
+	colReferer      = 10
+	colTitle        = 11
+	colUTMSource    = 12
+	colYCLID        = 19
+	colBrowser      = 20
+	colIPAddress    = 29
+	colRegion       = 30
+	colGoals        = 34
+)
+
+// hitParts are the pre-encoded parts of the world's hits.
+type hitParts struct {
+	url      []string               // [pid]: `,"URL":"…"`
+	entryURL [][len(sources)]string // [pid][source]: the URL column of an entry page, with UTM
+	title    []string               // [pid]: `,"Title":"…"`
+	srcRef   [len(sources)]string   // [source]: the Referer column of an entry page
+	kind     [numEventKinds]string  // `,"EventType":"…","Sign":1`
+	source   [len(sources)]string   // UTMSource … HasGCLID, then YCLID's key
+	device   [len(devices)]string   // Browser … ScreenHeight, then IPAddress's key
+	city     [len(cities)]string    // RegionCountry … RegionCityID
+	tz       [len(cities)]string    // `,"ClientTimeZone":…`
+	tail     string                 // columns 35–47 of a pageview and the closing brace
+	refKey   string                 // `,"Referer":`
+	urlKey   int                    // len(`,"URL":`): a URL column minus it is the URL's value
+}
+
+// columns encodes columns [from, to) of h.
+func columns(h *schema.Hit, from, to int) string {
+	return string(schema.AppendHitColumns(nil, h, from, to))
+}
+
+// buildParts pre-encodes the parts of every page, kind, source, device and city.
+func (w *World) buildParts(entryURL [][len(sources)]string) {
+	p := &w.parts
+	p.url = make([]string, len(w.pages))
+	p.title = make([]string, len(w.pages))
+	p.entryURL = make([][len(sources)]string, len(w.pages))
+	for pid, pg := range w.pages {
+		p.url[pid] = columns(&schema.Hit{URL: pg.url}, colURL, colURL+1)
+		p.title[pid] = columns(&schema.Hit{Title: pg.title}, colTitle, colTitle+1)
+		for si := range sources {
+			p.entryURL[pid][si] = columns(&schema.Hit{URL: entryURL[pid][si]}, colURL, colURL+1)
+		}
+	}
+	for si, src := range sources {
+		p.srcRef[si] = columns(&schema.Hit{Referer: src.Referer}, colReferer, colReferer+1)
+		h := schema.Hit{UTMSource: src.UTM[0], UTMMedium: src.UTM[1], UTMCampaign: src.UTM[2], UTMContent: src.UTM[3],
+			UTMTerm: src.UTM[4], LastTrafficSource: src.Last, HasGCLID: src.GCLID}
+		p.source[si] = columns(&h, colUTMSource, colYCLID) + schema.HitKey(colYCLID)
+	}
+	for k := range p.kind {
+		p.kind[k] = columns(&schema.Hit{EventType: eventTypeOf(uint8(k)), Sign: schema.Sign}, colEventType, colURL)
+	}
+	for di, dev := range devices {
+		h := schema.Hit{Browser: dev.Browser, BrowserMajorVersion: dev.Major, BrowserLanguage: dev.Language, OperatingSystem: dev.OS,
+			OperatingSystemRoot: dev.OSRoot, DeviceCategory: dev.Category, MobilePhoneModel: dev.Model,
+			ScreenWidth: dev.Width, ScreenHeight: dev.Height}
+		p.device[di] = columns(&h, colBrowser, colIPAddress) + schema.HitKey(colIPAddress)
+	}
+	for ci, city := range cities {
+		h := schema.Hit{RegionCountry: schema.RegionCountry, RegionCity: city.Name, RegionCountryID: schema.RegionCountryID,
+			RegionCityID: city.ID, ClientTimeZone: city.TZ}
+		p.city[ci] = columns(&h, colRegion, colGoals)
+		p.tz[ci] = columns(&h, colTimeZone, colTimeZone+1)
+	}
+	p.tail = columns(&schema.Hit{}, colGoals, schema.NumHitColumns)
+	p.refKey = schema.HitKey(colReferer)
+	p.urlKey = len(schema.HitKey(colURL))
+}
+
+// dayPart is CounterID and EventDate of day d's hits, then UTCEventTime's key.
+func dayPart(d int) string {
+	return columns(&schema.Hit{CounterID: schema.CounterID, EventDate: DayDate(d)}, colCounterID, colUTCEventTime) +
+		schema.HitKey(colUTCEventTime)
+}
+
+// urlColumn is the URL column of page p of visit v: the entry page carries the source's UTM
+// query.
+func (day *Day) urlColumn(v *visit, p int32) string {
+	pid := day.pages[p].pid
+	if p == v.firstPage {
+		return day.World.parts.entryURL[pid][v.source]
+	}
+	return day.World.parts.url[pid]
+}
+
+// AppendEvent appends the canonical bytes of event i (0 ≤ i < Len), without a newline. It is
+// safe to call from several goroutines at once.
+func (day *Day) AppendEvent(dst []byte, i int) []byte {
+	e := &day.events[i]
+	v := &day.visits[e.visit]
+	w := day.World
+	p := &w.parts
+	pg := &day.pages[e.page]
+
+	dst = append(dst, schema.HitKey(0)...)
+	dst = strconv.AppendUint(dst, e.watchID, 10)
+	dst = append(dst, schema.HitKey(1)...)
+	dst = strconv.AppendUint(dst, v.visitID, 10)
+	dst = append(dst, schema.HitKey(2)...)
+	dst = strconv.AppendUint(dst, v.clientID, 10)
+	dst = append(dst, day.part...)
+	dst = append(dst, '"')
+	dst = schema.DateTime(dayStartUTC(day.N) + int64(e.sec)).Append(dst)
+	dst = append(dst, '"')
+	dst = append(dst, p.tz[v.city]...)
+	dst = append(dst, p.kind[e.kind]...)
+	url := day.urlColumn(v, e.page)
+	dst = append(dst, url...)
+	switch {
+	case e.kind == evDupPageview || e.kind == evDupPurchase:
+		dst = append(dst, p.refKey...)
+		dst = append(dst, url[p.urlKey:]...)
+	case e.page == v.firstPage:
+		dst = append(dst, p.srcRef[v.source]...)
+	default:
+		dst = append(dst, p.refKey...)
+		dst = append(dst, day.urlColumn(v, e.page-1)[p.urlKey:]...)
+	}
+	dst = append(dst, p.title[pg.pid]...)
+	dst = day.appendVisitPart(dst, v)
+
+	switch e.kind {
+	case evAddToCart:
+		return day.appendCartTail(dst, e)
+	case evPurchase, evDupPurchase:
+		return day.appendPurchaseTail(dst, e)
+	}
+	return append(dst, p.tail...)
+}
+
+// appendVisitPart appends columns 13–34 of visit v: constant within the visit.
+func (day *Day) appendVisitPart(dst []byte, v *visit) []byte {
+	p := &day.World.parts
+	dst = append(dst, p.source[v.source]...)
+	dst = strconv.AppendUint(dst, v.yclid, 10)
+	dst = append(dst, p.device[v.device]...)
+	var ipBuf [24]byte
+	ip := ipBuf[:0]
+	if devices[v.device].Category == devicePhone {
+		ip = append(ip, "100."...)
+		ip = strconv.AppendUint(ip, uint64(v.ip[0]), 10)
+		ip = append(ip, '.')
+		ip = strconv.AppendUint(ip, uint64(v.ip[1]), 10)
+		ip = append(ip, '.')
+	} else {
+		ip = append(ip, cities[v.city].IPPrefix...)
+	}
+	ip = strconv.AppendUint(ip, uint64(v.ip[2]), 10)
+	dst = append(dst, '"')
+	dst = append(dst, ip...) // digits and dots: nothing to escape
+	dst = append(dst, '"')
+	return append(dst, p.city[v.city]...)
+}
+
+// appendCartTail appends columns 35–47 of add_to_cart event e.
+func (day *Day) appendCartTail(dst []byte, e *event) []byte {
+	w := day.World
+	ps := &day.positions[e.ref]
+	p := &w.catalog.Products[ps.product]
+	ids, names, cats := [1]string{p.SKU}, [1]string{p.Name}, [1]string{categories[p.Category].Name}
+	prices, qtys := [1]int64{roubles(p.Price)}, [1]uint64{uint64(ps.qty)}
+	h := schema.Hit{GoalsReached: goalCart}
+	h.ProductID, h.ProductName, h.ProductCategory = ids[:], names[:], cats[:]
+	h.ProductPrice, h.ProductQuantity, h.ProductEventType = prices[:], qtys[:], addEventType
+	h.Ecommerce = day.cartEcom[e.ref]
+	return schema.AppendHitTail(dst, &h)
+}
+
+// appendPurchaseTail appends columns 35–47 of purchase event e (or its duplicate copy).
+func (day *Day) appendPurchaseTail(dst []byte, e *event) []byte {
+	w := day.World
+	pu := &day.Purchases[e.ref]
+	var ids, names, cats, types [16]string
+	var prices [16]int64
+	var qtys [16]uint64
+	var orderID [1]string
+	var revenue [1]int64
+	var coupon [1]string
+	h := schema.Hit{GoalsReached: goalPurchase}
+	orderID[0], revenue[0] = pu.OrderID, pu.Revenue
+	h.PurchaseID, h.PurchaseRevenue, h.PurchaseCurrency = orderID[:], revenue[:], currency
+	h.PurchaseCoupon = noCoupon
+	if pu.Coupon >= 0 {
+		coupon[0] = coupons[pu.Coupon].Code
+		h.PurchaseCoupon = coupon[:]
+	}
+	h.ProductID, h.ProductName, h.ProductCategory = ids[:0], names[:0], cats[:0]
+	h.ProductPrice, h.ProductQuantity, h.ProductEventType = prices[:0], qtys[:0], types[:0]
+	for _, l := range pu.Lines {
+		p := &w.catalog.Products[l.Product]
+		h.ProductID = append(h.ProductID, p.SKU)
+		h.ProductName = append(h.ProductName, p.Name)
+		h.ProductCategory = append(h.ProductCategory, categories[p.Category].Name)
+		h.ProductPrice = append(h.ProductPrice, roubles(p.Price))
+		h.ProductQuantity = append(h.ProductQuantity, uint64(l.Qty))
+		h.ProductEventType = append(h.ProductEventType, schema.ProductPurchase)
+	}
+	h.Ecommerce = pu.ecommerce
+	return schema.AppendHitTail(dst, &h)
+}
 
 var (
 	goalCart     = []uint32{schema.GoalCart}
@@ -16,146 +228,6 @@ var (
 	noCoupon     = []string{""}
 	addEventType = []string{schema.ProductAdd}
 )
-
-// visitSegments encodes columns 13–34 of the visits once (they are constant within a visit):
-// of every visit, or, with owned, of the visits a segment owns (the first call decides). A
-// visit left out has an empty segment and is encoded on the fly ([Day.AppendEvent]).
-func (day *Day) visitSegments(owned []bool) {
-	day.segOnce.Do(func() {
-		day.segOff = make([]uint32, len(day.visits)+1)
-		n := len(day.visits)
-		if owned != nil {
-			n = 0
-			for _, o := range owned {
-				if o {
-					n++
-				}
-			}
-		}
-		day.segs = make([]byte, 0, n*600)
-		for i := range day.visits {
-			if owned == nil || owned[i] {
-				day.segs = day.appendVisitSegment(day.segs, i)
-			}
-			day.segOff[i+1] = uint32(len(day.segs))
-		}
-	})
-}
-
-// appendVisitSegment appends columns 13–34 of visit i.
-func (day *Day) appendVisitSegment(dst []byte, i int) []byte {
-	var ipBuf [24]byte
-	ip := ipBuf[:0]
-	v := &day.visits[i]
-	src, dev, city := &sources[v.source], &devices[v.device], &cities[v.city]
-	if dev.Category == devicePhone {
-		ip = append(ip, "100."...)
-		ip = strconv.AppendUint(ip, uint64(v.ip[0]), 10)
-		ip = append(ip, '.')
-		ip = strconv.AppendUint(ip, uint64(v.ip[1]), 10)
-		ip = append(ip, '.')
-	} else {
-		ip = append(ip, city.IPPrefix...)
-	}
-	ip = strconv.AppendUint(ip, uint64(v.ip[2]), 10)
-	h := schema.Hit{
-		UTMSource: src.UTM[0], UTMMedium: src.UTM[1], UTMCampaign: src.UTM[2], UTMContent: src.UTM[3], UTMTerm: src.UTM[4],
-		LastTrafficSource: src.Last, HasGCLID: src.GCLID, YCLID: v.yclid,
-		Browser: dev.Browser, BrowserMajorVersion: dev.Major, BrowserLanguage: dev.Language, OperatingSystem: dev.OS,
-		OperatingSystemRoot: dev.OSRoot, DeviceCategory: dev.Category, MobilePhoneModel: dev.Model,
-		ScreenWidth: dev.Width, ScreenHeight: dev.Height, IPAddress: string(ip),
-		RegionCountry: schema.RegionCountry, RegionCity: city.Name, RegionCountryID: schema.RegionCountryID, RegionCityID: city.ID,
-	}
-	return schema.AppendHitVisit(dst, &h)
-}
-
-// pageURL is the URL of page p of its visit: the entry page carries the source's UTM query.
-func (day *Day) pageURL(v *visit, p int32) string {
-	pid := day.pages[p].pid
-	if p == v.firstPage {
-		return day.World.entryURL[pid][v.source]
-	}
-	return day.World.pages[pid].url
-}
-
-// AppendEvent appends the canonical bytes of event i (0 ≤ i < Len), without a newline. It is
-// safe to call from several goroutines at once.
-func (day *Day) AppendEvent(dst []byte, i int) []byte {
-	day.visitSegments(nil)
-	e := &day.events[i]
-	v := &day.visits[e.visit]
-	w := day.World
-	pg := &day.pages[e.page]
-	var h schema.Hit
-	h.WatchID = e.watchID
-	h.VisitID = v.visitID
-	h.ClientID = v.clientID
-	h.CounterID = schema.CounterID
-	h.EventDate = DayDate(day.N)
-	h.UTCEventTime = schema.DateTime(dayStartUTC(day.N) + int64(e.sec))
-	h.ClientTimeZone = cities[v.city].TZ
-	h.EventType = eventTypeOf(e.kind)
-	h.Sign = schema.Sign
-	h.URL = day.pageURL(v, e.page)
-	switch {
-	case e.kind == evDupPageview || e.kind == evDupPurchase:
-		h.Referer = h.URL
-	case e.page == v.firstPage:
-		h.Referer = sources[v.source].Referer
-	default:
-		h.Referer = day.pageURL(v, e.page-1)
-	}
-	h.Title = w.pages[pg.pid].title
-	dst = schema.AppendHitHead(dst, &h)
-	if lo, hi := day.segOff[e.visit], day.segOff[e.visit+1]; lo < hi {
-		dst = append(dst, day.segs[lo:hi]...)
-	} else {
-		dst = day.appendVisitSegment(dst, int(e.visit)) // a visit the segment does not own
-	}
-
-	switch e.kind {
-	case evAddToCart:
-		ps := &day.positions[e.ref]
-		p := &w.catalog.Products[ps.product]
-		ids, names, cats := [1]string{p.SKU}, [1]string{p.Name}, [1]string{categories[p.Category].Name}
-		prices, qtys := [1]int64{roubles(p.Price)}, [1]uint64{uint64(ps.qty)}
-		h.GoalsReached = goalCart
-		h.ProductID, h.ProductName, h.ProductCategory = ids[:], names[:], cats[:]
-		h.ProductPrice, h.ProductQuantity, h.ProductEventType = prices[:], qtys[:], addEventType
-		h.Ecommerce = day.cartEcom[e.ref]
-		return schema.AppendHitTail(dst, &h)
-	case evPurchase, evDupPurchase:
-		pu := &day.Purchases[e.ref]
-		var ids, names, cats, types [16]string
-		var prices [16]int64
-		var qtys [16]uint64
-		var orderID [1]string
-		var revenue [1]int64
-		var coupon [1]string
-		orderID[0], revenue[0] = pu.OrderID, pu.Revenue
-		h.GoalsReached = goalPurchase
-		h.PurchaseID, h.PurchaseRevenue, h.PurchaseCurrency = orderID[:], revenue[:], currency
-		h.PurchaseCoupon = noCoupon
-		if pu.Coupon >= 0 {
-			coupon[0] = coupons[pu.Coupon].Code
-			h.PurchaseCoupon = coupon[:]
-		}
-		h.ProductID, h.ProductName, h.ProductCategory = ids[:0], names[:0], cats[:0]
-		h.ProductPrice, h.ProductQuantity, h.ProductEventType = prices[:0], qtys[:0], types[:0]
-		for _, l := range pu.Lines {
-			p := &w.catalog.Products[l.Product]
-			h.ProductID = append(h.ProductID, p.SKU)
-			h.ProductName = append(h.ProductName, p.Name)
-			h.ProductCategory = append(h.ProductCategory, categories[p.Category].Name)
-			h.ProductPrice = append(h.ProductPrice, roubles(p.Price))
-			h.ProductQuantity = append(h.ProductQuantity, uint64(l.Qty))
-			h.ProductEventType = append(h.ProductEventType, schema.ProductPurchase)
-		}
-		h.Ecommerce = pu.ecommerce
-		return schema.AppendHitTail(dst, &h)
-	}
-	return append(dst, pageviewTail...)
-}
 
 // roubles is the client's whole-rouble price: kopecks rounded half-up (hits.md productPrice).
 func roubles(kopecks int64) int64 { return (kopecks + 50) / 100 }

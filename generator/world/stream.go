@@ -81,9 +81,6 @@ func (day *Day) renderShare(sh *segShare, from, to int) *Batch {
 	}
 	b := newBatch(want * 1300)
 	b.Day, b.From, b.share = day, sh.index(from), sh
-	if sh != nil {
-		day.visitSegments(sh.visits) // encode only the visits the segment renders
-	}
 	for i := from; i < to; i++ {
 		if !sh.owns(i) {
 			continue

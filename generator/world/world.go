@@ -63,7 +63,7 @@ type World struct {
 	catalog *Catalog
 
 	pages       []pageInfo
-	entryURL    [][len(sources)]string // entryURL[page][source]: URL with the source's UTM query
+	parts       hitParts // pre-encoded parts of hits (render.go)
 	devTable    table
 	phoneTable  table // devices of the phone half, weights as in devices
 	otherTable  table // desktops and tablets
@@ -166,7 +166,7 @@ func (w *World) buildPages() {
 	add(pageCheckout, "/checkout", checkoutHeading)
 	add(pageConfirmation, "/confirmation", confirmationHeading)
 
-	w.entryURL = make([][len(sources)]string, len(w.pages))
+	entryURL := make([][len(sources)]string, len(w.pages)) // [page][source]: URL with the source's UTM query
 	for pid, pg := range w.pages {
 		for si, src := range sources {
 			var q []string
@@ -183,9 +183,10 @@ func (w *World) buildPages() {
 				}
 				u += sep + strings.Join(q, "&")
 			}
-			w.entryURL[pid][si] = u
+			entryURL[pid][si] = u
 		}
 	}
+	w.buildParts(entryURL)
 }
 
 func (w *World) buildTables() {
