@@ -162,14 +162,16 @@ func TestCatalogFieldBounded(t *testing.T) {
 }
 
 // TestMemoryNeededCoversMeasured: the estimate is at least the peak resident sizes measured
-// for issue 11 (scale 1 110 MB, 4 366 MB, 16 1.39 GB, scale 4 with --garbage 3 1.12 GB and
-// --garbage 10 2.9 GB), grows with scale and garbage, and saturates instead of overflowing.
+// for issue 12 (batch --day 0 --days 3: scale 1 95 MB, 4 137 MB, 10 233 MB, 16 319 MB, 30
+// 559 MB; scale 4 with --garbage 3 1.22 GB) and issue 11 (--garbage 10 at scale 4 2.9 GB),
+// grows with scale and garbage, and saturates instead of overflowing.
 func TestMemoryNeededCoversMeasured(t *testing.T) {
 	for _, m := range []struct {
 		scale    float64
 		g        Garbage
 		measured int64
-	}{{1, Garbage{}, 110e6}, {4, Garbage{}, 366e6}, {16, Garbage{}, 1391e6}, {4, Garbage{Rate: 3}, 1124e6}, {4, Garbage{Rate: 10}, 2904e6}} {
+	}{{1, Garbage{}, 95e6}, {4, Garbage{}, 137e6}, {10, Garbage{}, 233e6}, {16, Garbage{}, 319e6}, {30, Garbage{}, 559e6},
+		{4, Garbage{Rate: 3}, 1218e6}, {4, Garbage{Rate: 10}, 2904e6}} {
 		if got := MemoryNeeded(m.scale, m.g); got < m.measured {
 			t.Errorf("MemoryNeeded(%v, %+v) = %d, below the measured %d", m.scale, m.g, got, m.measured)
 		}

@@ -3,16 +3,17 @@ package world
 import "math"
 
 // Memory a run needs, measured with /usr/bin/time (peak resident size) on linux/amd64, Go
-// 1.26, playing day 0 into /dev/null: scale 1 took 110 MB, scale 4 366 MB, scale 16 1.39 GB
-// (85 MB per unit of scale over a 25 MB base: a day's compact model, its cohorts and a window
-// of rendered batches); garbage adds about 1.2 KB per malformed or redelivered message, which
-// a day holds in memory until it is sent (--garbage 3 at scale 4: 1.12 GB). The constants
-// below round those up by a sixth, for days larger than day 0 and for the collector's slack.
+// 1.26, playing days 0–2 into /dev/null under the soft memory limit below: scale 1 took
+// 95 MB, scale 4 137 MB, scale 10 233 MB, scale 16 319 MB, scale 30 559 MB (16 MB per unit of
+// scale over an 80 MB base: two days' compact models, the cohorts' future activity and a
+// window of rendered batches); garbage adds about 1.2 KB per malformed or redelivered message,
+// which a day holds in memory until it is sent (--garbage 3 at scale 4: 1.22 GB). The
+// constants below round those up, for days larger than day 0 and for a run without the limit.
 const (
-	memoryBase        = 32 << 20  // bytes, whatever the scale
-	memoryPerScale    = 100 << 20 // bytes per unit of scale
-	memoryPerExtra    = 1536      // bytes per garbage or redelivered message
-	eventsPerScale    = 60_000    // a day's events per unit of scale, rounded up (day 0: 52 730)
+	memoryBase        = 96 << 20 // bytes, whatever the scale
+	memoryPerScale    = 20 << 20 // bytes per unit of scale
+	memoryPerExtra    = 1536     // bytes per garbage or redelivered message
+	eventsPerScale    = 60_000   // a day's events per unit of scale, rounded up (day 0: 52 730)
 	maxMemoryEstimate = math.MaxInt64
 )
 
@@ -31,19 +32,19 @@ func MemoryNeeded(scale float64, g Garbage) int64 {
 }
 
 // The soft memory limit is softMemoryBase plus softMemoryPerScale per unit of scale (at least
-// one): 1.3 to 1.8 times the live heap after collection measured with GODEBUG=gctrace=1 on
-// batch --day 0 --days 2 (89 MB at scale 1, 314 MB at scale 10, 694 MB at scale 30: a few days'
-// compact models, the cohorts and the window of rendered batches, play.FlushWindow). Closer
-// than that, collection costs CPU: a limit of 380 MiB at scale 10 took 25 % more time, 460 MiB
-// none measurable.
+// one): 1.3 to 1.5 times the live heap after collection measured with GODEBUG=gctrace=1 on
+// batch --day 0 --days 3 (54 MB at scale 1, 176 MB at scale 10, 390 MB at scale 30: two days'
+// compact models, the cohorts' future activity and the window of rendered batches,
+// play.FlushWindow). At scale 10 a limit of 200 MiB took no more CPU than one of 452 MiB
+// (4.31 and 4.32 user seconds for 8 days) and kept the peak resident size at 213 MB.
 const (
-	softMemoryBase     = 72 << 20
-	softMemoryPerScale = 38 << 20
+	softMemoryBase     = 64 << 20
+	softMemoryPerScale = 16 << 20
 )
 
 // SoftMemoryLimit is the soft memory limit (runtime/debug.SetMemoryLimit) that keeps a run of
 // days at scale with garbage g near what it needs rather than letting the collector drift
-// to twice the live heap: 110 MiB at scale 1, 452 MiB at scale 10, plus what the garbage's
+// to twice the live heap: 80 MiB at scale 1, 224 MiB at scale 10, plus what the garbage's
 // extras need ([MemoryNeeded]'s share for them), which a day holds until it is sent.
 func SoftMemoryLimit(scale float64, g Garbage) int64 {
 	extras := MemoryNeeded(scale, g) - MemoryNeeded(scale, Garbage{})

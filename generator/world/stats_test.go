@@ -317,7 +317,7 @@ func TestCohortInflow(t *testing.T) {
 	w := canonical(t)
 	var born [statDays]int
 	for d := -prehistoryDays; d < statDays; d++ {
-		c := w.cohort(d)
+		c := w.cohortOf(d)
 		base := inflowBase * weeklyProfilePercent[Weekday(d)] / 100
 		spread := base * 5 / 100
 		if c.people < base-spread || c.people > base+spread {

@@ -5,6 +5,7 @@ import (
 	"runtime"
 	"strconv"
 	"sync"
+	"sync/atomic"
 )
 
 // Msg locates one message inside a Batch's Data: its key and value, and its model time.
@@ -72,6 +73,10 @@ func newBatch(want int) *Batch {
 // RenderBatch renders events [from, to) of day into a new Batch.
 func (day *Day) RenderBatch(from, to int) *Batch { return day.renderShare(nil, from, to) }
 
+// batchesRendered counts the batches rendered by this process (for tests: what a run renders
+// and then throws away is wasted work).
+var batchesRendered atomic.Int64
+
 // renderShare renders the events of [from, to) that sh owns (all for nil) into a new Batch,
 // numbered in the share: its From is the share's index of the first.
 func (day *Day) renderShare(sh *segShare, from, to int) *Batch {
@@ -79,6 +84,7 @@ func (day *Day) renderShare(sh *segShare, from, to int) *Batch {
 	if sh != nil {
 		want = sh.index(to) - sh.index(from)
 	}
+	batchesRendered.Add(1)
 	b := newBatch(want * 1300)
 	b.Day, b.From, b.share = day, sh.index(from), sh
 	for i := from; i < to; i++ {
@@ -127,12 +133,14 @@ func (w *World) Play(parent context.Context, from, n int, opt PlayOptions, emit 
 	ctx, cancel := context.WithCancel(parent)
 	defer cancel()
 
-	// Days are generated in order, one ahead of the renderer, with the segment's share.
+	// Days are generated in order, one ahead of the renderer, with the segment's share. The
+	// channel is unbuffered: the next day is built while one renders, and no third day is
+	// held (at scale 10 a day's model is 38 MB, at scale 100 380 MB).
 	type dayShare struct {
 		day *Day
 		sh  *segShare
 	}
-	days := make(chan dayShare, 1)
+	days := make(chan dayShare)
 	cut := false // the days were cut short by ctx
 	var wg sync.WaitGroup
 	wg.Add(1)

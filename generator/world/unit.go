@@ -279,11 +279,10 @@ func (w *World) hitUnits(ctx context.Context, from, n int, opt UnitOptions, book
 		if sh := b.share; sh != nil {
 			u.Len, u.Extras = sh.len(), shareExtras(opt.Segment, sh, extras)
 		}
-		more := yield(u, nil)
-		u.drain()
-		if !more {
-			return false
+		if !yield(u, nil) {
+			return false // not drained: the rest of the day is never rendered (--limit)
 		}
+		u.drain()
 		if src.err != nil {
 			yield(nil, src.err)
 			return false

@@ -1,0 +1,65 @@
+package world
+
+import (
+	"context"
+	"testing"
+)
+
+// TestCohortCacheReleasesPassedDays: once day d is built, the cached cohorts hold no cookie
+// lists of days before the last they served (what keeps memory to the cohorts' future activity), and a day asked
+// for after that is computed again, byte for byte the day a fresh world builds.
+func TestCohortCacheReleasesPassedDays(t *testing.T) {
+	w := freshWorld(t, Params{})
+	want3 := daySHA(freshWorld(t, Params{}).Day(3))
+	for d := range 5 {
+		w.Day(d)
+	}
+	held := 0
+	w.cohorts.mu.Lock()
+	for cd, e := range w.cohorts.entries {
+		<-e.ready
+		for k, list := range e.days.lists {
+			// A cohort keeps the list of the last day it served: day 4, or its own last day.
+			if cd+k < min(4, cd+returnTailDays) && list != nil {
+				t.Errorf("cohort %d still holds its list of day %d after day 4 was built", cd, cd+k)
+			}
+			held += len(list)
+		}
+	}
+	w.cohorts.mu.Unlock()
+	// Day 4's audience plus what returns later, far below the cookies of 95 whole cohorts.
+	whole := 0
+	for cd := 4 - prehistoryDays; cd <= 4; cd++ {
+		whole += len(w.cohortOf(cd).cookies)
+	}
+	if held == 0 || held > whole/3 {
+		t.Errorf("the cache holds %d cookie entries; want some, and at most a third of the %d cookies of the cohorts", held, whole)
+	}
+	if got := daySHA(w.Day(3)); got != want3 {
+		t.Errorf("day 3 built again after day 4: %s, want %s", got, want3)
+	}
+	if got := daySHA(w.Day(3)); got != want3 {
+		t.Errorf("day 3 built a third time: %s, want %s", got, want3)
+	}
+}
+
+// TestUnitsStoppedEarlyRenderNoMore: a consumer that stops after the first batch of a day (as
+// --limit does) ends the units without the rest of the day being rendered.
+func TestUnitsStoppedEarlyRenderNoMore(t *testing.T) {
+	w := freshWorld(t, Params{})
+	before := batchesRendered.Load()
+	for u, err := range w.Units(context.Background(), 0, 1, UnitOptions{Parts: Hits, Workers: 1}) {
+		if err != nil {
+			t.Fatal(err)
+		}
+		for range u.Batches() {
+			break
+		}
+		break
+	}
+	// The first batch, and at most the window rendered ahead (2 × workers) besides.
+	day := w.Day(0)
+	if n := batchesRendered.Load() - before; n > 3 {
+		t.Errorf("%d batches rendered for one taken; the day has %d", n, (day.Len()+BatchEvents-1)/BatchEvents)
+	}
+}
