@@ -32,19 +32,20 @@ func MemoryNeeded(scale float64, g Garbage) int64 {
 }
 
 // The soft memory limit is softMemoryBase plus softMemoryPerScale per unit of scale (at least
-// one): 1.3 to 1.5 times the live heap after collection measured with GODEBUG=gctrace=1 on
+// one): 1.4 to 1.9 times the live heap after collection measured with GODEBUG=gctrace=1 on
 // batch --day 0 --days 3 (54 MB at scale 1, 176 MB at scale 10, 390 MB at scale 30: two days'
 // compact models, the cohorts' future activity and the window of rendered batches,
-// play.FlushWindow). At scale 10 a limit of 200 MiB took no more CPU than one of 452 MiB
-// (4.31 and 4.32 user seconds for 8 days) and kept the peak resident size at 213 MB.
+// play.FlushWindow). Closer than that, collection costs CPU: on one core, 8 days at scale 1
+// took 0.41 user seconds under 80 MiB and 0.37 under 100 MiB (peak resident 107 MB); at scale
+// 10 a limit of 200 MiB cost nothing against one of 452 MiB.
 const (
-	softMemoryBase     = 64 << 20
+	softMemoryBase     = 84 << 20
 	softMemoryPerScale = 16 << 20
 )
 
 // SoftMemoryLimit is the soft memory limit (runtime/debug.SetMemoryLimit) that keeps a run of
 // days at scale with garbage g near what it needs rather than letting the collector drift
-// to twice the live heap: 80 MiB at scale 1, 224 MiB at scale 10, plus what the garbage's
+// to twice the live heap: 100 MiB at scale 1, 244 MiB at scale 10, plus what the garbage's
 // extras need ([MemoryNeeded]'s share for them), which a day holds until it is sent.
 func SoftMemoryLimit(scale float64, g Garbage) int64 {
 	extras := MemoryNeeded(scale, g) - MemoryNeeded(scale, Garbage{})

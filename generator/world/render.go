@@ -107,7 +107,11 @@ func (day *Day) urlColumn(v *visit, p int32) string {
 
 // AppendEvent appends the canonical bytes of event i (0 ≤ i < Len), without a newline. It is
 // safe to call from several goroutines at once.
-func (day *Day) AppendEvent(dst []byte, i int) []byte {
+func (day *Day) AppendEvent(dst []byte, i int) []byte { return day.appendEvent(dst, i, nil) }
+
+// appendEvent is AppendEvent; clientID, if not nil, is the event's ClientID in decimal, already
+// written for its key: copying it is cheaper than formatting it again. It may alias dst.
+func (day *Day) appendEvent(dst []byte, i int, clientID []byte) []byte {
 	e := &day.events[i]
 	v := &day.visits[e.visit]
 	w := day.World
@@ -119,7 +123,11 @@ func (day *Day) AppendEvent(dst []byte, i int) []byte {
 	dst = append(dst, schema.HitKey(1)...)
 	dst = strconv.AppendUint(dst, v.visitID, 10)
 	dst = append(dst, schema.HitKey(2)...)
-	dst = strconv.AppendUint(dst, v.clientID, 10)
+	if clientID != nil {
+		dst = append(dst, clientID...)
+	} else {
+		dst = strconv.AppendUint(dst, v.clientID, 10)
+	}
 	dst = append(dst, day.part...)
 	dst = append(dst, '"')
 	dst = schema.DateTime(dayStartUTC(day.N) + int64(e.sec)).Append(dst)

@@ -45,22 +45,29 @@ func (b *Batch) EventType(i int) string { return eventTypeOf(b.Msgs[i].Type) }
 // BatchEvents is how many events a Batch holds at most (about 6 MB of JSON).
 const BatchEvents = 4096
 
-// batchPool recycles the memory of released batches: rendering into fresh memory costs page
-// faults and garbage collection on every batch.
-var batchPool sync.Pool
+// freeBatches recycles the memory of released batches: rendering into fresh memory costs
+// zeroing, page faults and collection on every batch. Unlike a sync.Pool it survives garbage
+// collections, which a run under its soft memory limit has many of; it holds at most
+// cap(freeBatches) batches (about 5 MB each), what a run has in flight anyway.
+var freeBatches = make(chan *Batch, 16)
 
 // Release hands b's memory back for reuse by later batches. Call it only when nothing refers
 // to b's keys and values any more (a sink has acknowledged them); b must not be used after.
 // Not calling it is fine: the memory is then garbage collected.
 func (b *Batch) Release() {
 	b.Day, b.share = nil, nil
-	batchPool.Put(b)
+	select {
+	case freeBatches <- b:
+	default: // enough kept: the collector takes this one
+	}
 }
 
 // newBatch returns an empty Batch, recycled when one was released, with room for want bytes.
 func newBatch(want int) *Batch {
-	b, _ := batchPool.Get().(*Batch)
-	if b == nil {
+	var b *Batch
+	select {
+	case b = <-freeBatches:
+	default:
 		b = &Batch{}
 	}
 	if cap(b.Data) < want {
@@ -96,7 +103,7 @@ func (day *Day) renderShare(sh *segShare, from, to int) *Batch {
 		b.Data = strconv.AppendUint(b.Data, day.ClientID(i), 10)
 		m.Key[1] = int32(len(b.Data))
 		m.Value[0] = m.Key[1]
-		b.Data = day.AppendEvent(b.Data, i)
+		b.Data = day.appendEvent(b.Data, i, b.Data[m.Key[0]:m.Key[1]])
 		m.Value[1] = int32(len(b.Data))
 		e := &day.events[i]
 		m.UTC, m.Type, m.WatchID = dayStartUTC(day.N)+int64(e.sec), e.kind, e.watchID
