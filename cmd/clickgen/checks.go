@@ -24,23 +24,6 @@ func checkDays(verb string, from, n int) error {
 	return nil
 }
 
-// checkSinkFlags refuses the sink settings that were silently ignored or meant nothing, and
-// checks the outputs before anything is sent: the report must be writable and must not be
-// the data file (--report X --file X overwrote the data with the report), and an unwritable
-// report must not be found only after a day was sent (a scheduler then retries and
-// duplicates the run).
-func checkSinkFlags(verb string, sf *sinkFlags) error {
-	switch {
-	case sf.linger < 0:
-		return usagef(verb, "--linger %v: want 0 or more", sf.linger)
-	case sf.file != "" && (sf.tls || sf.tlsCA != "" || sf.tlsCert != "" || sf.saslMechanism != "" || sf.saslUser != ""):
-		return usagef(verb, "TLS and SASL flags apply to --brokers, not --file")
-	case sf.saslUser != "" && sf.saslMechanism == "":
-		return usagef(verb, "--sasl-user needs --sasl-mechanism (PLAIN, SCRAM-SHA-256 or SCRAM-SHA-512)")
-	}
-	return checkReportPath(verb, sf.report, sf.file)
-}
-
 // checkReportPath checks that report (if set) can be written and is not data (see
 // play.CheckReportPath), as a usage error.
 func checkReportPath(verb, report, data string) error {

@@ -44,7 +44,7 @@ exits 1. 'clickgen verify' afterwards lists every injected message as unexpected
 	if err := sf.resolve(); err != nil {
 		return err
 	}
-	k, err := injectKind(sf.topic, *kind, *class, *count, *day)
+	k, err := injectKind(sf.Topic, *kind, *class, *count, *day)
 	if err != nil {
 		return err
 	}
@@ -56,20 +56,20 @@ exits 1. 'clickgen verify' afterwards lists every injected message as unexpected
 	if err != nil {
 		return err
 	}
-	topic := sf.topic
+	topic := sf.Topic
 	if topic == "" {
 		topic = k
 	}
-	snk, err := sf.open(ctx, sio.out, sio.err, sink.DefaultTopics()[k])
+	snk, err := sf.open(ctx, sio, map[string]int32{sf.Topic: sink.DefaultTopics()[k]})
 	if err != nil {
 		return err
 	}
 	// Data goes to stdout; when the messages themselves do, the lines go to stderr.
 	out := sio.out
-	if sf.file == "-" {
+	if sf.File == "-" {
 		out = sio.err
 	}
-	p := newPlayer(sio, snk, sf.flushTimeout, len(extras))
+	p := newPlayer(sio, snk, sf.FlushTimeout, len(extras))
 	err = injectAll(ctx, p, out, topic, k, *day, extras)
 	return p.finish(err, sf.report)
 }

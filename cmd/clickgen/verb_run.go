@@ -223,28 +223,14 @@ func (rf *runFlags) checkSink() error {
 	switch {
 	case rf.workers < 0:
 		return usagef("run", "--workers %d: want 0 (all cores) or more", rf.workers)
-	case sf.file != "":
+	case sf.File != "":
 		return usagef("run", "--file: run plays into Kafka (or its embedded broker); use batch or snapshot for files")
-	case sf.topic != "":
+	case sf.Topic != "":
 		return usagef("run", "--topic: run writes topics hits and orders")
-	case len(sf.brokers) == 0 && (sf.tls || sf.tlsCA != "" || sf.tlsCert != "" || sf.saslMechanism != ""):
+	case !sf.Kafka() && (sf.TLS || sf.TLSCA != "" || sf.TLSCert != "" || sf.SASLMechanism != ""):
 		return usagef("run", "TLS and SASL flags need --brokers: the embedded broker speaks plaintext")
-	case (sf.tlsCert == "") != (sf.tlsKey == ""):
-		return usagef("run", "--tls-cert and --tls-key go together")
-	case sf.saslMechanism != "" && sf.saslUser == "":
-		return usagef("run", "--sasl-mechanism needs --sasl-user")
-	case sf.connectTimeout <= 0 || sf.flushTimeout <= 0 || sf.deliveryTimeout <= 0:
-		return usagef("run", "--connect-timeout, --delivery-timeout and --flush-timeout must be positive")
 	}
-	if sf.saslMechanism != "" {
-		if !envSet(passwordEnv) {
-			return usagef("run", "--sasl-mechanism needs the password in env %s", passwordEnv)
-		}
-	}
-	if err := checkSinkFlags("run", sf); err != nil {
-		return err
-	}
-	return checkMetricsAddr("run", sf.metricsAddr)
+	return sf.check(sf.Validate(os.Getenv))
 }
 
 // worldOf builds the profile's world (an unreadable catalog, or a run whose memory cannot fit
@@ -301,9 +287,11 @@ func runRun(ctx context.Context, sio *stdio, args []string) error {
 	if embedded != nil {
 		defer embedded.Close()
 	}
-	snk, err := withMetrics("run", sf.metricsAddr, sio.err, func(extra ...sink.Opt) (sink.Sink, error) {
-		return openRunSink(ctx, sf, topicsOf(plan), sio.err, extra...)
-	})
+	want := map[string]int32{}
+	for _, t := range topicsOf(plan) {
+		want[t] = sink.DefaultTopics()[t]
+	}
+	snk, err := sf.open(ctx, sio, want)
 	if err != nil {
 		return err
 	}
@@ -313,9 +301,9 @@ func runRun(ctx context.Context, sio *stdio, args []string) error {
 	if plan.Pacing.ByCount {
 		// Built before the progress goroutine starts, which reads it.
 		meter = play.NewMeter(snk, plan.Pacing.Shape, plan.Pacing.Runner)
-		pl = newPlayerLines(sio, snk, sf.flushTimeout, 0, rf.interval, meter.Line)
+		pl = newPlayerLines(sio, snk, sf.FlushTimeout, 0, rf.interval, meter.Line)
 	} else {
-		pl = newPlayer(sio, snk, sf.flushTimeout, 0)
+		pl = newPlayer(sio, snk, sf.FlushTimeout, 0)
 	}
 	out, runErr := pl.play(ctx, plan)
 	if meter != nil {
@@ -330,15 +318,15 @@ func runRun(ctx context.Context, sio *stdio, args []string) error {
 // startEmbedded starts the embedded broker when no --brokers were given and points the sink
 // flags at it; nil when brokers were given.
 func startEmbedded(sf *sinkFlags, sio *stdio) (*broker.Broker, error) {
-	if len(sf.brokers) > 0 {
+	if sf.Kafka() {
 		return nil, nil
 	}
 	b, err := broker.StartBroker("127.0.0.1:0")
 	if err != nil {
 		return nil, fmt.Errorf("embedded broker: %w", err)
 	}
-	sf.brokers = b.Addrs()
-	fmt.Fprintf(sio.err, "clickgen: embedded broker on %s (topics hits/2, orders/1), gone when the run ends\n", sf.brokers)
+	sf.Brokers = b.Addrs()
+	fmt.Fprintf(sio.err, "clickgen: embedded broker on %s (topics hits/2, orders/1), gone when the run ends\n", sf.Brokers)
 	return b, nil
 }
 
@@ -347,15 +335,6 @@ func replayLine(pl *player, from int, s pace.Snapshot) {
 	m := s.Model
 	pl.Logf("played %d, model time day %d %02d:%02d, lag %.1fs (max %.1fs)",
 		s.Sent, from+int(m/(24*time.Hour)), int(m.Hours())%24, int(m.Minutes())%60, s.Lag.Seconds(), s.MaxLag.Seconds())
-}
-
-// openRunSink connects a Kafka sink to sf's brokers and checks (or creates) the topics.
-func openRunSink(ctx context.Context, sf *sinkFlags, topics []string, stderr io.Writer, extra ...sink.Opt) (sink.Sink, error) {
-	want := map[string]int32{}
-	for _, t := range topics {
-		want[t] = sink.DefaultTopics()[t]
-	}
-	return sf.dial(ctx, want, stderr, extra)
 }
 
 // finishStress prints a rate-paced run's final line and prepares its report.

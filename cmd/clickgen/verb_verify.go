@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
 	"time"
 
 	"github.com/spf13/pflag"
@@ -13,50 +14,15 @@ import (
 	"github.com/clickgen/clickgen/generator/world"
 )
 
-// sendOnlyFlags are the sink flags that mean nothing to a verb that only reads: hidden, and a
-// usage error when given.
-var sendOnlyFlags = []string{"file", "topic", "create-topics", "compression", "linger", "flush-timeout", "metrics-addr"}
-
 // addReadFlags adds the sink flags for a verb that reads topics: --brokers, the connection
 // flags (--connect-timeout, TLS, SASL) and --report, hiding the ones that only apply to
 // sending.
 func addReadFlags(fs *pflag.FlagSet) *sinkFlags {
 	sf := addSinkFlags(fs)
-	for _, name := range sendOnlyFlags {
-		if fs.Lookup(name) != nil {
-			fs.MarkHidden(name)
-		}
+	for _, name := range sink.SendOnlyFlags {
+		fs.MarkHidden(name)
 	}
 	return sf
-}
-
-// resolveRead applies KAFKA_BOOTSTRAP_SERVERS and checks the connection flags; topic is the
-// first topic to be read (the sink flags' checks want one).
-func (sf *sinkFlags) resolveRead(topic string) error {
-	verb := sf.fs.Name()
-	for _, name := range sendOnlyFlags {
-		if sf.fs.Changed(name) {
-			return usagef(verb, "--%s does not apply: %s only reads", name, verb)
-		}
-	}
-	if err := envFallback(sf.fs, "brokers", "KAFKA_BOOTSTRAP_SERVERS"); err != nil {
-		return err
-	}
-	if len(sf.brokers) == 0 {
-		return usagef(verb, "--brokers HOSTS is required (or env KAFKA_BOOTSTRAP_SERVERS)")
-	}
-	sf.topic = topic
-	return sf.resolve()
-}
-
-// checkConnect fails within --connect-timeout when the brokers cannot be reached.
-func (sf *sinkFlags) checkConnect(ctx context.Context) error {
-	k, err := sink.NewKafka(sf.kafkaOpts()...)
-	if err != nil {
-		return usagef(sf.fs.Name(), "%v", err)
-	}
-	defer k.Close()
-	return k.CheckConnect(ctx)
 }
 
 func runVerify(ctx context.Context, sio *stdio, args []string) error {
@@ -96,7 +62,10 @@ Exit status: 0 when everything agrees, 1 when anything differs or the topics can
 	if err := v.parse(fs, args, sio); err != nil {
 		return err
 	}
-	if err := v.sf.checkConnect(ctx); err != nil {
+	var ce *sink.ConfigError
+	if err := v.sf.CheckConnect(ctx); errors.As(err, &ce) {
+		return usagef("verify", "%v", ce.Err)
+	} else if err != nil {
 		return err
 	}
 	return v.run(ctx, sio)
@@ -144,7 +113,7 @@ func (v *verifyRun) parse(fs *pflag.FlagSet, args []string, sio *stdio) error {
 	case v.timeout <= 0:
 		return usagef("verify", "--timeout must be positive")
 	}
-	if err := v.sf.resolveRead(v.hitsTopic); err != nil {
+	if err := v.sf.check(v.sf.ResolveRead(os.Getenv, "verify", v.hitsTopic)); err != nil {
 		return err
 	}
 	v.w, err = v.wf.world(v.g)
@@ -165,7 +134,7 @@ func (v *verifyRun) run(ctx context.Context, sio *stdio) error {
 	rctx, cancel := context.WithTimeout(ctx, v.timeout)
 	defer cancel()
 	c := e.NewChecker()
-	err = c.ReadTopics(rctx, v.sf.brokers, v.hitsTopic, v.ordersTopic, v.sf.kafkaOpts(), func(t string, n int64, took time.Duration) {
+	err = c.ReadTopics(rctx, v.sf.Brokers, v.hitsTopic, v.ordersTopic, v.sf.Opts(), func(t string, n int64, took time.Duration) {
 		if n < 0 {
 			fmt.Fprintf(sio.err, "clickgen: verify: %s does not exist, and run %s sends nothing to it\n", t, runDaysName(day, days))
 			return
