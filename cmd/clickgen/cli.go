@@ -67,6 +67,14 @@ func usagef(verb, format string, args ...any) error {
 	return &usageError{verb: verb, err: fmt.Errorf(format, args...)}
 }
 
+// usage makes err, a value's or a flag's own verdict, a usage error of verb; nil stays nil.
+func usage(verb string, err error) error {
+	if err == nil {
+		return nil
+	}
+	return &usageError{verb: verb, err: err}
+}
+
 // errHelpShown means --help was asked for and printed: exit code 0.
 var errHelpShown = errors.New("help shown")
 

@@ -11,6 +11,7 @@ import (
 	"github.com/clickgen/clickgen/generator/play"
 	"github.com/clickgen/clickgen/generator/sink"
 	"github.com/clickgen/clickgen/generator/world"
+	"github.com/clickgen/clickgen/profiles"
 )
 
 func runInject(ctx context.Context, sio *stdio, args []string) error {
@@ -29,7 +30,7 @@ a pure function of (seed, kind, class, day, count): the same call sends the same
 and --count N+1 sends the N of --count N and one more. Each message is flushed before the next,
 and a line per message says what was sent and in which partition it landed. A delivery failure
 exits 1. 'clickgen verify' afterwards lists every injected message as unexpected.`)
-	wf := addWorldFlags(fs)
+	wf := profiles.AddWorldFlags(fs)
 	class := fs.String("class", "", "garbage class of the messages (required); see above")
 	kind := fs.String("kind", "", "contract to break, hits or orders; default: the topic's name")
 	count := fs.Int("count", 1, "how many messages to send")
@@ -48,7 +49,7 @@ exits 1. 'clickgen verify' afterwards lists every injected message as unexpected
 	if err != nil {
 		return err
 	}
-	w, err := wf.world(world.Garbage{})
+	w, err := newWorld("inject", wf, world.Garbage{})
 	if err != nil {
 		return err
 	}

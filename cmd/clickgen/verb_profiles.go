@@ -50,7 +50,7 @@ such a file (exit code 2 and the field at fault if it is broken) and prints it.`
 			_, err = sio.out.Write(src)
 			return err
 		case fs.NArg() == 1 && *file != "":
-			if _, err := loadProfileFile(*file); err != nil {
+			if _, err := profiles.LoadFile(*file); err != nil {
 				return usagef("profiles", "%v", err)
 			}
 			src, err := os.ReadFile(*file)

@@ -12,6 +12,7 @@ import (
 	"github.com/clickgen/clickgen/generator/reconcile"
 	"github.com/clickgen/clickgen/generator/sink"
 	"github.com/clickgen/clickgen/generator/world"
+	"github.com/clickgen/clickgen/profiles"
 )
 
 // addReadFlags adds the sink flags for a verb that reads topics: --brokers, the connection
@@ -51,14 +52,14 @@ alone) may be absent.
 
 Exit status: 0 when everything agrees, 1 when anything differs or the topics cannot be read
 (within --connect-timeout and --timeout), 2 for usage errors.`)
-	v := &verifyRun{wf: addWorldFlags(fs), df: addDayFlags(fs, "number of run days the topics hold")}
+	v := &verifyRun{wf: profiles.AddWorldFlags(fs), df: profiles.AddDayFlags(fs, "number of run days the topics hold")}
 	fs.StringVar(&v.hitsTopic, "hits-topic", "hits", "topic the hits were sent to")
 	fs.StringVar(&v.ordersTopic, "orders-topic", "orders", "topic the order snapshots were sent to")
 	fs.Int32Var(&v.opt.HitPartitions, "hits-partitions", 2, "partition count the hits' keys were placed with (the stand's: 2)")
 	fs.Int32Var(&v.opt.OrderPartitions, "orders-partitions", 1, "partition count the orders' keys were placed with (the stand's: 1)")
 	fs.DurationVar(&v.timeout, "timeout", 5*time.Minute, "give up reading the topics after this long")
 	fs.IntVar(&v.opt.Workers, "workers", 0, "the expectation is computed on this many cores; 0 means all")
-	v.gf, v.sf, v.seg = addGarbageFlags(fs), addReadFlags(fs), addSegmentFlags(fs)
+	v.gf, v.sf, v.seg = profiles.AddGarbageFlags(fs), addReadFlags(fs), profiles.AddSegmentFlags(fs)
 	if err := v.parse(fs, args, sio); err != nil {
 		return err
 	}
@@ -73,11 +74,11 @@ Exit status: 0 when everything agrees, 1 when anything differs or the topics can
 
 // verifyRun is what verify reads and against what.
 type verifyRun struct {
-	wf                     *worldFlags
-	df                     *dayFlags
-	gf                     *garbageFlags
+	wf                     *profiles.WorldFlags
+	df                     *profiles.DayFlags
+	gf                     *profiles.GarbageFlags
 	sf                     *sinkFlags
-	seg                    *segmentFlags
+	seg                    *profiles.SegmentFlags
 	hitsTopic, ordersTopic string
 	timeout                time.Duration
 	opt                    reconcile.Options
@@ -93,15 +94,15 @@ func (v *verifyRun) parse(fs *pflag.FlagSet, args []string, sio *stdio) error {
 	if err := noArgs(fs); err != nil {
 		return err
 	}
-	if err := v.df.resolve(); err != nil {
-		return err
+	if err := v.df.Resolve(os.LookupEnv); err != nil {
+		return usage("verify", err)
 	}
 	var err error
-	if v.g, err = v.gf.resolve(); err != nil {
-		return err
+	if v.g, err = v.gf.Resolve(); err != nil {
+		return usage("verify", err)
 	}
-	if v.opt.Segment, err = v.seg.resolve(); err != nil {
-		return err
+	if v.opt.Segment, err = v.seg.Resolve(os.LookupEnv); err != nil {
+		return usage("verify", err)
 	}
 	switch {
 	case v.hitsTopic == "" || v.ordersTopic == "":
@@ -116,13 +117,13 @@ func (v *verifyRun) parse(fs *pflag.FlagSet, args []string, sio *stdio) error {
 	if err := v.sf.check(v.sf.ResolveRead(os.Getenv, "verify", v.hitsTopic)); err != nil {
 		return err
 	}
-	v.w, err = v.wf.world(v.g)
+	v.w, err = newWorld("verify", v.wf, v.g)
 	return err
 }
 
 // run builds the expectation, reads both topics into it and reports.
 func (v *verifyRun) run(ctx context.Context, sio *stdio) error {
-	day, days := v.df.day, v.df.days
+	day, days := v.df.Day, v.df.Days
 	start := time.Now()
 	e, err := reconcile.Expect(ctx, v.w, day, days, v.g, v.opt)
 	if err != nil {
