@@ -100,7 +100,7 @@ func (pf *playFlags) parse(args []string, out io.Writer, check func() error) (*w
 
 // start opens the sink for topic kind (hits or orders: the default topic name and the
 // partitions a created topic gets) and returns the player and the topic to send to.
-func (pf *playFlags) start(ctx context.Context, sio *stdio, kind string) (*player, string, error) {
+func (pf *playFlags) start(ctx context.Context, sio *stdio, kind string) (*play.Session, string, error) {
 	topic := pf.sink.Topic
 	if topic == "" {
 		topic = kind

@@ -72,16 +72,16 @@ exits 1. 'clickgen verify' afterwards lists every injected message as unexpected
 	}
 	p := newPlayer(sio, snk, sf.FlushTimeout, len(extras))
 	err = injectAll(ctx, p, out, topic, k, *day, extras)
-	return p.finish(err, sf.report)
+	return p.Finish(err, sf.report)
 }
 
 // injectAll sends the extras one at a time, flushing each, and prints where each landed.
-func injectAll(ctx context.Context, p *player, out io.Writer, topic, kind string, day int, extras []world.Extra) error {
+func injectAll(ctx context.Context, p *play.Session, out io.Writer, topic, kind string, day int, extras []world.Extra) error {
 	from := "day " + strconv.Itoa(day)
 	if kind == world.KindOrders {
 		from = "snapshot " + strconv.Itoa(day)
 	}
-	return play.Inject(ctx, p.snk, topic, day, extras, p.flushTimeout, func(i int, e *world.Extra, part int32) {
+	return play.Inject(ctx, p.Sink, topic, day, extras, p.FlushTimeout, func(i int, e *world.Extra, part int32) {
 		where, key := "", "(none)"
 		if part >= 0 {
 			where = ", partition " + strconv.Itoa(int(part))

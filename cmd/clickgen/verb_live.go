@@ -57,11 +57,11 @@ same day; only the timing differs.`)
 			s.Sent, total, int(m.Hours()), int(m.Minutes())%60, s.Lag.Seconds(), s.MaxLag.Seconds())
 	}))
 	if runner, err = pace.NewRunner(schedule, opts...); err != nil {
-		return p.finish(usagef("live", "%v", err), pf.sink.report)
+		return p.Finish(usagef("live", "%v", err), pf.sink.report)
 	}
 	p.OnUnit = func(u play.Unit) { total = u.Clean }
-	_, err = p.play(ctx, play.Plan{World: w, From: d, Days: 1, Hits: topic, Garbage: g,
+	_, err = playOn(ctx, p, play.Plan{World: w, From: d, Days: 1, Hits: topic, Garbage: g,
 		Pacing: play.Pacing{Runner: runner}, Workers: pf.sink.workers(0), Segment: pf.segment})
-	p.target = float64(total) / (float64(24*time.Hour) / *speed / float64(time.Second))
-	return p.finish(err, pf.sink.report)
+	p.Target = float64(total) / (float64(24*time.Hour) / *speed / float64(time.Second))
+	return p.Finish(err, pf.sink.report)
 }

@@ -79,7 +79,7 @@ func runRun(ctx context.Context, sio *stdio, args []string) error {
 	if p.Pacing.Mode == profiles.PaceReplay && !fs.Changed("interval") {
 		every = time.Minute
 	}
-	var pl *player // set before the run starts, which is when progress is reported
+	var pl *play.Session // set before the run starts, which is when progress is reported
 	plan, err := p.Plan(w, profiles.PlanOptions{Workers: sf.workers(rf.Workers), ReplayEvery: every, Segment: segment,
 		ReplayProgress: func(s pace.Snapshot) { replayLine(pl, p.Play.Day, s) }})
 	if err != nil {
@@ -106,15 +106,15 @@ func runRun(ctx context.Context, sio *stdio, args []string) error {
 	if plan.Pacing.ByCount {
 		// Built before the progress goroutine starts, which reads it.
 		meter = play.NewMeter(snk, plan.Pacing.Shape, plan.Pacing.Runner)
-		pl = newPlayerLines(sio, snk, sf.FlushTimeout, 0, rf.Interval, meter.Line)
+		pl = play.NewSession(sio.err, snk, sf.FlushTimeout, 0, rf.Interval, meter.Line)
 	} else {
 		pl = newPlayer(sio, snk, sf.FlushTimeout, 0)
 	}
-	out, runErr := pl.play(ctx, plan)
+	out, runErr := playOn(ctx, pl, plan)
 	if meter != nil {
-		pl.settle = func() { finishStress(pl, meter, p, out, runErr) }
+		pl.Settle = func() { finishStress(pl, meter, p, out, runErr) }
 	}
-	if err := pl.finish(runErr, sf.report); err != nil {
+	if err := pl.Finish(runErr, sf.report); err != nil {
 		return err
 	}
 	return checkRun(ctx, sio, embedded, p, plan, out, snk.Stats())
@@ -152,21 +152,21 @@ func startEmbedded(sf *sinkFlags, sio *stdio) (*broker.Broker, error) {
 }
 
 // replayLine is the progress line of a replayed run.
-func replayLine(pl *player, from int, s pace.Snapshot) {
+func replayLine(pl *play.Session, from int, s pace.Snapshot) {
 	m := s.Model
 	pl.Logf("played %d, model time day %d %02d:%02d, lag %.1fs (max %.1fs)",
 		s.Sent, from+int(m/(24*time.Hour)), int(m.Hours())%24, int(m.Minutes())%60, s.Lag.Seconds(), s.MaxLag.Seconds())
 }
 
 // finishStress prints a rate-paced run's final line and prepares its report.
-func finishStress(pl *player, m *play.Meter, p profiles.Profile, out play.Result, runErr error) {
-	line, target, info := m.Finish(out, runErr, pl.start, play.Stop{Messages: p.Stop.Messages, Duration: p.Stop.Duration}, p.Pacing.MaxRate)
-	pl.target = target
+func finishStress(pl *play.Session, m *play.Meter, p profiles.Profile, out play.Result, runErr error) {
+	line, target, info := m.Finish(out, runErr, pl.Start, play.Stop{Messages: p.Stop.Messages, Duration: p.Stop.Duration}, p.Pacing.MaxRate)
+	pl.Target = target
 	if !out.PacedFrom.IsZero() {
-		pl.start = out.PacedFrom // the achieved rate is over the paced time, not the setup
+		pl.Start = out.PacedFrom // the achieved rate is over the paced time, not the setup
 	}
 	pl.Logf("%s", line)
-	pl.extend = func(r sink.Report) any { return m.Report(r, info) }
+	pl.Extend = func(r sink.Report) any { return m.Report(r, info) }
 }
 
 // topicsOf lists the topics plan writes.

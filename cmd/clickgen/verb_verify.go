@@ -9,6 +9,7 @@ import (
 
 	"github.com/spf13/pflag"
 
+	"github.com/clickgen/clickgen/generator/play"
 	"github.com/clickgen/clickgen/generator/reconcile"
 	"github.com/clickgen/clickgen/generator/sink"
 	"github.com/clickgen/clickgen/generator/world"
@@ -157,7 +158,7 @@ func (v *verifyRun) run(ctx context.Context, sio *stdio) error {
 		return err
 	}
 	if v.sf.report != "" {
-		if err := writeJSON(v.sf.report, r); err != nil {
+		if err := play.WriteReport(v.sf.report, r); err != nil {
 			return fmt.Errorf("--report: %w", err)
 		}
 	}
