@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"fmt"
-	"io"
 	"os"
 	"runtime"
 	"strings"
@@ -93,7 +92,7 @@ func runRun(ctx context.Context, sio *stdio, args []string) error {
 		defer embedded.Close()
 	}
 	want := map[string]int32{}
-	for _, t := range topicsOf(plan) {
+	for _, t := range (reconcile.Run{Hits: plan.Hits, Orders: plan.Orders}).Topics() {
 		want[t] = sink.DefaultTopics()[t]
 	}
 	snk, err := sf.open(ctx, sio, want)
@@ -169,90 +168,35 @@ func finishStress(pl *play.Session, m *play.Meter, p profiles.Profile, out play.
 	pl.Extend = func(r sink.Report) any { return m.Report(r, info) }
 }
 
-// topicsOf lists the topics plan writes.
-func topicsOf(plan play.Plan) []string {
-	var t []string
-	for _, name := range []string{plan.Hits, plan.Orders} {
-		if name != "" {
-			t = append(t, name)
-		}
-	}
-	return t
-}
-
 // checkRun says whether the run delivered what it should. With the embedded broker it reads
-// the topics back: a complete run of whole days is reconciled message by message against the
-// inventory (the table goes to stdout); a run cut short by a stop condition is checked to hold
-// exactly what was acknowledged, partition by partition. A profile's expected counts are then
-// compared with what the topics hold (or, with --brokers, with what was acknowledged).
+// the topics back (reconcile.CheckRun, the table to stdout); with --brokers it trusts what was
+// acknowledged. A profile's expected counts are then compared with what the topics hold.
 func checkRun(ctx context.Context, sio *stdio, embedded *broker.Broker, p profiles.Profile, plan play.Plan,
 	out play.Result, st sink.Stats) error {
+	run := reconcile.Run{World: plan.World, From: plan.From, Days: plan.Days, Garbage: plan.Garbage,
+		Options: reconcile.Options{Workers: plan.Workers, Segment: plan.Segment}, Hits: plan.Hits, Orders: plan.Orders, Stats: st}
+	if out.Stopped != play.StopDays || plan.Days == 0 {
+		run.CutShort = string(out.Stopped)
+	}
 	held := map[string]int64{}
 	var problems []string
 	if embedded == nil {
-		for _, t := range topicsOf(plan) {
+		for _, t := range run.Topics() {
 			held[t] = st.Topics[t].Acked
 		}
 	} else {
 		ctx, cancel := context.WithTimeout(ctx, 10*time.Minute)
 		defer cancel()
 		var err error
-		if out.Stopped == play.StopDays && plan.Days > 0 {
-			problems, err = reconcileRun(ctx, sio.out, embedded.Addrs(), plan, held)
-		} else {
-			fmt.Fprintf(sio.out, "The run was cut short (stop condition: %s): checking that the topics hold exactly what was acknowledged.\n", out.Stopped)
-			problems, held, err = reconcile.CheckHeld(ctx, sio.out, embedded.Addrs(), topicsOf(plan), st)
-		}
-		if err != nil {
+		if problems, held, err = reconcile.CheckRun(ctx, sio.out, embedded.Addrs(), run); err != nil {
 			return fmt.Errorf("reading back from the embedded broker: %w", err)
 		}
 	}
-	for _, e := range []struct {
-		topic string
-		want  *int64
-	}{{"hits", p.Expect.Hits}, {"orders", p.Expect.Orders}} {
-		if e.want == nil || !plan.Segment.Whole() {
-			continue // a profile's counts are the whole run's, not a segment's
-		}
-		verdict := "ok"
-		if held[e.topic] != *e.want {
-			verdict = "DIFFERS"
-			problems = append(problems, fmt.Sprintf("%s holds %d messages, profile %s expects %d", e.topic, held[e.topic], p.Name, *e.want))
-		}
-		fmt.Fprintf(sio.out, "expect %s: %d messages, profile %s says %d: %s\n", e.topic, held[e.topic], p.Name, *e.want, verdict)
+	if plan.Segment.Whole() { // a profile's counts are the whole run's, not a segment's
+		problems = append(problems, p.CheckExpect(sio.out, held)...)
 	}
 	if len(problems) > 0 {
 		return fmt.Errorf("check failed: %s", strings.Join(problems, "; "))
 	}
 	return nil
-}
-
-// reconcileRun reads the topics the plan wrote back through a reconcile.Checker (never
-// holding them) and writes the reconciliation table to out; held gets what each topic holds.
-func reconcileRun(ctx context.Context, out io.Writer, addrs []string, plan play.Plan, held map[string]int64) ([]string, error) {
-	exp, err := reconcile.Expect(ctx, plan.World, plan.From, plan.Days, plan.Garbage, reconcile.Options{Workers: plan.Workers, Segment: plan.Segment})
-	if err != nil {
-		return nil, err
-	}
-	c := exp.NewChecker()
-	err = c.ReadTopics(ctx, addrs, plan.Hits, plan.Orders, nil, func(t string, n int64, _ time.Duration) { held[t] = n })
-	if err != nil {
-		return nil, err
-	}
-	res := c.Result()
-	if plan.Hits != "" && plan.Orders != "" {
-		if err := res.WriteTable(out); err != nil {
-			return nil, err
-		}
-		if !res.OK {
-			return []string{"the topics do not reconcile with the inventory (table above)"}, nil
-		}
-		return nil, nil
-	}
-	topic := plan.Hits + plan.Orders // the one played
-	ok, err := res.WriteTopic(out, topic)
-	if err != nil || ok {
-		return nil, err
-	}
-	return []string{fmt.Sprintf("topic %s does not reconcile with the inventory", topic)}, nil
 }
