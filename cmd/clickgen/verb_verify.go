@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"time"
 
 	"github.com/spf13/pflag"
 
@@ -54,12 +53,7 @@ alone) may be absent.
 Exit status: 0 when everything agrees, 1 when anything differs or the topics cannot be read
 (within --connect-timeout and --timeout), 2 for usage errors.`)
 	v := &verifyRun{wf: profiles.AddWorldFlags(fs), df: profiles.AddDayFlags(fs, "number of run days the topics hold")}
-	fs.StringVar(&v.hitsTopic, "hits-topic", "hits", "topic the hits were sent to")
-	fs.StringVar(&v.ordersTopic, "orders-topic", "orders", "topic the order snapshots were sent to")
-	fs.Int32Var(&v.opt.HitPartitions, "hits-partitions", 2, "partition count the hits' keys were placed with (the stand's: 2)")
-	fs.Int32Var(&v.opt.OrderPartitions, "orders-partitions", 1, "partition count the orders' keys were placed with (the stand's: 1)")
-	fs.DurationVar(&v.timeout, "timeout", 5*time.Minute, "give up reading the topics after this long")
-	fs.IntVar(&v.opt.Workers, "workers", 0, "the expectation is computed on this many cores; 0 means all")
+	v.AddFlags(fs)
 	v.gf, v.sf, v.seg = profiles.AddGarbageFlags(fs), addReadFlags(fs), profiles.AddSegmentFlags(fs)
 	if err := v.parse(fs, args, sio); err != nil {
 		return err
@@ -70,21 +64,33 @@ Exit status: 0 when everything agrees, 1 when anything differs or the topics can
 	} else if err != nil {
 		return err
 	}
-	return v.run(ctx, sio)
+	r, err := v.Run(ctx, v.w, v.df.Day, v.df.Days, v.g, v.sf.Brokers, v.sf.Opts(), func(format string, args ...any) {
+		fmt.Fprintf(sio.err, "clickgen: "+format+"\n", args...)
+	})
+	if r == nil {
+		return err
+	}
+	if err := r.WriteTable(sio.out); err != nil {
+		return err
+	}
+	if v.sf.report != "" {
+		if err := play.WriteReport(v.sf.report, r); err != nil {
+			return fmt.Errorf("--report: %w", err)
+		}
+	}
+	return err
 }
 
 // verifyRun is what verify reads and against what.
 type verifyRun struct {
-	wf                     *profiles.WorldFlags
-	df                     *profiles.DayFlags
-	gf                     *profiles.GarbageFlags
-	sf                     *sinkFlags
-	seg                    *profiles.SegmentFlags
-	hitsTopic, ordersTopic string
-	timeout                time.Duration
-	opt                    reconcile.Options
-	w                      *world.World
-	g                      world.Garbage
+	reconcile.Verify
+	wf  *profiles.WorldFlags
+	df  *profiles.DayFlags
+	gf  *profiles.GarbageFlags
+	sf  *sinkFlags
+	seg *profiles.SegmentFlags
+	w   *world.World
+	g   world.Garbage
 }
 
 // parse reads and checks verify's flags: every mistake is a usage error before connecting.
@@ -102,77 +108,15 @@ func (v *verifyRun) parse(fs *pflag.FlagSet, args []string, sio *stdio) error {
 	if v.g, err = v.gf.Resolve(); err != nil {
 		return usage("verify", err)
 	}
-	if v.opt.Segment, err = v.seg.Resolve(os.LookupEnv); err != nil {
+	if v.Segment, err = v.seg.Resolve(os.LookupEnv); err != nil {
 		return usage("verify", err)
 	}
-	switch {
-	case v.hitsTopic == "" || v.ordersTopic == "":
-		return usagef("verify", "--hits-topic and --orders-topic must not be empty")
-	case v.hitsTopic == v.ordersTopic:
-		return usagef("verify", "--hits-topic and --orders-topic are both %q", v.hitsTopic)
-	case v.opt.HitPartitions < 1 || v.opt.OrderPartitions < 1:
-		return usagef("verify", "--hits-partitions and --orders-partitions must be at least 1")
-	case v.timeout <= 0:
-		return usagef("verify", "--timeout must be positive")
+	if err := v.Validate(); err != nil {
+		return usage("verify", err)
 	}
-	if err := v.sf.check(v.sf.ResolveRead(os.Getenv, "verify", v.hitsTopic)); err != nil {
+	if err := v.sf.check(v.sf.ResolveRead(os.Getenv, "verify", v.HitsTopic)); err != nil {
 		return err
 	}
 	v.w, err = newWorld("verify", v.wf, v.g)
 	return err
-}
-
-// run builds the expectation, reads both topics into it and reports.
-func (v *verifyRun) run(ctx context.Context, sio *stdio) error {
-	day, days := v.df.Day, v.df.Days
-	start := time.Now()
-	e, err := reconcile.Expect(ctx, v.w, day, days, v.g, v.opt)
-	if err != nil {
-		return err
-	}
-	nh, no := e.Messages()
-	fmt.Fprintf(sio.err, "clickgen: verify: run %s sends %d hits and %d orders (expectation built in %v)\n",
-		runDaysName(day, days), nh, no, time.Since(start).Round(time.Millisecond))
-	rctx, cancel := context.WithTimeout(ctx, v.timeout)
-	defer cancel()
-	c := e.NewChecker()
-	err = c.ReadTopics(rctx, v.sf.Brokers, v.hitsTopic, v.ordersTopic, v.sf.Opts(), func(t string, n int64, took time.Duration) {
-		if n < 0 {
-			fmt.Fprintf(sio.err, "clickgen: verify: %s does not exist, and run %s sends nothing to it\n", t, runDaysName(day, days))
-			return
-		}
-		fmt.Fprintf(sio.err, "clickgen: verify: read %d messages of %s in %v\n", n, t, took.Round(time.Millisecond))
-	})
-	var pe *reconcile.PartitionsError
-	switch {
-	case errors.As(err, &pe):
-		flag := map[string]string{v.hitsTopic: "--hits-partitions", v.ordersTopic: "--orders-partitions"}[pe.Topic]
-		return fmt.Errorf("verify: %w: if it was created so, say %s %d", err, flag, pe.Has)
-	case errors.Is(err, context.DeadlineExceeded) && ctx.Err() == nil:
-		return fmt.Errorf("verify: %w (--timeout %v)", err, v.timeout)
-	case err != nil:
-		return fmt.Errorf("verify: %w", err)
-	}
-	r := c.Result()
-	if err := r.WriteTable(sio.out); err != nil {
-		return err
-	}
-	if v.sf.report != "" {
-		if err := play.WriteReport(v.sf.report, r); err != nil {
-			return fmt.Errorf("--report: %w", err)
-		}
-	}
-	if !r.OK {
-		return fmt.Errorf("verify: %s and %s differ from what run %s (seed %d) sends: %s",
-			v.hitsTopic, v.ordersTopic, runDaysName(day, days), v.w.Seed(), r.Summary())
-	}
-	return nil
-}
-
-// runDaysName names run days [from, from+n) for messages.
-func runDaysName(from, n int) string {
-	if n == 1 {
-		return fmt.Sprintf("day %d (%s)", from, world.DayDate(from))
-	}
-	return fmt.Sprintf("days %d…%d", from, from+n-1)
 }

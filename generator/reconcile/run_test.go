@@ -3,8 +3,10 @@ package reconcile_test
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/clickgen/clickgen/generator/broker"
 	"github.com/clickgen/clickgen/generator/play"
@@ -73,5 +75,58 @@ func TestCheckRun(t *testing.T) {
 	}
 	if problems, _, _ := check(cut); len(problems) != 1 || !strings.HasPrefix(problems[0], "hits holds ") {
 		t.Errorf("CheckRun(cut short, an extra message) = %q, want hits to differ from what was acknowledged", problems)
+	}
+}
+
+// TestVerify: verify's settings refuse what cannot be read, and Run reconciles a played run,
+// names the run when the topics differ, and says which flag a partition count needs.
+func TestVerify(t *testing.T) {
+	for _, tc := range []struct {
+		v    reconcile.Verify
+		want string
+	}{
+		{reconcile.Verify{HitsTopic: "", OrdersTopic: "o", Timeout: 1}, "--hits-topic and --orders-topic must not be empty"},
+		{reconcile.Verify{HitsTopic: "x", OrdersTopic: "x", Timeout: 1}, `--hits-topic and --orders-topic are both "x"`},
+		{reconcile.Verify{HitsTopic: "h", OrdersTopic: "o", Timeout: 1}, "--hits-partitions and --orders-partitions must be at least 1"},
+		{reconcile.Verify{HitsTopic: "h", OrdersTopic: "o", Options: reconcile.Options{HitPartitions: 2, OrderPartitions: 1}}, "--timeout must be positive"},
+	} {
+		if err := tc.v.Validate(); err == nil || err.Error() != tc.want {
+			t.Errorf("Validate(%+v) = %v, want %q", tc.v, err, tc.want)
+		}
+	}
+
+	ctx := context.Background()
+	b, err := broker.StartBroker("127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer b.Close()
+	w, err := world.NewWorld(world.Params{Scale: 0.02})
+	if err != nil {
+		t.Fatal(err)
+	}
+	k, err := sink.Dial(ctx, false, sink.DefaultTopics(), nil, sink.SeedBrokers(b.Addrs()...))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer k.Close()
+	if _, err := play.Run(ctx, play.Plan{World: w, From: 1, Days: 1, Hits: "hits", Orders: "orders"}, k, nil); err != nil {
+		t.Fatal(err)
+	}
+	v := reconcile.Verify{HitsTopic: "hits", OrdersTopic: "orders", Timeout: time.Minute,
+		Options: reconcile.Options{HitPartitions: 2, OrderPartitions: 1}}
+	var lines []string
+	logf := func(format string, args ...any) { lines = append(lines, fmt.Sprintf(format, args...)) }
+	r, err := v.Run(ctx, w, 1, 1, world.Garbage{}, b.Addrs(), nil, logf)
+	if err != nil || !r.OK || len(lines) != 3 || !strings.HasPrefix(lines[0], "verify: run day 1 (2026-06-02) sends ") {
+		t.Errorf("Run(as played) = %v, %v, lines %q; want OK and three lines", r != nil && r.OK, err, lines)
+	}
+	if r, err := v.Run(ctx, w, 1, 2, world.Garbage{}, b.Addrs(), nil, nil); r == nil || r.OK || err == nil ||
+		!strings.HasPrefix(err.Error(), "verify: hits and orders differ from what run days 1…2 (seed ") {
+		t.Errorf("Run(a day that was not played) = %v; want the result and an error naming the run", err)
+	}
+	v.HitPartitions = 3
+	if _, err := v.Run(ctx, w, 1, 1, world.Garbage{}, b.Addrs(), nil, nil); err == nil || !strings.HasSuffix(err.Error(), "if it was created so, say --hits-partitions 2") {
+		t.Errorf("Run(--hits-partitions 3) = %v, want the flag to say", err)
 	}
 }
