@@ -190,3 +190,14 @@ func TestLoadFileNamesTheProfile(t *testing.T) {
 		t.Errorf("LoadFile(%s) = name %q day %d, %v; want my-run, 1", file, p.Name, p.Play.Day, err)
 	}
 }
+
+func TestWriteList(t *testing.T) {
+	var b strings.Builder
+	if err := WriteList(&b); err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(strings.TrimSuffix(b.String(), "\n"), "\n")
+	if len(lines) != len(List()) || !strings.Contains(b.String(), Default+" (default)  ") {
+		t.Errorf("WriteList wrote %q; want a line per profile, %s marked as the default", b.String(), Default)
+	}
+}

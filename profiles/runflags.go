@@ -3,8 +3,10 @@ package profiles
 import (
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"strings"
+	"text/tabwriter"
 	"time"
 
 	"github.com/spf13/pflag"
@@ -192,4 +194,22 @@ func (p Profile) NewWorld(max play.Bytes) (*world.World, error) {
 		return nil, err
 	}
 	return world.NewWorld(world.Params{Seed: p.World.Seed, Scale: p.World.Scale, Catalog: c})
+}
+
+// WriteList writes the embedded profiles to w, one a line with its description, the default
+// one marked, in columns.
+func WriteList(w io.Writer) error {
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	for _, name := range List() {
+		p, err := Load(name)
+		if err != nil {
+			return err // an embedded profile is broken: a bug, caught by the tests
+		}
+		def := ""
+		if name == Default {
+			def = " (default)"
+		}
+		fmt.Fprintf(tw, "%s%s\t%s\n", name, def, p.Description)
+	}
+	return tw.Flush()
 }

@@ -1,14 +1,11 @@
 package main
 
 import (
-	"cmp"
 	"context"
 	"errors"
 	"fmt"
 	"io"
-	"maps"
 	"os"
-	"slices"
 	"strings"
 
 	"github.com/spf13/pflag"
@@ -208,9 +205,4 @@ func noArgs(fs *pflag.FlagSet) error {
 		return usagef(fs.Name(), "unexpected argument %q", fs.Arg(0))
 	}
 	return nil
-}
-
-// sortedKeys returns m's keys in increasing order, so output never follows map order.
-func sortedKeys[K cmp.Ordered, V any](m map[K]V) []K {
-	return slices.Sorted(maps.Keys(m))
 }
