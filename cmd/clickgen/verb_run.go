@@ -91,24 +91,14 @@ func runRun(ctx context.Context, sio *stdio, args []string) error {
 	if embedded != nil {
 		defer embedded.Close()
 	}
-	want := map[string]int32{}
-	for _, t := range (reconcile.Run{Hits: plan.Hits, Orders: plan.Orders}).Topics() {
-		want[t] = sink.DefaultTopics()[t]
-	}
-	snk, err := sf.open(ctx, sio, want)
+	snk, err := sf.open(ctx, sio, topicsOf(plan))
 	if err != nil {
 		return err
 	}
 	fmt.Fprintf(sio.err, "clickgen: run %s: %s, rendering on %d of %d cores\n", p.Name, p.Describe(), plan.Workers, runtime.GOMAXPROCS(0))
 	prom.Of(snk).Pace(plan.Pacing.Shape, plan.Pacing.Runner)
 	var meter *play.Meter
-	if plan.Pacing.ByCount {
-		// Built before the progress goroutine starts, which reads it.
-		meter = play.NewMeter(snk, plan.Pacing.Shape, plan.Pacing.Runner)
-		pl = play.NewSession(sio.err, snk, sf.FlushTimeout, 0, rf.Interval, meter.Line)
-	} else {
-		pl = newPlayer(sio, snk, sf.FlushTimeout, 0)
-	}
+	pl, meter = newRunSession(sio, snk, sf.FlushTimeout, plan, rf.Interval)
 	out, runErr := playOn(ctx, pl, plan)
 	if meter != nil {
 		pl.Settle = func() { finishStress(pl, meter, p, out, runErr) }
@@ -117,6 +107,26 @@ func runRun(ctx context.Context, sio *stdio, args []string) error {
 		return err
 	}
 	return checkRun(ctx, sio, embedded, p, plan, out, snk.Stats())
+}
+
+// topicsOf is what plan writes: each topic with the partitions it gets when created.
+func topicsOf(plan play.Plan) map[string]int32 {
+	want := map[string]int32{}
+	for _, t := range (reconcile.Run{Hits: plan.Hits, Orders: plan.Orders}).Topics() {
+		want[t] = sink.DefaultTopics()[t]
+	}
+	return want
+}
+
+// newRunSession starts the session that plays plan into snk. A rate-paced run gets a meter,
+// whose line is its progress every interval.
+func newRunSession(sio *stdio, snk sink.Sink, flushTimeout time.Duration, plan play.Plan, interval time.Duration) (*play.Session, *play.Meter) {
+	if !plan.Pacing.ByCount {
+		return newPlayer(sio, snk, flushTimeout, 0), nil
+	}
+	// Built before the progress goroutine starts, which reads it.
+	meter := play.NewMeter(snk, plan.Pacing.Shape, plan.Pacing.Runner)
+	return play.NewSession(sio.err, snk, flushTimeout, 0, interval, meter.Line), meter
 }
 
 // checkRunSink validates the sink flags run uses: no --file or --topic (run writes topics
