@@ -2,6 +2,7 @@ package profiles
 
 import (
 	"fmt"
+	"io"
 	"strings"
 	"time"
 
@@ -115,4 +116,25 @@ func (p Profile) Describe() string {
 		fmt.Fprintf(&b, ", at most %d messages", p.Stop.Messages)
 	}
 	return b.String()
+}
+
+// CheckExpect compares what each topic holds (held) with the counts p expects, writing a
+// line per expected topic to w ("expect hits: 120 messages, profile smoke says 120: ok"). It
+// returns a problem line for each count that differs; none when p expects nothing.
+func (p Profile) CheckExpect(w io.Writer, held map[string]int64) (problems []string) {
+	for _, e := range []struct {
+		topic string
+		want  *int64
+	}{{"hits", p.Expect.Hits}, {"orders", p.Expect.Orders}} {
+		if e.want == nil {
+			continue
+		}
+		verdict := "ok"
+		if held[e.topic] != *e.want {
+			verdict = "DIFFERS"
+			problems = append(problems, fmt.Sprintf("%s holds %d messages, profile %s expects %d", e.topic, held[e.topic], p.Name, *e.want))
+		}
+		fmt.Fprintf(w, "expect %s: %d messages, profile %s says %d: %s\n", e.topic, held[e.topic], p.Name, *e.want, verdict)
+	}
+	return problems
 }

@@ -1,6 +1,8 @@
 package profiles
 
 import (
+	"bytes"
+	"slices"
 	"strings"
 	"testing"
 
@@ -45,5 +47,19 @@ func TestPlanOfEachProfile(t *testing.T) {
 		if d := p.Describe(); !strings.Contains(d, tc.describe) {
 			t.Errorf("%s: Describe() = %q, want it to contain %q", tc.name, d, tc.describe)
 		}
+	}
+}
+
+func TestCheckExpect(t *testing.T) {
+	n := int64(12)
+	p := Profile{Name: "smoke", Expect: Expect{Hits: &n}}
+	var out bytes.Buffer
+	if problems := p.CheckExpect(&out, map[string]int64{"hits": 12, "orders": 3}); len(problems) != 0 || out.String() != "expect hits: 12 messages, profile smoke says 12: ok\n" {
+		t.Errorf("CheckExpect(as expected) = %q, printed %q", problems, out.String())
+	}
+	out.Reset()
+	problems := p.CheckExpect(&out, map[string]int64{"hits": 11})
+	if want := []string{"hits holds 11 messages, profile smoke expects 12"}; !slices.Equal(problems, want) || !strings.HasSuffix(out.String(), ": DIFFERS\n") {
+		t.Errorf("CheckExpect(one short) = %q, printed %q; want %q", problems, out.String(), want)
 	}
 }

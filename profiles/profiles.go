@@ -10,7 +10,14 @@
 // plays model day 0's hits and no snapshot, unpaced, without garbage. Unknown fields are
 // errors, so a typo never silently falls back to a default.
 //
-// This package only describes runs; it sends nothing, reads no clock and no environment.
+// The same fields are command-line flags ([AddWorldFlags], [AddDayFlags], [AddGarbageFlags],
+// [AddSegmentFlags], [AddRunFlags]): `clickgen run` applies them to a profile as [Overrides],
+// and the verbs that play without one (batch, live, snapshot, inventory, verify) use them
+// directly, with the stand's environment variables as fallbacks.
+//
+// This package only describes runs; it sends nothing and reads no clock. It reads the
+// environment only through the [LookupEnv] its caller passes, and files only when named (a
+// catalog, a profile file).
 package profiles
 
 import (

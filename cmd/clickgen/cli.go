@@ -1,14 +1,11 @@
 package main
 
 import (
-	"cmp"
 	"context"
 	"errors"
 	"fmt"
 	"io"
-	"maps"
 	"os"
-	"slices"
 	"strings"
 
 	"github.com/spf13/pflag"
@@ -65,6 +62,14 @@ func (e *usageError) Unwrap() error { return e.err }
 
 func usagef(verb, format string, args ...any) error {
 	return &usageError{verb: verb, err: fmt.Errorf(format, args...)}
+}
+
+// usage makes err, a value's or a flag's own verdict, a usage error of verb; nil stays nil.
+func usage(verb string, err error) error {
+	if err == nil {
+		return nil
+	}
+	return &usageError{verb: verb, err: err}
 }
 
 // errHelpShown means --help was asked for and printed: exit code 0.
@@ -200,9 +205,4 @@ func noArgs(fs *pflag.FlagSet) error {
 		return usagef(fs.Name(), "unexpected argument %q", fs.Arg(0))
 	}
 	return nil
-}
-
-// sortedKeys returns m's keys in increasing order, so output never follows map order.
-func sortedKeys[K cmp.Ordered, V any](m map[K]V) []K {
-	return slices.Sorted(maps.Keys(m))
 }

@@ -4,7 +4,6 @@ import (
 	"context"
 	"io"
 	"log/slog"
-	"strings"
 
 	"github.com/clickgen/clickgen/generator/logs"
 )
@@ -29,31 +28,12 @@ func cli(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	return code
 }
 
-// logSetup takes --log-format out of args and returns the rest and where stderr lines go.
+// logSetup takes --log-format out of args (logs.CutFlag) and returns the rest and where
+// stderr lines go.
 func logSetup(args []string, stderr io.Writer) ([]string, io.Writer, error) {
-	f := logs.Text
-	var rest []string
-	for i := 0; i < len(args); i++ {
-		a := args[i]
-		if a == "--" {
-			rest = append(rest, args[i:]...)
-			break
-		}
-		v, ok := strings.CutPrefix(a, "--log-format=")
-		if !ok && a == "--log-format" {
-			if i+1 == len(args) {
-				return args, stderr, usagef("", "--log-format needs a value: text or json")
-			}
-			i++
-			v, ok = args[i], true
-		}
-		if !ok {
-			rest = append(rest, a)
-			continue
-		}
-		if err := f.Set(v); err != nil {
-			return args, stderr, usagef("", "--log-format: %v", err)
-		}
+	rest, f, err := logs.CutFlag(args)
+	if err != nil {
+		return args, stderr, usage("", err)
 	}
 	return rest, logs.Writer(stderr, f), nil
 }

@@ -4,8 +4,6 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
-	"net"
-	"strconv"
 
 	"github.com/spf13/pflag"
 
@@ -26,14 +24,7 @@ func checkMetricsAddr(verb, addr string) error {
 	if addr == "" {
 		return nil
 	}
-	_, port, err := net.SplitHostPort(addr)
-	if err != nil {
-		return usagef(verb, "--metrics-addr %q: want HOST:PORT, e.g. 127.0.0.1:9100 or :9100", addr)
-	}
-	if n, err := strconv.Atoi(port); err != nil || n < 0 || n > 65535 {
-		return usagef(verb, "--metrics-addr %q: port %q is not a number from 0 to 65535", addr, port)
-	}
-	return nil
+	return usage(verb, prom.CheckAddr(addr))
 }
 
 // withMetrics opens a sink with open and, when addr is set, serves its metrics on addr until

@@ -37,7 +37,7 @@ call writes the same bytes, and 'clickgen inventory' with the same flags says wh
 		return err
 	}
 	p.LimitFlag = "--limit " + strconv.Itoa(*limit)
-	_, err = p.play(ctx, play.Plan{World: w, From: pf.days.day, Days: pf.days.days, Hits: topic, Garbage: g,
+	_, err = playOn(ctx, p, play.Plan{World: w, From: pf.days.Day, Days: pf.days.Days, Hits: topic, Garbage: g,
 		Stop: play.Stop{Messages: int64(*limit)}, Workers: pf.sink.workers(*workers), Segment: pf.segment})
-	return p.finish(err, pf.sink.report)
+	return p.Finish(err, pf.sink.report)
 }

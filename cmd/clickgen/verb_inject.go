@@ -11,6 +11,7 @@ import (
 	"github.com/clickgen/clickgen/generator/play"
 	"github.com/clickgen/clickgen/generator/sink"
 	"github.com/clickgen/clickgen/generator/world"
+	"github.com/clickgen/clickgen/profiles"
 )
 
 func runInject(ctx context.Context, sio *stdio, args []string) error {
@@ -29,7 +30,7 @@ a pure function of (seed, kind, class, day, count): the same call sends the same
 and --count N+1 sends the N of --count N and one more. Each message is flushed before the next,
 and a line per message says what was sent and in which partition it landed. A delivery failure
 exits 1. 'clickgen verify' afterwards lists every injected message as unexpected.`)
-	wf := addWorldFlags(fs)
+	wf := profiles.AddWorldFlags(fs)
 	class := fs.String("class", "", "garbage class of the messages (required); see above")
 	kind := fs.String("kind", "", "contract to break, hits or orders; default: the topic's name")
 	count := fs.Int("count", 1, "how many messages to send")
@@ -44,11 +45,11 @@ exits 1. 'clickgen verify' afterwards lists every injected message as unexpected
 	if err := sf.resolve(); err != nil {
 		return err
 	}
-	k, err := injectKind(sf.topic, *kind, *class, *count, *day)
+	k, err := injectKind(sf.Topic, *kind, *class, *count, *day)
 	if err != nil {
 		return err
 	}
-	w, err := wf.world(world.Garbage{})
+	w, err := newWorld("inject", wf, world.Garbage{})
 	if err != nil {
 		return err
 	}
@@ -56,31 +57,31 @@ exits 1. 'clickgen verify' afterwards lists every injected message as unexpected
 	if err != nil {
 		return err
 	}
-	topic := sf.topic
+	topic := sf.Topic
 	if topic == "" {
 		topic = k
 	}
-	snk, err := sf.open(ctx, sio.out, sio.err, sink.DefaultTopics()[k])
+	snk, err := sf.open(ctx, sio, map[string]int32{sf.Topic: sink.DefaultTopics()[k]})
 	if err != nil {
 		return err
 	}
 	// Data goes to stdout; when the messages themselves do, the lines go to stderr.
 	out := sio.out
-	if sf.file == "-" {
+	if sf.File == "-" {
 		out = sio.err
 	}
-	p := newPlayer(sio, snk, sf.flushTimeout, len(extras))
+	p := newPlayer(sio, snk, sf.FlushTimeout, len(extras))
 	err = injectAll(ctx, p, out, topic, k, *day, extras)
-	return p.finish(err, sf.report)
+	return p.Finish(err, sf.report)
 }
 
 // injectAll sends the extras one at a time, flushing each, and prints where each landed.
-func injectAll(ctx context.Context, p *player, out io.Writer, topic, kind string, day int, extras []world.Extra) error {
+func injectAll(ctx context.Context, p *play.Session, out io.Writer, topic, kind string, day int, extras []world.Extra) error {
 	from := "day " + strconv.Itoa(day)
 	if kind == world.KindOrders {
 		from = "snapshot " + strconv.Itoa(day)
 	}
-	return play.Inject(ctx, p.snk, topic, day, extras, p.flushTimeout, func(i int, e *world.Extra, part int32) {
+	return play.Inject(ctx, p.Sink, topic, day, extras, p.FlushTimeout, func(i int, e *world.Extra, part int32) {
 		where, key := "", "(none)"
 		if part >= 0 {
 			where = ", partition " + strconv.Itoa(int(part))

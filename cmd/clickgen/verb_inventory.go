@@ -35,7 +35,7 @@ and redeliveries they add, and what the stand's raw, ODS and error tables must t
 	if err != nil {
 		return err
 	}
-	inv, err := w.Inventory(ctx, pf.days.day, pf.days.days, world.PlayOptions{Workers: *workers, Segment: pf.segment}, g)
+	inv, err := w.Inventory(ctx, pf.days.Day, pf.days.Days, world.PlayOptions{Workers: *workers, Segment: pf.segment}, g)
 	if err != nil {
 		return err
 	}

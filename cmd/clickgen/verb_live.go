@@ -6,6 +6,7 @@ import (
 
 	"github.com/clickgen/clickgen/generator/pace"
 	"github.com/clickgen/clickgen/generator/play"
+	"github.com/clickgen/clickgen/profiles"
 )
 
 func runLive(ctx context.Context, sio *stdio, args []string) error {
@@ -19,7 +20,7 @@ same day; only the timing differs.`)
 	pf := addPlayFlags(fs, "", true)
 	speed := fs.Float64("speed", pace.DefaultSpeed, "model seconds per real second (env GENERATOR_SPEED)")
 	var maxRate pace.Rate
-	addMaxRateFlag(fs, &maxRate, "a ceiling on top of the model-time schedule, e.g. 500/s")
+	profiles.AddMaxRateFlag(fs, &maxRate, "a ceiling on top of the model-time schedule, e.g. 500/s")
 	every := fs.Duration("progress-every", time.Minute, "how often to print a progress line")
 	var schedule pace.Schedule
 	var opts []pace.Opt
@@ -43,7 +44,7 @@ same day; only the timing differs.`)
 		// The ceiling is the whole run's: a segment takes its share.
 		opts = append(opts, pace.WithMaxRate(maxRate/pace.Rate(max(1, pf.segment.N))))
 	}
-	d := pf.days.day
+	d := pf.days.Day
 	p, topic, err := pf.start(ctx, sio, "hits")
 	if err != nil {
 		return err
@@ -56,11 +57,11 @@ same day; only the timing differs.`)
 			s.Sent, total, int(m.Hours()), int(m.Minutes())%60, s.Lag.Seconds(), s.MaxLag.Seconds())
 	}))
 	if runner, err = pace.NewRunner(schedule, opts...); err != nil {
-		return p.finish(usagef("live", "%v", err), pf.sink.report)
+		return p.Finish(usagef("live", "%v", err), pf.sink.report)
 	}
 	p.OnUnit = func(u play.Unit) { total = u.Clean }
-	_, err = p.play(ctx, play.Plan{World: w, From: d, Days: 1, Hits: topic, Garbage: g,
+	_, err = playOn(ctx, p, play.Plan{World: w, From: d, Days: 1, Hits: topic, Garbage: g,
 		Pacing: play.Pacing{Runner: runner}, Workers: pf.sink.workers(0), Segment: pf.segment})
-	p.target = float64(total) / (float64(24*time.Hour) / *speed / float64(time.Second))
-	return p.finish(err, pf.sink.report)
+	p.Target = float64(total) / (float64(24*time.Hour) / *speed / float64(time.Second))
+	return p.Finish(err, pf.sink.report)
 }

@@ -2,9 +2,6 @@ package main
 
 import (
 	"context"
-	"fmt"
-	"io"
-	"os"
 	"path/filepath"
 
 	"github.com/clickgen/clickgen/generator/plot"
@@ -33,37 +30,18 @@ run's flags (the report says what was sent; the inventory, what the world plans)
 	}
 	page := plot.Page{Title: *title}
 	for i, path := range fs.Args() {
-		rep, err := readWith(path, plot.ReadReport)
-		if err != nil {
-			return err
-		}
 		label := filepath.Base(path)
 		if i < len(*labels) {
 			label = (*labels)[i]
 		}
-		page.Runs = append(page.Runs, plot.Run{Label: label, Report: rep})
-	}
-	if *invFile != "" {
-		inv, err := readWith(*invFile, plot.ReadInventory)
-		if err != nil {
+		if err := page.AddReportFile(path, label); err != nil {
 			return err
 		}
-		page.Inventory = inv
+	}
+	if *invFile != "" {
+		if err := page.SetInventoryFile(*invFile); err != nil {
+			return err
+		}
 	}
 	return page.WriteHTML(sio.out)
-}
-
-// readWith opens path and decodes it with read, naming the file in any error.
-func readWith[T any](path string, read func(io.Reader) (T, error)) (T, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		var zero T
-		return zero, err
-	}
-	defer f.Close()
-	v, err := read(f)
-	if err != nil {
-		return v, fmt.Errorf("%s: %w", path, err)
-	}
-	return v, nil
 }

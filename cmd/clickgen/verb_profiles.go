@@ -2,9 +2,7 @@ package main
 
 import (
 	"context"
-	"fmt"
 	"os"
-	"text/tabwriter"
 
 	"github.com/clickgen/clickgen/profiles"
 )
@@ -27,19 +25,7 @@ such a file (exit code 2 and the field at fault if it is broken) and prints it.`
 		if fs.NArg() > 1 || *file != "" {
 			return usagef("profiles", "list takes no arguments")
 		}
-		tw := tabwriter.NewWriter(sio.out, 0, 0, 2, ' ', 0)
-		for _, name := range profiles.List() {
-			p, err := profiles.Load(name)
-			if err != nil {
-				return err // an embedded profile is broken: a bug, caught by the tests
-			}
-			def := ""
-			if name == profiles.Default {
-				def = " (default)"
-			}
-			fmt.Fprintf(tw, "%s%s\t%s\n", name, def, p.Description)
-		}
-		return tw.Flush()
+		return profiles.WriteList(sio.out)
 	case "show":
 		switch {
 		case fs.NArg() == 2 && *file == "":
@@ -50,7 +36,7 @@ such a file (exit code 2 and the field at fault if it is broken) and prints it.`
 			_, err = sio.out.Write(src)
 			return err
 		case fs.NArg() == 1 && *file != "":
-			if _, err := loadProfileFile(*file); err != nil {
+			if _, err := profiles.LoadFile(*file); err != nil {
 				return usagef("profiles", "%v", err)
 			}
 			src, err := os.ReadFile(*file)

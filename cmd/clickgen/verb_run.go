@@ -2,9 +2,7 @@ package main
 
 import (
 	"context"
-	"errors"
 	"fmt"
-	"io"
 	"os"
 	"runtime"
 	"strings"
@@ -18,7 +16,6 @@ import (
 	"github.com/clickgen/clickgen/generator/play"
 	"github.com/clickgen/clickgen/generator/reconcile"
 	"github.com/clickgen/clickgen/generator/sink"
-	"github.com/clickgen/clickgen/generator/world"
 	"github.com/clickgen/clickgen/profiles"
 )
 
@@ -53,247 +50,40 @@ intervals to the JSON report.
 Exit codes: 0 when the run and its check are clean, 1 when a message failed or the check
 found a difference, 2 for usage errors (nothing was sent), 130 when interrupted.`
 
-// runFlags are the flags of `clickgen run` that override profile fields.
-type runFlags struct {
-	fs          *pflag.FlagSet
-	profileFile string
-	wf          *worldFlags
-	df          *dayFlags
-	send        string
-	pace        string
-	speed       float64
-	rate        pace.Shape
-	maxRate     pace.Rate
-	duration    time.Duration
-	messages    int64
-	interval    time.Duration
-	workers     int
-	gf          *garbageFlags
-	sf          *sinkFlags
-	seg         *segmentFlags
-	segment     world.Segment // resolved by profile
-}
-
-func addRunFlags(fs *pflag.FlagSet) *runFlags {
-	rf := &runFlags{fs: fs}
-	fs.StringVar(&rf.profileFile, "profile-file", "", "play the profile in this YAML `FILE` instead of an embedded one (format: 'clickgen profiles show fill')")
-	rf.wf = addWorldFlags(fs)
-	rf.df = addDayFlags(fs, "number of run days (play.days; ends play.endless)")
-	fs.StringVar(&rf.send, "send", "", "what to send (play.send): hits, snapshots or hits+snapshots")
-	fs.StringVar(&rf.pace, "pace", "", "pacing mode (pacing.mode): none, replay or rate; --speed implies replay, --rate implies rate")
-	fs.Float64Var(&rf.speed, "speed", 0, "replay speed in model seconds per real second (pacing.speed; 60 plays a day in 24 min)")
-	fs.Var(&rf.rate, "rate", "rate `SHAPE` (pacing.rate), e.g. 20000/s or ramp:1000/s-20000/s:30s, see above")
-	addMaxRateFlag(fs, &rf.maxRate, "a ceiling on the hits' rate on top of any pacing, e.g. 50000/s (pacing.max_rate)")
-	fs.DurationVar(&rf.duration, "duration", 0, "stop sending after this long, e.g. 30s (stop.duration)")
-	fs.Int64Var(&rf.messages, "messages", 0, "stop after this many hit messages (stop.messages)")
-	fs.DurationVar(&rf.interval, "interval", 5*time.Second, "how often a paced run prints a progress line")
-	fs.IntVar(&rf.workers, "workers", 0, "days are generated on this many cores; 0 means all")
-	rf.gf = addGarbageFlags(fs)
-	rf.sf = addSinkFlags(fs)
-	rf.seg = addSegmentFlags(fs)
-	// The shared helpers speak of the stand's environment variables; run reads only
-	// GENERATOR_CATALOG (see profile).
-	usage := map[string]string{
-		"seed":    "world seed (world.seed)",
-		"scale":   "multiply the inflow of new visitors (and events per day) by this factor (world.scale)",
-		"catalog": "catalog CSV `FILE` (sku,name,category,brand,price[,demand]) instead of the embedded one (world.catalog; env GENERATOR_CATALOG)",
-		"day":     "first model day D, 0 = Monday 2026-06-01 (play.day)",
-		"days":    "number of run days (play.days; ends play.endless)",
-		"brokers": "Kafka bootstrap `HOSTS`, comma-separated; without it, an embedded broker is played into and read back",
-	}
-	for name, u := range usage {
-		fs.Lookup(name).Usage = u
-	}
-	fs.MarkHidden("file")
-	fs.MarkHidden("topic")
-	return rf
-}
-
-// profile loads the profile named by args or --profile-file and applies the flags to it.
-// Every mistake is a usage error.
-func (rf *runFlags) profile() (profiles.Profile, error) {
-	fs := rf.fs
-	var p profiles.Profile
-	var err error
-	switch {
-	case fs.NArg() > 1:
-		return p, usagef("run", "unexpected argument %q: one profile at most", fs.Arg(1))
-	case fs.NArg() == 1 && rf.profileFile != "":
-		return p, usagef("run", "both profile %s and --profile-file given: choose one", fs.Arg(0))
-	case rf.profileFile != "":
-		if p, err = loadProfileFile(rf.profileFile); err != nil {
-			return p, usagef("run", "%v", err)
-		}
-	default:
-		name := profiles.Default
-		if fs.NArg() == 1 {
-			name = fs.Arg(0)
-		}
-		if p, err = profiles.Load(name); err != nil {
-			return p, usagef("run", "%v", err)
-		}
-	}
-	what := "profile " + p.Name
-	if rf.profileFile != "" {
-		what = rf.profileFile
-	}
-	// The one stand variable run reads: an image with a baked catalog plays it in every verb.
-	if err := envFallback(fs, "catalog", "GENERATOR_CATALOG"); err != nil {
-		return p, err
-	}
-	p, err = p.Apply(rf.overrides())
-	var invalid *profiles.InvalidError
-	switch {
-	case errors.As(err, &invalid):
-		return p, usagef("run", "%s: %v", what, err)
-	case err != nil:
-		return p, usagef("run", "%v", err)
-	}
-	if rf.interval <= 0 {
-		return p, usagef("run", "--interval must be positive")
-	}
-	if rf.segment, err = rf.seg.resolve(); err != nil {
-		return p, err
-	}
-	p = p.WithDefaults()
-	days := p.Play.Days
-	if p.Play.Endless {
-		days = 1 // the first day; an endless run stops by a condition
-	}
-	return p, checkDays("run", p.Play.Day, days)
-}
-
-// overrides are the flags that were set, as changes to the profile.
-func (rf *runFlags) overrides() profiles.Overrides {
-	fs, g := rf.fs, &rf.gf.g
-	return profiles.Overrides{
-		Seed:        ifSet(fs, "seed", &rf.wf.seed),
-		Scale:       ifSet(fs, "scale", &rf.wf.scale),
-		Catalog:     ifSet(fs, "catalog", &rf.wf.catalog),
-		Day:         ifSet(fs, "day", &rf.df.day),
-		Days:        ifSet(fs, "days", &rf.df.days),
-		Send:        ifSet(fs, "send", &rf.send),
-		Pace:        ifSet(fs, "pace", &rf.pace),
-		Speed:       ifSet(fs, "speed", &rf.speed),
-		Rate:        ifSet(fs, "rate", &rf.rate),
-		MaxRate:     ifSet(fs, "max-rate", &rf.maxRate),
-		GarbageRate: ifSet(fs, "garbage", &g.Rate),
-		Mix:         ifSet(fs, "garbage-mix", &g.Mix),
-		Redeliver:   ifSet(fs, "redeliver", &g.Redeliver),
-		Duration:    ifSet(fs, "duration", &rf.duration),
-		Messages:    ifSet(fs, "messages", &rf.messages),
-	}
-}
-
-// ifSet returns v if flag was set on the command line, else nil.
-func ifSet[T any](fs *pflag.FlagSet, flag string, v *T) *T {
-	if fs.Changed(flag) {
-		return v
-	}
-	return nil
-}
-
-// loadProfileFile reads and parses a user's profile; errors name the file and the field.
-func loadProfileFile(path string) (profiles.Profile, error) {
-	data, err := os.ReadFile(path)
-	if err != nil {
-		return profiles.Profile{}, fmt.Errorf("--profile-file: %w", err)
-	}
-	p, err := profiles.ParseFile(data)
-	if err != nil {
-		return profiles.Profile{}, fmt.Errorf("--profile-file %s: %w", path, err)
-	}
-	if p.Name == "" {
-		p.Name = strings.TrimSuffix(strings.TrimSuffix(baseName(path), ".yaml"), ".yml")
-	}
-	return p, nil
-}
-
-func baseName(path string) string {
-	if i := strings.LastIndexAny(path, `/\`); i >= 0 {
-		return path[i+1:]
-	}
-	return path
-}
-
-// checkSink validates the sink flags run uses: no --file or --topic (run writes topics hits
-// and orders), TLS and SASL only with --brokers, and the flags' own checks.
-func (rf *runFlags) checkSink() error {
-	sf := rf.sf
-	switch {
-	case rf.workers < 0:
-		return usagef("run", "--workers %d: want 0 (all cores) or more", rf.workers)
-	case sf.file != "":
-		return usagef("run", "--file: run plays into Kafka (or its embedded broker); use batch or snapshot for files")
-	case sf.topic != "":
-		return usagef("run", "--topic: run writes topics hits and orders")
-	case len(sf.brokers) == 0 && (sf.tls || sf.tlsCA != "" || sf.tlsCert != "" || sf.saslMechanism != ""):
-		return usagef("run", "TLS and SASL flags need --brokers: the embedded broker speaks plaintext")
-	case (sf.tlsCert == "") != (sf.tlsKey == ""):
-		return usagef("run", "--tls-cert and --tls-key go together")
-	case sf.saslMechanism != "" && sf.saslUser == "":
-		return usagef("run", "--sasl-mechanism needs --sasl-user")
-	case sf.connectTimeout <= 0 || sf.flushTimeout <= 0 || sf.deliveryTimeout <= 0:
-		return usagef("run", "--connect-timeout, --delivery-timeout and --flush-timeout must be positive")
-	}
-	if sf.saslMechanism != "" {
-		if !envSet(passwordEnv) {
-			return usagef("run", "--sasl-mechanism needs the password in env %s", passwordEnv)
-		}
-	}
-	if err := checkSinkFlags("run", sf); err != nil {
-		return err
-	}
-	return checkMetricsAddr("run", sf.metricsAddr)
-}
-
-// worldOf builds the profile's world (an unreadable catalog, or a run whose memory cannot fit
-// under maxMem, the cgroup or the machine, is a usage error) and sets the soft memory limit its
-// scale needs, as every playing verb does.
-func worldOf(p profiles.Profile, maxMem play.Bytes) (*world.World, error) {
-	if err := checkMemory("run", p.World.Scale, p.Garbage, maxMem); err != nil {
-		return nil, err
-	}
-	c, err := loadCatalog("run", "catalog", p.World.Catalog)
-	if err != nil {
-		return nil, err
-	}
-	w, err := world.NewWorld(world.Params{Seed: p.World.Seed, Scale: p.World.Scale, Catalog: c})
-	if err != nil {
-		return nil, usagef("run", "%v", err)
-	}
-	setMemoryLimit(p.World.Scale, p.Garbage)
-	return w, nil
-}
-
 func runRun(ctx context.Context, sio *stdio, args []string) error {
 	fs := newFlags("run", "run [PROFILE] [flags]", runHelp)
-	rf := addRunFlags(fs)
+	var sf *sinkFlags
+	rf := profiles.AddRunFlags(fs, func(fs *pflag.FlagSet) {
+		sf = addSinkFlags(fs)
+		fs.Lookup("brokers").Usage = "Kafka bootstrap `HOSTS`, comma-separated; without it, an embedded broker is played into and read back"
+		fs.MarkHidden("file")
+		fs.MarkHidden("topic")
+	})
 	if err := parseFlags(fs, args, sio.out); err != nil {
 		return err
 	}
-	p, err := rf.profile()
+	p, segment, err := rf.Profile(os.LookupEnv)
 	if err != nil {
+		return usage("run", err)
+	}
+	if err := checkRunSink(sf, rf.Workers); err != nil {
 		return err
 	}
-	if err := rf.checkSink(); err != nil {
-		return err
-	}
-	w, err := worldOf(p, rf.wf.maxMem)
+	w, err := p.NewWorld(rf.World.MaxMemory)
 	if err != nil {
-		return err
+		return usage("run", err)
 	}
-	every := rf.interval
-	if p.Pacing.Mode == profiles.PaceReplay && !rf.fs.Changed("interval") {
+	setMemoryLimit(p.World.Scale, p.Garbage)
+	every := rf.Interval
+	if p.Pacing.Mode == profiles.PaceReplay && !fs.Changed("interval") {
 		every = time.Minute
 	}
-	var pl *player // set before the run starts, which is when progress is reported
-	plan, err := p.Plan(w, profiles.PlanOptions{Workers: rf.sf.workers(rf.workers), ReplayEvery: every, Segment: rf.segment,
+	var pl *play.Session // set before the run starts, which is when progress is reported
+	plan, err := p.Plan(w, profiles.PlanOptions{Workers: sf.workers(rf.Workers), ReplayEvery: every, Segment: segment,
 		ReplayProgress: func(s pace.Snapshot) { replayLine(pl, p.Play.Day, s) }})
 	if err != nil {
 		return usagef("run", "%v", err)
 	}
-	sf := rf.sf
 	embedded, err := startEmbedded(sf, sio)
 	if err != nil {
 		return err
@@ -301,158 +91,122 @@ func runRun(ctx context.Context, sio *stdio, args []string) error {
 	if embedded != nil {
 		defer embedded.Close()
 	}
-	snk, err := withMetrics("run", sf.metricsAddr, sio.err, func(extra ...sink.Opt) (sink.Sink, error) {
-		return openRunSink(ctx, sf, topicsOf(plan), sio.err, extra...)
-	})
+	snk, err := sf.open(ctx, sio, topicsOf(plan))
 	if err != nil {
 		return err
 	}
 	fmt.Fprintf(sio.err, "clickgen: run %s: %s, rendering on %d of %d cores\n", p.Name, p.Describe(), plan.Workers, runtime.GOMAXPROCS(0))
 	prom.Of(snk).Pace(plan.Pacing.Shape, plan.Pacing.Runner)
 	var meter *play.Meter
-	if plan.Pacing.ByCount {
-		// Built before the progress goroutine starts, which reads it.
-		meter = play.NewMeter(snk, plan.Pacing.Shape, plan.Pacing.Runner)
-		pl = newPlayerLines(sio, snk, sf.flushTimeout, 0, rf.interval, meter.Line)
-	} else {
-		pl = newPlayer(sio, snk, sf.flushTimeout, 0)
-	}
-	out, runErr := pl.play(ctx, plan)
+	pl, meter = newRunSession(sio, snk, sf.FlushTimeout, plan, rf.Interval)
+	out, runErr := playOn(ctx, pl, plan)
 	if meter != nil {
-		pl.settle = func() { finishStress(pl, meter, p, out, runErr) }
+		pl.Settle = func() { finishStress(pl, meter, p, out, runErr) }
 	}
-	if err := pl.finish(runErr, sf.report); err != nil {
+	if err := pl.Finish(runErr, sf.report); err != nil {
 		return err
 	}
 	return checkRun(ctx, sio, embedded, p, plan, out, snk.Stats())
 }
 
+// topicsOf is what plan writes: each topic with the partitions it gets when created.
+func topicsOf(plan play.Plan) map[string]int32 {
+	want := map[string]int32{}
+	for _, t := range (reconcile.Run{Hits: plan.Hits, Orders: plan.Orders}).Topics() {
+		want[t] = sink.DefaultTopics()[t]
+	}
+	return want
+}
+
+// newRunSession starts the session that plays plan into snk. A rate-paced run gets a meter,
+// whose line is its progress every interval.
+func newRunSession(sio *stdio, snk sink.Sink, flushTimeout time.Duration, plan play.Plan, interval time.Duration) (*play.Session, *play.Meter) {
+	if !plan.Pacing.ByCount {
+		return newPlayer(sio, snk, flushTimeout, 0), nil
+	}
+	// Built before the progress goroutine starts, which reads it.
+	meter := play.NewMeter(snk, plan.Pacing.Shape, plan.Pacing.Runner)
+	return play.NewSession(sio.err, snk, flushTimeout, 0, interval, meter.Line), meter
+}
+
+// checkRunSink validates the sink flags run uses: no --file or --topic (run writes topics
+// hits and orders), TLS and SASL only with --brokers, and the settings' own checks.
+func checkRunSink(sf *sinkFlags, workers int) error {
+	switch {
+	case workers < 0:
+		return usagef("run", "--workers %d: want 0 (all cores) or more", workers)
+	case sf.File != "":
+		return usagef("run", "--file: run plays into Kafka (or its embedded broker); use batch or snapshot for files")
+	case sf.Topic != "":
+		return usagef("run", "--topic: run writes topics hits and orders")
+	case !sf.Kafka() && (sf.TLS || sf.TLSCA != "" || sf.TLSCert != "" || sf.SASLMechanism != ""):
+		return usagef("run", "TLS and SASL flags need --brokers: the embedded broker speaks plaintext")
+	}
+	return sf.check(sf.Validate(os.Getenv))
+}
+
 // startEmbedded starts the embedded broker when no --brokers were given and points the sink
 // flags at it; nil when brokers were given.
 func startEmbedded(sf *sinkFlags, sio *stdio) (*broker.Broker, error) {
-	if len(sf.brokers) > 0 {
+	if sf.Kafka() {
 		return nil, nil
 	}
 	b, err := broker.StartBroker("127.0.0.1:0")
 	if err != nil {
 		return nil, fmt.Errorf("embedded broker: %w", err)
 	}
-	sf.brokers = b.Addrs()
-	fmt.Fprintf(sio.err, "clickgen: embedded broker on %s (topics hits/2, orders/1), gone when the run ends\n", sf.brokers)
+	sf.Brokers = b.Addrs()
+	fmt.Fprintf(sio.err, "clickgen: embedded broker on %s (topics hits/2, orders/1), gone when the run ends\n", sf.Brokers)
 	return b, nil
 }
 
 // replayLine is the progress line of a replayed run.
-func replayLine(pl *player, from int, s pace.Snapshot) {
+func replayLine(pl *play.Session, from int, s pace.Snapshot) {
 	m := s.Model
 	pl.Logf("played %d, model time day %d %02d:%02d, lag %.1fs (max %.1fs)",
 		s.Sent, from+int(m/(24*time.Hour)), int(m.Hours())%24, int(m.Minutes())%60, s.Lag.Seconds(), s.MaxLag.Seconds())
 }
 
-// openRunSink connects a Kafka sink to sf's brokers and checks (or creates) the topics.
-func openRunSink(ctx context.Context, sf *sinkFlags, topics []string, stderr io.Writer, extra ...sink.Opt) (sink.Sink, error) {
-	want := map[string]int32{}
-	for _, t := range topics {
-		want[t] = sink.DefaultTopics()[t]
-	}
-	return sf.dial(ctx, want, stderr, extra)
-}
-
 // finishStress prints a rate-paced run's final line and prepares its report.
-func finishStress(pl *player, m *play.Meter, p profiles.Profile, out play.Result, runErr error) {
-	line, target, info := m.Finish(out, runErr, pl.start, play.Stop{Messages: p.Stop.Messages, Duration: p.Stop.Duration}, p.Pacing.MaxRate)
-	pl.target = target
+func finishStress(pl *play.Session, m *play.Meter, p profiles.Profile, out play.Result, runErr error) {
+	line, target, info := m.Finish(out, runErr, pl.Start, play.Stop{Messages: p.Stop.Messages, Duration: p.Stop.Duration}, p.Pacing.MaxRate)
+	pl.Target = target
 	if !out.PacedFrom.IsZero() {
-		pl.start = out.PacedFrom // the achieved rate is over the paced time, not the setup
+		pl.Start = out.PacedFrom // the achieved rate is over the paced time, not the setup
 	}
 	pl.Logf("%s", line)
-	pl.extend = func(r sink.Report) any { return m.Report(r, info) }
-}
-
-// topicsOf lists the topics plan writes.
-func topicsOf(plan play.Plan) []string {
-	var t []string
-	for _, name := range []string{plan.Hits, plan.Orders} {
-		if name != "" {
-			t = append(t, name)
-		}
-	}
-	return t
+	pl.Extend = func(r sink.Report) any { return m.Report(r, info) }
 }
 
 // checkRun says whether the run delivered what it should. With the embedded broker it reads
-// the topics back: a complete run of whole days is reconciled message by message against the
-// inventory (the table goes to stdout); a run cut short by a stop condition is checked to hold
-// exactly what was acknowledged, partition by partition. A profile's expected counts are then
-// compared with what the topics hold (or, with --brokers, with what was acknowledged).
+// the topics back (reconcile.CheckRun, the table to stdout); with --brokers it trusts what was
+// acknowledged. A profile's expected counts are then compared with what the topics hold.
 func checkRun(ctx context.Context, sio *stdio, embedded *broker.Broker, p profiles.Profile, plan play.Plan,
 	out play.Result, st sink.Stats) error {
+	run := reconcile.Run{World: plan.World, From: plan.From, Days: plan.Days, Garbage: plan.Garbage,
+		Options: reconcile.Options{Workers: plan.Workers, Segment: plan.Segment}, Hits: plan.Hits, Orders: plan.Orders, Stats: st}
+	if out.Stopped != play.StopDays || plan.Days == 0 {
+		run.CutShort = string(out.Stopped)
+	}
 	held := map[string]int64{}
 	var problems []string
 	if embedded == nil {
-		for _, t := range topicsOf(plan) {
+		for _, t := range run.Topics() {
 			held[t] = st.Topics[t].Acked
 		}
 	} else {
 		ctx, cancel := context.WithTimeout(ctx, 10*time.Minute)
 		defer cancel()
 		var err error
-		if out.Stopped == play.StopDays && plan.Days > 0 {
-			problems, err = reconcileRun(ctx, sio.out, embedded.Addrs(), plan, held)
-		} else {
-			fmt.Fprintf(sio.out, "The run was cut short (stop condition: %s): checking that the topics hold exactly what was acknowledged.\n", out.Stopped)
-			problems, held, err = reconcile.CheckHeld(ctx, sio.out, embedded.Addrs(), topicsOf(plan), st)
-		}
-		if err != nil {
+		if problems, held, err = reconcile.CheckRun(ctx, sio.out, embedded.Addrs(), run); err != nil {
 			return fmt.Errorf("reading back from the embedded broker: %w", err)
 		}
 	}
-	for _, e := range []struct {
-		topic string
-		want  *int64
-	}{{"hits", p.Expect.Hits}, {"orders", p.Expect.Orders}} {
-		if e.want == nil || !plan.Segment.Whole() {
-			continue // a profile's counts are the whole run's, not a segment's
-		}
-		verdict := "ok"
-		if held[e.topic] != *e.want {
-			verdict = "DIFFERS"
-			problems = append(problems, fmt.Sprintf("%s holds %d messages, profile %s expects %d", e.topic, held[e.topic], p.Name, *e.want))
-		}
-		fmt.Fprintf(sio.out, "expect %s: %d messages, profile %s says %d: %s\n", e.topic, held[e.topic], p.Name, *e.want, verdict)
+	if plan.Segment.Whole() { // a profile's counts are the whole run's, not a segment's
+		problems = append(problems, p.CheckExpect(sio.out, held)...)
 	}
 	if len(problems) > 0 {
 		return fmt.Errorf("check failed: %s", strings.Join(problems, "; "))
 	}
 	return nil
-}
-
-// reconcileRun reads the topics the plan wrote back through a reconcile.Checker (never
-// holding them) and writes the reconciliation table to out; held gets what each topic holds.
-func reconcileRun(ctx context.Context, out io.Writer, addrs []string, plan play.Plan, held map[string]int64) ([]string, error) {
-	exp, err := reconcile.Expect(ctx, plan.World, plan.From, plan.Days, plan.Garbage, reconcile.Options{Workers: plan.Workers, Segment: plan.Segment})
-	if err != nil {
-		return nil, err
-	}
-	c := exp.NewChecker()
-	err = c.ReadTopics(ctx, addrs, plan.Hits, plan.Orders, nil, func(t string, n int64, _ time.Duration) { held[t] = n })
-	if err != nil {
-		return nil, err
-	}
-	res := c.Result()
-	if plan.Hits != "" && plan.Orders != "" {
-		if err := res.WriteTable(out); err != nil {
-			return nil, err
-		}
-		if !res.OK {
-			return []string{"the topics do not reconcile with the inventory (table above)"}, nil
-		}
-		return nil, nil
-	}
-	topic := plan.Hits + plan.Orders // the one played
-	ok, err := res.WriteTopic(out, topic)
-	if err != nil || ok {
-		return nil, err
-	}
-	return []string{fmt.Sprintf("topic %s does not reconcile with the inventory", topic)}, nil
 }

@@ -23,6 +23,6 @@ snapshot.`)
 	if err != nil {
 		return err
 	}
-	_, err = p.play(ctx, play.Plan{World: w, From: pf.days.day, Days: pf.days.days, Orders: topic, Garbage: g, Segment: pf.segment})
-	return p.finish(err, pf.sink.report)
+	_, err = playOn(ctx, p, play.Plan{World: w, From: pf.days.Day, Days: pf.days.Days, Orders: topic, Garbage: g, Segment: pf.segment})
+	return p.Finish(err, pf.sink.report)
 }

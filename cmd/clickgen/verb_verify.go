@@ -4,59 +4,26 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"time"
+	"os"
 
 	"github.com/spf13/pflag"
 
+	"github.com/clickgen/clickgen/generator/play"
 	"github.com/clickgen/clickgen/generator/reconcile"
 	"github.com/clickgen/clickgen/generator/sink"
 	"github.com/clickgen/clickgen/generator/world"
+	"github.com/clickgen/clickgen/profiles"
 )
-
-// sendOnlyFlags are the sink flags that mean nothing to a verb that only reads: hidden, and a
-// usage error when given.
-var sendOnlyFlags = []string{"file", "topic", "create-topics", "compression", "linger", "flush-timeout", "metrics-addr"}
 
 // addReadFlags adds the sink flags for a verb that reads topics: --brokers, the connection
 // flags (--connect-timeout, TLS, SASL) and --report, hiding the ones that only apply to
 // sending.
 func addReadFlags(fs *pflag.FlagSet) *sinkFlags {
 	sf := addSinkFlags(fs)
-	for _, name := range sendOnlyFlags {
-		if fs.Lookup(name) != nil {
-			fs.MarkHidden(name)
-		}
+	for _, name := range sink.SendOnlyFlags {
+		fs.MarkHidden(name)
 	}
 	return sf
-}
-
-// resolveRead applies KAFKA_BOOTSTRAP_SERVERS and checks the connection flags; topic is the
-// first topic to be read (the sink flags' checks want one).
-func (sf *sinkFlags) resolveRead(topic string) error {
-	verb := sf.fs.Name()
-	for _, name := range sendOnlyFlags {
-		if sf.fs.Changed(name) {
-			return usagef(verb, "--%s does not apply: %s only reads", name, verb)
-		}
-	}
-	if err := envFallback(sf.fs, "brokers", "KAFKA_BOOTSTRAP_SERVERS"); err != nil {
-		return err
-	}
-	if len(sf.brokers) == 0 {
-		return usagef(verb, "--brokers HOSTS is required (or env KAFKA_BOOTSTRAP_SERVERS)")
-	}
-	sf.topic = topic
-	return sf.resolve()
-}
-
-// checkConnect fails within --connect-timeout when the brokers cannot be reached.
-func (sf *sinkFlags) checkConnect(ctx context.Context) error {
-	k, err := sink.NewKafka(sf.kafkaOpts()...)
-	if err != nil {
-		return usagef(sf.fs.Name(), "%v", err)
-	}
-	defer k.Close()
-	return k.CheckConnect(ctx)
 }
 
 func runVerify(ctx context.Context, sio *stdio, args []string) error {
@@ -85,35 +52,45 @@ alone) may be absent.
 
 Exit status: 0 when everything agrees, 1 when anything differs or the topics cannot be read
 (within --connect-timeout and --timeout), 2 for usage errors.`)
-	v := &verifyRun{wf: addWorldFlags(fs), df: addDayFlags(fs, "number of run days the topics hold")}
-	fs.StringVar(&v.hitsTopic, "hits-topic", "hits", "topic the hits were sent to")
-	fs.StringVar(&v.ordersTopic, "orders-topic", "orders", "topic the order snapshots were sent to")
-	fs.Int32Var(&v.opt.HitPartitions, "hits-partitions", 2, "partition count the hits' keys were placed with (the stand's: 2)")
-	fs.Int32Var(&v.opt.OrderPartitions, "orders-partitions", 1, "partition count the orders' keys were placed with (the stand's: 1)")
-	fs.DurationVar(&v.timeout, "timeout", 5*time.Minute, "give up reading the topics after this long")
-	fs.IntVar(&v.opt.Workers, "workers", 0, "the expectation is computed on this many cores; 0 means all")
-	v.gf, v.sf, v.seg = addGarbageFlags(fs), addReadFlags(fs), addSegmentFlags(fs)
+	v := &verifyRun{wf: profiles.AddWorldFlags(fs), df: profiles.AddDayFlags(fs, "number of run days the topics hold")}
+	v.AddFlags(fs)
+	v.gf, v.sf, v.seg = profiles.AddGarbageFlags(fs), addReadFlags(fs), profiles.AddSegmentFlags(fs)
 	if err := v.parse(fs, args, sio); err != nil {
 		return err
 	}
-	if err := v.sf.checkConnect(ctx); err != nil {
+	var ce *sink.ConfigError
+	if err := v.sf.CheckConnect(ctx); errors.As(err, &ce) {
+		return usagef("verify", "%v", ce.Err)
+	} else if err != nil {
 		return err
 	}
-	return v.run(ctx, sio)
+	r, err := v.Run(ctx, v.w, v.df.Day, v.df.Days, v.g, v.sf.Brokers, v.sf.Opts(), func(format string, args ...any) {
+		fmt.Fprintf(sio.err, "clickgen: "+format+"\n", args...)
+	})
+	if r == nil {
+		return err
+	}
+	if err := r.WriteTable(sio.out); err != nil {
+		return err
+	}
+	if v.sf.report != "" {
+		if err := play.WriteReport(v.sf.report, r); err != nil {
+			return fmt.Errorf("--report: %w", err)
+		}
+	}
+	return err
 }
 
 // verifyRun is what verify reads and against what.
 type verifyRun struct {
-	wf                     *worldFlags
-	df                     *dayFlags
-	gf                     *garbageFlags
-	sf                     *sinkFlags
-	seg                    *segmentFlags
-	hitsTopic, ordersTopic string
-	timeout                time.Duration
-	opt                    reconcile.Options
-	w                      *world.World
-	g                      world.Garbage
+	reconcile.Verify
+	wf  *profiles.WorldFlags
+	df  *profiles.DayFlags
+	gf  *profiles.GarbageFlags
+	sf  *sinkFlags
+	seg *profiles.SegmentFlags
+	w   *world.World
+	g   world.Garbage
 }
 
 // parse reads and checks verify's flags: every mistake is a usage error before connecting.
@@ -124,84 +101,22 @@ func (v *verifyRun) parse(fs *pflag.FlagSet, args []string, sio *stdio) error {
 	if err := noArgs(fs); err != nil {
 		return err
 	}
-	if err := v.df.resolve(); err != nil {
-		return err
+	if err := v.df.Resolve(os.LookupEnv); err != nil {
+		return usage("verify", err)
 	}
 	var err error
-	if v.g, err = v.gf.resolve(); err != nil {
+	if v.g, err = v.gf.Resolve(); err != nil {
+		return usage("verify", err)
+	}
+	if v.Segment, err = v.seg.Resolve(os.LookupEnv); err != nil {
+		return usage("verify", err)
+	}
+	if err := v.Validate(); err != nil {
+		return usage("verify", err)
+	}
+	if err := v.sf.check(v.sf.ResolveRead(os.Getenv, "verify", v.HitsTopic)); err != nil {
 		return err
 	}
-	if v.opt.Segment, err = v.seg.resolve(); err != nil {
-		return err
-	}
-	switch {
-	case v.hitsTopic == "" || v.ordersTopic == "":
-		return usagef("verify", "--hits-topic and --orders-topic must not be empty")
-	case v.hitsTopic == v.ordersTopic:
-		return usagef("verify", "--hits-topic and --orders-topic are both %q", v.hitsTopic)
-	case v.opt.HitPartitions < 1 || v.opt.OrderPartitions < 1:
-		return usagef("verify", "--hits-partitions and --orders-partitions must be at least 1")
-	case v.timeout <= 0:
-		return usagef("verify", "--timeout must be positive")
-	}
-	if err := v.sf.resolveRead(v.hitsTopic); err != nil {
-		return err
-	}
-	v.w, err = v.wf.world(v.g)
+	v.w, err = newWorld("verify", v.wf, v.g)
 	return err
-}
-
-// run builds the expectation, reads both topics into it and reports.
-func (v *verifyRun) run(ctx context.Context, sio *stdio) error {
-	day, days := v.df.day, v.df.days
-	start := time.Now()
-	e, err := reconcile.Expect(ctx, v.w, day, days, v.g, v.opt)
-	if err != nil {
-		return err
-	}
-	nh, no := e.Messages()
-	fmt.Fprintf(sio.err, "clickgen: verify: run %s sends %d hits and %d orders (expectation built in %v)\n",
-		runDaysName(day, days), nh, no, time.Since(start).Round(time.Millisecond))
-	rctx, cancel := context.WithTimeout(ctx, v.timeout)
-	defer cancel()
-	c := e.NewChecker()
-	err = c.ReadTopics(rctx, v.sf.brokers, v.hitsTopic, v.ordersTopic, v.sf.kafkaOpts(), func(t string, n int64, took time.Duration) {
-		if n < 0 {
-			fmt.Fprintf(sio.err, "clickgen: verify: %s does not exist, and run %s sends nothing to it\n", t, runDaysName(day, days))
-			return
-		}
-		fmt.Fprintf(sio.err, "clickgen: verify: read %d messages of %s in %v\n", n, t, took.Round(time.Millisecond))
-	})
-	var pe *reconcile.PartitionsError
-	switch {
-	case errors.As(err, &pe):
-		flag := map[string]string{v.hitsTopic: "--hits-partitions", v.ordersTopic: "--orders-partitions"}[pe.Topic]
-		return fmt.Errorf("verify: %w: if it was created so, say %s %d", err, flag, pe.Has)
-	case errors.Is(err, context.DeadlineExceeded) && ctx.Err() == nil:
-		return fmt.Errorf("verify: %w (--timeout %v)", err, v.timeout)
-	case err != nil:
-		return fmt.Errorf("verify: %w", err)
-	}
-	r := c.Result()
-	if err := r.WriteTable(sio.out); err != nil {
-		return err
-	}
-	if v.sf.report != "" {
-		if err := writeJSON(v.sf.report, r); err != nil {
-			return fmt.Errorf("--report: %w", err)
-		}
-	}
-	if !r.OK {
-		return fmt.Errorf("verify: %s and %s differ from what run %s (seed %d) sends: %s",
-			v.hitsTopic, v.ordersTopic, runDaysName(day, days), v.w.Seed(), r.Summary())
-	}
-	return nil
-}
-
-// runDaysName names run days [from, from+n) for messages.
-func runDaysName(from, n int) string {
-	if n == 1 {
-		return fmt.Sprintf("day %d (%s)", from, world.DayDate(from))
-	}
-	return fmt.Sprintf("days %d…%d", from, from+n-1)
 }

@@ -1,0 +1,54 @@
+package play_test
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/clickgen/clickgen/generator/play"
+	"github.com/clickgen/clickgen/generator/sink"
+)
+
+// TestSessionFinish: a session plays a day, and Finish prints the summary, writes a report
+// whose units are the day's, and closes the sink; an interrupted run says so and still wraps
+// context.Canceled.
+func TestSessionFinish(t *testing.T) {
+	var out, lines bytes.Buffer
+	snk, err := sink.NewWriter(&out, sink.WriterOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := play.NewSession(&lines, snk, time.Minute, 0, 0, nil)
+	res, err := s.Play(context.Background(), play.Plan{World: smallWorld(t), From: 0, Days: 1, Hits: "hits"})
+	if err != nil || res.Stopped != play.StopDays {
+		t.Fatalf("Play() = %v, %v; want stopped by days", res.Stopped, err)
+	}
+	report := filepath.Join(t.TempDir(), "r.json")
+	err = s.Finish(context.Canceled, report)
+	if !errors.Is(err, context.Canceled) || !strings.HasPrefix(err.Error(), "interrupted: the summary above says exactly what was acknowledged") {
+		t.Errorf("Finish(canceled) = %v, want the interrupted explanation wrapping context.Canceled", err)
+	}
+	if !strings.Contains(lines.String(), "clickgen: hits: ") {
+		t.Errorf("Finish printed %q, want the summary", lines.String())
+	}
+	data, err := os.ReadFile(report)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var rep struct {
+		Interrupted bool
+		Units       []play.UnitReport
+	}
+	if err := json.Unmarshal(data, &rep); err != nil || !rep.Interrupted || len(rep.Units) != 1 {
+		t.Errorf("report = %s (%v); want interrupted and one unit", data, err)
+	}
+	if err := snk.Send(context.Background(), sink.Message{Topic: "hits", Value: []byte("{}")}); !errors.Is(err, sink.ErrClosed) {
+		t.Errorf("Send after Finish = %v, want sink.ErrClosed", err)
+	}
+}

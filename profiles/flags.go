@@ -1,0 +1,256 @@
+package profiles
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"strconv"
+	"strings"
+
+	"github.com/spf13/pflag"
+
+	"github.com/clickgen/clickgen/generator/play"
+	"github.com/clickgen/clickgen/generator/world"
+)
+
+// A profile's sections as command-line flags. The verbs that play without a profile (batch,
+// live, snapshot, inventory, verify, inject) register the pieces they need, in the order
+// their help lists them, and fall back to the stand's environment variables; `clickgen run`
+// turns the same flags into [Overrides] ([RunFlags]). Every error is the caller's mistake,
+// worded as the command line spells it (--seed), for the caller to report as a usage error.
+// The environment is read only through the LookupEnv the caller passes (os.LookupEnv); an
+// empty value counts as unset, so a scheduler template that renders an unset variable as ""
+// does not make GENERATOR_DAY= mean day 0.
+
+// LookupEnv is how the flags read the environment: os.LookupEnv, or a test's map.
+type LookupEnv func(name string) (string, bool)
+
+// The stand's environment variables the flags fall back to.
+const (
+	SeedEnv     = "GENERATOR_SEED"
+	CatalogEnv  = "GENERATOR_CATALOG"
+	DayEnv      = "GENERATOR_DAY"
+	DaysEnv     = "GENERATOR_DAYS"
+	SegmentEnv  = "CLICKGEN_SEGMENT"
+	JobIndexEnv = "JOB_COMPLETION_INDEX" // set in each pod of a Kubernetes Indexed Job: 0 … completions−1
+)
+
+// WorldFlags choose the world: --seed, --scale, --max-memory and --catalog.
+type WorldFlags struct {
+	Seed      uint64
+	Scale     float64
+	MaxMemory play.Bytes // 0: only the cgroup's limit and the available memory apply
+	Catalog   string     // a catalog CSV file; "" is the embedded catalog
+	fs        *pflag.FlagSet
+}
+
+// AddWorldFlags registers the world's flags on fs: the canonical seed and scale 1 by default.
+func AddWorldFlags(fs *pflag.FlagSet) *WorldFlags {
+	wf := &WorldFlags{fs: fs}
+	fs.Uint64Var(&wf.Seed, "seed", world.CanonicalSeed, "world seed (env "+SeedEnv+")")
+	fs.Float64Var(&wf.Scale, "scale", 1, "multiply the inflow of new visitors (and events per day) by this factor")
+	fs.Var(&wf.MaxMemory, "max-memory", "refuse the run if its estimated memory exceeds this `SIZE` (e.g. 4GiB); the cgroup limit and available memory always apply")
+	fs.StringVar(&wf.Catalog, "catalog", "", "catalog CSV `FILE` (sku,name,category,brand,price[,demand]) instead of the embedded one (env "+CatalogEnv+")")
+	return wf
+}
+
+// World builds the world the flags choose, after the fallbacks GENERATOR_SEED and
+// GENERATOR_CATALOG: a zero seed, a scale that is not positive or a catalog that cannot be
+// read or parsed is an error (naming the line and column of a bad file).
+func (wf *WorldFlags) World(env LookupEnv) (*world.World, error) {
+	if err := setFromEnv(wf.fs, env, "seed", SeedEnv); err != nil {
+		return nil, err
+	}
+	if err := setFromEnv(wf.fs, env, "catalog", CatalogEnv); err != nil {
+		return nil, err
+	}
+	if wf.Seed == 0 {
+		return nil, fmt.Errorf("--seed 0: %w", world.ErrZeroSeed)
+	}
+	if wf.Scale <= 0 {
+		return nil, fmt.Errorf("--scale %v: want a positive factor", wf.Scale)
+	}
+	c, err := LoadCatalog("--catalog", wf.Catalog)
+	if err != nil {
+		return nil, err
+	}
+	return world.NewWorld(world.Params{Seed: wf.Seed, Scale: wf.Scale, Catalog: c})
+}
+
+// LoadCatalog reads and parses the catalog file at path (nil for ""); an error names what
+// (the flag or profile field) and, for a bad file, the path, line and column.
+func LoadCatalog(what, path string) (*world.Catalog, error) {
+	if path == "" {
+		return nil, nil
+	}
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %v", what, err)
+	}
+	c, err := world.ParseCatalog(data)
+	if err != nil {
+		return nil, fmt.Errorf("%s %s: %v", what, path, err)
+	}
+	return c, nil
+}
+
+// CheckMemory refuses, before anything is built or sent, a run at scale with garbage g whose
+// estimated memory ([world.MemoryNeeded]) does not fit under max (--max-memory), the cgroup's
+// limit, the address-space limit or the system's available memory ([play.CheckMemory]).
+// --scale 1000 used to draw 24 GB and set off the OOM killer.
+func CheckMemory(scale float64, g world.Garbage, max play.Bytes) error {
+	var me *play.MemoryError
+	if err := play.CheckMemory(world.MemoryNeeded(scale, g), max); errors.As(err, &me) {
+		if me.Source == "the explicit limit" {
+			me.Source = "--max-memory"
+		}
+		note := ""
+		if g.Rate != 0 || g.Redeliver != 0 {
+			note = fmt.Sprintf(" with --garbage %v --redeliver %v", g.Rate, g.Redeliver)
+		}
+		return fmt.Errorf("--scale %v%s %v: lower --scale or --garbage, or raise --max-memory", scale, note, err)
+	}
+	return nil
+}
+
+// DayFlags are --day and --days: the first model day and how many run days.
+type DayFlags struct {
+	Day  int
+	Days int // 1 unless --days is registered and given
+	fs   *pflag.FlagSet
+}
+
+// AddDayFlags registers --day and, unless daysHelp is empty (live plays one day), --days
+// with daysHelp as its help.
+func AddDayFlags(fs *pflag.FlagSet, daysHelp string) *DayFlags {
+	df := &DayFlags{fs: fs, Days: 1}
+	fs.IntVar(&df.Day, "day", 0, "first model day D (0 = Monday 2026-06-01); required (env "+DayEnv+")")
+	if daysHelp != "" {
+		fs.IntVar(&df.Days, "days", 1, daysHelp+" (env "+DaysEnv+")")
+	}
+	return df
+}
+
+// Resolve applies GENERATOR_DAY and GENERATOR_DAYS and checks the days: --day is required
+// (there is no default model day), and the range must be one the wire formats can carry.
+func (df *DayFlags) Resolve(env LookupEnv) error {
+	if err := setFromEnv(df.fs, env, "day", DayEnv); err != nil {
+		return err
+	}
+	if df.fs.Lookup("days") != nil {
+		if err := setFromEnv(df.fs, env, "days", DaysEnv); err != nil {
+			return err
+		}
+	}
+	switch {
+	case !df.fs.Changed("day"):
+		return errors.New("--day is required (there is no default model day)")
+	case df.Day < 0:
+		return fmt.Errorf("--day %d: model days start at 0", df.Day)
+	case df.Days < 1:
+		return fmt.Errorf("--days %d: want at least 1", df.Days)
+	}
+	return CheckDays(df.Day, df.Days)
+}
+
+// CheckDays refuses model days the wire formats cannot carry (see [world.MaxDay]):
+// --day 9223372036854775807 used to exit 0 having sent nothing, and from day 29 105 on
+// UTCEventTime wrapped to 1970.
+func CheckDays(from, n int) error {
+	if err := world.CheckDays(from, n); err != nil {
+		return fmt.Errorf("--day/--days: %v", err)
+	}
+	return nil
+}
+
+// GarbageFlags add malformed messages and redeliveries to the clean streams: --garbage,
+// --garbage-mix and --redeliver fill the garbage settings directly.
+type GarbageFlags struct {
+	Garbage world.Garbage
+	fs      *pflag.FlagSet
+}
+
+// AddGarbageFlags registers the garbage flags on fs; by default there is no garbage.
+func AddGarbageFlags(fs *pflag.FlagSet) *GarbageFlags {
+	gf := &GarbageFlags{fs: fs}
+	fs.Float64Var(&gf.Garbage.Rate, "garbage", 0, "add this many malformed messages per clean message (0.01 = one in a hundred)")
+	fs.Var(&gf.Garbage.Mix, "garbage-mix", "weights of garbage classes, e.g. not_an_object=2,keyset_mismatch=1,field_invalid=1; classes: "+
+		strings.Join(world.AllGarbageClasses(), ", ")+" (accepted_bad and vanishing only when named)")
+	fs.Float64Var(&gf.Garbage.Redeliver, "redeliver", 0, "add this many byte-identical re-sends per clean message (at-least-once delivery)")
+	return gf
+}
+
+// Resolve returns the garbage settings, validated; a mix without a rate is refused (it
+// weighs garbage that is not being made).
+func (gf *GarbageFlags) Resolve() (world.Garbage, error) {
+	if gf.fs.Changed("garbage-mix") && gf.Garbage.Rate == 0 {
+		return gf.Garbage, errors.New("--garbage-mix without --garbage: the mix weighs garbage that is not being made")
+	}
+	return gf.Garbage, gf.Garbage.Validate()
+}
+
+// SegmentFlags choose the share of the run a process plays: --segment I/N (env
+// CLICKGEN_SEGMENT), or --segments N with I from JOB_COMPLETION_INDEX, as a Kubernetes
+// Indexed Job of N completions runs it.
+type SegmentFlags struct {
+	segment  world.Segment
+	segments int
+	fs       *pflag.FlagSet
+}
+
+// AddSegmentFlags registers --segment and --segments on fs; by default a process plays the
+// whole run.
+func AddSegmentFlags(fs *pflag.FlagSet) *SegmentFlags {
+	sf := &SegmentFlags{fs: fs}
+	fs.Var(&sf.segment, "segment", "play segment `I/N` of the run: the messages whose key hashes to I of N, in the run's order; N processes with 0/N … N−1/N send the run exactly once (env "+SegmentEnv+")")
+	fs.IntVar(&sf.segments, "segments", 0, "play segment I/`N` with I from env "+JobIndexEnv+", as a Kubernetes Indexed Job of N completions sets it")
+	fs.Lookup("segment").DefValue = ""
+	return sf
+}
+
+// Resolve returns the segment the flags and environment choose: --segment, then
+// CLICKGEN_SEGMENT, then --segments with JOB_COMPLETION_INDEX. The zero Segment is the
+// whole run.
+func (sf *SegmentFlags) Resolve(env LookupEnv) (world.Segment, error) {
+	if sf.fs.Changed("segment") && sf.fs.Changed("segments") {
+		return world.Segment{}, errors.New("both --segment and --segments given: choose one")
+	}
+	if !sf.fs.Changed("segments") {
+		if err := setFromEnv(sf.fs, env, "segment", SegmentEnv); err != nil {
+			return world.Segment{}, err
+		}
+		return sf.segment, nil
+	}
+	if sf.segments < 1 {
+		return world.Segment{}, fmt.Errorf("--segments %d: want at least 1", sf.segments)
+	}
+	v, ok := env(JobIndexEnv)
+	if !ok {
+		return world.Segment{}, fmt.Errorf("--segments %d needs env %s (set by a Kubernetes Indexed Job)", sf.segments, JobIndexEnv)
+	}
+	i, err := strconv.Atoi(v)
+	if err != nil {
+		return world.Segment{}, fmt.Errorf("env %s=%q: want an index", JobIndexEnv, v)
+	}
+	s := world.Segment{I: i, N: sf.segments}
+	if err := s.Validate(); err != nil {
+		return world.Segment{}, fmt.Errorf("env %s=%q with --segments %d: %v", JobIndexEnv, v, sf.segments, err)
+	}
+	return s, nil
+}
+
+// setFromEnv sets flag from the environment variable name when the command line did not set
+// it and the variable is set to something. A value that does not parse names the variable.
+func setFromEnv(fs *pflag.FlagSet, env LookupEnv, flag, name string) error {
+	if fs.Changed(flag) {
+		return nil
+	}
+	v, ok := env(name)
+	if !ok || v == "" {
+		return nil
+	}
+	if err := fs.Set(flag, v); err != nil {
+		return fmt.Errorf("environment variable %s=%q: %v", name, v, err)
+	}
+	return nil
+}
