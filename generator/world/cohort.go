@@ -245,7 +245,7 @@ func newCohortCache(size int) *cohortCache {
 
 // activeOn returns the cookies of cohort cd active on day d (cd ≤ d ≤ cd+90), in cookie order.
 // Asking for day d releases the cohort's lists of earlier days: a request for an earlier day
-// after that computes the cohort again (time, never bytes).
+// after that computes the cohort again and keeps it from that day on (time, never bytes).
 func (w *World) activeOn(cd, d int) []activeCookie {
 	cc := w.cohorts
 	cc.mu.Lock()
@@ -255,10 +255,17 @@ func (w *World) activeOn(cd, d int) []activeCookie {
 		cc.mu.Unlock()
 		<-e.ready
 		cc.mu.Lock()
-		defer cc.mu.Unlock()
 		if d < e.days.floor {
-			return w.daysOf(cd, d).lists[d-cd] // passed already: computed again, not kept
+			// Passed already (a second pass over the days, as run's reconciliation makes):
+			// computed again and kept from d on, so the pass moves forward from here.
+			cc.mu.Unlock()
+			days := w.daysOf(cd, d)
+			cc.mu.Lock()
+			if d < e.days.floor {
+				e.days = days
+			}
 		}
+		defer cc.mu.Unlock()
 		for k := e.days.floor - cd; k < d-cd; k++ {
 			if k >= 0 {
 				e.days.lists[k] = nil
@@ -287,13 +294,15 @@ func (w *World) activeOn(cd, d int) []activeCookie {
 	return days.lists[d-cd]
 }
 
-// missing lists the cohorts of days [from, to] that are not cached, in ascending order.
-func (cc *cohortCache) missing(from, to int) []int {
+// missing lists the cohorts of days [from, d] that day d cannot take from the cache (absent,
+// or passed day d already), in ascending order.
+func (cc *cohortCache) missing(from, d int) []int {
 	cc.mu.Lock()
 	defer cc.mu.Unlock()
 	var out []int
-	for cd := from; cd <= to; cd++ {
-		if _, ok := cc.entries[cd]; !ok {
+	for cd := from; cd <= d; cd++ {
+		e, ok := cc.entries[cd]
+		if !ok || e.days != nil && d < e.days.floor {
 			out = append(out, cd)
 		}
 	}

@@ -38,6 +38,14 @@ func TestCohortCacheReleasesPassedDays(t *testing.T) {
 	if got := daySHA(w.Day(3)); got != want3 {
 		t.Errorf("day 3 built again after day 4: %s, want %s", got, want3)
 	}
+	// The second pass keeps what it computed again: the cohorts now start at day 3.
+	w.cohorts.mu.Lock()
+	for cd := 3 - prehistoryDays; cd <= 3; cd++ {
+		if e := w.cohorts.entries[cd]; e == nil || e.days.floor != 3 {
+			t.Errorf("cohort %d after day 3 was asked again: %+v, want it cached from day 3", cd, e)
+		}
+	}
+	w.cohorts.mu.Unlock()
 	if got := daySHA(w.Day(3)); got != want3 {
 		t.Errorf("day 3 built a third time: %s, want %s", got, want3)
 	}
