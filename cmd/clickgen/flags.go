@@ -149,15 +149,15 @@ func (sf *sinkFlags) check(err error) error {
 	return checkMetricsAddr(sf.verb, sf.metricsAddr)
 }
 
-// workers is the number of render workers for --workers n: n itself when set, otherwise
-// what suits the sink (all cores but one when a Kafka client needs one, see play.Workers).
-// It is decided from the flags, not from the sink's type, so wrapping the sink (metrics)
-// does not change it.
-func (sf *sinkFlags) workers(n int) int {
+// renderWorkers is the number of render workers for --workers n: n itself when set,
+// otherwise what suits the sink (all cores but one when a Kafka client needs one, see
+// play.Workers). It is decided from the flags, not from the sink's type, so wrapping the
+// sink (metrics) does not change it.
+func renderWorkers(n int, kafka bool) int {
 	if n > 0 {
 		return n
 	}
-	return play.Workers(sf.Kafka())
+	return play.Workers(kafka)
 }
 
 // open opens the sink, serving its metrics with --metrics-addr; Kafka checks (or with

@@ -38,6 +38,6 @@ call writes the same bytes, and 'clickgen inventory' with the same flags says wh
 	}
 	p.LimitFlag = "--limit " + strconv.Itoa(*limit)
 	_, err = playOn(ctx, p, play.Plan{World: w, From: pf.days.Day, Days: pf.days.Days, Hits: topic, Garbage: g,
-		Stop: play.Stop{Messages: int64(*limit)}, Workers: pf.sink.workers(*workers), Segment: pf.segment})
+		Stop: play.Stop{Messages: int64(*limit)}, Workers: renderWorkers(*workers, pf.sink.Kafka()), Segment: pf.segment})
 	return p.Finish(err, pf.sink.report)
 }

@@ -61,7 +61,7 @@ same day; only the timing differs.`)
 	}
 	p.OnUnit = func(u play.Unit) { total = u.Clean }
 	_, err = playOn(ctx, p, play.Plan{World: w, From: d, Days: 1, Hits: topic, Garbage: g,
-		Pacing: play.Pacing{Runner: runner}, Workers: pf.sink.workers(0), Segment: pf.segment})
+		Pacing: play.Pacing{Runner: runner}, Workers: renderWorkers(0, pf.sink.Kafka()), Segment: pf.segment})
 	p.Target = float64(total) / (float64(24*time.Hour) / *speed / float64(time.Second))
 	return p.Finish(err, pf.sink.report)
 }

@@ -79,7 +79,9 @@ func runRun(ctx context.Context, sio *stdio, args []string) error {
 		every = time.Minute
 	}
 	var pl *play.Session // set before the run starts, which is when progress is reported
-	plan, err := p.Plan(w, profiles.PlanOptions{Workers: sf.workers(rf.Workers), ReplayEvery: every, Segment: segment,
+	// run always plays into Kafka: --brokers, or the embedded broker, whose address is known
+	// only once it has started (after the plan), so sf.Kafka() cannot tell yet.
+	plan, err := p.Plan(w, profiles.PlanOptions{Workers: renderWorkers(rf.Workers, true), ReplayEvery: every, Segment: segment,
 		ReplayProgress: func(s pace.Snapshot) { replayLine(pl, p.Play.Day, s) }})
 	if err != nil {
 		return usagef("run", "%v", err)
