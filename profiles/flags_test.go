@@ -201,3 +201,37 @@ func TestWriteList(t *testing.T) {
 		t.Errorf("WriteList wrote %q; want a line per profile, %s marked as the default", b.String(), Default)
 	}
 }
+
+// TestSetFromEnv: the command line wins over the environment, an empty variable counts as
+// unset, and a value that does not parse names the variable.
+func TestSetFromEnv(t *testing.T) {
+	for _, c := range []struct {
+		name    string
+		args    []string
+		env     map[string]string
+		want    int
+		wantErr string
+	}{
+		{"unset", nil, nil, 7, ""},
+		{"from env", nil, map[string]string{"N_ENV": "3"}, 3, ""},
+		{"empty is unset", nil, map[string]string{"N_ENV": ""}, 7, ""},
+		{"flag wins", []string{"--n", "5"}, map[string]string{"N_ENV": "3"}, 5, ""},
+		{"bad value", nil, map[string]string{"N_ENV": "x"}, 7, `environment variable N_ENV="x": `},
+	} {
+		fs := pflag.NewFlagSet("t", pflag.ContinueOnError)
+		n := fs.Int("n", 7, "")
+		if err := fs.Parse(c.args); err != nil {
+			t.Fatal(err)
+		}
+		err := SetFromEnv(fs, envOf(c.env), "n", "N_ENV")
+		if c.wantErr != "" {
+			if err == nil || !strings.HasPrefix(err.Error(), c.wantErr) {
+				t.Errorf("%s: error %v, want one starting %q", c.name, err, c.wantErr)
+			}
+			continue
+		}
+		if err != nil || *n != c.want {
+			t.Errorf("%s: --n %d, error %v; want %d, nil", c.name, *n, err, c.want)
+		}
+	}
+}

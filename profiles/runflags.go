@@ -111,7 +111,7 @@ func (rf *RunFlags) Profile(env LookupEnv) (Profile, world.Segment, error) {
 	if rf.ProfileFile != "" {
 		what = rf.ProfileFile
 	}
-	if err := setFromEnv(fs, env, "catalog", CatalogEnv); err != nil {
+	if err := SetFromEnv(fs, env, "catalog", CatalogEnv); err != nil {
 		return p, seg, err
 	}
 	p, err = p.Apply(rf.overrides())

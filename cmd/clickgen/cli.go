@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"strings"
 
 	"github.com/spf13/pflag"
@@ -178,25 +177,6 @@ func printVerbHelp(fs *pflag.FlagSet, out io.Writer) {
 	}
 	// pflag spells optional bool values as "[=true|false]"; a plain switch reads better.
 	fmt.Fprintf(out, "Flags:\n%s", strings.ReplaceAll(fs.FlagUsagesWrapped(100), "[=true|false]", "              "))
-}
-
-// envFallback sets each flag that was not given on the command line from its environment
-// variable, if that is set. A value that does not parse is a usage error naming the variable.
-func envFallback(fs *pflag.FlagSet, pairs ...string) error {
-	for i := 0; i+1 < len(pairs); i += 2 {
-		flag, env := pairs[i], pairs[i+1]
-		if fs.Changed(flag) {
-			continue
-		}
-		v, ok := os.LookupEnv(env)
-		if !ok || v == "" {
-			continue
-		}
-		if err := fs.Set(flag, v); err != nil {
-			return usagef(fs.Name(), "environment variable %s=%q: %v", env, v, err)
-		}
-	}
-	return nil
 }
 
 // noArgs rejects positional arguments for verbs that take none.

@@ -2,9 +2,11 @@ package main
 
 import (
 	"context"
+	"os"
 	"strconv"
 
 	"github.com/clickgen/clickgen/generator/play"
+	"github.com/clickgen/clickgen/profiles"
 )
 
 func runBatch(ctx context.Context, sio *stdio, args []string) error {
@@ -18,8 +20,8 @@ call writes the same bytes, and 'clickgen inventory' with the same flags says wh
 	limit := fs.Int("limit", 0, "stop after this many messages in the whole run (events, and garbage if any); 0 means no limit (env GENERATOR_LIMIT)")
 	workers := fs.Int("workers", 0, "days are generated on this many cores; 0 means all")
 	w, g, err := pf.parse(args, sio.out, func() error {
-		if err := envFallback(fs, "limit", "GENERATOR_LIMIT"); err != nil {
-			return err
+		if err := profiles.SetFromEnv(fs, os.LookupEnv, "limit", "GENERATOR_LIMIT"); err != nil {
+			return usage("batch", err)
 		}
 		if *workers < 0 {
 			return usagef("batch", "--workers %d: want 0 (all cores) or more", *workers)

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"os"
 	"time"
 
 	"github.com/clickgen/clickgen/generator/pace"
@@ -25,8 +26,8 @@ same day; only the timing differs.`)
 	var schedule pace.Schedule
 	var opts []pace.Opt
 	w, g, err := pf.parse(args, sio.out, func() error {
-		if err := envFallback(fs, "speed", "GENERATOR_SPEED"); err != nil {
-			return err
+		if err := profiles.SetFromEnv(fs, os.LookupEnv, "speed", "GENERATOR_SPEED"); err != nil {
+			return usage("live", err)
 		}
 		var err error
 		if schedule, err = pace.Replay(*speed); err != nil {
