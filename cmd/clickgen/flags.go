@@ -10,6 +10,7 @@ import (
 
 	"github.com/spf13/pflag"
 
+	"github.com/clickgen/clickgen/generator/metrics/prom"
 	"github.com/clickgen/clickgen/generator/play"
 	"github.com/clickgen/clickgen/generator/sink"
 	"github.com/clickgen/clickgen/generator/world"
@@ -128,7 +129,7 @@ func addSinkFlags(fs *pflag.FlagSet) *sinkFlags {
 	sf := &sinkFlags{verb: fs.Name()}
 	sf.AddFlags(fs)
 	fs.StringVar(&sf.report, "report", "", "write the final report as JSON to `FILE`")
-	addMetricsFlag(fs, &sf.metricsAddr)
+	prom.AddFlag(fs, &sf.metricsAddr)
 	return sf
 }
 
@@ -146,7 +147,7 @@ func (sf *sinkFlags) check(err error) error {
 	if err := checkReportPath(sf.verb, sf.report, sf.File); err != nil {
 		return err
 	}
-	return checkMetricsAddr(sf.verb, sf.metricsAddr)
+	return usage(sf.verb, prom.CheckAddr(sf.metricsAddr))
 }
 
 // renderWorkers is the number of render workers for --workers n: n itself when set,
