@@ -1,6 +1,7 @@
 package profiles
 
 import (
+	"errors"
 	"os"
 	"path/filepath"
 	"strings"
@@ -233,5 +234,47 @@ func TestSetFromEnv(t *testing.T) {
 		if err != nil || *n != c.want {
 			t.Errorf("%s: --n %d, error %v; want %d, nil", c.name, *n, err, c.want)
 		}
+	}
+}
+
+// TestPlayFlagsResolve: the days are checked first, then the verb's own check, then the
+// segment and the garbage; what they resolve to is kept, and NewWorld refuses a world that
+// cannot fit in memory before building it.
+func TestPlayFlagsResolve(t *testing.T) {
+	errCheck := errors.New("the verb's own check")
+	for _, c := range []struct {
+		args    []string
+		check   error
+		wantErr string
+	}{
+		{[]string{"--segments", "2", "--garbage", "-1"}, errCheck, "--day is required"},
+		{[]string{"--day", "0", "--segments", "2"}, errCheck, errCheck.Error()},
+		{[]string{"--day", "0", "--segments", "2", "--garbage", "-1"}, nil, "--segments 2 needs env"},
+		{[]string{"--day", "0", "--garbage-mix", "not_an_object=1"}, nil, "--garbage-mix without --garbage"},
+		{[]string{"--day", "2", "--days", "3", "--segment", "1/2", "--garbage", "0.5"}, nil, ""},
+	} {
+		fs := pflag.NewFlagSet("test", pflag.ContinueOnError)
+		pf := AddPlayFlags(fs, "days")
+		if err := fs.Parse(c.args); err != nil {
+			t.Fatal(err)
+		}
+		err := pf.Resolve(envOf(nil), func() error { return c.check })
+		if got := errText(err); !strings.Contains(got, c.wantErr) || (c.wantErr == "") != (err == nil) {
+			t.Errorf("%q: Resolve error %q, want one containing %q", c.args, got, c.wantErr)
+		}
+		if err == nil && (pf.Segment != world.Segment{I: 1, N: 2} || pf.Garbage.Rate != 0.5 || pf.Days.Day != 2 || pf.Days.Days != 3) {
+			t.Errorf("%q: segment %v, garbage %v, days %d+%d", c.args, pf.Segment, pf.Garbage.Rate, pf.Days.Day, pf.Days.Days)
+		}
+	}
+	fs := pflag.NewFlagSet("test", pflag.ContinueOnError)
+	pf := AddPlayFlags(fs, "")
+	if err := fs.Parse([]string{"--day", "0", "--scale", "0.01", "--max-memory", "1KiB"}); err != nil {
+		t.Fatal(err)
+	}
+	if err := pf.Resolve(envOf(nil), nil); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := pf.NewWorld(envOf(nil)); err == nil || !strings.Contains(err.Error(), "--max-memory") {
+		t.Errorf("NewWorld under --max-memory 1KiB: %v, want refused naming --max-memory", err)
 	}
 }

@@ -63,10 +63,11 @@ func usagef(verb, format string, args ...any) error {
 	return &usageError{verb: verb, err: fmt.Errorf(format, args...)}
 }
 
-// usage makes err, a value's or a flag's own verdict, a usage error of verb; nil stays nil.
+// usage makes err, a value's or a flag's own verdict, a usage error of verb; nil and usage
+// errors stay as they are.
 func usage(verb string, err error) error {
-	if err == nil {
-		return nil
+	if ue := (*usageError)(nil); err == nil || errors.As(err, &ue) {
+		return err
 	}
 	return &usageError{verb: verb, err: err}
 }
@@ -177,6 +178,14 @@ func printVerbHelp(fs *pflag.FlagSet, out io.Writer) {
 	}
 	// pflag spells optional bool values as "[=true|false]"; a plain switch reads better.
 	fmt.Fprintf(out, "Flags:\n%s", strings.ReplaceAll(fs.FlagUsagesWrapped(100), "[=true|false]", "              "))
+}
+
+// parseArgs is parseFlags for a verb that takes positional arguments only if withArgs.
+func parseArgs(fs *pflag.FlagSet, args []string, out io.Writer, withArgs bool) error {
+	if err := parseFlags(fs, args, out); err != nil || withArgs {
+		return err
+	}
+	return noArgs(fs)
 }
 
 // noArgs rejects positional arguments for verbs that take none.

@@ -38,22 +38,16 @@ func setMemoryLimit(scale float64, g world.Garbage) {
 }
 
 // playFlags are the flags every verb that plays into a sink shares (batch, live, snapshot):
-// the world, the model days, garbage and the sink. inventory uses them without the sink.
+// the world, the model days, garbage and the segment (profiles.PlayFlags), and the sink.
+// inventory uses them without the sink.
 type playFlags struct {
-	fs      *pflag.FlagSet
-	world   *profiles.WorldFlags
-	days    *profiles.DayFlags
-	garbage *profiles.GarbageFlags
-	sink    *sinkFlags // nil without a sink
-	seg     *profiles.SegmentFlags
-	// segment is the share of the run chosen by --segment or --segments (after parse).
-	segment world.Segment
+	*profiles.PlayFlags
+	fs   *pflag.FlagSet
+	sink *sinkFlags // nil without a sink
 }
 
 func addPlayFlags(fs *pflag.FlagSet, daysHelp string, withSink bool) *playFlags {
-	pf := &playFlags{fs: fs, world: profiles.AddWorldFlags(fs), days: profiles.AddDayFlags(fs, daysHelp)}
-	pf.garbage = profiles.AddGarbageFlags(fs)
-	pf.seg = profiles.AddSegmentFlags(fs)
+	pf := &playFlags{PlayFlags: profiles.AddPlayFlags(fs, daysHelp), fs: fs}
 	if withSink {
 		pf.sink = addSinkFlags(fs)
 	}
@@ -62,41 +56,26 @@ func addPlayFlags(fs *pflag.FlagSet, daysHelp string, withSink bool) *playFlags 
 
 // parse reads args and checks every flag and environment fallback, with the verb's own
 // checks (check, may be nil) after the days: any mistake is a usage error before anything
-// is sent.
-func (pf *playFlags) parse(args []string, out io.Writer, check func() error) (*world.World, world.Garbage, error) {
-	var g world.Garbage
+// is sent. It returns the plan of what the flags choose: world, days, garbage and segment.
+func (pf *playFlags) parse(args []string, out io.Writer, check func() error) (play.Plan, error) {
 	verb := pf.fs.Name()
-	if err := parseFlags(pf.fs, args, out); err != nil {
-		return nil, g, err
+	if err := parseArgs(pf.fs, args, out, false); err != nil {
+		return play.Plan{}, err
 	}
-	if err := noArgs(pf.fs); err != nil {
-		return nil, g, err
-	}
-	if err := pf.days.Resolve(os.LookupEnv); err != nil {
-		return nil, g, usage(verb, err)
-	}
-	if check != nil {
-		if err := check(); err != nil {
-			return nil, g, err
-		}
-	}
-	var err error
-	if pf.segment, err = pf.seg.Resolve(os.LookupEnv); err != nil {
-		return nil, g, usage(verb, err)
-	}
-	if g, err = pf.garbage.Resolve(); err != nil {
-		return nil, g, usage(verb, err)
+	if err := pf.Resolve(os.LookupEnv, check); err != nil {
+		return play.Plan{}, usage(verb, err)
 	}
 	if pf.sink != nil {
 		if err := pf.sink.resolve(); err != nil {
-			return nil, g, err
+			return play.Plan{}, err
 		}
 	}
-	if err := profiles.CheckMemory(pf.world.Scale, g, pf.world.MaxMemory); err != nil {
-		return nil, g, usage(verb, err)
+	w, err := pf.NewWorld(os.LookupEnv)
+	if err != nil {
+		return play.Plan{}, usage(verb, err)
 	}
-	w, err := newWorld(verb, pf.world, g)
-	return w, g, err
+	setMemoryLimit(pf.World.Scale, pf.Garbage)
+	return play.Plan{World: w, From: pf.Days.Day, Days: pf.Days.Days, Garbage: pf.Garbage, Segment: pf.Segment}, nil
 }
 
 // start opens the sink for topic kind (hits or orders: the default topic name and the

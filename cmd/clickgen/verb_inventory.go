@@ -31,11 +31,11 @@ and redeliveries they add, and what the stand's raw, ODS and error tables must t
 		}
 		return mergeInventories(sio, fs.Args())
 	}
-	w, g, err := pf.parse(args, sio.out, nil)
+	plan, err := pf.parse(args, sio.out, nil)
 	if err != nil {
 		return err
 	}
-	inv, err := w.Inventory(ctx, pf.days.Day, pf.days.Days, world.PlayOptions{Workers: *workers, Segment: pf.segment}, g)
+	inv, err := plan.World.Inventory(ctx, plan.From, plan.Days, world.PlayOptions{Workers: *workers, Segment: plan.Segment}, plan.Garbage)
 	if err != nil {
 		return err
 	}
