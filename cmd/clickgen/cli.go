@@ -157,8 +157,9 @@ func newFlags(verb, usage, description string) *pflag.FlagSet {
 	return fs
 }
 
-// parseFlags parses args; on --help it prints the verb's help to out and returns errHelpShown.
-func parseFlags(fs *pflag.FlagSet, args []string, out io.Writer) error {
+// parseFlags parses args; on --help it prints the verb's help to out and returns
+// errHelpShown. Positional arguments are a usage error unless withArgs.
+func parseFlags(fs *pflag.FlagSet, args []string, out io.Writer, withArgs bool) error {
 	err := fs.Parse(args)
 	if help, _ := fs.GetBool("help"); errors.Is(err, pflag.ErrHelp) || (err == nil && help) {
 		printVerbHelp(fs, out)
@@ -166,6 +167,9 @@ func parseFlags(fs *pflag.FlagSet, args []string, out io.Writer) error {
 	}
 	if err != nil {
 		return &usageError{verb: fs.Name(), err: err}
+	}
+	if !withArgs && fs.NArg() > 0 {
+		return usagef(fs.Name(), "unexpected argument %q", fs.Arg(0))
 	}
 	return nil
 }
@@ -178,20 +182,4 @@ func printVerbHelp(fs *pflag.FlagSet, out io.Writer) {
 	}
 	// pflag spells optional bool values as "[=true|false]"; a plain switch reads better.
 	fmt.Fprintf(out, "Flags:\n%s", strings.ReplaceAll(fs.FlagUsagesWrapped(100), "[=true|false]", "              "))
-}
-
-// parseArgs is parseFlags for a verb that takes positional arguments only if withArgs.
-func parseArgs(fs *pflag.FlagSet, args []string, out io.Writer, withArgs bool) error {
-	if err := parseFlags(fs, args, out); err != nil || withArgs {
-		return err
-	}
-	return noArgs(fs)
-}
-
-// noArgs rejects positional arguments for verbs that take none.
-func noArgs(fs *pflag.FlagSet) error {
-	if fs.NArg() > 0 {
-		return usagef(fs.Name(), "unexpected argument %q", fs.Arg(0))
-	}
-	return nil
 }

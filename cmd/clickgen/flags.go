@@ -59,7 +59,7 @@ func addPlayFlags(fs *pflag.FlagSet, daysHelp string, withSink bool) *playFlags 
 // is sent. It returns the plan of what the flags choose: world, days, garbage and segment.
 func (pf *playFlags) parse(args []string, out io.Writer, check func() error) (play.Plan, error) {
 	verb := pf.fs.Name()
-	if err := parseArgs(pf.fs, args, out, false); err != nil {
+	if err := parseFlags(pf.fs, args, out, false); err != nil {
 		return play.Plan{}, err
 	}
 	if err := pf.Resolve(os.LookupEnv, check); err != nil {

@@ -32,10 +32,7 @@ exits 1. 'clickgen verify' afterwards lists every injected message as unexpected
 	wf := profiles.AddWorldFlags(fs)
 	inj := profiles.AddInjectFlags(fs)
 	sf := addSinkFlags(fs)
-	if err := parseFlags(fs, args, sio.out); err != nil {
-		return err
-	}
-	if err := noArgs(fs); err != nil {
+	if err := parseFlags(fs, args, sio.out, false); err != nil {
 		return err
 	}
 	if err := sf.resolve(); err != nil {

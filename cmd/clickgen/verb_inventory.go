@@ -23,7 +23,7 @@ and redeliveries they add, and what the stand's raw, ODS and error tables must t
 	merge := fs.Bool("merge", false, "instead of computing, sum the inventories of the N segments of one run given as `FILE` arguments into the whole run's (per-day hashes become segment_sha256)")
 	if len(args) > 0 && slices.Contains(args, "--merge") {
 		// --merge takes files, not the world's flags: it computes nothing.
-		if err := parseFlags(fs, args, sio.out); err != nil {
+		if err := parseFlags(fs, args, sio.out, true); err != nil {
 			return err
 		}
 		if !*merge || fs.NFlag() != 1 || fs.NArg() == 0 {
@@ -76,10 +76,7 @@ func runCatalog(ctx context.Context, sio *stdio, args []string) error {
 price in integer kopecks) in the stand's dictionary format, to stdout or a file. The same file
 given back with --catalog reproduces the default world.`)
 	file := fs.String("file", "-", "write to `PATH` ('-' is stdout)")
-	if err := parseFlags(fs, args, sio.out); err != nil {
-		return err
-	}
-	if err := noArgs(fs); err != nil {
+	if err := parseFlags(fs, args, sio.out, false); err != nil {
 		return err
 	}
 	if *file == "-" {

@@ -19,7 +19,7 @@ run's flags (the report says what was sent; the inventory, what the world plans)
 	labels := fs.StringArray("label", nil, "label the report in the same position (repeat per report); default: its file name")
 	invFile := fs.String("inventory", "", "draw the expectation of this `FILE`, the output of 'clickgen inventory'")
 	title := fs.String("title", "", "the page's title (default \"clickgen runs\")")
-	if err := parseFlags(fs, args, sio.out); err != nil {
+	if err := parseFlags(fs, args, sio.out, true); err != nil {
 		return err
 	}
 	if fs.NArg() == 0 {

@@ -14,7 +14,7 @@ YAML file it is, comments included ('profiles show NAME'). Copy one to start you
 play it with 'clickgen run --profile-file FILE'; 'profiles show --profile-file FILE' checks
 such a file (exit code 2 and the field at fault if it is broken) and prints it.`)
 	file := fs.String("profile-file", "", "with show: check and print the profile in this YAML `FILE`")
-	if err := parseFlags(fs, args, sio.out); err != nil {
+	if err := parseFlags(fs, args, sio.out, true); err != nil {
 		return err
 	}
 	if fs.NArg() == 0 {

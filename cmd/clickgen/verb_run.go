@@ -59,7 +59,7 @@ func runRun(ctx context.Context, sio *stdio, args []string) error {
 		fs.MarkHidden("file")
 		fs.MarkHidden("topic")
 	})
-	if err := parseFlags(fs, args, sio.out); err != nil {
+	if err := parseFlags(fs, args, sio.out, true); err != nil {
 		return err
 	}
 	p, segment, err := rf.Profile(os.LookupEnv)

@@ -17,10 +17,7 @@ order (keys), the export description as markdown tables (markdown), or a JSON Sc
 consumer can validate messages with (json-schema).`)
 	entity := fs.String("entity", schema.EntityHits, "which messages: hits or orders")
 	format := fs.String("format", schema.FormatMarkdown, "output format: markdown, keys or json-schema")
-	if err := parseFlags(fs, args, sio.out); err != nil {
-		return err
-	}
-	if err := noArgs(fs); err != nil {
+	if err := parseFlags(fs, args, sio.out, false); err != nil {
 		return err
 	}
 	switch *entity {
@@ -46,10 +43,7 @@ func buildVersion() string {
 
 func runVersion(ctx context.Context, sio *stdio, args []string) error {
 	fs := newFlags("version", "version", "Print clickgen's build version, the world version (generator_version in the inventory) and the Go runtime.")
-	if err := parseFlags(fs, args, sio.out); err != nil {
-		return err
-	}
-	if err := noArgs(fs); err != nil {
+	if err := parseFlags(fs, args, sio.out, false); err != nil {
 		return err
 	}
 	_, err := fmt.Fprintf(sio.out, "clickgen %s (world %s, %s %s/%s)\n",
