@@ -99,12 +99,11 @@ func runRun(ctx context.Context, sio *stdio, args []string) error {
 	}
 	fmt.Fprintf(sio.err, "clickgen: run %s: %s, rendering on %d of %d cores\n", p.Name, p.Describe(), plan.Workers, runtime.GOMAXPROCS(0))
 	prom.Of(snk).Pace(plan.Pacing.Shape, plan.Pacing.Runner)
-	var meter *play.Meter
-	pl, meter = newRunSession(sio, snk, sf.FlushTimeout, plan, rf.Interval)
-	out, runErr := playOn(ctx, pl, plan)
-	if meter != nil {
-		pl.Settle = func() { finishStress(pl, meter, p, out, runErr) }
+	pl = newPlayer(sio, snk, sf.FlushTimeout, 0)
+	if plan.Pacing.ByCount {
+		pl = play.NewRateSession(sio.err, snk, sf.FlushTimeout, plan, rf.Interval, p.Pacing.MaxRate)
 	}
+	out, runErr := playOn(ctx, pl, plan)
 	if err := pl.Finish(runErr, sf.report); err != nil {
 		return err
 	}
@@ -118,17 +117,6 @@ func topicsOf(plan play.Plan) map[string]int32 {
 		want[t] = sink.DefaultTopics()[t]
 	}
 	return want
-}
-
-// newRunSession starts the session that plays plan into snk. A rate-paced run gets a meter,
-// whose line is its progress every interval.
-func newRunSession(sio *stdio, snk sink.Sink, flushTimeout time.Duration, plan play.Plan, interval time.Duration) (*play.Session, *play.Meter) {
-	if !plan.Pacing.ByCount {
-		return newPlayer(sio, snk, flushTimeout, 0), nil
-	}
-	// Built before the progress goroutine starts, which reads it.
-	meter := play.NewMeter(snk, plan.Pacing.Shape, plan.Pacing.Runner)
-	return play.NewSession(sio.err, snk, flushTimeout, 0, interval, meter.Line), meter
 }
 
 // checkRunSink validates the sink flags run uses: no --file or --topic (run writes topics
@@ -167,17 +155,6 @@ func replayLine(pl *play.Session, from int, s pace.Snapshot) {
 	m := s.Model
 	pl.Logf("played %d, model time day %d %02d:%02d, lag %.1fs (max %.1fs)",
 		s.Sent, from+int(m/(24*time.Hour)), int(m.Hours())%24, int(m.Minutes())%60, s.Lag.Seconds(), s.MaxLag.Seconds())
-}
-
-// finishStress prints a rate-paced run's final line and prepares its report.
-func finishStress(pl *play.Session, m *play.Meter, p profiles.Profile, out play.Result, runErr error) {
-	line, target, info := m.Finish(out, runErr, pl.Start, play.Stop{Messages: p.Stop.Messages, Duration: p.Stop.Duration}, p.Pacing.MaxRate)
-	pl.Target = target
-	if !out.PacedFrom.IsZero() {
-		pl.Start = out.PacedFrom // the achieved rate is over the paced time, not the setup
-	}
-	pl.Logf("%s", line)
-	pl.Extend = func(r sink.Report) any { return m.Report(r, info) }
 }
 
 // checkRun says whether the run delivered what it should. With the embedded broker it reads
