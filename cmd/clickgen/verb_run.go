@@ -157,32 +157,20 @@ func replayLine(pl *play.Session, from int, s pace.Snapshot) {
 		s.Sent, from+int(m/(24*time.Hour)), int(m.Hours())%24, int(m.Minutes())%60, s.Lag.Seconds(), s.MaxLag.Seconds())
 }
 
-// checkRun says whether the run delivered what it should. With the embedded broker it reads
-// the topics back (reconcile.CheckRun, the table to stdout); with --brokers it trusts what was
-// acknowledged. A profile's expected counts are then compared with what the topics hold.
+// checkRun says whether the run delivered what it should (Profile.CheckRun): with the
+// embedded broker it reads the topics back, the table to stdout; with --brokers it trusts what
+// was acknowledged.
 func checkRun(ctx context.Context, sio *stdio, embedded *broker.Broker, p profiles.Profile, plan play.Plan,
 	out play.Result, st sink.Stats) error {
-	run := reconcile.Run{World: plan.World, From: plan.From, Days: plan.Days, Garbage: plan.Garbage,
-		Options: reconcile.Options{Workers: plan.Workers, Segment: plan.Segment}, Hits: plan.Hits, Orders: plan.Orders, Stats: st}
-	if out.Stopped != play.StopDays || plan.Days == 0 {
-		run.CutShort = string(out.Stopped)
+	var brokers []string
+	if embedded != nil {
+		brokers = embedded.Addrs()
 	}
-	held := map[string]int64{}
-	var problems []string
-	if embedded == nil {
-		for _, t := range run.Topics() {
-			held[t] = st.Topics[t].Acked
-		}
-	} else {
-		ctx, cancel := context.WithTimeout(ctx, 10*time.Minute)
-		defer cancel()
-		var err error
-		if problems, held, err = reconcile.CheckRun(ctx, sio.out, embedded.Addrs(), run); err != nil {
-			return fmt.Errorf("reading back from the embedded broker: %w", err)
-		}
-	}
-	if plan.Segment.Whole() { // a profile's counts are the whole run's, not a segment's
-		problems = append(problems, p.CheckExpect(sio.out, held)...)
+	ctx, cancel := context.WithTimeout(ctx, 10*time.Minute)
+	defer cancel()
+	problems, err := p.CheckRun(ctx, sio.out, brokers, plan, out, st)
+	if err != nil {
+		return fmt.Errorf("reading back from the embedded broker: %w", err)
 	}
 	if len(problems) > 0 {
 		return fmt.Errorf("check failed: %s", strings.Join(problems, "; "))
