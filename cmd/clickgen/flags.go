@@ -81,12 +81,9 @@ func (pf *playFlags) parse(args []string, out io.Writer, check func() error) (pl
 // start opens the sink for topic kind (hits or orders: the default topic name and the
 // partitions a created topic gets) and returns the player and the topic to send to.
 func (pf *playFlags) start(ctx context.Context, sio *stdio, kind string) (*play.Session, string, error) {
-	topic := pf.sink.Topic
-	if topic == "" {
-		topic = kind
-	}
-	if err := checkTopicKind(pf.fs.Name(), topic, kind); err != nil {
-		return nil, "", err
+	topic, err := pf.sink.TopicFor(pf.fs.Name(), kind)
+	if err != nil {
+		return nil, "", usage(pf.fs.Name(), err)
 	}
 	snk, err := pf.sink.open(ctx, sio, map[string]int32{pf.sink.Topic: sink.DefaultTopics()[kind]})
 	if err != nil {
@@ -123,8 +120,10 @@ func (sf *sinkFlags) check(err error) error {
 	if err != nil {
 		return usagef(sf.verb, "%v", err)
 	}
-	if err := checkReportPath(sf.verb, sf.report, sf.File); err != nil {
-		return err
+	if sf.report != "" {
+		if err := play.CheckReportPath(sf.report, sf.File); err != nil {
+			return usagef(sf.verb, "--report %s: %v", sf.report, err)
+		}
 	}
 	return usage(sf.verb, prom.CheckAddr(sf.metricsAddr))
 }
