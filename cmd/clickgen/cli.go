@@ -5,8 +5,10 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"log/slog"
 	"strings"
 
+	"github.com/clickgen/clickgen/generator/logs"
 	"github.com/spf13/pflag"
 )
 
@@ -81,7 +83,9 @@ func exitCode(err error, stderr io.Writer) int {
 	if err == nil || errors.Is(err, errHelpShown) {
 		return 0
 	}
-	if !errorLine(stderr, err.Error()) {
+	if l := logs.Of(stderr); l != nil { // in JSON, a record at level ERROR
+		l.Log(slog.LevelError, err.Error())
+	} else {
 		fmt.Fprintf(stderr, "clickgen: %v\n", err)
 	}
 	if errors.Is(err, context.Canceled) {
