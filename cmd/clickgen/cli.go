@@ -26,24 +26,20 @@ type stdio struct {
 }
 
 // verbs lists the subcommands in the order `clickgen help` shows them.
-var verbs []verb
-
-func init() {
-	verbs = []verb{
-		{"run", "play a profile (fill, live, stress, garbage, smoke) and check what arrived", runRun},
-		{"profiles", "list the run profiles, or show one as YAML", runProfiles},
-		{"batch", "play model days into topic hits (or a file), back to back", runBatch},
-		{"live", "play one model day into topic hits paced by model time", runLive},
-		{"snapshot", "send the daily order snapshots into topic orders (or a file)", runSnapshot},
-		{"inventory", "print what a storage must contain after batch + snapshot, as JSON", runInventory},
-		{"verify", "read hits and orders back and reconcile them with the inventory", runVerify},
-		{"plot", "draw run reports as one self-contained HTML page of charts", runPlot},
-		{"inject", "send malformed messages of one garbage class on demand", runInject},
-		{"catalog", "write the embedded product catalog (CSV)", runCatalog},
-		{"broker", "run the embedded Kafka-compatible broker (hits/2, orders/1) until Ctrl-C", runBroker},
-		{"schema", "print the wire contract: keys, a markdown description or a JSON Schema", runSchema},
-		{"version", "print clickgen's version and the world version", runVersion},
-	}
+var verbs = []verb{
+	{"run", "play a profile (fill, live, stress, garbage, smoke) and check what arrived", runRun},
+	{"profiles", "list the run profiles, or show one as YAML", runProfiles},
+	{"batch", "play model days into topic hits (or a file), back to back", runBatch},
+	{"live", "play one model day into topic hits paced by model time", runLive},
+	{"snapshot", "send the daily order snapshots into topic orders (or a file)", runSnapshot},
+	{"inventory", "print what a storage must contain after batch + snapshot, as JSON", runInventory},
+	{"verify", "read hits and orders back and reconcile them with the inventory", runVerify},
+	{"plot", "draw run reports as one self-contained HTML page of charts", runPlot},
+	{"inject", "send malformed messages of one garbage class on demand", runInject},
+	{"catalog", "write the embedded product catalog (CSV)", runCatalog},
+	{"broker", "run the embedded Kafka-compatible broker (hits/2, orders/1) until Ctrl-C", runBroker},
+	{"schema", "print the wire contract: keys, a markdown description or a JSON Schema", runSchema},
+	{"version", "print clickgen's version and the world version", runVersion},
 }
 
 // usageError is a mistake in how clickgen was called: exit code 2, nothing was sent.
@@ -101,6 +97,25 @@ func exitCode(err error, stderr io.Writer) int {
 		return 2
 	}
 	return 1
+}
+
+// --log-format text|json is global: it may stand anywhere before a "--", and applies to every
+// line clickgen writes on stderr (generator/logs). Text, the default, leaves the lines as they
+// are; json writes one slog record per line, and adds the Kafka client's warnings and errors.
+
+// cli is the whole command line: the global flags, the verb, the exit code. main and the
+// tests of global flags call it.
+func cli(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	rest, format, err := logs.CutFlag(args)
+	if err != nil {
+		return exitCode(usage("", err), stderr)
+	}
+	stderr = logs.Writer(stderr, format)
+	code := exitCode(run(ctx, rest, stdout, stderr), stderr)
+	if l := logs.Of(stderr); l != nil {
+		l.Flush()
+	}
+	return code
 }
 
 // run is clickgen without the process: tests call it directly.

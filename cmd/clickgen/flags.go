@@ -5,11 +5,14 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"log/slog"
 	"os"
 	"runtime/debug"
+	"time"
 
 	"github.com/spf13/pflag"
 
+	"github.com/clickgen/clickgen/generator/logs"
 	"github.com/clickgen/clickgen/generator/metrics/prom"
 	"github.com/clickgen/clickgen/generator/play"
 	"github.com/clickgen/clickgen/generator/sink"
@@ -139,16 +142,40 @@ func renderWorkers(n int, kafka bool) int {
 	return play.Workers(kafka)
 }
 
-// open opens the sink, serving its metrics with --metrics-addr; Kafka checks (or with
-// --create-topics creates) the topics of want. Warnings go to stderr, bad options are usage
-// errors.
+// open opens the sink; Kafka checks (or with --create-topics creates) the topics of want.
+// With --metrics-addr the sink's metrics are served on /metrics until it is closed
+// (generator/metrics/prom: clickgen's series, the Kafka client's, the Go runtime's and the
+// process's), the server listening first, so a bad or busy address is a usage error before
+// connecting. With --log-format json the Kafka client logs its warnings and errors too.
+// Warnings go to stderr, bad options are usage errors.
 func (sf *sinkFlags) open(ctx context.Context, sio *stdio, want map[string]int32) (sink.Sink, error) {
-	return withMetrics(sf.verb, sf.metricsAddr, sio.err, func(extra ...sink.Opt) (sink.Sink, error) {
-		s, err := sf.Open(ctx, sio.out, want, func(w string) { fmt.Fprintf(sio.err, "clickgen: warning: %s\n", w) }, extra...)
+	var extra []sink.Opt
+	if l := logs.Of(sio.err); l != nil {
+		extra = append(extra, sink.Logger(l.Logger("kafka", slog.LevelWarn)))
+	}
+	m, err := prom.ListenOn(sf.metricsAddr)
+	if err != nil {
+		return nil, usage(sf.verb, err)
+	}
+	if m != nil {
+		fmt.Fprintf(sio.err, "clickgen: Prometheus metrics on http://%s/metrics\n", m.Addr())
+	}
+	return m.OpenSink(func(opts ...sink.Opt) (sink.Sink, error) {
+		s, err := sf.Open(ctx, sio.out, want, func(w string) { fmt.Fprintf(sio.err, "clickgen: warning: %s\n", w) }, opts...)
 		var ce *sink.ConfigError
 		if errors.As(err, &ce) {
 			return nil, usagef(sf.verb, "%v", ce.Err)
 		}
 		return s, err
-	})
+	}, extra...)
+}
+
+// newPlayer starts a session playing into snk, printing on stderr (play.Session).
+func newPlayer(sio *stdio, snk sink.Sink, flushTimeout time.Duration, total int) *play.Session {
+	return play.NewSession(sio.err, snk, flushTimeout, total, 0, nil)
+}
+
+// playOn runs plan in session p, the metrics server (if any) hearing what happens too.
+func playOn(ctx context.Context, p *play.Session, plan play.Plan) (play.Result, error) {
+	return p.Play(ctx, plan, prom.Of(p.Sink).Observer(plan))
 }
