@@ -14,7 +14,6 @@ import (
 	"github.com/clickgen/clickgen/generator/metrics/prom"
 	"github.com/clickgen/clickgen/generator/pace"
 	"github.com/clickgen/clickgen/generator/play"
-	"github.com/clickgen/clickgen/generator/reconcile"
 	"github.com/clickgen/clickgen/generator/sink"
 	"github.com/clickgen/clickgen/profiles"
 )
@@ -93,7 +92,7 @@ func runRun(ctx context.Context, sio *stdio, args []string) error {
 	if embedded != nil {
 		defer embedded.Close()
 	}
-	snk, err := sf.open(ctx, sio, topicsOf(plan))
+	snk, err := sf.open(ctx, sio, plan.Topics())
 	if err != nil {
 		return err
 	}
@@ -108,15 +107,6 @@ func runRun(ctx context.Context, sio *stdio, args []string) error {
 		return err
 	}
 	return checkRun(ctx, sio, embedded, p, plan, out, snk.Stats())
-}
-
-// topicsOf is what plan writes: each topic with the partitions it gets when created.
-func topicsOf(plan play.Plan) map[string]int32 {
-	want := map[string]int32{}
-	for _, t := range (reconcile.Run{Hits: plan.Hits, Orders: plan.Orders}).Topics() {
-		want[t] = sink.DefaultTopics()[t]
-	}
-	return want
 }
 
 // checkRunSink validates the sink flags run uses: no --file or --topic (run writes topics
