@@ -7,6 +7,7 @@ import (
 	"slices"
 
 	"github.com/clickgen/clickgen/generator/world"
+	"github.com/clickgen/clickgen/profiles"
 )
 
 func runInventory(ctx context.Context, sio *stdio, args []string) error {
@@ -29,7 +30,11 @@ and redeliveries they add, and what the stand's raw, ODS and error tables must t
 		if !*merge || fs.NFlag() != 1 || fs.NArg() == 0 {
 			return usagef("inventory", "--merge takes only inventory files: inventory --merge A.json B.json …")
 		}
-		return mergeInventories(sio, fs.Args())
+		inv, err := profiles.MergeInventoryFiles(fs.Args())
+		if err != nil {
+			return usage("inventory", err)
+		}
+		return printInventory(sio, inv)
 	}
 	plan, err := pf.parse(args, sio.out, nil)
 	if err != nil {
@@ -38,27 +43,6 @@ and redeliveries they add, and what the stand's raw, ODS and error tables must t
 	inv, err := plan.World.Inventory(ctx, plan.From, plan.Days, world.PlayOptions{Workers: *workers, Segment: plan.Segment}, plan.Garbage)
 	if err != nil {
 		return err
-	}
-	return printInventory(sio, inv)
-}
-
-// mergeInventories reads the segments' inventories and prints their merge.
-func mergeInventories(sio *stdio, files []string) error {
-	var invs []*world.Inventory
-	for _, f := range files {
-		data, err := os.ReadFile(f)
-		if err != nil {
-			return usagef("inventory", "--merge: %v", err)
-		}
-		inv := new(world.Inventory)
-		if err := json.Unmarshal(data, inv); err != nil {
-			return usagef("inventory", "--merge %s: %v", f, err)
-		}
-		invs = append(invs, inv)
-	}
-	inv, err := world.MergeInventories(invs...)
-	if err != nil {
-		return usagef("inventory", "%v", err)
 	}
 	return printInventory(sio, inv)
 }
