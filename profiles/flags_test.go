@@ -192,6 +192,26 @@ func TestLoadFileNamesTheProfile(t *testing.T) {
 	}
 }
 
+// TestSourceFile: a profile file that parses comes back byte for byte, comments included; a
+// broken one is refused naming the file and the field.
+func TestSourceFile(t *testing.T) {
+	dir := t.TempDir()
+	good, bad := filepath.Join(dir, "good.yaml"), filepath.Join(dir, "bad.yaml")
+	src := "# my run\nplay:\n  day: 1 # the second day\n"
+	if err := os.WriteFile(good, []byte(src), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(bad, []byte("play:\n  dya: 1\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if got, err := SourceFile(good); err != nil || string(got) != src {
+		t.Errorf("SourceFile(good) = %q, %v; want the file as it is", got, err)
+	}
+	if _, err := SourceFile(bad); err == nil || !strings.HasPrefix(err.Error(), "--profile-file "+bad+": ") || !strings.Contains(err.Error(), "dya") {
+		t.Errorf("SourceFile(bad) = %v, want an error naming the file and the field", err)
+	}
+}
+
 func TestWriteList(t *testing.T) {
 	var b strings.Builder
 	if err := WriteList(&b); err != nil {
