@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"runtime"
 	"runtime/debug"
+	"slices"
 
 	"github.com/clickgen/clickgen/generator/world"
 	"github.com/clickgen/clickgen/schema"
@@ -20,14 +21,10 @@ consumer can validate messages with (json-schema).`)
 	if err := parseFlags(fs, args, sio.out, false); err != nil {
 		return err
 	}
-	switch *entity {
-	case schema.EntityHits, schema.EntityOrders:
-	default:
+	if !slices.Contains([]string{schema.EntityHits, schema.EntityOrders}, *entity) {
 		return usagef("schema", "--entity %q: want hits or orders", *entity)
 	}
-	switch *format {
-	case schema.FormatMarkdown, schema.FormatKeys, schema.FormatJSONSchema:
-	default:
+	if !slices.Contains([]string{schema.FormatMarkdown, schema.FormatKeys, schema.FormatJSONSchema}, *format) {
 		return usagef("schema", "--format %q: want markdown, keys or json-schema", *format)
 	}
 	return schema.Render(sio.out, *entity, *format)
