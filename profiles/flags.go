@@ -58,10 +58,10 @@ func AddWorldFlags(fs *pflag.FlagSet) *WorldFlags {
 // GENERATOR_CATALOG: a zero seed, a scale that is not positive or a catalog that cannot be
 // read or parsed is an error (naming the line and column of a bad file).
 func (wf *WorldFlags) World(env LookupEnv) (*world.World, error) {
-	if err := setFromEnv(wf.fs, env, "seed", SeedEnv); err != nil {
+	if err := SetFromEnv(wf.fs, env, "seed", SeedEnv); err != nil {
 		return nil, err
 	}
-	if err := setFromEnv(wf.fs, env, "catalog", CatalogEnv); err != nil {
+	if err := SetFromEnv(wf.fs, env, "catalog", CatalogEnv); err != nil {
 		return nil, err
 	}
 	if wf.Seed == 0 {
@@ -134,11 +134,11 @@ func AddDayFlags(fs *pflag.FlagSet, daysHelp string) *DayFlags {
 // Resolve applies GENERATOR_DAY and GENERATOR_DAYS and checks the days: --day is required
 // (there is no default model day), and the range must be one the wire formats can carry.
 func (df *DayFlags) Resolve(env LookupEnv) error {
-	if err := setFromEnv(df.fs, env, "day", DayEnv); err != nil {
+	if err := SetFromEnv(df.fs, env, "day", DayEnv); err != nil {
 		return err
 	}
 	if df.fs.Lookup("days") != nil {
-		if err := setFromEnv(df.fs, env, "days", DaysEnv); err != nil {
+		if err := SetFromEnv(df.fs, env, "days", DaysEnv); err != nil {
 			return err
 		}
 	}
@@ -216,7 +216,7 @@ func (sf *SegmentFlags) Resolve(env LookupEnv) (world.Segment, error) {
 		return world.Segment{}, errors.New("both --segment and --segments given: choose one")
 	}
 	if !sf.fs.Changed("segments") {
-		if err := setFromEnv(sf.fs, env, "segment", SegmentEnv); err != nil {
+		if err := SetFromEnv(sf.fs, env, "segment", SegmentEnv); err != nil {
 			return world.Segment{}, err
 		}
 		return sf.segment, nil
@@ -239,9 +239,62 @@ func (sf *SegmentFlags) Resolve(env LookupEnv) (world.Segment, error) {
 	return s, nil
 }
 
-// setFromEnv sets flag from the environment variable name when the command line did not set
-// it and the variable is set to something. A value that does not parse names the variable.
-func setFromEnv(fs *pflag.FlagSet, env LookupEnv, flag, name string) error {
+// PlayFlags are the flags of the verbs that play model days without a profile (batch, live,
+// snapshot, inventory): the world, the days, garbage and the segment, registered in that
+// order. [PlayFlags.Resolve] fills in Garbage and Segment.
+type PlayFlags struct {
+	World        *WorldFlags
+	Days         *DayFlags
+	GarbageFlags *GarbageFlags
+	SegmentFlags *SegmentFlags
+	Garbage      world.Garbage // the garbage settings, once resolved
+	Segment      world.Segment // the share of the run to play, once resolved
+}
+
+// AddPlayFlags registers the world's, the days', the garbage and the segment flags on fs;
+// daysHelp is --days' help, or "" for a verb that plays one day ([AddDayFlags]).
+func AddPlayFlags(fs *pflag.FlagSet, daysHelp string) *PlayFlags {
+	pf := &PlayFlags{World: AddWorldFlags(fs), Days: AddDayFlags(fs, daysHelp)}
+	pf.GarbageFlags = AddGarbageFlags(fs)
+	pf.SegmentFlags = AddSegmentFlags(fs)
+	return pf
+}
+
+// Resolve applies the environment's fallbacks and checks the flags in the order the verbs
+// report mistakes: the days, then check (the verb's own flags; nil for none), then the
+// segment and the garbage. An error from check is returned as it is.
+func (pf *PlayFlags) Resolve(env LookupEnv, check func() error) error {
+	if err := pf.Days.Resolve(env); err != nil {
+		return err
+	}
+	if check != nil {
+		if err := check(); err != nil {
+			return err
+		}
+	}
+	var err error
+	if pf.Segment, err = pf.SegmentFlags.Resolve(env); err != nil {
+		return err
+	}
+	pf.Garbage, err = pf.GarbageFlags.Resolve()
+	return err
+}
+
+// NewWorld builds the world the flags choose ([WorldFlags.World]) for a run with the
+// resolved garbage, refusing first a run whose memory cannot fit ([CheckMemory] with
+// --max-memory).
+func (pf *PlayFlags) NewWorld(env LookupEnv) (*world.World, error) {
+	if err := CheckMemory(pf.World.Scale, pf.Garbage, pf.World.MaxMemory); err != nil {
+		return nil, err
+	}
+	return pf.World.World(env)
+}
+
+// SetFromEnv sets flag on fs from the environment variable name when the command line did
+// not set it and the variable is set to something (an empty value counts as unset). A value
+// that does not parse is an error naming the variable and its value. The verbs use it for
+// their own fallbacks (GENERATOR_SPEED, GENERATOR_LIMIT).
+func SetFromEnv(fs *pflag.FlagSet, env LookupEnv, flag, name string) error {
 	if fs.Changed(flag) {
 		return nil
 	}

@@ -1,6 +1,7 @@
 package profiles
 
 import (
+	"errors"
 	"os"
 	"path/filepath"
 	"strings"
@@ -191,6 +192,26 @@ func TestLoadFileNamesTheProfile(t *testing.T) {
 	}
 }
 
+// TestSourceFile: a profile file that parses comes back byte for byte, comments included; a
+// broken one is refused naming the file and the field.
+func TestSourceFile(t *testing.T) {
+	dir := t.TempDir()
+	good, bad := filepath.Join(dir, "good.yaml"), filepath.Join(dir, "bad.yaml")
+	src := "# my run\nplay:\n  day: 1 # the second day\n"
+	if err := os.WriteFile(good, []byte(src), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(bad, []byte("play:\n  dya: 1\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if got, err := SourceFile(good); err != nil || string(got) != src {
+		t.Errorf("SourceFile(good) = %q, %v; want the file as it is", got, err)
+	}
+	if _, err := SourceFile(bad); err == nil || !strings.HasPrefix(err.Error(), "--profile-file "+bad+": ") || !strings.Contains(err.Error(), "dya") {
+		t.Errorf("SourceFile(bad) = %v, want an error naming the file and the field", err)
+	}
+}
+
 func TestWriteList(t *testing.T) {
 	var b strings.Builder
 	if err := WriteList(&b); err != nil {
@@ -199,5 +220,81 @@ func TestWriteList(t *testing.T) {
 	lines := strings.Split(strings.TrimSuffix(b.String(), "\n"), "\n")
 	if len(lines) != len(List()) || !strings.Contains(b.String(), Default+" (default)  ") {
 		t.Errorf("WriteList wrote %q; want a line per profile, %s marked as the default", b.String(), Default)
+	}
+}
+
+// TestSetFromEnv: the command line wins over the environment, an empty variable counts as
+// unset, and a value that does not parse names the variable.
+func TestSetFromEnv(t *testing.T) {
+	for _, c := range []struct {
+		name    string
+		args    []string
+		env     map[string]string
+		want    int
+		wantErr string
+	}{
+		{"unset", nil, nil, 7, ""},
+		{"from env", nil, map[string]string{"N_ENV": "3"}, 3, ""},
+		{"empty is unset", nil, map[string]string{"N_ENV": ""}, 7, ""},
+		{"flag wins", []string{"--n", "5"}, map[string]string{"N_ENV": "3"}, 5, ""},
+		{"bad value", nil, map[string]string{"N_ENV": "x"}, 7, `environment variable N_ENV="x": `},
+	} {
+		fs := pflag.NewFlagSet("t", pflag.ContinueOnError)
+		n := fs.Int("n", 7, "")
+		if err := fs.Parse(c.args); err != nil {
+			t.Fatal(err)
+		}
+		err := SetFromEnv(fs, envOf(c.env), "n", "N_ENV")
+		if c.wantErr != "" {
+			if err == nil || !strings.HasPrefix(err.Error(), c.wantErr) {
+				t.Errorf("%s: error %v, want one starting %q", c.name, err, c.wantErr)
+			}
+			continue
+		}
+		if err != nil || *n != c.want {
+			t.Errorf("%s: --n %d, error %v; want %d, nil", c.name, *n, err, c.want)
+		}
+	}
+}
+
+// TestPlayFlagsResolve: the days are checked first, then the verb's own check, then the
+// segment and the garbage; what they resolve to is kept, and NewWorld refuses a world that
+// cannot fit in memory before building it.
+func TestPlayFlagsResolve(t *testing.T) {
+	errCheck := errors.New("the verb's own check")
+	for _, c := range []struct {
+		args    []string
+		check   error
+		wantErr string
+	}{
+		{[]string{"--segments", "2", "--garbage", "-1"}, errCheck, "--day is required"},
+		{[]string{"--day", "0", "--segments", "2"}, errCheck, errCheck.Error()},
+		{[]string{"--day", "0", "--segments", "2", "--garbage", "-1"}, nil, "--segments 2 needs env"},
+		{[]string{"--day", "0", "--garbage-mix", "not_an_object=1"}, nil, "--garbage-mix without --garbage"},
+		{[]string{"--day", "2", "--days", "3", "--segment", "1/2", "--garbage", "0.5"}, nil, ""},
+	} {
+		fs := pflag.NewFlagSet("test", pflag.ContinueOnError)
+		pf := AddPlayFlags(fs, "days")
+		if err := fs.Parse(c.args); err != nil {
+			t.Fatal(err)
+		}
+		err := pf.Resolve(envOf(nil), func() error { return c.check })
+		if got := errText(err); !strings.Contains(got, c.wantErr) || (c.wantErr == "") != (err == nil) {
+			t.Errorf("%q: Resolve error %q, want one containing %q", c.args, got, c.wantErr)
+		}
+		if err == nil && (pf.Segment != world.Segment{I: 1, N: 2} || pf.Garbage.Rate != 0.5 || pf.Days.Day != 2 || pf.Days.Days != 3) {
+			t.Errorf("%q: segment %v, garbage %v, days %d+%d", c.args, pf.Segment, pf.Garbage.Rate, pf.Days.Day, pf.Days.Days)
+		}
+	}
+	fs := pflag.NewFlagSet("test", pflag.ContinueOnError)
+	pf := AddPlayFlags(fs, "")
+	if err := fs.Parse([]string{"--day", "0", "--scale", "0.01", "--max-memory", "1KiB"}); err != nil {
+		t.Fatal(err)
+	}
+	if err := pf.Resolve(envOf(nil), nil); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := pf.NewWorld(envOf(nil)); err == nil || !strings.Contains(err.Error(), "--max-memory") {
+		t.Errorf("NewWorld under --max-memory 1KiB: %v, want refused naming --max-memory", err)
 	}
 }

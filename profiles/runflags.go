@@ -111,7 +111,7 @@ func (rf *RunFlags) Profile(env LookupEnv) (Profile, world.Segment, error) {
 	if rf.ProfileFile != "" {
 		what = rf.ProfileFile
 	}
-	if err := setFromEnv(fs, env, "catalog", CatalogEnv); err != nil {
+	if err := SetFromEnv(fs, env, "catalog", CatalogEnv); err != nil {
 		return p, seg, err
 	}
 	p, err = p.Apply(rf.overrides())
@@ -168,19 +168,32 @@ func ifSet[T any](fs *pflag.FlagSet, flag string, v *T) *T {
 // LoadFile reads and parses a user's profile file ([ParseFile]); errors name the file (as
 // --profile-file) and the field. A file without a name is named after the file.
 func LoadFile(path string) (Profile, error) {
+	p, _, err := loadFile(path)
+	return p, err
+}
+
+// SourceFile returns the text of the user's profile file at path as it is, comments
+// included, once it has passed [LoadFile]'s checks; errors are LoadFile's.
+func SourceFile(path string) ([]byte, error) {
+	_, data, err := loadFile(path)
+	return data, err
+}
+
+// loadFile is LoadFile, returning the file's text too.
+func loadFile(path string) (Profile, []byte, error) {
 	data, err := os.ReadFile(path)
 	if err != nil {
-		return Profile{}, fmt.Errorf("--profile-file: %w", err)
+		return Profile{}, nil, fmt.Errorf("--profile-file: %w", err)
 	}
 	p, err := ParseFile(data)
 	if err != nil {
-		return Profile{}, fmt.Errorf("--profile-file %s: %w", path, err)
+		return Profile{}, nil, fmt.Errorf("--profile-file %s: %w", path, err)
 	}
 	if p.Name == "" {
 		base := path[strings.LastIndexAny(path, `/\`)+1:]
 		p.Name = strings.TrimSuffix(strings.TrimSuffix(base, ".yaml"), ".yml")
 	}
-	return p, nil
+	return p, data, nil
 }
 
 // NewWorld builds p's world, refusing first a run whose memory cannot fit ([CheckMemory] with

@@ -5,9 +5,10 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
+	"log/slog"
 	"strings"
 
+	"github.com/clickgen/clickgen/generator/logs"
 	"github.com/spf13/pflag"
 )
 
@@ -25,24 +26,20 @@ type stdio struct {
 }
 
 // verbs lists the subcommands in the order `clickgen help` shows them.
-var verbs []verb
-
-func init() {
-	verbs = []verb{
-		{"run", "play a profile (fill, live, stress, garbage, smoke) and check what arrived", runRun},
-		{"profiles", "list the run profiles, or show one as YAML", runProfiles},
-		{"batch", "play model days into topic hits (or a file), back to back", runBatch},
-		{"live", "play one model day into topic hits paced by model time", runLive},
-		{"snapshot", "send the daily order snapshots into topic orders (or a file)", runSnapshot},
-		{"inventory", "print what a storage must contain after batch + snapshot, as JSON", runInventory},
-		{"verify", "read hits and orders back and reconcile them with the inventory", runVerify},
-		{"plot", "draw run reports as one self-contained HTML page of charts", runPlot},
-		{"inject", "send malformed messages of one garbage class on demand", runInject},
-		{"catalog", "write the embedded product catalog (CSV)", runCatalog},
-		{"broker", "run the embedded Kafka-compatible broker (hits/2, orders/1) until Ctrl-C", runBroker},
-		{"schema", "print the wire contract: keys, a markdown description or a JSON Schema", runSchema},
-		{"version", "print clickgen's version and the world version", runVersion},
-	}
+var verbs = []verb{
+	{"run", "play a profile (fill, live, stress, garbage, smoke) and check what arrived", runRun},
+	{"profiles", "list the run profiles, or show one as YAML", runProfiles},
+	{"batch", "play model days into topic hits (or a file), back to back", runBatch},
+	{"live", "play one model day into topic hits paced by model time", runLive},
+	{"snapshot", "send the daily order snapshots into topic orders (or a file)", runSnapshot},
+	{"inventory", "print what a storage must contain after batch + snapshot, as JSON", runInventory},
+	{"verify", "read hits and orders back and reconcile them with the inventory", runVerify},
+	{"plot", "draw run reports as one self-contained HTML page of charts", runPlot},
+	{"inject", "send malformed messages of one garbage class on demand", runInject},
+	{"catalog", "write the embedded product catalog (CSV)", runCatalog},
+	{"broker", "run the embedded Kafka-compatible broker (hits/2, orders/1) until Ctrl-C", runBroker},
+	{"schema", "print the wire contract: keys, a markdown description or a JSON Schema", runSchema},
+	{"version", "print clickgen's version and the world version", runVersion},
 }
 
 // usageError is a mistake in how clickgen was called: exit code 2, nothing was sent.
@@ -64,10 +61,11 @@ func usagef(verb, format string, args ...any) error {
 	return &usageError{verb: verb, err: fmt.Errorf(format, args...)}
 }
 
-// usage makes err, a value's or a flag's own verdict, a usage error of verb; nil stays nil.
+// usage makes err, a value's or a flag's own verdict, a usage error of verb; nil and usage
+// errors stay as they are.
 func usage(verb string, err error) error {
-	if err == nil {
-		return nil
+	if ue := (*usageError)(nil); err == nil || errors.As(err, &ue) {
+		return err
 	}
 	return &usageError{verb: verb, err: err}
 }
@@ -81,7 +79,9 @@ func exitCode(err error, stderr io.Writer) int {
 	if err == nil || errors.Is(err, errHelpShown) {
 		return 0
 	}
-	if !errorLine(stderr, err.Error()) {
+	if l := logs.Of(stderr); l != nil { // in JSON, a record at level ERROR
+		l.Log(slog.LevelError, err.Error())
+	} else {
 		fmt.Fprintf(stderr, "clickgen: %v\n", err)
 	}
 	if errors.Is(err, context.Canceled) {
@@ -97,6 +97,25 @@ func exitCode(err error, stderr io.Writer) int {
 		return 2
 	}
 	return 1
+}
+
+// --log-format text|json is global: it may stand anywhere before a "--", and applies to every
+// line clickgen writes on stderr (generator/logs). Text, the default, leaves the lines as they
+// are; json writes one slog record per line, and adds the Kafka client's warnings and errors.
+
+// cli is the whole command line: the global flags, the verb, the exit code. main and the
+// tests of global flags call it.
+func cli(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	rest, format, err := logs.CutFlag(args)
+	if err != nil {
+		return exitCode(usage("", err), stderr)
+	}
+	stderr = logs.Writer(stderr, format)
+	code := exitCode(run(ctx, rest, stdout, stderr), stderr)
+	if l := logs.Of(stderr); l != nil {
+		l.Flush()
+	}
+	return code
 }
 
 // run is clickgen without the process: tests call it directly.
@@ -157,8 +176,9 @@ func newFlags(verb, usage, description string) *pflag.FlagSet {
 	return fs
 }
 
-// parseFlags parses args; on --help it prints the verb's help to out and returns errHelpShown.
-func parseFlags(fs *pflag.FlagSet, args []string, out io.Writer) error {
+// parseFlags parses args; on --help it prints the verb's help to out and returns
+// errHelpShown. Positional arguments are a usage error unless withArgs.
+func parseFlags(fs *pflag.FlagSet, args []string, out io.Writer, withArgs bool) error {
 	err := fs.Parse(args)
 	if help, _ := fs.GetBool("help"); errors.Is(err, pflag.ErrHelp) || (err == nil && help) {
 		printVerbHelp(fs, out)
@@ -166,6 +186,9 @@ func parseFlags(fs *pflag.FlagSet, args []string, out io.Writer) error {
 	}
 	if err != nil {
 		return &usageError{verb: fs.Name(), err: err}
+	}
+	if !withArgs && fs.NArg() > 0 {
+		return usagef(fs.Name(), "unexpected argument %q", fs.Arg(0))
 	}
 	return nil
 }
@@ -178,31 +201,4 @@ func printVerbHelp(fs *pflag.FlagSet, out io.Writer) {
 	}
 	// pflag spells optional bool values as "[=true|false]"; a plain switch reads better.
 	fmt.Fprintf(out, "Flags:\n%s", strings.ReplaceAll(fs.FlagUsagesWrapped(100), "[=true|false]", "              "))
-}
-
-// envFallback sets each flag that was not given on the command line from its environment
-// variable, if that is set. A value that does not parse is a usage error naming the variable.
-func envFallback(fs *pflag.FlagSet, pairs ...string) error {
-	for i := 0; i+1 < len(pairs); i += 2 {
-		flag, env := pairs[i], pairs[i+1]
-		if fs.Changed(flag) {
-			continue
-		}
-		v, ok := os.LookupEnv(env)
-		if !ok || v == "" {
-			continue
-		}
-		if err := fs.Set(flag, v); err != nil {
-			return usagef(fs.Name(), "environment variable %s=%q: %v", env, v, err)
-		}
-	}
-	return nil
-}
-
-// noArgs rejects positional arguments for verbs that take none.
-func noArgs(fs *pflag.FlagSet) error {
-	if fs.NArg() > 0 {
-		return usagef(fs.Name(), "unexpected argument %q", fs.Arg(0))
-	}
-	return nil
 }

@@ -21,21 +21,31 @@ import (
 
 // TestKafkaRunLeavesTheClientACore: a run into Kafka renders on all cores but one even when
 // --metrics-addr wraps the sink (the worker count used to be chosen by sniffing the sink's
-// type, which the metrics wrapper hid).
+// type, which the metrics wrapper hid), and when the Kafka is the embedded broker (whose
+// address used to be filled in only after the count was chosen, so it rendered on all cores
+// beside a Kafka client and the broker itself).
 func TestKafkaRunLeavesTheClientACore(t *testing.T) {
 	_, addr := kfakeCluster(t)
-	out, errs, code := clickgen(t, "run", "smoke", "--brokers", addr, "--metrics-addr", "127.0.0.1:0")
-	if code != 0 {
-		t.Fatalf("run smoke --brokers --metrics-addr: exit %d\nstdout:\n%s\nstderr:\n%s", code, out, errs)
-	}
 	n := runtime.GOMAXPROCS(0)
-	if want := fmt.Sprintf("rendering on %d of %d cores", max(1, n-1), n); !strings.Contains(errs, want) {
-		t.Errorf("stderr lacks %q:\n%s", want, errs)
+	want := fmt.Sprintf("rendering on %d of %d cores", max(1, n-1), n)
+	for _, args := range [][]string{
+		{"run", "smoke", "--brokers", addr, "--metrics-addr", "127.0.0.1:0"},
+		{"run", "smoke"}, // the embedded broker
+	} {
+		out, errs, code := clickgen(t, args...)
+		if code != 0 {
+			t.Fatalf("%s: exit %d\nstdout:\n%s\nstderr:\n%s", strings.Join(args, " "), code, out, errs)
+		}
+		if !strings.Contains(errs, want) {
+			t.Errorf("%s: stderr lacks %q:\n%s", strings.Join(args, " "), want, errs)
+		}
 	}
-	// Into a file, every core renders.
-	_, errs, code = clickgen(t, "run", "smoke")
-	if want := fmt.Sprintf("rendering on %d of %d cores", n, n); code != 0 || !strings.Contains(errs, want) {
-		t.Errorf("run smoke: exit %d, stderr lacks %q:\n%s", code, want, errs)
+	// Into a file every core renders; --workers is taken as given.
+	if got := renderWorkers(0, false); got != n {
+		t.Errorf("renderWorkers(0, no Kafka) = %d, want all %d cores", got, n)
+	}
+	if got := renderWorkers(3, true); got != 3 {
+		t.Errorf("renderWorkers(3, Kafka) = %d, want 3 (--workers as given)", got)
 	}
 }
 

@@ -5,11 +5,15 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"log/slog"
 	"os"
 	"runtime/debug"
+	"time"
 
 	"github.com/spf13/pflag"
 
+	"github.com/clickgen/clickgen/generator/logs"
+	"github.com/clickgen/clickgen/generator/metrics/prom"
 	"github.com/clickgen/clickgen/generator/play"
 	"github.com/clickgen/clickgen/generator/sink"
 	"github.com/clickgen/clickgen/generator/world"
@@ -37,22 +41,16 @@ func setMemoryLimit(scale float64, g world.Garbage) {
 }
 
 // playFlags are the flags every verb that plays into a sink shares (batch, live, snapshot):
-// the world, the model days, garbage and the sink. inventory uses them without the sink.
+// the world, the model days, garbage and the segment (profiles.PlayFlags), and the sink.
+// inventory uses them without the sink.
 type playFlags struct {
-	fs      *pflag.FlagSet
-	world   *profiles.WorldFlags
-	days    *profiles.DayFlags
-	garbage *profiles.GarbageFlags
-	sink    *sinkFlags // nil without a sink
-	seg     *profiles.SegmentFlags
-	// segment is the share of the run chosen by --segment or --segments (after parse).
-	segment world.Segment
+	*profiles.PlayFlags
+	fs   *pflag.FlagSet
+	sink *sinkFlags // nil without a sink
 }
 
 func addPlayFlags(fs *pflag.FlagSet, daysHelp string, withSink bool) *playFlags {
-	pf := &playFlags{fs: fs, world: profiles.AddWorldFlags(fs), days: profiles.AddDayFlags(fs, daysHelp)}
-	pf.garbage = profiles.AddGarbageFlags(fs)
-	pf.seg = profiles.AddSegmentFlags(fs)
+	pf := &playFlags{PlayFlags: profiles.AddPlayFlags(fs, daysHelp), fs: fs}
 	if withSink {
 		pf.sink = addSinkFlags(fs)
 	}
@@ -61,52 +59,34 @@ func addPlayFlags(fs *pflag.FlagSet, daysHelp string, withSink bool) *playFlags 
 
 // parse reads args and checks every flag and environment fallback, with the verb's own
 // checks (check, may be nil) after the days: any mistake is a usage error before anything
-// is sent.
-func (pf *playFlags) parse(args []string, out io.Writer, check func() error) (*world.World, world.Garbage, error) {
-	var g world.Garbage
+// is sent. It returns the plan of what the flags choose: world, days, garbage and segment.
+func (pf *playFlags) parse(args []string, out io.Writer, check func() error) (play.Plan, error) {
 	verb := pf.fs.Name()
-	if err := parseFlags(pf.fs, args, out); err != nil {
-		return nil, g, err
+	if err := parseFlags(pf.fs, args, out, false); err != nil {
+		return play.Plan{}, err
 	}
-	if err := noArgs(pf.fs); err != nil {
-		return nil, g, err
-	}
-	if err := pf.days.Resolve(os.LookupEnv); err != nil {
-		return nil, g, usage(verb, err)
-	}
-	if check != nil {
-		if err := check(); err != nil {
-			return nil, g, err
-		}
-	}
-	var err error
-	if pf.segment, err = pf.seg.Resolve(os.LookupEnv); err != nil {
-		return nil, g, usage(verb, err)
-	}
-	if g, err = pf.garbage.Resolve(); err != nil {
-		return nil, g, usage(verb, err)
+	if err := pf.Resolve(os.LookupEnv, check); err != nil {
+		return play.Plan{}, usage(verb, err)
 	}
 	if pf.sink != nil {
 		if err := pf.sink.resolve(); err != nil {
-			return nil, g, err
+			return play.Plan{}, err
 		}
 	}
-	if err := profiles.CheckMemory(pf.world.Scale, g, pf.world.MaxMemory); err != nil {
-		return nil, g, usage(verb, err)
+	w, err := pf.NewWorld(os.LookupEnv)
+	if err != nil {
+		return play.Plan{}, usage(verb, err)
 	}
-	w, err := newWorld(verb, pf.world, g)
-	return w, g, err
+	setMemoryLimit(pf.World.Scale, pf.Garbage)
+	return play.Plan{World: w, From: pf.Days.Day, Days: pf.Days.Days, Garbage: pf.Garbage, Segment: pf.Segment}, nil
 }
 
 // start opens the sink for topic kind (hits or orders: the default topic name and the
 // partitions a created topic gets) and returns the player and the topic to send to.
 func (pf *playFlags) start(ctx context.Context, sio *stdio, kind string) (*play.Session, string, error) {
-	topic := pf.sink.Topic
-	if topic == "" {
-		topic = kind
-	}
-	if err := checkTopicKind(pf.fs.Name(), topic, kind); err != nil {
-		return nil, "", err
+	topic, err := pf.sink.TopicFor(pf.fs.Name(), kind)
+	if err != nil {
+		return nil, "", usage(pf.fs.Name(), err)
 	}
 	snk, err := pf.sink.open(ctx, sio, map[string]int32{pf.sink.Topic: sink.DefaultTopics()[kind]})
 	if err != nil {
@@ -128,7 +108,7 @@ func addSinkFlags(fs *pflag.FlagSet) *sinkFlags {
 	sf := &sinkFlags{verb: fs.Name()}
 	sf.AddFlags(fs)
 	fs.StringVar(&sf.report, "report", "", "write the final report as JSON to `FILE`")
-	addMetricsFlag(fs, &sf.metricsAddr)
+	prom.AddFlag(fs, &sf.metricsAddr)
 	return sf
 }
 
@@ -143,33 +123,59 @@ func (sf *sinkFlags) check(err error) error {
 	if err != nil {
 		return usagef(sf.verb, "%v", err)
 	}
-	if err := checkReportPath(sf.verb, sf.report, sf.File); err != nil {
-		return err
+	if sf.report != "" {
+		if err := play.CheckReportPath(sf.report, sf.File); err != nil {
+			return usagef(sf.verb, "--report %s: %v", sf.report, err)
+		}
 	}
-	return checkMetricsAddr(sf.verb, sf.metricsAddr)
+	return usage(sf.verb, prom.CheckAddr(sf.metricsAddr))
 }
 
-// workers is the number of render workers for --workers n: n itself when set, otherwise
-// what suits the sink (all cores but one when a Kafka client needs one, see play.Workers).
-// It is decided from the flags, not from the sink's type, so wrapping the sink (metrics)
-// does not change it.
-func (sf *sinkFlags) workers(n int) int {
+// renderWorkers is the number of render workers for --workers n: n itself when set,
+// otherwise what suits the sink (all cores but one when a Kafka client needs one, see
+// play.Workers). It is decided from the flags, not from the sink's type, so wrapping the
+// sink (metrics) does not change it.
+func renderWorkers(n int, kafka bool) int {
 	if n > 0 {
 		return n
 	}
-	return play.Workers(sf.Kafka())
+	return play.Workers(kafka)
 }
 
-// open opens the sink, serving its metrics with --metrics-addr; Kafka checks (or with
-// --create-topics creates) the topics of want. Warnings go to stderr, bad options are usage
-// errors.
+// open opens the sink; Kafka checks (or with --create-topics creates) the topics of want.
+// With --metrics-addr the sink's metrics are served on /metrics until it is closed
+// (generator/metrics/prom: clickgen's series, the Kafka client's, the Go runtime's and the
+// process's), the server listening first, so a bad or busy address is a usage error before
+// connecting. With --log-format json the Kafka client logs its warnings and errors too.
+// Warnings go to stderr, bad options are usage errors.
 func (sf *sinkFlags) open(ctx context.Context, sio *stdio, want map[string]int32) (sink.Sink, error) {
-	return withMetrics(sf.verb, sf.metricsAddr, sio.err, func(extra ...sink.Opt) (sink.Sink, error) {
-		s, err := sf.Open(ctx, sio.out, want, func(w string) { fmt.Fprintf(sio.err, "clickgen: warning: %s\n", w) }, extra...)
+	var extra []sink.Opt
+	if l := logs.Of(sio.err); l != nil {
+		extra = append(extra, sink.Logger(l.Logger("kafka", slog.LevelWarn)))
+	}
+	m, err := prom.ListenOn(sf.metricsAddr)
+	if err != nil {
+		return nil, usage(sf.verb, err)
+	}
+	if m != nil {
+		fmt.Fprintf(sio.err, "clickgen: Prometheus metrics on http://%s/metrics\n", m.Addr())
+	}
+	return m.OpenSink(func(opts ...sink.Opt) (sink.Sink, error) {
+		s, err := sf.Open(ctx, sio.out, want, func(w string) { fmt.Fprintf(sio.err, "clickgen: warning: %s\n", w) }, opts...)
 		var ce *sink.ConfigError
 		if errors.As(err, &ce) {
 			return nil, usagef(sf.verb, "%v", ce.Err)
 		}
 		return s, err
-	})
+	}, extra...)
+}
+
+// newPlayer starts a session playing into snk, printing on stderr (play.Session).
+func newPlayer(sio *stdio, snk sink.Sink, flushTimeout time.Duration, total int) *play.Session {
+	return play.NewSession(sio.err, snk, flushTimeout, total, 0, nil)
+}
+
+// playOn runs plan in session p, the metrics server (if any) hearing what happens too.
+func playOn(ctx context.Context, p *play.Session, plan play.Plan) (play.Result, error) {
+	return p.Play(ctx, plan, prom.Of(p.Sink).Observer(plan))
 }

@@ -2,9 +2,10 @@ package main
 
 import (
 	"context"
+	"os"
 	"strconv"
 
-	"github.com/clickgen/clickgen/generator/play"
+	"github.com/clickgen/clickgen/profiles"
 )
 
 func runBatch(ctx context.Context, sio *stdio, args []string) error {
@@ -17,9 +18,9 @@ call writes the same bytes, and 'clickgen inventory' with the same flags says wh
 	pf := addPlayFlags(fs, "number of days to play", true)
 	limit := fs.Int("limit", 0, "stop after this many messages in the whole run (events, and garbage if any); 0 means no limit (env GENERATOR_LIMIT)")
 	workers := fs.Int("workers", 0, "days are generated on this many cores; 0 means all")
-	w, g, err := pf.parse(args, sio.out, func() error {
-		if err := envFallback(fs, "limit", "GENERATOR_LIMIT"); err != nil {
-			return err
+	plan, err := pf.parse(args, sio.out, func() error {
+		if err := profiles.SetFromEnv(fs, os.LookupEnv, "limit", "GENERATOR_LIMIT"); err != nil {
+			return usage("batch", err)
 		}
 		if *workers < 0 {
 			return usagef("batch", "--workers %d: want 0 (all cores) or more", *workers)
@@ -37,7 +38,7 @@ call writes the same bytes, and 'clickgen inventory' with the same flags says wh
 		return err
 	}
 	p.LimitFlag = "--limit " + strconv.Itoa(*limit)
-	_, err = playOn(ctx, p, play.Plan{World: w, From: pf.days.Day, Days: pf.days.Days, Hits: topic, Garbage: g,
-		Stop: play.Stop{Messages: int64(*limit)}, Workers: pf.sink.workers(*workers), Segment: pf.segment})
+	plan.Hits, plan.Stop.Messages, plan.Workers = topic, int64(*limit), renderWorkers(*workers, pf.sink.Kafka())
+	_, err = playOn(ctx, p, plan)
 	return p.Finish(err, pf.sink.report)
 }

@@ -15,10 +15,7 @@ func runBroker(ctx context.Context, sio *stdio, args []string) error {
 ClickHouse or the stand can use it; everything it holds is lost when it stops.`)
 	listen := fs.String("listen", broker.DefaultListen, "`HOST:PORT` to listen on (port 0 picks a free port)")
 	advertise := fs.String("advertise", "", "host name clients should use to reach the broker (default: the listen host, 127.0.0.1 for 0.0.0.0)")
-	if err := parseFlags(fs, args, sio.out); err != nil {
-		return err
-	}
-	if err := noArgs(fs); err != nil {
+	if err := parseFlags(fs, args, sio.out, false); err != nil {
 		return err
 	}
 	var opts []broker.BrokerOpt

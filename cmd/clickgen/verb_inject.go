@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"slices"
 	"strconv"
 	"strings"
 
@@ -31,29 +30,23 @@ and --count N+1 sends the N of --count N and one more. Each message is flushed b
 and a line per message says what was sent and in which partition it landed. A delivery failure
 exits 1. 'clickgen verify' afterwards lists every injected message as unexpected.`)
 	wf := profiles.AddWorldFlags(fs)
-	class := fs.String("class", "", "garbage class of the messages (required); see above")
-	kind := fs.String("kind", "", "contract to break, hits or orders; default: the topic's name")
-	count := fs.Int("count", 1, "how many messages to send")
-	day := fs.Int("day", 0, "model day whose clean messages the malformed ones derive from (orders: its snapshot)")
+	inj := profiles.AddInjectFlags(fs)
 	sf := addSinkFlags(fs)
-	if err := parseFlags(fs, args, sio.out); err != nil {
-		return err
-	}
-	if err := noArgs(fs); err != nil {
+	if err := parseFlags(fs, args, sio.out, false); err != nil {
 		return err
 	}
 	if err := sf.resolve(); err != nil {
 		return err
 	}
-	k, err := injectKind(sf.Topic, *kind, *class, *count, *day)
+	k, err := inj.KindFor(sf.Topic)
 	if err != nil {
-		return err
+		return usage("inject", err)
 	}
 	w, err := newWorld("inject", wf, world.Garbage{})
 	if err != nil {
 		return err
 	}
-	extras, err := w.Inject(k, *class, *day, *count)
+	extras, err := w.Inject(k, inj.Class, inj.Day, inj.Count)
 	if err != nil {
 		return err
 	}
@@ -71,7 +64,7 @@ exits 1. 'clickgen verify' afterwards lists every injected message as unexpected
 		out = sio.err
 	}
 	p := newPlayer(sio, snk, sf.FlushTimeout, len(extras))
-	err = injectAll(ctx, p, out, topic, k, *day, extras)
+	err = injectAll(ctx, p, out, topic, k, inj.Day, extras)
 	return p.Finish(err, sf.report)
 }
 
@@ -92,33 +85,4 @@ func injectAll(ctx context.Context, p *play.Session, out io.Writer, topic, kind 
 		fmt.Fprintf(out, "sent %d of %d to %s: %s %s (%s), key %s%s, %d bytes, derived from %s\n",
 			i+1, len(extras), topic, kind, e.Class, e.Kind, key, where, len(e.Value), from)
 	})
-}
-
-// injectKind checks inject's class, count and day and returns the contract to break: kind,
-// or the topic's name.
-func injectKind(topic, kind, class string, count, day int) (string, error) {
-	k := kind
-	if k == "" {
-		k = topic
-		if k != world.KindHits && k != world.KindOrders {
-			return "", usagef("inject", "cannot tell from topic %q which contract to break: give --kind hits or --kind orders", topic)
-		}
-	}
-	classes := world.GarbageClassesFor(k)
-	switch {
-	case classes == nil:
-		return "", usagef("inject", "--kind %q: want hits or orders", k)
-	case class == "":
-		return "", usagef("inject", "--class is required: for %s one of %s", k, strings.Join(classes, ", "))
-	case !slices.Contains(world.AllGarbageClasses(), class):
-		return "", usagef("inject", "unknown class %q: for hits one of %s; for orders one of %s", class,
-			strings.Join(world.HitGarbageClasses, ", "), strings.Join(world.OrderGarbageClasses, ", "))
-	case !slices.Contains(classes, class):
-		return "", usagef("inject", "class %s does not apply to %s: want one of %s", class, k, strings.Join(classes, ", "))
-	case count < 1 || count > world.MaxInject:
-		return "", usagef("inject", "--count %d: want 1 to %d (inject is one message per flush; use --garbage for volume)", count, world.MaxInject)
-	case day < 0:
-		return "", usagef("inject", "--day %d: model days start at 0", day)
-	}
-	return k, nil
 }

@@ -7,6 +7,7 @@ import (
 	"slices"
 
 	"github.com/clickgen/clickgen/generator/world"
+	"github.com/clickgen/clickgen/profiles"
 )
 
 func runInventory(ctx context.Context, sio *stdio, args []string) error {
@@ -23,42 +24,25 @@ and redeliveries they add, and what the stand's raw, ODS and error tables must t
 	merge := fs.Bool("merge", false, "instead of computing, sum the inventories of the N segments of one run given as `FILE` arguments into the whole run's (per-day hashes become segment_sha256)")
 	if len(args) > 0 && slices.Contains(args, "--merge") {
 		// --merge takes files, not the world's flags: it computes nothing.
-		if err := parseFlags(fs, args, sio.out); err != nil {
+		if err := parseFlags(fs, args, sio.out, true); err != nil {
 			return err
 		}
 		if !*merge || fs.NFlag() != 1 || fs.NArg() == 0 {
 			return usagef("inventory", "--merge takes only inventory files: inventory --merge A.json B.json …")
 		}
-		return mergeInventories(sio, fs.Args())
-	}
-	w, g, err := pf.parse(args, sio.out, nil)
-	if err != nil {
-		return err
-	}
-	inv, err := w.Inventory(ctx, pf.days.Day, pf.days.Days, world.PlayOptions{Workers: *workers, Segment: pf.segment}, g)
-	if err != nil {
-		return err
-	}
-	return printInventory(sio, inv)
-}
-
-// mergeInventories reads the segments' inventories and prints their merge.
-func mergeInventories(sio *stdio, files []string) error {
-	var invs []*world.Inventory
-	for _, f := range files {
-		data, err := os.ReadFile(f)
+		inv, err := profiles.MergeInventoryFiles(fs.Args())
 		if err != nil {
-			return usagef("inventory", "--merge: %v", err)
+			return usage("inventory", err)
 		}
-		inv := new(world.Inventory)
-		if err := json.Unmarshal(data, inv); err != nil {
-			return usagef("inventory", "--merge %s: %v", f, err)
-		}
-		invs = append(invs, inv)
+		return printInventory(sio, inv)
 	}
-	inv, err := world.MergeInventories(invs...)
+	plan, err := pf.parse(args, sio.out, nil)
 	if err != nil {
-		return usagef("inventory", "%v", err)
+		return err
+	}
+	inv, err := plan.World.Inventory(ctx, plan.From, plan.Days, world.PlayOptions{Workers: *workers, Segment: plan.Segment}, plan.Garbage)
+	if err != nil {
+		return err
 	}
 	return printInventory(sio, inv)
 }
@@ -76,10 +60,7 @@ func runCatalog(ctx context.Context, sio *stdio, args []string) error {
 price in integer kopecks) in the stand's dictionary format, to stdout or a file. The same file
 given back with --catalog reproduces the default world.`)
 	file := fs.String("file", "-", "write to `PATH` ('-' is stdout)")
-	if err := parseFlags(fs, args, sio.out); err != nil {
-		return err
-	}
-	if err := noArgs(fs); err != nil {
+	if err := parseFlags(fs, args, sio.out, false); err != nil {
 		return err
 	}
 	if *file == "-" {

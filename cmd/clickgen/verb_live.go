@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"os"
 	"time"
 
 	"github.com/clickgen/clickgen/generator/pace"
@@ -24,9 +25,9 @@ same day; only the timing differs.`)
 	every := fs.Duration("progress-every", time.Minute, "how often to print a progress line")
 	var schedule pace.Schedule
 	var opts []pace.Opt
-	w, g, err := pf.parse(args, sio.out, func() error {
-		if err := envFallback(fs, "speed", "GENERATOR_SPEED"); err != nil {
-			return err
+	plan, err := pf.parse(args, sio.out, func() error {
+		if err := profiles.SetFromEnv(fs, os.LookupEnv, "speed", "GENERATOR_SPEED"); err != nil {
+			return usage("live", err)
 		}
 		var err error
 		if schedule, err = pace.Replay(*speed); err != nil {
@@ -42,9 +43,8 @@ same day; only the timing differs.`)
 	}
 	if maxRate != 0 {
 		// The ceiling is the whole run's: a segment takes its share.
-		opts = append(opts, pace.WithMaxRate(maxRate/pace.Rate(max(1, pf.segment.N))))
+		opts = append(opts, pace.WithMaxRate(maxRate/pace.Rate(max(1, plan.Segment.N))))
 	}
-	d := pf.days.Day
 	p, topic, err := pf.start(ctx, sio, "hits")
 	if err != nil {
 		return err
@@ -60,8 +60,8 @@ same day; only the timing differs.`)
 		return p.Finish(usagef("live", "%v", err), pf.sink.report)
 	}
 	p.OnUnit = func(u play.Unit) { total = u.Clean }
-	_, err = playOn(ctx, p, play.Plan{World: w, From: d, Days: 1, Hits: topic, Garbage: g,
-		Pacing: play.Pacing{Runner: runner}, Workers: pf.sink.workers(0), Segment: pf.segment})
+	plan.Hits, plan.Pacing.Runner, plan.Workers = topic, runner, renderWorkers(0, pf.sink.Kafka())
+	_, err = playOn(ctx, p, plan)
 	p.Target = float64(total) / (float64(24*time.Hour) / *speed / float64(time.Second))
 	return p.Finish(err, pf.sink.report)
 }

@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"path/filepath"
 
 	"github.com/clickgen/clickgen/generator/plot"
 )
@@ -19,7 +18,7 @@ run's flags (the report says what was sent; the inventory, what the world plans)
 	labels := fs.StringArray("label", nil, "label the report in the same position (repeat per report); default: its file name")
 	invFile := fs.String("inventory", "", "draw the expectation of this `FILE`, the output of 'clickgen inventory'")
 	title := fs.String("title", "", "the page's title (default \"clickgen runs\")")
-	if err := parseFlags(fs, args, sio.out); err != nil {
+	if err := parseFlags(fs, args, sio.out, true); err != nil {
 		return err
 	}
 	if fs.NArg() == 0 {
@@ -29,14 +28,8 @@ run's flags (the report says what was sent; the inventory, what the world plans)
 		return usagef("plot", "%d labels for %d reports", len(*labels), fs.NArg())
 	}
 	page := plot.Page{Title: *title}
-	for i, path := range fs.Args() {
-		label := filepath.Base(path)
-		if i < len(*labels) {
-			label = (*labels)[i]
-		}
-		if err := page.AddReportFile(path, label); err != nil {
-			return err
-		}
+	if err := page.AddReportFiles(fs.Args(), *labels); err != nil {
+		return err
 	}
 	if *invFile != "" {
 		if err := page.SetInventoryFile(*invFile); err != nil {

@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"os"
 
 	"github.com/clickgen/clickgen/profiles"
 )
@@ -14,7 +13,7 @@ YAML file it is, comments included ('profiles show NAME'). Copy one to start you
 play it with 'clickgen run --profile-file FILE'; 'profiles show --profile-file FILE' checks
 such a file (exit code 2 and the field at fault if it is broken) and prints it.`)
 	file := fs.String("profile-file", "", "with show: check and print the profile in this YAML `FILE`")
-	if err := parseFlags(fs, args, sio.out); err != nil {
+	if err := parseFlags(fs, args, sio.out, true); err != nil {
 		return err
 	}
 	if fs.NArg() == 0 {
@@ -27,26 +26,21 @@ such a file (exit code 2 and the field at fault if it is broken) and prints it.`
 		}
 		return profiles.WriteList(sio.out)
 	case "show":
+		var src []byte
+		var err error
 		switch {
 		case fs.NArg() == 2 && *file == "":
-			src, err := profiles.Source(fs.Arg(1))
-			if err != nil {
-				return usagef("profiles", "%v", err)
-			}
-			_, err = sio.out.Write(src)
-			return err
+			src, err = profiles.Source(fs.Arg(1))
 		case fs.NArg() == 1 && *file != "":
-			if _, err := profiles.LoadFile(*file); err != nil {
-				return usagef("profiles", "%v", err)
-			}
-			src, err := os.ReadFile(*file)
-			if err != nil {
-				return err
-			}
-			_, err = sio.out.Write(src)
-			return err
+			src, err = profiles.SourceFile(*file)
+		default:
+			return usagef("profiles", "show wants one profile NAME or --profile-file FILE")
 		}
-		return usagef("profiles", "show wants one profile NAME or --profile-file FILE")
+		if err != nil {
+			return usagef("profiles", "%v", err)
+		}
+		_, err = sio.out.Write(src)
+		return err
 	default:
 		return usagef("profiles", "unknown subcommand %q: want list or show", sub)
 	}

@@ -14,7 +14,6 @@ import (
 	"github.com/clickgen/clickgen/generator/metrics/prom"
 	"github.com/clickgen/clickgen/generator/pace"
 	"github.com/clickgen/clickgen/generator/play"
-	"github.com/clickgen/clickgen/generator/reconcile"
 	"github.com/clickgen/clickgen/generator/sink"
 	"github.com/clickgen/clickgen/profiles"
 )
@@ -59,7 +58,7 @@ func runRun(ctx context.Context, sio *stdio, args []string) error {
 		fs.MarkHidden("file")
 		fs.MarkHidden("topic")
 	})
-	if err := parseFlags(fs, args, sio.out); err != nil {
+	if err := parseFlags(fs, args, sio.out, true); err != nil {
 		return err
 	}
 	p, segment, err := rf.Profile(os.LookupEnv)
@@ -79,7 +78,9 @@ func runRun(ctx context.Context, sio *stdio, args []string) error {
 		every = time.Minute
 	}
 	var pl *play.Session // set before the run starts, which is when progress is reported
-	plan, err := p.Plan(w, profiles.PlanOptions{Workers: sf.workers(rf.Workers), ReplayEvery: every, Segment: segment,
+	// run always plays into Kafka: --brokers, or the embedded broker, whose address is known
+	// only once it has started (after the plan), so sf.Kafka() cannot tell yet.
+	plan, err := p.Plan(w, profiles.PlanOptions{Workers: renderWorkers(rf.Workers, true), ReplayEvery: every, Segment: segment,
 		ReplayProgress: func(s pace.Snapshot) { replayLine(pl, p.Play.Day, s) }})
 	if err != nil {
 		return usagef("run", "%v", err)
@@ -91,42 +92,21 @@ func runRun(ctx context.Context, sio *stdio, args []string) error {
 	if embedded != nil {
 		defer embedded.Close()
 	}
-	snk, err := sf.open(ctx, sio, topicsOf(plan))
+	snk, err := sf.open(ctx, sio, plan.Topics())
 	if err != nil {
 		return err
 	}
 	fmt.Fprintf(sio.err, "clickgen: run %s: %s, rendering on %d of %d cores\n", p.Name, p.Describe(), plan.Workers, runtime.GOMAXPROCS(0))
 	prom.Of(snk).Pace(plan.Pacing.Shape, plan.Pacing.Runner)
-	var meter *play.Meter
-	pl, meter = newRunSession(sio, snk, sf.FlushTimeout, plan, rf.Interval)
-	out, runErr := playOn(ctx, pl, plan)
-	if meter != nil {
-		pl.Settle = func() { finishStress(pl, meter, p, out, runErr) }
+	pl = newPlayer(sio, snk, sf.FlushTimeout, 0)
+	if plan.Pacing.ByCount {
+		pl = play.NewRateSession(sio.err, snk, sf.FlushTimeout, plan, rf.Interval, p.Pacing.MaxRate)
 	}
+	out, runErr := playOn(ctx, pl, plan)
 	if err := pl.Finish(runErr, sf.report); err != nil {
 		return err
 	}
 	return checkRun(ctx, sio, embedded, p, plan, out, snk.Stats())
-}
-
-// topicsOf is what plan writes: each topic with the partitions it gets when created.
-func topicsOf(plan play.Plan) map[string]int32 {
-	want := map[string]int32{}
-	for _, t := range (reconcile.Run{Hits: plan.Hits, Orders: plan.Orders}).Topics() {
-		want[t] = sink.DefaultTopics()[t]
-	}
-	return want
-}
-
-// newRunSession starts the session that plays plan into snk. A rate-paced run gets a meter,
-// whose line is its progress every interval.
-func newRunSession(sio *stdio, snk sink.Sink, flushTimeout time.Duration, plan play.Plan, interval time.Duration) (*play.Session, *play.Meter) {
-	if !plan.Pacing.ByCount {
-		return newPlayer(sio, snk, flushTimeout, 0), nil
-	}
-	// Built before the progress goroutine starts, which reads it.
-	meter := play.NewMeter(snk, plan.Pacing.Shape, plan.Pacing.Runner)
-	return play.NewSession(sio.err, snk, flushTimeout, 0, interval, meter.Line), meter
 }
 
 // checkRunSink validates the sink flags run uses: no --file or --topic (run writes topics
@@ -167,43 +147,20 @@ func replayLine(pl *play.Session, from int, s pace.Snapshot) {
 		s.Sent, from+int(m/(24*time.Hour)), int(m.Hours())%24, int(m.Minutes())%60, s.Lag.Seconds(), s.MaxLag.Seconds())
 }
 
-// finishStress prints a rate-paced run's final line and prepares its report.
-func finishStress(pl *play.Session, m *play.Meter, p profiles.Profile, out play.Result, runErr error) {
-	line, target, info := m.Finish(out, runErr, pl.Start, play.Stop{Messages: p.Stop.Messages, Duration: p.Stop.Duration}, p.Pacing.MaxRate)
-	pl.Target = target
-	if !out.PacedFrom.IsZero() {
-		pl.Start = out.PacedFrom // the achieved rate is over the paced time, not the setup
-	}
-	pl.Logf("%s", line)
-	pl.Extend = func(r sink.Report) any { return m.Report(r, info) }
-}
-
-// checkRun says whether the run delivered what it should. With the embedded broker it reads
-// the topics back (reconcile.CheckRun, the table to stdout); with --brokers it trusts what was
-// acknowledged. A profile's expected counts are then compared with what the topics hold.
+// checkRun says whether the run delivered what it should (Profile.CheckRun): with the
+// embedded broker it reads the topics back, the table to stdout; with --brokers it trusts what
+// was acknowledged.
 func checkRun(ctx context.Context, sio *stdio, embedded *broker.Broker, p profiles.Profile, plan play.Plan,
 	out play.Result, st sink.Stats) error {
-	run := reconcile.Run{World: plan.World, From: plan.From, Days: plan.Days, Garbage: plan.Garbage,
-		Options: reconcile.Options{Workers: plan.Workers, Segment: plan.Segment}, Hits: plan.Hits, Orders: plan.Orders, Stats: st}
-	if out.Stopped != play.StopDays || plan.Days == 0 {
-		run.CutShort = string(out.Stopped)
+	var brokers []string
+	if embedded != nil {
+		brokers = embedded.Addrs()
 	}
-	held := map[string]int64{}
-	var problems []string
-	if embedded == nil {
-		for _, t := range run.Topics() {
-			held[t] = st.Topics[t].Acked
-		}
-	} else {
-		ctx, cancel := context.WithTimeout(ctx, 10*time.Minute)
-		defer cancel()
-		var err error
-		if problems, held, err = reconcile.CheckRun(ctx, sio.out, embedded.Addrs(), run); err != nil {
-			return fmt.Errorf("reading back from the embedded broker: %w", err)
-		}
-	}
-	if plan.Segment.Whole() { // a profile's counts are the whole run's, not a segment's
-		problems = append(problems, p.CheckExpect(sio.out, held)...)
+	ctx, cancel := context.WithTimeout(ctx, 10*time.Minute)
+	defer cancel()
+	problems, err := p.CheckRun(ctx, sio.out, brokers, plan, out, st)
+	if err != nil {
+		return fmt.Errorf("reading back from the embedded broker: %w", err)
 	}
 	if len(problems) > 0 {
 		return fmt.Errorf("check failed: %s", strings.Join(problems, "; "))

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"runtime"
 	"runtime/debug"
+	"slices"
 
 	"github.com/clickgen/clickgen/generator/world"
 	"github.com/clickgen/clickgen/schema"
@@ -17,20 +18,13 @@ order (keys), the export description as markdown tables (markdown), or a JSON Sc
 consumer can validate messages with (json-schema).`)
 	entity := fs.String("entity", schema.EntityHits, "which messages: hits or orders")
 	format := fs.String("format", schema.FormatMarkdown, "output format: markdown, keys or json-schema")
-	if err := parseFlags(fs, args, sio.out); err != nil {
+	if err := parseFlags(fs, args, sio.out, false); err != nil {
 		return err
 	}
-	if err := noArgs(fs); err != nil {
-		return err
-	}
-	switch *entity {
-	case schema.EntityHits, schema.EntityOrders:
-	default:
+	if !slices.Contains([]string{schema.EntityHits, schema.EntityOrders}, *entity) {
 		return usagef("schema", "--entity %q: want hits or orders", *entity)
 	}
-	switch *format {
-	case schema.FormatMarkdown, schema.FormatKeys, schema.FormatJSONSchema:
-	default:
+	if !slices.Contains([]string{schema.FormatMarkdown, schema.FormatKeys, schema.FormatJSONSchema}, *format) {
 		return usagef("schema", "--format %q: want markdown, keys or json-schema", *format)
 	}
 	return schema.Render(sio.out, *entity, *format)
@@ -46,10 +40,7 @@ func buildVersion() string {
 
 func runVersion(ctx context.Context, sio *stdio, args []string) error {
 	fs := newFlags("version", "version", "Print clickgen's build version, the world version (generator_version in the inventory) and the Go runtime.")
-	if err := parseFlags(fs, args, sio.out); err != nil {
-		return err
-	}
-	if err := noArgs(fs); err != nil {
+	if err := parseFlags(fs, args, sio.out, false); err != nil {
 		return err
 	}
 	_, err := fmt.Fprintf(sio.out, "clickgen %s (world %s, %s %s/%s)\n",

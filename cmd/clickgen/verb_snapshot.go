@@ -2,8 +2,6 @@ package main
 
 import (
 	"context"
-
-	"github.com/clickgen/clickgen/generator/play"
 )
 
 func runSnapshot(ctx context.Context, sio *stdio, args []string) error {
@@ -15,7 +13,7 @@ counter midnight, one JSON message per order keyed by order_id, in ascending ord
 model day a snapshot needs is generated once per call. The producer is flushed after every
 snapshot.`)
 	pf := addPlayFlags(fs, "number of run days", true)
-	w, g, err := pf.parse(args, sio.out, nil)
+	plan, err := pf.parse(args, sio.out, nil)
 	if err != nil {
 		return err
 	}
@@ -23,6 +21,7 @@ snapshot.`)
 	if err != nil {
 		return err
 	}
-	_, err = playOn(ctx, p, play.Plan{World: w, From: pf.days.Day, Days: pf.days.Days, Orders: topic, Garbage: g, Segment: pf.segment})
+	plan.Orders = topic
+	_, err = playOn(ctx, p, plan)
 	return p.Finish(err, pf.sink.report)
 }

@@ -95,10 +95,7 @@ type verifyRun struct {
 
 // parse reads and checks verify's flags: every mistake is a usage error before connecting.
 func (v *verifyRun) parse(fs *pflag.FlagSet, args []string, sio *stdio) error {
-	if err := parseFlags(fs, args, sio.out); err != nil {
-		return err
-	}
-	if err := noArgs(fs); err != nil {
+	if err := parseFlags(fs, args, sio.out, false); err != nil {
 		return err
 	}
 	if err := v.df.Resolve(os.LookupEnv); err != nil {

@@ -6,6 +6,8 @@ import (
 	"runtime"
 	"time"
 
+	"github.com/clickgen/clickgen/generator/sink"
+
 	"github.com/clickgen/clickgen/generator/metrics"
 	"github.com/clickgen/clickgen/generator/pace"
 	"github.com/clickgen/clickgen/generator/world"
@@ -123,6 +125,19 @@ func Workers(kafka bool) int {
 		return max(1, n-1)
 	}
 	return n
+}
+
+// Topics are the topics p writes, each with the partitions a topic of its kind gets when it
+// is created ([sink.DefaultTopics]: hits 2, orders 1), for [sink.Settings.Open] to check or
+// create.
+func (p Plan) Topics() map[string]int32 {
+	want := map[string]int32{}
+	for kind, topic := range map[string]string{"hits": p.Hits, "orders": p.Orders} {
+		if topic != "" {
+			want[topic] = sink.DefaultTopics()[kind]
+		}
+	}
+	return want
 }
 
 // Result is what a Run did.

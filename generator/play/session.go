@@ -7,6 +7,7 @@ import (
 	"io"
 	"time"
 
+	"github.com/clickgen/clickgen/generator/pace"
 	"github.com/clickgen/clickgen/generator/sink"
 )
 
@@ -33,7 +34,9 @@ type Session struct {
 	// stress run measures its end there, so its line and the topic summary agree.
 	Settle func()
 
-	w io.Writer
+	w       io.Writer
+	meter   *Meter    // a rate-paced run's (NewRateSession), nil otherwise
+	maxRate pace.Rate // the rate-paced run's ceiling, for its final line
 }
 
 // NewSession starts a session on snk printing on w, whose units are flushed within
@@ -42,11 +45,39 @@ func NewSession(w io.Writer, snk sink.Sink, flushTimeout time.Duration, total in
 	return &Session{Printer: NewPrinter(w, snk, total, lineEvery, line), Sink: snk, FlushTimeout: flushTimeout, Start: time.Now(), w: w}
 }
 
+// NewRateSession starts a session for a rate-paced plan (Pacing.ByCount) on snk, printing
+// on w, with a [Meter] of the plan's shape and runner: the meter's line is the progress every
+// lineEvery, and once the run has been flushed (Settle) its final line is printed, the achieved
+// rate is measured from when pacing began and the report becomes the meter's [StressReport].
+// maxRate is the run's ceiling on top of the shape, which the report names (0: none).
+func NewRateSession(w io.Writer, snk sink.Sink, flushTimeout time.Duration, plan Plan, lineEvery time.Duration, maxRate pace.Rate) *Session {
+	// Built before the progress goroutine starts, which reads it.
+	m := NewMeter(snk, plan.Pacing.Shape, plan.Pacing.Runner)
+	s := NewSession(w, snk, flushTimeout, 0, lineEvery, m.Line)
+	s.meter, s.maxRate = m, maxRate
+	return s
+}
+
 // Play runs plan into the session's sink with the session's flush timeout; the session and
 // obs (nil ones are skipped) hear what happens.
 func (s *Session) Play(ctx context.Context, plan Plan, obs ...Observer) (Result, error) {
 	plan.FlushTimeout = s.FlushTimeout
-	return Run(ctx, plan, s.Sink, Observers(append([]Observer{s}, obs...)...))
+	res, err := Run(ctx, plan, s.Sink, Observers(append([]Observer{s}, obs...)...))
+	if s.meter != nil {
+		s.Settle = func() { s.settleRate(plan.Stop, res, err) }
+	}
+	return res, err
+}
+
+// settleRate prints a rate-paced run's final line and prepares its report.
+func (s *Session) settleRate(stop Stop, res Result, runErr error) {
+	line, target, info := s.meter.Finish(res, runErr, s.Start, stop, s.maxRate)
+	s.Target = target
+	if !res.PacedFrom.IsZero() {
+		s.Start = res.PacedFrom // the achieved rate is over the paced time, not the setup
+	}
+	s.Logf("%s", line)
+	s.Extend = func(r sink.Report) any { return s.meter.Report(r, info) }
 }
 
 // flush waits for every message sent so far, with its own timeout: an interrupted run still

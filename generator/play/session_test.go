@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/clickgen/clickgen/generator/pace"
 	"github.com/clickgen/clickgen/generator/play"
 	"github.com/clickgen/clickgen/generator/sink"
 )
@@ -50,5 +51,48 @@ func TestSessionFinish(t *testing.T) {
 	}
 	if err := snk.Send(context.Background(), sink.Message{Topic: "hits", Value: []byte("{}")}); !errors.Is(err, sink.ErrClosed) {
 		t.Errorf("Send after Finish = %v, want sink.ErrClosed", err)
+	}
+}
+
+// TestRateSession: a rate-paced run's session prints the meter's final line once the run is
+// flushed, and its report is the stress report: the shape, the ceiling, what was released and
+// what stopped it.
+func TestRateSession(t *testing.T) {
+	var out, lines bytes.Buffer
+	snk, err := sink.NewWriter(&out, sink.WriterOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	shape, err := pace.Constant(100000)
+	if err != nil {
+		t.Fatal(err)
+	}
+	runner, err := pace.NewRunner(pace.ByCount(shape))
+	if err != nil {
+		t.Fatal(err)
+	}
+	plan := play.Plan{World: smallWorld(t), From: 0, Days: 1, Hits: "hits", Stop: play.Stop{Messages: 200},
+		Pacing: play.Pacing{Runner: runner, ByCount: true, Shape: shape}}
+	s := play.NewRateSession(&lines, snk, time.Minute, plan, time.Hour, 50000)
+	if res, err := s.Play(context.Background(), plan); err != nil || res.Stopped != play.StopMessages {
+		t.Fatalf("Play() = %v, %v; want stopped by messages", res.Stopped, err)
+	}
+	report := filepath.Join(t.TempDir(), "r.json")
+	if err := s.Finish(nil, report); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(lines.String(), "clickgen: stress total: 200 records sent") {
+		t.Errorf("the session printed %q, want the stress line", lines.String())
+	}
+	data, err := os.ReadFile(report)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var rep play.StressReport
+	if err := json.Unmarshal(data, &rep); err != nil {
+		t.Fatal(err)
+	}
+	if st := rep.Stress; st.Shape != "100000/s" || st.MaxRatePerS != 50000 || st.Released != 200 || st.Stopped != "messages" {
+		t.Errorf("stress report %+v, want shape 100000/s, ceiling 50000, 200 released, stopped by messages", st)
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 )
 
 // AddReportFile adds the report in the file at path (what --report wrote) to the page,
@@ -14,6 +15,21 @@ func (p *Page) AddReportFile(path, label string) error {
 		return err
 	}
 	p.Runs = append(p.Runs, Run{Label: label, Report: rep})
+	return nil
+}
+
+// AddReportFiles adds the reports in the files at paths in order ([Page.AddReportFile]), each
+// labelled by the label in the same position or, past the end of labels, by its file name.
+func (p *Page) AddReportFiles(paths, labels []string) error {
+	for i, path := range paths {
+		label := filepath.Base(path)
+		if i < len(labels) {
+			label = labels[i]
+		}
+		if err := p.AddReportFile(path, label); err != nil {
+			return err
+		}
+	}
 	return nil
 }
 

@@ -28,3 +28,28 @@ func TestAddReportFile(t *testing.T) {
 		t.Errorf("AddReportFile(good) = %v, runs %+v; want one run labelled mine", err, p.Runs)
 	}
 }
+
+// TestAddReportFiles: each report is labelled by the label in its position, the rest by
+// their file names.
+func TestAddReportFiles(t *testing.T) {
+	dir := t.TempDir()
+	var paths []string
+	for _, name := range []string{"a.json", "b.json", "c.json"} {
+		path := filepath.Join(dir, name)
+		if err := os.WriteFile(path, []byte(`{"topics":{}}`), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		paths = append(paths, path)
+	}
+	var p Page
+	if err := p.AddReportFiles(paths, []string{"first"}); err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, r := range p.Runs {
+		got = append(got, r.Label)
+	}
+	if strings.Join(got, ",") != "first,b.json,c.json" {
+		t.Errorf("labels %q, want first, b.json, c.json", got)
+	}
+}

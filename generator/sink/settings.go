@@ -154,6 +154,21 @@ func (s *Settings) Validate(getenv func(string) string) error {
 	return nil
 }
 
+// TopicFor is the topic verb sends kind ("hits" or "orders") to: --topic, or else kind's own
+// name. The other kind's topic is refused: batch --topic orders put hits into the orders
+// topic, where the stand's intake reads every one as garbage.
+func (s *Settings) TopicFor(verb, kind string) (string, error) {
+	for other := range DefaultTopics() {
+		if other != kind && s.Topic == other {
+			return "", fmt.Errorf("--topic %s: %s sends %s, and topic %s is for %s", s.Topic, verb, kind, s.Topic, other)
+		}
+	}
+	if s.Topic == "" {
+		return kind, nil
+	}
+	return s.Topic, nil
+}
+
 // Kafka reports whether the settings send to Kafka (brokers were given) rather than a file.
 func (s *Settings) Kafka() bool { return len(s.Brokers) > 0 }
 

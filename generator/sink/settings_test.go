@@ -140,3 +140,23 @@ func TestSettingsOpenBadOptionsIsConfigError(t *testing.T) {
 		t.Errorf("CheckConnect(unknown SASL mechanism) error = %v, want a *ConfigError", err)
 	}
 }
+
+// TestSettingsTopicFor: a kind goes to --topic or its own topic, never to the other kind's.
+func TestSettingsTopicFor(t *testing.T) {
+	for _, c := range []struct {
+		topic, kind, want, wantErr string
+	}{
+		{"", "hits", "hits", ""},
+		{"", "orders", "orders", ""},
+		{"raw-hits", "hits", "raw-hits", ""},
+		{"hits", "hits", "hits", ""},
+		{"orders", "hits", "", "--topic orders: batch sends hits, and topic orders is for orders"},
+		{"hits", "orders", "", "--topic hits: batch sends orders, and topic hits is for hits"},
+	} {
+		s := &Settings{Topic: c.topic}
+		got, err := s.TopicFor("batch", c.kind)
+		if got != c.want || (err == nil) != (c.wantErr == "") || (err != nil && err.Error() != c.wantErr) {
+			t.Errorf("--topic %q, kind %s: TopicFor = %q, %v; want %q, %q", c.topic, c.kind, got, err, c.want, c.wantErr)
+		}
+	}
+}

@@ -4,6 +4,7 @@ import "testing"
 
 func TestCheckAddr(t *testing.T) {
 	for addr, want := range map[string]string{
+		"":               "",
 		":9100":          "",
 		"127.0.0.1:0":    "",
 		"nope":           `--metrics-addr "nope": want HOST:PORT, e.g. 127.0.0.1:9100 or :9100`,

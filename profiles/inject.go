@@ -1,0 +1,62 @@
+package profiles
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/spf13/pflag"
+
+	"github.com/clickgen/clickgen/generator/world"
+)
+
+// InjectFlags choose the malformed messages `clickgen inject` sends ([world.World.Inject]):
+// --class, --kind, --count and --day.
+type InjectFlags struct {
+	Class string
+	Kind  string // the contract to break; "" means the topic's name
+	Count int
+	Day   int
+}
+
+// AddInjectFlags registers inject's flags on fs: one message derived from model day 0 by
+// default, and no class (it is required).
+func AddInjectFlags(fs *pflag.FlagSet) *InjectFlags {
+	f := &InjectFlags{}
+	fs.StringVar(&f.Class, "class", "", "garbage class of the messages (required); see above")
+	fs.StringVar(&f.Kind, "kind", "", "contract to break, hits or orders; default: the topic's name")
+	fs.IntVar(&f.Count, "count", 1, "how many messages to send")
+	fs.IntVar(&f.Day, "day", 0, "model day whose clean messages the malformed ones derive from (orders: its snapshot)")
+	return f
+}
+
+// KindFor checks the flags and returns the topic kind whose contract the messages break:
+// --kind, or else the name of topic (the topic they are sent to) when that is hits or orders.
+// The class must be one that kind carries, the count at most [world.MaxInject] and the day
+// not negative; each error names the flag and the valid values.
+func (f *InjectFlags) KindFor(topic string) (string, error) {
+	k := f.Kind
+	if k == "" {
+		k = topic
+		if k != world.KindHits && k != world.KindOrders {
+			return "", fmt.Errorf("cannot tell from topic %q which contract to break: give --kind hits or --kind orders", topic)
+		}
+	}
+	classes := world.GarbageClassesFor(k)
+	switch {
+	case classes == nil:
+		return "", fmt.Errorf("--kind %q: want hits or orders", k)
+	case f.Class == "":
+		return "", fmt.Errorf("--class is required: for %s one of %s", k, strings.Join(classes, ", "))
+	case !slices.Contains(world.AllGarbageClasses(), f.Class):
+		return "", fmt.Errorf("unknown class %q: for hits one of %s; for orders one of %s", f.Class,
+			strings.Join(world.HitGarbageClasses, ", "), strings.Join(world.OrderGarbageClasses, ", "))
+	case !slices.Contains(classes, f.Class):
+		return "", fmt.Errorf("class %s does not apply to %s: want one of %s", f.Class, k, strings.Join(classes, ", "))
+	case f.Count < 1 || f.Count > world.MaxInject:
+		return "", fmt.Errorf("--count %d: want 1 to %d (inject is one message per flush; use --garbage for volume)", f.Count, world.MaxInject)
+	case f.Day < 0:
+		return "", fmt.Errorf("--day %d: model days start at 0", f.Day)
+	}
+	return k, nil
+}

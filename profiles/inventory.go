@@ -1,0 +1,29 @@
+package profiles
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+
+	"github.com/clickgen/clickgen/generator/world"
+)
+
+// MergeInventoryFiles reads the inventories in the files at paths (the JSON `clickgen
+// inventory --segment I/N` prints) and merges them into the whole run's
+// ([world.MergeInventories]). A file that cannot be read or decoded is an error naming
+// --merge and the file.
+func MergeInventoryFiles(paths []string) (*world.Inventory, error) {
+	var invs []*world.Inventory
+	for _, path := range paths {
+		data, err := os.ReadFile(path)
+		if err != nil {
+			return nil, fmt.Errorf("--merge: %v", err)
+		}
+		inv := new(world.Inventory)
+		if err := json.Unmarshal(data, inv); err != nil {
+			return nil, fmt.Errorf("--merge %s: %v", path, err)
+		}
+		invs = append(invs, inv)
+	}
+	return world.MergeInventories(invs...)
+}

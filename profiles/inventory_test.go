@@ -1,0 +1,59 @@
+package profiles
+
+import (
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/clickgen/clickgen/generator/world"
+)
+
+// TestMergeInventoryFiles: the segments' inventory files merge into the whole run's counts;
+// a missing or broken file is refused naming --merge (and the file).
+func TestMergeInventoryFiles(t *testing.T) {
+	w, err := world.NewWorld(world.Params{Seed: world.CanonicalSeed, Scale: 0.01})
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	var paths []string
+	for i := range 2 {
+		inv, err := w.Inventory(context.Background(), 0, 1, world.PlayOptions{Segment: world.Segment{I: i, N: 2}}, world.Garbage{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		data, err := json.Marshal(inv)
+		if err != nil {
+			t.Fatal(err)
+		}
+		paths = append(paths, filepath.Join(dir, "segment"+strconv.Itoa(i)+".json"))
+		if err := os.WriteFile(paths[i], data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	whole, err := w.Inventory(context.Background(), 0, 1, world.PlayOptions{}, world.Garbage{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	merged, err := MergeInventoryFiles(paths)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := merged.Days[0].Events, whole.Days[0].Events; got != want {
+		t.Errorf("merged day 0 events = %d, want the whole run's %d", got, want)
+	}
+	if _, err := MergeInventoryFiles([]string{filepath.Join(dir, "none.json")}); err == nil || !strings.HasPrefix(err.Error(), "--merge: ") {
+		t.Errorf("a missing file: %v, want an error starting --merge:", err)
+	}
+	broken := filepath.Join(dir, "broken.json")
+	if err := os.WriteFile(broken, []byte("{"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := MergeInventoryFiles([]string{broken}); err == nil || !strings.HasPrefix(err.Error(), "--merge "+broken+": ") {
+		t.Errorf("a broken file: %v, want an error naming --merge %s", err, broken)
+	}
+}
