@@ -284,10 +284,17 @@ func (pf *PlayFlags) Resolve(env LookupEnv, check func() error) error {
 // resolved garbage, refusing first a run whose memory cannot fit ([CheckMemory] with
 // --max-memory).
 func (pf *PlayFlags) NewWorld(env LookupEnv) (*world.World, error) {
-	if err := CheckMemory(pf.World.Scale, pf.Garbage, pf.World.MaxMemory); err != nil {
+	return pf.World.NewWorld(env, pf.Garbage)
+}
+
+// NewWorld builds the world the flags choose ([WorldFlags.World]) for a run with garbage g,
+// refusing first a run whose memory cannot fit ([CheckMemory] with --max-memory): a verb that
+// builds days (playing, verify, inject) calls it before it builds any.
+func (wf *WorldFlags) NewWorld(env LookupEnv, g world.Garbage) (*world.World, error) {
+	if err := CheckMemory(wf.Scale, g, wf.MaxMemory); err != nil {
 		return nil, err
 	}
-	return pf.World.World(env)
+	return wf.World(env)
 }
 
 // SetFromEnv sets flag on fs from the environment variable name when the command line did

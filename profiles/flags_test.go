@@ -116,6 +116,14 @@ func TestWorldFlags(t *testing.T) {
 	if err != nil || w.Seed() != 7 {
 		t.Errorf("World(--seed 7, GENERATOR_SEED=9) = seed %v, %v; want 7 (the flag wins)", w.Seed(), err)
 	}
+	// NewWorld refuses what cannot fit before building, and builds what can.
+	wf := parsed(t, AddWorldFlags, "--scale", "100", "--max-memory", "1GiB")
+	if _, err := wf.NewWorld(envOf(nil), world.Garbage{}); err == nil || !strings.Contains(err.Error(), "more than --max-memory") {
+		t.Errorf("NewWorld(--scale 100 --max-memory 1GiB) error = %v, want the memory refusal", err)
+	}
+	if w, err := parsed(t, AddWorldFlags, "--max-memory", "1GiB").NewWorld(envOf(nil), world.Garbage{}); err != nil || w.Scale() != 1 {
+		t.Errorf("NewWorld(--max-memory 1GiB) = %v, %v; want the scale-1 world", w, err)
+	}
 }
 
 func TestGarbageFlagsResolve(t *testing.T) {

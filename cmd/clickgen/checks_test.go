@@ -160,6 +160,16 @@ func TestMemoryRefusedBeforeSending(t *testing.T) {
 	if _, errs, code := clickgen(t, "batch", "--day", "0", "--file", file, "--max-memory", "lots"); code != 2 || !strings.Contains(errs, "--max-memory") {
 		t.Errorf("--max-memory lots: exit %d, %s; want a usage error", code, errs)
 	}
+	// verify builds the days it expects and inject one day: they are refused too (they
+	// used to build whatever --scale asked for).
+	for _, args := range [][]string{
+		{"verify", "--brokers", "127.0.0.1:1", "--day", "0", "--scale", "100", "--max-memory", "1GiB"},
+		{"inject", "--kind", "hits", "--class", "not_an_object", "--file", file, "--scale", "500", "--max-memory", "1GiB"},
+	} {
+		if _, errs, code := clickgen(t, args...); code != 2 || !strings.Contains(errs, "of memory, more than --max-memory") {
+			t.Errorf("%v: exit %d, stderr %q; want exit 2 saying the memory does not fit", args, code, errs)
+		}
+	}
 }
 
 // TestMemoryRefusedUnderUlimit is issue 11 item 2 end to end, with a real memory limit: the

@@ -21,9 +21,10 @@ import (
 )
 
 // newWorld builds the world wf chooses for a run with garbage g and sets the soft memory
-// limit they need; a bad value or catalog is a usage error (nothing was sent).
+// limit they need; a bad value or catalog, or a run that cannot fit in memory, is a usage
+// error (nothing was sent).
 func newWorld(verb string, wf *profiles.WorldFlags, g world.Garbage) (*world.World, error) {
-	w, err := wf.World(os.LookupEnv)
+	w, err := wf.NewWorld(os.LookupEnv, g)
 	if err != nil {
 		return nil, usage(verb, err)
 	}

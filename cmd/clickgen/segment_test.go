@@ -102,6 +102,14 @@ func TestSegmentFilesUnion(t *testing.T) {
 	if _, errs, code := clickgen(t, "inventory", "--merge", files[0], files[1]); code != 2 || !strings.Contains(errs, "shares of one run") {
 		t.Errorf("merge of 2 of 3 shares: exit %d, %s; want a usage error", code, errs)
 	}
+	// --merge=true is --merge: it takes files, not a world's flags (it used to compute an
+	// inventory of day 0 and ignore the flag).
+	if out, errs, code := clickgen(t, "inventory", "--merge=true", "--day", "0"); code != 2 || !strings.Contains(errs, "--merge takes only inventory files") {
+		t.Errorf("inventory --merge=true --day 0: exit %d, %s%s; want a usage error", code, errs, out)
+	}
+	if merged2, errs, code := clickgen(t, append([]string{"inventory", "--merge=true"}, files...)...); code != 0 || merged2 != merged {
+		t.Errorf("inventory --merge=true FILES: exit %d, %s; want the same merge as --merge", code, errs)
+	}
 }
 
 // dropHashLines removes the SHA-256 lines of an inventory's JSON: a merge lists the shares'

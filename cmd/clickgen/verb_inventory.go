@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"os"
 	"slices"
+	"strings"
 
 	"github.com/clickgen/clickgen/generator/world"
 	"github.com/clickgen/clickgen/profiles"
@@ -22,7 +23,7 @@ and redeliveries they add, and what the stand's raw, ODS and error tables must t
 	pf := addPlayFlags(fs, "number of run days", false)
 	workers := fs.Int("workers", 0, "days are generated on this many cores; 0 means all")
 	merge := fs.Bool("merge", false, "instead of computing, sum the inventories of the N segments of one run given as `FILE` arguments into the whole run's (per-day hashes become segment_sha256)")
-	if len(args) > 0 && slices.Contains(args, "--merge") {
+	if slices.ContainsFunc(args, func(a string) bool { return a == "--merge" || strings.HasPrefix(a, "--merge=") }) {
 		// --merge takes files, not the world's flags: it computes nothing.
 		if err := parseFlags(fs, args, sio.out, true); err != nil {
 			return err

@@ -5,8 +5,10 @@ import (
 	"context"
 	"errors"
 	"io"
+	"sync"
 	"syscall"
 	"testing"
+	"time"
 )
 
 // fullDisk is a file that accepts room bytes and then fails like a full disk, keeping
@@ -63,5 +65,38 @@ func TestWriterFullDiskLeavesWholeLines(t *testing.T) {
 	}
 	if acked := w.Stats().Topics["hits"].Acked; acked != int64(len(f.data)/30) {
 		t.Errorf("acked %d, file holds %d lines", acked, len(f.data)/30)
+	}
+}
+
+// TestSnapshotCountsEveryAckWithItsLatency: a snapshot taken while acknowledgements arrive
+// holds as many latencies as acknowledged messages, so a stress interval never counts records
+// whose latencies went to the interval before.
+func TestSnapshotCountsEveryAckWithItsLatency(t *testing.T) {
+	r := newRecorder()
+	tc := r.topic("hits")
+	const ackers, each = 4, 20000
+	var wg sync.WaitGroup
+	for range ackers {
+		wg.Go(func() {
+			for range each {
+				r.ack(tc, 0, 10, time.Millisecond)
+			}
+		})
+	}
+	done := make(chan struct{})
+	go func() { wg.Wait(); close(done) }()
+	for snaps := 0; ; snaps++ {
+		select {
+		case <-done:
+			if s := r.snapshot(); s.Topics["hits"].Acked != ackers*each || s.Latency.Count() != ackers*each {
+				t.Fatalf("final snapshot: %d acked, %d latencies; want %d", s.Topics["hits"].Acked, s.Latency.Count(), ackers*each)
+			}
+			return
+		default:
+		}
+		s := r.snapshot()
+		if acked, lats := s.Topics["hits"].Acked, s.Latency.Count(); int64(lats) != acked {
+			t.Fatalf("snapshot %d: %d acked but %d latencies", snaps, acked, lats)
+		}
 	}
 }
