@@ -104,8 +104,7 @@ func (s Segment) OwnsKey(key []byte) bool { return s.Whole() || s.owner(key) == 
 // owned messages among 0 … i−1 (len n+1), so message i is owned when rank[i+1] > rank[i].
 // A nil segShare owns everything.
 type segShare struct {
-	rank   []int32
-	visits []bool // for a day's events: which visits are owned
+	rank []int32
 }
 
 func (sh *segShare) owns(i int) bool { return sh == nil || sh.rank[i+1] > sh.rank[i] }
@@ -145,9 +144,7 @@ func (day *Day) shareOf(s Segment) *segShare {
 	for v := range day.visits {
 		owned[v] = s.OwnsKey(strconv.AppendUint(buf[:0], day.visits[v].clientID, 10))
 	}
-	sh := newShare(len(day.events), func(i int) bool { return owned[day.events[i].visit] })
-	sh.visits = owned
-	return sh
+	return newShare(len(day.events), func(i int) bool { return owned[day.events[i].visit] })
 }
 
 // shareExtras keeps the extras s owns, renumbering After and Source into the share's clean
