@@ -29,14 +29,14 @@ func TestRunSmoke(t *testing.T) {
 	p, _ := profiles.Load("smoke")
 	for _, want := range []string{
 		"day 1 2026-06-02", "day 2 2026-06-03", "snapshot 0 2026-06-01", "snapshot 1 2026-06-02", "\nOK: ",
-		"expect hits: 2115 messages, profile smoke says 2115: ok", "expect orders: 23 messages, profile smoke says 23: ok",
+		"expect hits: 2282 messages, profile smoke says 2282: ok", "expect orders: 3 messages, profile smoke says 3: ok",
 	} {
 		if !strings.Contains(out, want) {
 			t.Errorf("run smoke stdout lacks %q:\n%s", want, out)
 		}
 	}
-	if *p.Expect.Hits != 2115 || *p.Expect.Orders != 23 {
-		t.Errorf("smoke.yaml expects %d hits and %d orders; the test pins 2115 and 23", *p.Expect.Hits, *p.Expect.Orders)
+	if *p.Expect.Hits != 2282 || *p.Expect.Orders != 3 {
+		t.Errorf("smoke.yaml expects %d hits and %d orders; the test pins 2282 and 3", *p.Expect.Hits, *p.Expect.Orders)
 	}
 	if !strings.Contains(errs, "embedded broker on 127.0.0.1:") {
 		t.Errorf("stderr does not say where the embedded broker listens:\n%s", errs)
@@ -77,13 +77,13 @@ func TestRunIntoBrokers(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("run smoke --brokers: exit %d: %s", code, errs)
 	}
-	if n := len(consume(t, addr, "hits")); n != 2115 {
-		t.Errorf("topic hits holds %d messages, want 2115", n)
+	if n := len(consume(t, addr, "hits")); n != 2282 {
+		t.Errorf("topic hits holds %d messages, want 2282", n)
 	}
-	if n := len(consume(t, addr, "orders")); n != 23 {
-		t.Errorf("topic orders holds %d messages, want 23", n)
+	if n := len(consume(t, addr, "orders")); n != 3 {
+		t.Errorf("topic orders holds %d messages, want 3", n)
 	}
-	if !strings.Contains(out, "expect hits: 2115 messages, profile smoke says 2115: ok") || strings.Contains(out, "OK:") {
+	if !strings.Contains(out, "expect hits: 2282 messages, profile smoke says 2282: ok") || strings.Contains(out, "OK:") {
 		t.Errorf("with --brokers, run checks the expected counts and reconciles nothing (no read-back):\n%s", out)
 	}
 }
@@ -93,11 +93,11 @@ func TestRunIntoBrokers(t *testing.T) {
 // drops the profile's expectation instead of failing against it.
 func TestRunExpectMismatch(t *testing.T) {
 	src, _ := profiles.Source("smoke")
-	bad := bytes.Replace(src, []byte("hits: 2115"), []byte("hits: 2000"), 1)
+	bad := bytes.Replace(src, []byte("hits: 2282"), []byte("hits: 2000"), 1)
 	path := filepath.Join(t.TempDir(), "smoke-wrong.yaml")
 	os.WriteFile(path, bad, 0o644)
 	out, errs, code := clickgen(t, "run", "--profile-file", path)
-	if code != 1 || !strings.Contains(errs, "hits holds 2115 messages, profile smoke expects 2000") ||
+	if code != 1 || !strings.Contains(errs, "hits holds 2282 messages, profile smoke expects 2000") ||
 		!strings.Contains(out, "profile smoke says 2000: DIFFERS") {
 		t.Errorf("wrong expectation: exit %d\nstdout:\n%s\nstderr:\n%s\nwant exit 1 naming the difference", code, out, errs)
 	}
@@ -111,8 +111,8 @@ func TestRunExpectMismatch(t *testing.T) {
 // without reporting the other one as missing.
 func TestRunOneTopic(t *testing.T) {
 	for _, tc := range []struct{ send, want string }{
-		{"hits", "hits day 2 2026-06-03: 1019 messages arrived of 1019 sent, clean hash matches: ok"},
-		{"snapshots", "orders snapshot 1 2026-06-02: 16 messages arrived of 16 sent, clean hash matches: ok"},
+		{"hits", "hits day 2 2026-06-03: 1043 messages arrived of 1043 sent, clean hash matches: ok"},
+		{"snapshots", "orders snapshot 1 2026-06-02: 3 messages arrived of 3 sent, clean hash matches: ok"},
 	} {
 		out, errs, code := clickgen(t, "run", "smoke", "--send", tc.send)
 		if code != 0 || !strings.Contains(out, tc.want) || !strings.Contains(out, "unexpected: 0 messages") || strings.Contains(out, "DIFFERS") {

@@ -77,8 +77,8 @@ func Example() {
 		panic(err)
 	}
 	// Output:
-	// day 0 (2026-06-01): 52730 events, 52730 messages sent
+	// day 0 (2026-06-01): 52100 events, 52100 messages sent
 	// run ended: days
-	// sha256 95d6bdf049439d5118061e5c6e975a24a6afe47bf9942ea74b97e678e7bcf5c5
+	// sha256 addb04abbf452d12a2d8d1566abf549378a741f7067ff81ea4f9d50b4bfd5a0e
 	// stopped by messages after 100 messages
 }

@@ -31,86 +31,45 @@ type cohort struct {
 	active [returnTailDays + 1][]int32
 }
 
-// cohortOf computes the cohort of day d, drawing from the COMPOSITION stream of d in the
-// order of world.md §3.2.
+// cohortOf computes the cohort of day d (world 0.3.0): the people count from the cohort's
+// COMPOSITION stream (sub 0), then each person from a stream of its own (sub 1 + person), so
+// that a person costs the same whoever else is in the cohort. A person's draws, in order
+// (world.md §3.2 as amended): buyer flag, pair flag (buyers only), the ClientID of the first
+// cookie, then of the second cookie and its birth day (pairs only), the active days of the
+// first cookie and of the second, the guaranteed-order days (pairs), the passport (device and
+// city of the first cookie, the other-half device of the second) and person_id.
 func (w *World) cohortOf(d int) *cohort {
 	s := newStream(w.seed, streamComposition, d, 0)
 	c := &cohort{day: d}
 
-	// 1. Inflow.
+	// Inflow.
 	base := inflowBase * weeklyProfilePercent[Weekday(d)] / 100
 	spread := base * 5 / 100
 	people := int(int64(base+s.Range(-spread, spread+1)) * w.permil / 1000)
 	c.people = people
 
-	// 2. Buyers. 3. Pairs. 4. Layout: first cookies, then second cookies of pairs.
-	buyer := make([]bool, people)
-	for i := range buyer {
-		buyer[i] = s.Percent(buyerPercent)
-	}
-	var pairOf []int32 // person index of each second cookie
-	for i, b := range buyer {
-		if b && s.Percent(pairedBuyerPercent) {
-			pairOf = append(pairOf, int32(i))
-		}
-	}
-	n := people + len(pairOf)
-	c.cookies = make([]cookie, n)
-	for i := range c.cookies {
-		ck := &c.cookies[i]
-		ck.assigned = noDay
-		if i < people {
-			ck.buyer = buyer[i]
-		} else {
-			ck.buyer, ck.second = true, true
-		}
-	}
-
-	// 5. ClientIDs.
-	for i := range c.cookies {
-		c.cookies[i].clientID = uint64(s.Range(1, maxID))
-	}
-	// 6. Birth days.
-	for i := range c.cookies {
-		c.cookies[i].birth = int32(d)
-	}
-	for i := people; i < n; i++ {
-		c.cookies[i].birth = int32(d + 1 + s.Pick(&returnDelayTable))
-	}
-
-	// 7. Active days: one-shot flags, return counts (ordinary returners first, then buyer
-	// returners), then the delays of every return, from birth.
-	returner := make([]bool, n)
-	for i, ck := range c.cookies {
+	// Layout: first cookies (index = person), then the second cookies of pairs in person order.
+	c.cookies = make([]cookie, people, people+people/64+1)
+	days := make([][]int32, people, people+people/64+1)
+	arena := make([]int32, 0, people*2)
+	last := int32(d + returnTailDays)
+	// activity draws cookie ck's active days: its birth, then every return within the window.
+	activity := func(ps *stream, ck *cookie) []int32 {
+		start := len(arena)
+		arena = append(arena, ck.birth)
 		oneShot := oneShotPercent
 		if ck.buyer {
 			oneShot = buyerOneShotPercent
 		}
-		returner[i] = s.Int(100) >= oneShot
-	}
-	returns := make([]int, n)
-	for _, buyers := range [2]bool{false, true} {
-		for i, ck := range c.cookies {
-			if !returner[i] || ck.buyer != buyers {
-				continue
+		if ps.Int(100) >= oneShot {
+			returns := 1 + ps.Pick(&returnCountTable)
+			if ck.buyer {
+				returns = 1 + ps.Pick(&buyerReturnCountTable)
 			}
-			if buyers {
-				returns[i] = 1 + s.Pick(&buyerReturnCountTable)
-			} else {
-				returns[i] = 1 + s.Pick(&returnCountTable)
-			}
-		}
-	}
-	last := int32(d + returnTailDays)
-	var counts [returnTailDays + 1]int
-	days := make([][]int32, n)
-	arena := make([]int32, 0, n+n/2)
-	for i, ck := range c.cookies {
-		start := len(arena)
-		arena = append(arena, ck.birth)
-		for range returns[i] {
-			if day := ck.birth + int32(1+s.Pick(&returnDelayTable)); day <= last {
-				arena = append(arena, day)
+			for range returns {
+				if day := ck.birth + int32(1+ps.Pick(&returnDelayTable)); day <= last {
+					arena = append(arena, day)
+				}
 			}
 		}
 		ds := arena[start:len(arena):len(arena)]
@@ -118,7 +77,58 @@ func (w *World) cohortOf(d int) *cohort {
 			slices.Sort(ds)
 			ds = slices.Compact(ds)
 		}
-		days[i] = ds
+		return ds
+	}
+	onAxis := func(ds []int32) []int32 {
+		i, _ := slices.BinarySearch(ds, 0)
+		return ds[i:]
+	}
+	prefix := prefixOf(w.seed, streamComposition, d)
+	var counts [returnTailDays + 1]int
+	for p := range people {
+		ps := prefix.stream(1 + uint64(p))
+		first := &c.cookies[p]
+		first.birth, first.assigned = int32(d), noDay
+		first.buyer = ps.Percent(buyerPercent)
+		paired := first.buyer && ps.Percent(pairedBuyerPercent)
+		first.clientID = uint64(ps.Range(1, maxID))
+		var second cookie
+		if paired {
+			second = cookie{buyer: true, second: true, assigned: noDay, clientID: uint64(ps.Range(1, maxID))}
+			second.birth = int32(d + 1 + ps.Pick(&returnDelayTable))
+		}
+		days[p] = activity(&ps, first)
+		var secondDays []int32
+		if paired {
+			secondDays = activity(&ps, &second)
+			// Guaranteed orders: one day per cookie, uniform among its activity days on the
+			// axis (day ≥ 0); only if both cookies have one.
+			a, b := onAxis(days[p]), onAxis(secondDays)
+			ia, ib := ps.Int(max(len(a), 1)), ps.Int(max(len(b), 1))
+			if len(a) > 0 && len(b) > 0 {
+				first.assigned, second.assigned = a[ia], b[ib]
+			}
+		}
+		// Passport: a second cookie keeps the city and takes a device from the other half of
+		// the device table.
+		first.device = uint8(ps.Pick(&w.devTable))
+		first.city = uint8(ps.Pick(&w.cityTable))
+		if paired {
+			second.city = first.city
+			if devices[first.device].Category == devicePhone {
+				second.device = uint8(w.otherIdx[ps.Pick(&w.otherTable)])
+			} else {
+				second.device = uint8(w.phoneIdx[ps.Pick(&w.phoneTable)])
+			}
+		}
+		first.personID = uint64(ps.Range(1, maxID))
+		if paired {
+			second.personID = first.personID
+			c.cookies = append(c.cookies, second)
+			days = append(days, secondDays)
+		}
+	}
+	for _, ds := range days {
 		for _, day := range ds {
 			counts[day-int32(d)]++
 		}
@@ -139,46 +149,6 @@ func (w *World) cohortOf(d int) *cohort {
 			c.active[k] = append(c.active[k], int32(i))
 		}
 	}
-
-	// 8. Guaranteed orders of two-cookie pairs: one day per cookie, uniform among its activity
-	// days on the axis (day ≥ 0); only if both cookies have one.
-	onAxis := func(ds []int32) []int32 {
-		i, _ := slices.BinarySearch(ds, 0)
-		return ds[i:]
-	}
-	for j, p := range pairOf {
-		first, second := &c.cookies[p], &c.cookies[people+j]
-		a, b := onAxis(days[p]), onAxis(days[people+j])
-		ia, ib := s.Int(max(len(a), 1)), s.Int(max(len(b), 1))
-		if len(a) > 0 && len(b) > 0 {
-			first.assigned, second.assigned = a[ia], b[ib]
-		}
-	}
-
-	// 9. Passport: device and city per first cookie; a second cookie keeps the city and takes
-	// a device from the other half of the device table.
-	for i := range people {
-		ck := &c.cookies[i]
-		ck.device = uint8(s.Pick(&w.devTable))
-		ck.city = uint8(s.Pick(&w.cityTable))
-	}
-	for j, p := range pairOf {
-		first, second := &c.cookies[p], &c.cookies[people+j]
-		second.city = first.city
-		if devices[first.device].Category == devicePhone {
-			second.device = uint8(w.otherIdx[s.Pick(&w.otherTable)])
-		} else {
-			second.device = uint8(w.phoneIdx[s.Pick(&w.phoneTable)])
-		}
-	}
-
-	// 10. person_id, the last draw of the stream.
-	for i := range people {
-		c.cookies[i].personID = uint64(s.Range(1, maxID))
-	}
-	for j, p := range pairOf {
-		c.cookies[people+j].personID = c.cookies[p].personID
-	}
 	return c
 }
 
@@ -188,6 +158,7 @@ type activeCookie struct {
 	clientID uint64
 	personID uint64
 	assigned int32 // absolute day of its guaranteed order (two-cookie pairs), or noDay
+	index    int32 // in its cohort: with the cohort's day, the cookie's slot (ids, substreams)
 	device   uint8
 	city     uint8
 	buyer    bool
@@ -212,7 +183,7 @@ func (w *World) daysOf(d, floor int) *cohortDays {
 		for j, i := range c.active[k] {
 			ck := &c.cookies[i]
 			list[j] = activeCookie{clientID: ck.clientID, personID: ck.personID, assigned: ck.assigned,
-				device: ck.device, city: ck.city, buyer: ck.buyer}
+				index: i, device: ck.device, city: ck.city, buyer: ck.buyer}
 		}
 		cd.lists[k] = list
 	}

@@ -1,66 +1,60 @@
 package world
 
 import (
-	"context"
 	"slices"
 
 	"github.com/clickgen/clickgen/schema"
 )
 
-// commerce adds baskets, add_to_cart and purchase events from the COMMERCE stream
-// (world.md §4.2–§4.3), numbers the purchases in stream order (§4.6), applies the BEACONS
-// stream's losses and duplicates (orders.md §4.4) and sorts the final stream.
-func (day *Day) commerce(ctx context.Context) error {
-	w := day.World
-	s := newStream(w.seed, streamCommerce, day.N, 0)
-	var trade []event // add_to_cart and purchase rows, WatchIDs drawn below
-	var seen []int32  // products already a candidate in the current visit
-	type candidate struct{ product, page int32 }
-	var cands []candidate
-	for vi := range day.visits {
-		if vi%ctxEvery == 0 && ctx.Err() != nil {
-			return ctx.Err()
-		}
-		v := &day.visits[vi]
-		cands, seen = cands[:0], seen[:0]
+// commerce1 adds the baskets, add_to_cart and purchase events of ck's visits [first, …) of dst
+// from the cookie's COMMERCE stream (world.md §4.2–§4.3): per visit with a candidate, in
+// visit order, the draws of world 0.2.0's day-wide stream.
+func (b *dayBuilder) commerce1(dst *Day, ck *activeCookie, age int, first int) {
+	w := b.w
+	slot := cookieSlot(age, ck.index)
+	s := b.commerce.stream(slot)
+	for vi := first; vi < len(dst.visits); vi++ {
+		v := &dst.visits[vi]
+		ordinal := vi - first
+		b.cands, b.seen = b.cands[:0], b.seen[:0]
 		var confPage int32 = -1
 		for p := v.firstPage; p < v.firstPage+v.nLive; p++ {
-			pg := &w.pages[day.pages[p].pid]
+			pg := &w.pages[dst.pages[p].pid]
 			switch pg.kind {
 			case pageProduct:
-				prod := int32(int(day.pages[p].pid) - pidProduct)
-				if !slices.Contains(seen, prod) {
-					seen = append(seen, prod)
-					cands = append(cands, candidate{prod, p})
+				prod := int32(int(dst.pages[p].pid) - pidProduct)
+				if !slices.Contains(b.seen, prod) {
+					b.seen = append(b.seen, prod)
+					b.cands = append(b.cands, candidate{prod, p})
 				}
 			case pageConfirmation:
 				confPage = p
 			}
 		}
-		if len(cands) == 0 {
+		if len(b.cands) == 0 {
 			continue
 		}
 		// Shopping means the visit reached /cart: the first funnel page must have survived the
 		// midnight cut (a planned funnel that midnight cut off before /cart is only browsing).
 		browse := v.nPages - int32(v.stage)
 		shopping := v.stage >= 1 && v.nLive > browse
-		first := len(day.positions)
-		for _, c := range cands {
+		from := len(dst.positions)
+		for _, c := range b.cands {
 			demand := w.catalog.Products[c.product].Demand
 			p := takeBrowsing[demand]
 			if shopping {
 				p = takeShopping[demand]
 			}
 			if s.Int(100) < p {
-				day.positions = append(day.positions, position{product: c.product, page: c.page})
+				dst.positions = append(dst.positions, position{product: c.product, page: c.page})
 			}
 		}
-		restore := s.Int(len(cands))
-		if shopping && len(day.positions) == first {
-			c := cands[restore]
-			day.positions = append(day.positions, position{product: c.product, page: c.page})
+		restore := s.Int(len(b.cands))
+		if shopping && len(dst.positions) == from {
+			c := b.cands[restore]
+			dst.positions = append(dst.positions, position{product: c.product, page: c.page})
 		}
-		basket := day.positions[first:]
+		basket := dst.positions[from:]
 		if len(basket) == 0 {
 			continue
 		}
@@ -69,9 +63,10 @@ func (day *Day) commerce(ctx context.Context) error {
 			ps.qty = uint8(1 + s.Pick(&quantityTable))
 			ps.variant = uint8(s.Int(len(variants)))
 			ps.kept = s.Int(100) >= abandonedPercent
-			ps.sec = day.pages[ps.page].sec + int32(s.Range(tradeDelayMin, tradeDelayMax))
+			ps.sec = dst.pages[ps.page].sec + int32(s.Range(tradeDelayMin, tradeDelayMax))
 			if ps.live = ps.sec < daySeconds; ps.live {
-				trade = append(trade, event{sec: ps.sec, visit: int32(vi), page: ps.page, ref: int32(first + i), kind: evAddToCart})
+				dst.events = append(dst.events, event{watchID: b.watch.watchID(slot, ordinal, rowAddToCart+i),
+					sec: ps.sec, visit: int32(vi), page: ps.page, ref: int32(from + i), kind: evAddToCart})
 			}
 		}
 		couponIdx, used := s.Int(len(coupons)), s.Int(100) < couponPercent
@@ -90,8 +85,9 @@ func (day *Day) commerce(ctx context.Context) error {
 			basket[restoreKept].kept = true
 		}
 		pu := Purchase{PersonID: v.personID, ClientID: v.clientID, Coupon: -1, Assigned: v.assigned,
-			visit: int32(vi), confPage: confPage, sec: day.pages[confPage].sec + delay,
-			posFrom: int32(first), posTo: int32(len(day.positions))}
+			visit: int32(vi), confPage: confPage, sec: dst.pages[confPage].sec + delay,
+			posFrom: int32(from), posTo: int32(len(dst.positions)),
+			watchID: b.watch.watchID(slot, ordinal, rowPurchase), nextStart: v.nextStart, slot: slot, ordinal: uint8(ordinal)}
 		if used {
 			pu.Coupon = couponIdx
 		}
@@ -101,24 +97,17 @@ func (day *Day) commerce(ctx context.Context) error {
 				pu.Revenue += w.catalog.Products[ps.product].Price * int64(ps.qty)
 			}
 		}
-		pu.UTCSecond = dayStartUTC(day.N) + int64(pu.sec)
-		trade = append(trade, event{sec: pu.sec, visit: int32(vi), page: confPage, ref: int32(len(day.Purchases)), kind: evPurchase})
-		day.Purchases = append(day.Purchases, pu)
+		pu.UTCSecond = dayStartUTC(dst.N) + int64(pu.sec)
+		dst.events = append(dst.events, event{watchID: pu.watchID, sec: pu.sec, visit: int32(vi), page: confPage, ref: int32(len(dst.Purchases)), kind: evPurchase})
+		dst.Purchases = append(dst.Purchases, pu)
 	}
+}
 
-	// Trade WatchIDs (COMMERCE), disjoint from the pageview ids.
-	pageIDs := make([]uint64, 0, len(day.events))
-	for _, e := range day.events {
-		pageIDs = append(pageIDs, e.watchID)
-	}
-	tids := uniqueIDs(s, len(trade), pageIDs)
-	for i := range trade {
-		trade[i].watchID = tids[i]
-		if trade[i].kind == evPurchase {
-			day.Purchases[trade[i].ref].watchID = tids[i]
-		}
-	}
-
+// finish numbers the day's purchases in stream order (world.md §4.6), applies the BEACONS
+// stream's losses and duplicates (orders.md §4.4), sorts the events and counts them. Every
+// purchase of the day takes part, also in a segment's day: numbering is the one serial step.
+func (b *dayBuilder) finish() {
+	day := b.day
 	// Numbering: purchases in stream order, (second, WatchID), before any loss.
 	order := make([]int, len(day.Purchases))
 	for i := range order {
@@ -142,16 +131,15 @@ func (day *Day) commerce(ctx context.Context) error {
 		where[old] = int32(n)
 	}
 	day.Purchases = numbered
-	for i := range trade {
-		if trade[i].kind == evPurchase {
-			trade[i].ref = where[trade[i].ref]
+	for i := range day.events {
+		if e := &day.events[i]; e.kind == evPurchase {
+			e.ref = where[e.ref]
 		}
 	}
 
-	day.beacons(&trade, append(pageIDs, tids...))
+	day.beacons(b)
 
-	all := append(day.events, trade...)
-	day.events = sortEvents(all)
+	day.events = sortEvents(day.events)
 	for _, e := range day.events {
 		day.Stats.ByKind[e.kind]++
 	}
@@ -161,47 +149,47 @@ func (day *Day) commerce(ctx context.Context) error {
 	st.Purchases = st.ByKind[evPurchase] + st.ByKind[evDupPurchase]
 	st.Orders = len(day.Purchases)
 	day.buildEcommerce()
-	return nil
 }
 
 // beacons draws, per numbered purchase, whether its event is lost (never for guaranteed
 // orders) and whether the confirmation + purchase pair is sent twice after 30…300 s (only if
 // the copy stays before midnight and more than 30 minutes before the cookie's next visit).
-// Lost purchase rows leave trade; copies are added with WatchIDs disjoint from used.
-func (day *Day) beacons(trade *[]event, used []uint64) {
+// Lost purchase events leave the day; the copies of the purchases the day holds join it.
+func (day *Day) beacons(b *dayBuilder) {
 	s := newStream(day.World.seed, streamBeacons, day.N, 0)
-	var dups []int
 	for i := range day.Purchases {
 		pu := &day.Purchases[i]
 		lostDraw, dupDraw, delay := s.Int(100), s.Int(100), int32(s.Range(duplicateDelayMin, duplicateDelayMax))
 		pu.Lost = !pu.Assigned && lostDraw < lostPurchasePercent
+		if pu.Lost {
+			day.Stats.Lost++
+		}
 		if pu.Lost || dupDraw >= duplicatePercent {
 			continue
 		}
-		v := &day.visits[pu.visit]
-		if pu.sec+delay >= daySeconds || v.nextStart-pu.sec <= duplicateNextVisitGap+delay {
+		if pu.sec+delay >= daySeconds || pu.nextStart-pu.sec <= duplicateNextVisitGap+delay {
 			continue
 		}
 		pu.Duplicate, pu.dupDelay = true, delay
-		dups = append(dups, i)
+		day.Stats.Duplicated++
 	}
-	kept := (*trade)[:0]
-	for _, e := range *trade {
+	kept := day.events[:0]
+	for _, e := range day.events {
 		if e.kind == evPurchase && day.Purchases[e.ref].Lost {
-			day.Stats.Lost++
 			continue
 		}
 		kept = append(kept, e)
 	}
-	*trade = kept
-	ids := uniqueIDs(s, 2*len(dups), used)
-	for j, i := range dups {
+	day.events = kept
+	for i := range day.Purchases {
 		pu := &day.Purchases[i]
+		if !pu.Duplicate || pu.visit < 0 {
+			continue
+		}
 		conf := day.pages[pu.confPage].sec
-		*trade = append(*trade,
-			event{watchID: ids[2*j], sec: conf + pu.dupDelay, visit: pu.visit, page: pu.confPage, ref: int32(i), kind: evDupPageview},
-			event{watchID: ids[2*j+1], sec: pu.sec + pu.dupDelay, visit: pu.visit, page: pu.confPage, ref: int32(i), kind: evDupPurchase})
-		day.Stats.Duplicated++
+		day.events = append(day.events,
+			event{watchID: b.watch.watchID(pu.slot, int(pu.ordinal), rowDupPageview), sec: conf + pu.dupDelay, visit: pu.visit, page: pu.confPage, ref: int32(i), kind: evDupPageview},
+			event{watchID: b.watch.watchID(pu.slot, int(pu.ordinal), rowDupPurchase), sec: pu.sec + pu.dupDelay, visit: pu.visit, page: pu.confPage, ref: int32(i), kind: evDupPurchase})
 	}
 }
 
@@ -227,6 +215,9 @@ func (day *Day) buildEcommerce() {
 	// A purchase's products are its kept basket positions, in basket order, with their variants.
 	for i := range day.Purchases {
 		pu := &day.Purchases[i]
+		if pu.visit < 0 {
+			continue // another segment's: its events are not in this day
+		}
 		var ps []schema.EcommerceProduct
 		for pi := pu.posFrom; pi < pu.posTo; pi++ {
 			pos := &day.positions[pi]

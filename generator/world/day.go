@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"runtime"
 	"slices"
+	"strconv"
 	"sync"
 
 	"github.com/clickgen/clickgen/schema"
@@ -90,13 +91,16 @@ type Purchase struct {
 	Lost      bool  // the purchase event was dropped (BEACONS)
 	Duplicate bool  // the confirmation + purchase pair was sent twice (BEACONS)
 
-	visit     int32
+	visit     int32 // −1: a purchase of a cookie another segment owns (SegmentDay)
 	confPage  int32
 	sec       int32
 	watchID   uint64
 	dupDelay  int32
 	posFrom   int32 // basket positions [posFrom, posTo)
 	posTo     int32
+	nextStart int32  // start of the cookie's next visit on the day (see visit)
+	slot      uint64 // the cookie's slot and the visit's ordinal: the ids of its copies
+	ordinal   uint8
 	ecommerce string
 }
 
@@ -131,6 +135,7 @@ type Day struct {
 	events    []event
 	cartEcom  []string // ecommerce JSON of each position's add_to_cart
 	part      string   // the day's pre-encoded hit columns (dayPart)
+	seg       Segment  // the share the day holds (see World.SegmentDay)
 }
 
 // Day generates model day d. The result is a pure function of (world, d).
@@ -141,52 +146,74 @@ func (w *World) Day(d int) *Day {
 
 // DayContext is [World.Day] that gives up when ctx is done, returning ctx's error and no day.
 // At scale 300 a day takes tens of seconds to build; ctx is checked between cohorts and
-// every few thousand visits, so a Ctrl-C is honoured within a fraction of a second. The
+// every few thousand cookies, so a Ctrl-C is honoured within a fraction of a second. The
 // checks draw nothing: a day that completes is byte-for-byte the day Day returns.
 func (w *World) DayContext(ctx context.Context, d int) (*Day, error) {
-	day := &Day{World: w, N: d, part: dayPart(d)}
-	aud, err := w.audience(ctx, d)
-	if err != nil {
+	return w.dayOf(ctx, d, Segment{})
+}
+
+// SegmentDay is [World.DayContext] for segment seg: a day that holds only the events seg owns,
+// in the order of the whole day, and every purchase of the day (a segment numbers its orders
+// and sends the snapshot rows it owns, whoever bought them). It plans only the visits of the
+// cookies seg owns, plus those of the other cookies that buy on the day, which is what makes a
+// segment's share of the work small: the serial part is the cohorts and, per active cookie,
+// the few draws that say whether it buys (see the README's Segments). For the whole run it is
+// DayContext.
+//
+// In a segment's day, Stats count the segment's visits, pages and events; Audience, Orders,
+// Lost and Duplicated stay the whole day's.
+func (w *World) SegmentDay(ctx context.Context, d int, seg Segment) (*Day, error) {
+	return w.dayOf(ctx, d, seg)
+}
+
+// dayOf builds day d for seg (the whole day for the zero Segment).
+func (w *World) dayOf(ctx context.Context, d int, seg Segment) (*Day, error) {
+	day := &Day{World: w, N: d, seg: seg, part: dayPart(d)}
+	if err := w.prefetchCohorts(ctx, d); err != nil {
 		return nil, err
 	}
-	day.Stats.Audience = len(aud)
-	if err := day.traffic(ctx, aud); err != nil {
-		return nil, err
+	var lists [prehistoryDays + 1][]activeCookie
+	for cd := d - prehistoryDays; cd <= d; cd++ {
+		lists[cd-d+prehistoryDays] = w.activeOn(cd, d)
+		day.Stats.Audience += len(lists[cd-d+prehistoryDays])
 	}
-	if err := day.commerce(ctx); err != nil {
-		return nil, err
+	// Capacities from the world's averages (1.4 visits per active cookie, 4.9 pages per
+	// visit, rounded up): growing these slices was ~15 % of the serial day model.
+	share := day.Stats.Audience/max(seg.N, 1) + 16
+	day.visits = make([]visit, 0, share*3/2)
+	day.pages = make([]page, 0, share*15/2)
+	day.events = make([]event, 0, share*15/2)
+	b := newDayBuilder(day)
+	var buf [20]byte
+	for cd := d - prehistoryDays; cd <= d; cd++ {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		list := lists[cd-d+prehistoryDays]
+		for i := range list {
+			if i%ctxEvery == ctxEvery-1 && ctx.Err() != nil {
+				return nil, ctx.Err()
+			}
+			ck := &list[i]
+			owned := seg.Whole() || seg.OwnsKey(strconv.AppendUint(buf[:0], ck.clientID, 10))
+			b.cookie(ck, d-cd, owned)
+		}
 	}
+	b.finish()
 	return day, nil
 }
 
 // ctxEvery is how many loop iterations the day's builders run between checks of ctx.
 const ctxEvery = 4096
 
-// audience concatenates, over cohorts d−90 … d (ascending), the cookies active on d, within a
-// cohort in cookie order (world.md §3.3).
-func (w *World) audience(ctx context.Context, d int) ([]*activeCookie, error) {
-	w.prefetchCohorts(ctx, d)
-	var out []*activeCookie
-	for cd := d - prehistoryDays; cd <= d; cd++ {
-		if err := ctx.Err(); err != nil {
-			return nil, err
-		}
-		list := w.activeOn(cd, d)
-		for i := range list {
-			out = append(out, &list[i])
-		}
-	}
-	return out, nil
-}
-
 // prefetchCohorts computes the cohorts of day d's audience that are not cached yet on all
 // cores: the first day of a run needs 91 of them (4 s at scale 100 on one core), a later day
 // one. Only time depends on it: the cache holds pure values.
-func (w *World) prefetchCohorts(ctx context.Context, d int) {
+func (w *World) prefetchCohorts(ctx context.Context, d int) error {
 	missing := w.cohorts.missing(d-prehistoryDays, d)
 	workers := min(runtime.GOMAXPROCS(0), len(missing))
 	if workers < 2 {
-		return
+		return ctx.Err()
 	}
 	next := make(chan int)
 	var wg sync.WaitGroup
@@ -205,171 +232,230 @@ func (w *World) prefetchCohorts(ctx context.Context, d int) {
 	}
 	close(next)
 	wg.Wait()
+	return ctx.Err()
 }
 
-// traffic plans visits and pages from the TRAFFIC stream (world.md §3.4–§3.5, §4.1), applies
-// the midnight cut and draws visit and pageview ids.
-func (day *Day) traffic(ctx context.Context, aud []*activeCookie) error {
-	w := day.World
-	s := newStream(w.seed, streamTraffic, day.N, 0)
-	weekend := 0
-	if isWeekend(day.N) {
-		weekend = 1
-	}
-	nCat := [len(categories)]int{}
-	for i := range nCat {
-		nCat[i] = len(w.catalog.ByCategory[i])
-	}
-	type plan struct {
-		start, duration int32
-	}
-	// Capacities from the world's averages (1.4 visits per active cookie, 4.9 pages per
-	// visit, rounded up): growing these slices was ~15 % of the serial day model.
-	day.visits = make([]visit, 0, len(aud)*3/2)
-	day.pages = make([]page, 0, len(aud)*15/2)
-	plans := make([]plan, 0, len(aud)*3/2)
-	offsets := make([]int32, 0, len(aud)*15/2) // page offsets from visit start, parallel to day.pages
-	var kinds []int                            // page kinds of the visit being planned, reused
-	for ai, ck := range aud {
-		if ai%ctxEvery == 0 && ctx.Err() != nil {
-			return ctx.Err()
-		}
-		n := 1 + s.Pick(&visitsPerDayTable)
-		first := len(day.visits)
-		for k := range n {
-			v := visit{clientID: ck.clientID, personID: ck.personID, device: ck.device, city: ck.city, buyer: ck.buyer}
-			v.source = uint8(s.Pick(&w.sourceTable))
-			v.category = uint8(s.Int(len(categories)))
-			length := 1 + s.Pick(&visitPagesTable)
-			c1, c2, c3 := s.Int(100), s.Int(100), s.Int(100)
-			cart, checkout := cartPercent, checkoutPercent
-			if ck.buyer {
-				cart, checkout = buyerCartPercent, buyerCheckoutPercent
-			}
-			stage := 0
-			if c1 < cart {
-				stage = 1
-				if c2 < checkout {
-					stage = 2
-					if c3 < confirmPercent {
-						stage = 3
-					}
-				}
-			}
-			if k == 0 && ck.assigned == int32(day.N) {
-				v.assigned, stage = true, assignedFunnelStage
-			}
-			v.stage = uint8(stage)
-			browse := length
-			if stage > 0 {
-				browse = max(length-stage, 2)
-			}
-			total := browse + stage
-			v.firstPage, v.nPages = int32(len(day.pages)), int32(total)
+// dayBuilder builds one day cookie by cookie: each active cookie's visits, pages and baskets
+// come from its own TRAFFIC and COMMERCE substreams (sub = its slot), and its ids from the
+// day's id permutations, so no cookie's bytes depend on another's (world 0.3.0).
+type dayBuilder struct {
+	w                 *World
+	day               *Day
+	weekend           int
+	nCat              [len(categories)]int
+	traffic, commerce streamPrefix
+	visitIDs, watch   idKeys
 
-			// Page walk: entry by source, then transitions; the last browse page of a funnel
-			// visit is a product card.
-			src := &sources[v.source]
-			kind := lookupPercent(&src.EntryPct, s.Int(100))
-			kinds = append(kinds[:0], kind)
-			for p := 1; p < browse; p++ {
-				table := &fromOther
-				if kinds[p-1] == pageProduct {
-					table = &fromProduct
-				}
-				kinds = append(kinds, lookupPercent(table, s.Int(100)))
-			}
-			if stage > 0 {
-				kinds[browse-1] = pageProduct
-				for f := range stage {
-					kinds = append(kinds, pageCart+f)
-				}
-			}
-			// Per-row draws for every page (used where the kind needs them), then gaps.
-			cat := int(v.category)
-			for _, kd := range kinds {
-				prod, static, query := s.Int(nCat[cat]), s.Int(len(staticPages)), s.Int(len(searchQueries))
-				var pid int
-				switch kd {
-				case pageHome:
-					pid = pidHome
-				case pageCatalog:
-					pid = pidCatalog + cat
-				case pageSearch:
-					pid = pidSearch + query
-				case pageProduct:
-					pid = pidProduct + w.catalog.ByCategory[cat][prod]
-				case pageStatic:
-					pid = w.pidStatic(static)
-				case pageCart:
-					pid = w.pidCart()
-				case pageCheckout:
-					pid = w.pidCheckout()
-				default:
-					pid = w.pidConfirmation()
-				}
-				day.pages = append(day.pages, page{pid: uint16(pid)})
-			}
-			off := int32(0)
-			offsets = append(offsets, 0)
-			for range total - 1 {
-				thinking, short, long := s.Int(100) < thinkingPercent, s.Range(shortGapMin, shortGapMax), s.Range(longGapMin, longGapMax)
-				if thinking {
-					off += int32(long)
-				} else {
-					off += int32(short)
-				}
-				offsets = append(offsets, off)
-			}
-			hour := s.Pick(&w.hourTables[weekend][tzClass(cities[ck.city].TZ)])
-			start := int32(hour*3600 + s.Int(3600))
-			v.ip = [4]uint8{uint8(s.Range(64, 128)), uint8(s.Int(256)), uint8(s.Range(1, 255)), 0}
-			v.yclid = uint64(s.Range(1, yclidMax))
-			if !src.YCLID {
-				v.yclid = 0
-			}
-			day.visits = append(day.visits, v)
-			plans = append(plans, plan{start: start, duration: off})
-		}
-		// Starts sorted ascending and assigned in ordinal order; the guaranteed-order visit is
-		// clamped to fit the day; later visits keep more than 30 minutes from the last event.
-		starts := make([]int32, n)
-		for k := range n {
-			starts[k] = plans[first+k].start
-		}
-		slices.Sort(starts)
-		for k := range n {
-			v := &day.visits[first+k]
-			dur := plans[first+k].duration
-			st := starts[k]
-			if v.assigned {
-				st = min(st, daySeconds-dur-tradeRoom-1)
-			}
-			if k > 0 {
-				prev := &day.visits[first+k-1]
-				st = max(st, prev.start+plans[first+k-1].duration+tradeRoom+visitTimeout+1)
-			}
-			v.start = st
-		}
-		for k := range n {
-			v := &day.visits[first+k]
-			v.nextStart = 1 << 30
-			if k+1 < n {
-				v.nextStart = day.visits[first+k+1].start
-			}
+	// Scratch, reused from cookie to cookie.
+	plans   []visitPlan
+	offsets []int32 // page offsets from the visit's start, for the pages of the cookie's visits
+	kinds   []int   // page kinds of the visit being planned
+	cands   []candidate
+	seen    []int32
+	foreign *Day // where a cookie the segment does not own is planned when it buys
+}
+
+type visitPlan struct{ start, duration int32 }
+
+type candidate struct{ product, page int32 }
+
+func newDayBuilder(day *Day) *dayBuilder {
+	w := day.World
+	b := &dayBuilder{w: w, day: day,
+		traffic: prefixOf(w.seed, streamTraffic, day.N), commerce: prefixOf(w.seed, streamCommerce, day.N),
+		visitIDs: newIDKeys(w.seed, day.N, 0), watch: newIDKeys(w.seed, day.N, 1)}
+	if isWeekend(day.N) {
+		b.weekend = 1
+	}
+	for i := range b.nCat {
+		b.nCat[i] = len(w.catalog.ByCategory[i])
+	}
+	if !day.seg.Whole() {
+		b.foreign = &Day{World: w, N: day.N}
+	}
+	return b
+}
+
+// cookie plans the day of ck (cohort age age): into the day when the segment owns it; when
+// not, only far enough to see whether it buys, and if it does, in full aside, keeping its
+// purchases.
+func (b *dayBuilder) cookie(ck *activeCookie, age int, owned bool) {
+	dst := b.day
+	if !owned {
+		f := b.foreign
+		f.visits, f.pages, f.positions, f.events, f.Purchases = f.visits[:0], f.pages[:0], f.positions[:0], f.events[:0], f.Purchases[:0]
+		dst = f
+	}
+	first := len(dst.visits)
+	if !b.traffic1(dst, ck, age, owned) {
+		return
+	}
+	b.commerce1(dst, ck, age, first)
+	if !owned {
+		for _, pu := range dst.Purchases {
+			pu.visit, pu.confPage, pu.posFrom, pu.posTo = -1, -1, 0, 0
+			b.day.Purchases = append(b.day.Purchases, pu)
 		}
 	}
-	day.Stats.PlannedPages = len(day.pages)
+}
+
+// traffic1 plans the visits and pages of ck on the day from its TRAFFIC stream (world.md
+// §3.4–§3.5, §4.1, in the order of world 0.3.0: the number of visits and every visit's funnel
+// draws first, then each visit's source, category, length, page walk, per-row draws, gaps,
+// start, IP and YCLID), applies the midnight cut and computes the ids. For a cookie the day
+// does not own it stops after the funnel draws unless a visit reaches /confirmation, and
+// reports whether it went on.
+func (b *dayBuilder) traffic1(dst *Day, ck *activeCookie, age int, owned bool) bool {
+	w := b.w
+	slot := cookieSlot(age, ck.index)
+	s := b.traffic.stream(slot)
+	n := 1 + s.Pick(&visitsPerDayTable)
+	var stages [3]uint8
+	buys := false
+	for k := range n {
+		c1, c2, c3 := s.Int(100), s.Int(100), s.Int(100)
+		cart, checkout := cartPercent, checkoutPercent
+		if ck.buyer {
+			cart, checkout = buyerCartPercent, buyerCheckoutPercent
+		}
+		stage := 0
+		if c1 < cart {
+			stage = 1
+			if c2 < checkout {
+				stage = 2
+				if c3 < confirmPercent {
+					stage = 3
+				}
+			}
+		}
+		if k == 0 && ck.assigned == int32(dst.N) {
+			stage = assignedFunnelStage
+		}
+		stages[k] = uint8(stage)
+		buys = buys || stage == 3
+	}
+	if !owned && !buys {
+		return false
+	}
+
+	first := len(dst.visits)
+	b.plans, b.offsets = b.plans[:0], b.offsets[:0]
+	for k := range n {
+		v := visit{clientID: ck.clientID, personID: ck.personID, device: ck.device, city: ck.city, buyer: ck.buyer,
+			stage: stages[k], assigned: k == 0 && ck.assigned == int32(dst.N)}
+		v.source = uint8(s.Pick(&w.sourceTable))
+		v.category = uint8(s.Int(len(categories)))
+		length := 1 + s.Pick(&visitPagesTable)
+		stage := int(v.stage)
+		browse := length
+		if stage > 0 {
+			browse = max(length-stage, 2)
+		}
+		total := browse + stage
+		v.firstPage, v.nPages = int32(len(dst.pages)), int32(total)
+
+		// Page walk: entry by source, then transitions; the last browse page of a funnel
+		// visit is a product card.
+		src := &sources[v.source]
+		kind := lookupPercent(&src.EntryPct, s.Int(100))
+		b.kinds = append(b.kinds[:0], kind)
+		for p := 1; p < browse; p++ {
+			table := &fromOther
+			if b.kinds[p-1] == pageProduct {
+				table = &fromProduct
+			}
+			b.kinds = append(b.kinds, lookupPercent(table, s.Int(100)))
+		}
+		if stage > 0 {
+			b.kinds[browse-1] = pageProduct
+			for f := range stage {
+				b.kinds = append(b.kinds, pageCart+f)
+			}
+		}
+		// Per-row draws for every page (used where the kind needs them), then gaps.
+		cat := int(v.category)
+		for _, kd := range b.kinds {
+			prod, static, query := s.Int(b.nCat[cat]), s.Int(len(staticPages)), s.Int(len(searchQueries))
+			var pid int
+			switch kd {
+			case pageHome:
+				pid = pidHome
+			case pageCatalog:
+				pid = pidCatalog + cat
+			case pageSearch:
+				pid = pidSearch + query
+			case pageProduct:
+				pid = pidProduct + w.catalog.ByCategory[cat][prod]
+			case pageStatic:
+				pid = w.pidStatic(static)
+			case pageCart:
+				pid = w.pidCart()
+			case pageCheckout:
+				pid = w.pidCheckout()
+			default:
+				pid = w.pidConfirmation()
+			}
+			dst.pages = append(dst.pages, page{pid: uint16(pid)})
+		}
+		off := int32(0)
+		b.offsets = append(b.offsets, 0)
+		for range total - 1 {
+			thinking, short, long := s.Int(100) < thinkingPercent, s.Range(shortGapMin, shortGapMax), s.Range(longGapMin, longGapMax)
+			if thinking {
+				off += int32(long)
+			} else {
+				off += int32(short)
+			}
+			b.offsets = append(b.offsets, off)
+		}
+		hour := s.Pick(&w.hourTables[b.weekend][tzClass(cities[ck.city].TZ)])
+		start := int32(hour*3600 + s.Int(3600))
+		v.ip = [4]uint8{uint8(s.Range(64, 128)), uint8(s.Int(256)), uint8(s.Range(1, 255)), 0}
+		v.yclid = uint64(s.Range(1, yclidMax))
+		if !src.YCLID {
+			v.yclid = 0
+		}
+		v.visitID = b.visitIDs.visitID(slot, k)
+		dst.visits = append(dst.visits, v)
+		b.plans = append(b.plans, visitPlan{start: start, duration: off})
+	}
+	// Starts sorted ascending and assigned in ordinal order; the guaranteed-order visit is
+	// clamped to fit the day; later visits keep more than 30 minutes from the last event.
+	var starts [3]int32
+	for k := range n {
+		starts[k] = b.plans[k].start
+	}
+	slices.Sort(starts[:n])
+	visits := dst.visits[first:]
+	for k := range visits {
+		v := &visits[k]
+		dur := b.plans[k].duration
+		st := starts[k]
+		if v.assigned {
+			st = min(st, daySeconds-dur-tradeRoom-1)
+		}
+		if k > 0 {
+			st = max(st, visits[k-1].start+b.plans[k-1].duration+tradeRoom+visitTimeout+1)
+		}
+		v.start = st
+		v.nextStart = 1 << 30
+		if k > 0 {
+			visits[k-1].nextStart = st
+		}
+	}
 
 	// Page seconds and the midnight cut: a page survives iff second + room < 86400, room = 8
-	// for /confirmation (its purchase must fit too) and 0 otherwise.
+	// for /confirmation (its purchase must fit too) and 0 otherwise. Then the pageview events
+	// of the surviving pages, with their WatchIDs.
 	confirmation := w.pidConfirmation()
-	for vi := range day.visits {
-		v := &day.visits[vi]
+	pageOff := int(visits[0].firstPage)
+	for k := range visits {
+		v := &visits[k]
+		vi := int32(first + k)
 		live := int32(0)
 		for p := v.firstPage; p < v.firstPage+v.nPages; p++ {
-			pg := &day.pages[p]
-			pg.sec = v.start + offsets[p]
+			pg := &dst.pages[p]
+			pg.sec = v.start + b.offsets[int(p)-pageOff]
 			room := int32(0)
 			if int(pg.pid) == confirmation {
 				room = tradeRoom
@@ -378,39 +464,22 @@ func (day *Day) traffic(ctx context.Context, aud []*activeCookie) error {
 				break
 			}
 			live++
+			pg.watchID = b.watch.watchID(slot, k, rowPage+int(p-v.firstPage))
+			dst.events = append(dst.events, event{watchID: pg.watchID, sec: pg.sec, visit: vi, page: p, kind: evPageview})
+			if w.pages[pg.pid].kind == pageProduct {
+				dst.Stats.CardViews++
+			}
 		}
 		v.nLive = live
 		if live > 0 {
-			day.Stats.Visits++
+			dst.Stats.Visits++
 		}
 		if v.stage >= 1 {
-			day.Stats.CartVisits++
+			dst.Stats.CartVisits++
 		}
+		dst.Stats.PlannedPages += int(v.nPages)
 	}
-
-	// Ids: VisitID per planned visit, then WatchID per surviving page (TRAFFIC).
-	vids := uniqueIDs(s, len(day.visits), nil)
-	for i := range day.visits {
-		day.visits[i].visitID = vids[i]
-	}
-	nLive := 0
-	for _, v := range day.visits {
-		nLive += int(v.nLive)
-	}
-	wids := uniqueIDs(s, nLive, nil)
-	day.events = make([]event, 0, nLive+nLive/16)
-	j := 0
-	for vi, v := range day.visits {
-		for p := v.firstPage; p < v.firstPage+v.nLive; p++ {
-			day.pages[p].watchID = wids[j]
-			day.events = append(day.events, event{watchID: wids[j], sec: day.pages[p].sec, visit: int32(vi), page: p, kind: evPageview})
-			if day.World.pages[day.pages[p].pid].kind == pageProduct {
-				day.Stats.CardViews++
-			}
-			j++
-		}
-	}
-	return nil
+	return true
 }
 
 // lookupPercent maps a draw r in [0,100) to the first index whose running percentage exceeds r.
@@ -423,50 +492,6 @@ func lookupPercent(pct *[5]int, r int) int {
 		}
 	}
 	return len(pct) - 1
-}
-
-// uniqueIDs is world.md §3.9's routine: n strictly increasing ids below 2^53 with increments
-// U[1, 2^53 div (n+1)], then shuffled so an id does not reveal row order. If any id collides
-// with avoid (in any order), the batch is drawn again.
-func uniqueIDs(s *stream, n int, avoid []uint64) []uint64 {
-	ids := make([]uint64, n)
-	if n == 0 {
-		return ids
-	}
-	step := int64(maxID / (n + 1))
-	for {
-		var sum uint64
-		for i := range ids {
-			sum += uint64(s.Range(1, int(step)+1))
-			ids[i] = sum
-		}
-		if !intersects(ids, avoid) {
-			break
-		}
-	}
-	for i := n - 1; i > 0; i-- {
-		j := s.Int(i + 1)
-		ids[i], ids[j] = ids[j], ids[i]
-	}
-	return ids
-}
-
-// intersects reports whether ids and avoid share a value; avoid may be in any order. Checking
-// avoid against a set of the (few) ids costs less than sorting avoid (a day's WatchIDs).
-func intersects(ids, avoid []uint64) bool {
-	if len(avoid) == 0 {
-		return false
-	}
-	set := make(map[uint64]struct{}, len(ids))
-	for _, id := range ids {
-		set[id] = struct{}{}
-	}
-	for _, x := range avoid {
-		if _, ok := set[x]; ok {
-			return true
-		}
-	}
-	return false
 }
 
 // sortEvents orders events by (second, WatchID): a counting sort by second, then WatchID

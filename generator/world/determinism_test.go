@@ -20,11 +20,11 @@ import (
 // Do not edit these values to make a test pass; change them only with a generator Version bump
 // (a deliberate change of the world), and say so in the commit.
 const (
-	goldenVersion    = "0.2.0"
-	goldenDay0SHA256 = "95d6bdf049439d5118061e5c6e975a24a6afe47bf9942ea74b97e678e7bcf5c5"
-	goldenDay0Events = 52730
-	goldenDay7SHA256 = "5b86d0aa9685e383fdf7fe114e1dc822e08dc6a97b4b175dc57a8a6f3e7e7dbc"
-	goldenDay7Events = 53179
+	goldenVersion    = "0.3.0"
+	goldenDay0SHA256 = "addb04abbf452d12a2d8d1566abf549378a741f7067ff81ea4f9d50b4bfd5a0e"
+	goldenDay0Events = 52100
+	goldenDay7SHA256 = "766fcb2e191c42b807488e3a1b1c69d07b7bdf0931f0e8b7830b88b04536342f"
+	goldenDay7Events = 50915
 )
 
 // canonInventory is the inventory of the stand's starting world (run days 0–7, no garbage),

@@ -41,7 +41,7 @@ func ExampleWorld_Units() {
 		fmt.Printf("%s of day %d: %d clean + %d extras = %d messages\n", u.Kind, u.Day, u.Len, len(u.Extras), sent)
 	}
 	// Output:
-	// hits of day 0: 52730 clean + 106 extras = 52836 messages
-	// hits of day 1: 53616 clean + 108 extras = 53724 messages
-	// snapshot of day 0: 251 clean + 0 extras = 251 messages
+	// hits of day 0: 52100 clean + 105 extras = 52205 messages
+	// hits of day 1: 53853 clean + 108 extras = 53961 messages
+	// snapshot of day 0: 249 clean + 0 extras = 249 messages
 }

@@ -13,7 +13,7 @@ const (
 	memoryBase        = 96 << 20 // bytes, whatever the scale
 	memoryPerScale    = 20 << 20 // bytes per unit of scale
 	memoryPerExtra    = 1536     // bytes per garbage or redelivered message
-	eventsPerScale    = 60_000   // a day's events per unit of scale, rounded up (day 0: 52 730)
+	eventsPerScale    = 60_000   // a day's events per unit of scale, rounded up (day 0: 52 100)
 	maxMemoryEstimate = math.MaxInt64
 )
 

@@ -31,10 +31,10 @@ const (
 // Do not edit these values to make a test pass; change them only with a generator Version bump
 // (a deliberate change of the world), and say so in the commit.
 const (
-	goldenSnap0SHA256 = "51a2b0df38b0eedf20bab2fd8f4f7ccda4691c5e0facbc9ad275874336280ecf"
-	goldenSnap0Rows   = 251
-	goldenSnap6SHA256 = "59f8ac8339c27f706469e0b863d0fa6f126069fee7bd5cead0f86ed4564c0336"
-	goldenSnap6Rows   = 1770
+	goldenSnap0SHA256 = "0d50f796428b43211b04ce533bfb8a8cd27b45da9710391caabe8c99692659cd"
+	goldenSnap0Rows   = 249
+	goldenSnap6SHA256 = "229af32ba81a9245efab4efe6b92e521328b8ad4d7f57e890d04e613418f205c"
+	goldenSnap6Rows   = 1736
 )
 
 // purchaseEvent is a purchase event as read from the wire.

@@ -19,6 +19,7 @@ const (
 	streamBeacons     component = 5 // lost and duplicated purchase events
 	streamDefects     component = 6 // garbage messages
 	streamRedelivery  component = 7 // byte-identical re-sends
+	streamIDs         component = 8 // the keys of a day's VisitID and WatchID permutations
 )
 
 // splitmix64 is one step of SplitMix64's output function: a bijective 64-bit mixer.
@@ -39,11 +40,25 @@ type stream struct {
 // newStream returns the substream of component c for day d of the world with the given seed.
 // sub separates further independent streams inside a component (0 for the main one).
 func newStream(seed uint64, c component, day int, sub uint64) *stream {
+	s := prefixOf(seed, c, day).stream(sub)
+	return &s
+}
+
+// streamPrefix is the part of a substream's seed that (seed, component, day) decide: deriving
+// the many per-person or per-cookie streams of one component and day from it costs one mixing
+// step each, and no allocation.
+type streamPrefix uint64
+
+func prefixOf(seed uint64, c component, day int) streamPrefix {
 	h := splitmix64(seed ^ 0x636c69636b67656e) // "clickgen"
 	h = splitmix64(h ^ uint64(c))
-	h = splitmix64(h ^ uint64(int64(day)))
-	h = splitmix64(h ^ sub)
-	s := &stream{}
+	return streamPrefix(splitmix64(h ^ uint64(int64(day))))
+}
+
+// stream returns substream sub of the prefix: the stream newStream(seed, c, day, sub) points to.
+func (p streamPrefix) stream(sub uint64) stream {
+	h := splitmix64(uint64(p) ^ sub)
+	var s stream
 	s.pcg.Seed(h, splitmix64(h^0xda3e39cb94b95bdb))
 	return s
 }

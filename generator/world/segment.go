@@ -133,11 +133,12 @@ func newShare(n int, owns func(i int) bool) *segShare {
 	return sh
 }
 
-// shareOf returns s's share of the day's events (nil for the whole run). A cookie's visits all
+// shareOf returns s's share of the day's events (nil for the whole run, or a day that is the
+// share already). A cookie's visits all
 // carry its ClientID, so ownership is decided once per visit.
 func (day *Day) shareOf(s Segment) *segShare {
-	if s.Whole() {
-		return nil
+	if s.Whole() || day.seg == s {
+		return nil // the day holds the share only (World.SegmentDay)
 	}
 	owned := make([]bool, len(day.visits))
 	var buf [20]byte

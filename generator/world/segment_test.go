@@ -1,11 +1,13 @@
 package world
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
 	"reflect"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -67,10 +69,11 @@ func isSubsequence(sub, whole []wire) bool {
 }
 
 // TestSegmentUnion checks the promise of Segment: for N = 1 … 4, the N shares of hits of day
-// 1 and the snapshot of day 0, with every garbage class and redeliveries, hold together
-// exactly the messages (topic, key, value, partition) of the whole run, as a multiset; each
-// share is a subsequence of the whole run (so every key's order is kept); every key lives in
-// one share; and each share is counted exactly by the inventory of its share.
+// 1 and the snapshot of day 0 hold together exactly the messages (topic, key, value,
+// partition) of the whole run, as a multiset; each share is a subsequence of the whole run (so
+// every key's order is kept); every key lives in one share; and each share is counted exactly
+// by the inventory of its share. Clean runs build a segment's days with SegmentDay; with every
+// garbage class and redeliveries the days are built whole and shared.
 func TestSegmentUnion(t *testing.T) {
 	w := canonical(t)
 	var g Garbage
@@ -78,8 +81,18 @@ func TestSegmentUnion(t *testing.T) {
 		t.Fatal(err)
 	}
 	g.Rate, g.Redeliver = 0.01, 0.01
-	whole := wireOf(sendUnits(t, w, 1, 1, UnitOptions{Garbage: g}))
-	wantInv, err := w.Inventory(context.Background(), 1, 1, PlayOptions{}, g)
+	for _, tc := range []struct {
+		name string
+		g    Garbage
+	}{{"clean", Garbage{}}, {"garbage", g}} {
+		t.Run(tc.name, func(t *testing.T) { testSegmentUnion(t, w, tc.g) })
+	}
+}
+
+func testSegmentUnion(t *testing.T, w *World, g Garbage) {
+	const from, days = 1, 1
+	whole := wireOf(sendUnits(t, w, from, days, UnitOptions{Garbage: g}))
+	wantInv, err := w.Inventory(context.Background(), from, days, PlayOptions{}, g)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -94,7 +107,7 @@ func TestSegmentUnion(t *testing.T) {
 			var invs []*Inventory
 			for i := range n {
 				seg := Segment{I: i, N: n}
-				got := wireOf(sendUnits(t, w, 1, 1, UnitOptions{Garbage: g, Segment: seg}))
+				got := wireOf(sendUnits(t, w, from, days, UnitOptions{Garbage: g, Segment: seg}))
 				if !isSubsequence(got, whole) {
 					t.Errorf("segment %v: its messages are not a subsequence of the whole run's", seg)
 				}
@@ -108,11 +121,18 @@ func TestSegmentUnion(t *testing.T) {
 					owner[m.topic+"/"+m.key] = i
 				}
 				union = append(union, got...)
-				inv, err := segmentInventory(w, 1, 1, g, seg)
+				inv, err := segmentInventory(w, from, days, g, seg)
 				if err != nil {
 					t.Fatal(err)
 				}
-				if msgs := inv.Days[0].Messages + inv.Snapshots[0].Messages; msgs != len(got) {
+				msgs := 0
+				for _, d := range inv.Days {
+					msgs += d.Messages
+				}
+				for _, s := range inv.Snapshots {
+					msgs += s.Messages
+				}
+				if msgs != len(got) {
 					t.Errorf("segment %v: inventory counts %d messages, the share sends %d", seg, msgs, len(got))
 				}
 				invs = append(invs, inv)
@@ -140,6 +160,55 @@ func TestSegmentUnion(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestSegmentDayIsTheShare: a segment's day holds exactly the whole day's events that the
+// segment owns, in order and byte for byte, and every purchase of the day as the whole day
+// numbers it; and it plans only a share of the day's visits (what makes segments cheaper than
+// the whole run), not all of them.
+func TestSegmentDayIsTheShare(t *testing.T) {
+	w := canonical(t)
+	const d = 3
+	whole := w.Day(d)
+	for _, seg := range []Segment{{0, 4}, {3, 4}, {1, 3}} {
+		day, err := w.SegmentDay(context.Background(), d, seg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var want [][]byte
+		var buf [20]byte
+		for i := range whole.Len() {
+			if seg.OwnsKey(strconv.AppendUint(buf[:0], whole.ClientID(i), 10)) {
+				want = append(want, whole.AppendEvent(nil, i))
+			}
+		}
+		if day.Len() != len(want) || day.Len() == 0 {
+			t.Fatalf("segment %v: %d events, want the %d the whole day has for it", seg, day.Len(), len(want))
+		}
+		for i := range want {
+			if got := day.AppendEvent(nil, i); !bytes.Equal(got, want[i]) {
+				t.Fatalf("segment %v, event %d:\n%s\nwant\n%s", seg, i, got, want[i])
+			}
+		}
+		if !reflect.DeepEqual(orderFacts(day), orderFacts(whole)) {
+			t.Errorf("segment %v: purchases differ from the whole day's", seg)
+		}
+		if wo, so := whole.World.OrdersOf(whole), w.OrdersOf(day); !reflect.DeepEqual(wo, so) {
+			t.Errorf("segment %v: orders differ from the whole day's", seg)
+		}
+		if max := len(whole.visits)/seg.N + len(whole.visits)/20; len(day.visits) > max {
+			t.Errorf("segment %v planned %d visits of the day's %d: want at most %d (its share and the buyers')", seg, len(day.visits), len(whole.visits), max)
+		}
+	}
+}
+
+// orderFacts is what the backend and the inventory take from a day's purchases.
+func orderFacts(day *Day) []string {
+	out := make([]string, len(day.Purchases))
+	for i, p := range day.Purchases {
+		out[i] = fmt.Sprint(p.OrderID, p.PersonID, p.ClientID, p.UTCSecond, p.Lines, p.Revenue, p.Coupon, p.Assigned, p.Lost, p.Duplicate)
+	}
+	return out
 }
 
 // segmentInventory counts the inventory of seg's share.

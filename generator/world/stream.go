@@ -121,8 +121,12 @@ type PlayOptions struct {
 	// emitted (e.g. to feed an OrderBook with the same Day).
 	OnDay func(*Day)
 	// Segment renders and emits only the events the segment owns (see [Segment]); the zero
-	// value is the whole run. Every day is still generated whole.
+	// value is the whole run. A segment's days are built with [World.SegmentDay], which
+	// plans only what the segment needs, unless WholeDays is set.
 	Segment Segment
+	// WholeDays builds every day whole even for a segment: what is derived from the whole
+	// day's events (garbage, redeliveries) needs them.
+	WholeDays bool
 }
 
 // Play generates model days [from, from+n) and calls emit with their clean events in order:
@@ -155,7 +159,11 @@ func (w *World) Play(parent context.Context, from, n int, opt PlayOptions, emit 
 		defer wg.Done()
 		defer close(days)
 		for d := from; d < from+n; d++ {
-			day, err := w.DayContext(ctx, d)
+			seg := opt.Segment
+			if opt.WholeDays {
+				seg = Segment{}
+			}
+			day, err := w.dayOf(ctx, d, seg)
 			if err != nil {
 				cut = true // read after wg.Wait
 				return
