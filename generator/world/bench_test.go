@@ -102,3 +102,14 @@ func BenchmarkPlay8Days(b *testing.B) {
 	b.Run("workers=1", func(b *testing.B) { play(b, procs, 1) })
 	b.Run("workers=2", func(b *testing.B) { play(b, procs, 2) })
 }
+
+// BenchmarkCohorts computes the cohorts day 0 needs (91) as the cache keeps them: the part of
+// a day every segment makes whole.
+func BenchmarkCohorts(b *testing.B) {
+	w := canonical(b)
+	for b.Loop() {
+		for cd := -prehistoryDays; cd <= 0; cd++ {
+			w.daysOf(cd, 0)
+		}
+	}
+}
