@@ -5,8 +5,11 @@
 // # Determinism contract
 //
 // Every byte the package produces is a pure function of (seed, world parameters, model day)
-// and [Version]. Randomness comes only from substreams derived from (seed, component, day) by
-// a fixed mixing function (SplitMix64, in rng.go); draws are integer-only and weighted choices use
+// and [Version]. Randomness comes only from substreams derived from (seed, component, day,
+// sub) by a fixed mixing function (SplitMix64, in rng.go), where sub names a person of a
+// cohort or a cookie of a day, so that no cookie's bytes depend on another's and a segment
+// plans only its own cookies ([World.SegmentDay]); ids are a keyed permutation of a row's
+// place (ids.go); draws are integer-only and weighted choices use
 // integer tables; money is integer kopecks. Nothing here reads a clock, iterates a map where
 // order matters, or depends on scheduling: the same day is the same bytes in a sequential or a
 // parallel run, alone or inside a longer run, under any GOMAXPROCS, on any architecture.

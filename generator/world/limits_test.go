@@ -94,6 +94,22 @@ func TestDayContextStops(t *testing.T) {
 	}
 }
 
+// TestSegmentDayStops: a segment's day honours its context like a whole day: cancelled, it
+// returns the context's error and no day, whether it plans the share or the whole day.
+func TestSegmentDayStops(t *testing.T) {
+	w, err := NewWorld(Params{Scale: 3})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	for _, seg := range []Segment{{}, {1, 4}} {
+		if day, err := w.SegmentDay(ctx, 0, seg); !errors.Is(err, context.Canceled) || day != nil {
+			t.Errorf("SegmentDay(cancelled, %v) = (%v, %v), want (nil, context.Canceled)", seg, day != nil, err)
+		}
+	}
+}
+
 // TestHitExtrasContextStops: building --garbage 10 extras (seconds of work) stops at a
 // cancelled context with its error, and with a live context gives what HitExtras gives.
 func TestHitExtrasContextStops(t *testing.T) {
