@@ -76,6 +76,9 @@ func isSubsequence(sub, whole []wire) bool {
 // garbage class and redeliveries the days are built whole and shared.
 func TestSegmentUnion(t *testing.T) {
 	w := canonical(t)
+	if testing.Short() {
+		w = freshWorld(t, Params{Scale: 0.25}) // a quarter of the bytes: -race -short takes minutes otherwise
+	}
 	var g Garbage
 	if err := g.Mix.Set(strings.Join(AllGarbageClasses(), "=1,") + "=1"); err != nil {
 		t.Fatal(err)
