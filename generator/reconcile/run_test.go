@@ -15,30 +15,39 @@ import (
 	"github.com/clickgen/clickgen/generator/world"
 )
 
+// playDay1 plays run day 1 of a scale-0.02 world with garbage g into a fresh embedded broker;
+// the broker and the sink (still open, for more sends) close when the test ends.
+func playDay1(t *testing.T, g world.Garbage) (*world.World, *broker.Broker, *sink.Kafka) {
+	t.Helper()
+	b, err := broker.StartBroker("127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { b.Close() })
+	w, err := world.NewWorld(world.Params{Scale: 0.02})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	k, err := sink.Dial(ctx, false, sink.DefaultTopics(), nil, sink.SeedBrokers(b.Addrs()...))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { k.Close() })
+	plan := play.Plan{World: w, From: 1, Days: 1, Hits: "hits", Orders: "orders", Garbage: g}
+	if _, err := play.Run(ctx, plan, k, nil); err != nil {
+		t.Fatal(err)
+	}
+	return w, b, k
+}
+
 // TestCheckRun: a run played into the embedded broker reconciles with its inventory (both
 // topics, or one alone); checked as cut short, each topic holds what was acknowledged; a
 // message nobody planned makes both checks fail.
 func TestCheckRun(t *testing.T) {
 	ctx := context.Background()
-	b, err := broker.StartBroker("127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer b.Close()
-	w, err := world.NewWorld(world.Params{Scale: 0.02})
-	if err != nil {
-		t.Fatal(err)
-	}
-	k, err := sink.Dial(ctx, false, sink.DefaultTopics(), nil, sink.SeedBrokers(b.Addrs()...))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer k.Close()
 	g := world.Garbage{Rate: 0.01}
-	plan := play.Plan{World: w, From: 1, Days: 1, Hits: "hits", Orders: "orders", Garbage: g}
-	if _, err := play.Run(ctx, plan, k, nil); err != nil {
-		t.Fatal(err)
-	}
+	w, b, k := playDay1(t, g)
 	run := reconcile.Run{World: w, From: 1, Days: 1, Garbage: g, Hits: "hits", Orders: "orders", Stats: k.Stats()}
 	check := func(r reconcile.Run) ([]string, map[string]int64, string) {
 		t.Helper()
@@ -96,23 +105,7 @@ func TestVerify(t *testing.T) {
 	}
 
 	ctx := context.Background()
-	b, err := broker.StartBroker("127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer b.Close()
-	w, err := world.NewWorld(world.Params{Scale: 0.02})
-	if err != nil {
-		t.Fatal(err)
-	}
-	k, err := sink.Dial(ctx, false, sink.DefaultTopics(), nil, sink.SeedBrokers(b.Addrs()...))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer k.Close()
-	if _, err := play.Run(ctx, play.Plan{World: w, From: 1, Days: 1, Hits: "hits", Orders: "orders"}, k, nil); err != nil {
-		t.Fatal(err)
-	}
+	w, b, _ := playDay1(t, world.Garbage{})
 	v := reconcile.Verify{HitsTopic: "hits", OrdersTopic: "orders", Timeout: time.Minute,
 		Options: reconcile.Options{HitPartitions: 2, OrderPartitions: 1}}
 	var lines []string
