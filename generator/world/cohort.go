@@ -35,9 +35,9 @@ type cohort struct {
 // activeDays returns the active days of cookie i, ascending.
 func (c *cohort) activeDays(i int) []int32 { return c.arena[c.cookies[i].from:c.cookies[i].to] }
 
-// cohorts recycles the memory of the cohorts daysOf has turned into lists: a day at scale 100
+// cohortPool recycles the memory of the cohorts daysOf has turned into lists: a day at scale 100
 // draws 91 cohorts of 400 k cookies, and fresh memory for each cost as much as the draws.
-var cohorts = sync.Pool{New: func() any { return new(cohort) }}
+var cohortPool = sync.Pool{New: func() any { return new(cohort) }}
 
 // cohortOf computes the cohort of day d (world 0.3.0): the people count from the cohort's
 // COMPOSITION stream (sub 0), then each person from a stream of its own (sub 1 + person), so
@@ -48,7 +48,7 @@ var cohorts = sync.Pool{New: func() any { return new(cohort) }}
 // city of the first cookie, the other-half device of the second) and person_id.
 func (w *World) cohortOf(d int) *cohort {
 	s := newStream(w.seed, streamComposition, d, 0)
-	c := cohorts.Get().(*cohort)
+	c := cohortPool.Get().(*cohort)
 	c.day = d
 
 	// Inflow.
@@ -168,7 +168,7 @@ type cohortDays struct {
 // one allocation with the others.
 func (w *World) daysOf(d, floor int) *cohortDays {
 	c := w.cohortOf(d)
-	defer cohorts.Put(c)
+	defer cohortPool.Put(c)
 	cd := &cohortDays{floor: floor}
 	from := int32(max(floor-d, 0))
 	var counts [returnTailDays + 1]int

@@ -6,10 +6,10 @@ import (
 	"github.com/clickgen/clickgen/schema"
 )
 
-// commerce1 adds the baskets, add_to_cart and purchase events of ck's visits [first, …) of dst
-// from the cookie's COMMERCE stream (world.md §4.2–§4.3): per visit with a candidate, in
-// visit order, the draws of world 0.2.0's day-wide stream.
-func (b *dayBuilder) commerce1(dst *Day, ck *activeCookie, age int, first int) {
+// cookieCommerce adds the baskets, add_to_cart and purchase events of ck's visits [first, …)
+// of dst from the cookie's COMMERCE stream (world.md §4.2–§4.3): per visit with a candidate,
+// in visit order, the draws of world 0.2.0's day-wide stream.
+func (b *dayBuilder) cookieCommerce(dst *Day, ck *activeCookie, age int, first int) {
 	w := b.w
 	slot := cookieSlot(age, ck.index)
 	s := b.commerce.stream(slot)

@@ -287,10 +287,10 @@ func (b *dayBuilder) cookie(ck *activeCookie, age int, owned bool) {
 		dst = f
 	}
 	first := len(dst.visits)
-	if !b.traffic1(dst, ck, age, owned) {
+	if !b.cookieTraffic(dst, ck, age, owned) {
 		return
 	}
-	b.commerce1(dst, ck, age, first)
+	b.cookieCommerce(dst, ck, age, first)
 	if !owned {
 		for _, pu := range dst.Purchases {
 			pu.visit, pu.confPage, pu.posFrom, pu.posTo = -1, -1, 0, 0
@@ -299,13 +299,13 @@ func (b *dayBuilder) cookie(ck *activeCookie, age int, owned bool) {
 	}
 }
 
-// traffic1 plans the visits and pages of ck on the day from its TRAFFIC stream (world.md
+// cookieTraffic plans the visits and pages of ck on the day from its TRAFFIC stream (world.md
 // §3.4–§3.5, §4.1, in the order of world 0.3.0: the number of visits and every visit's funnel
 // draws first, then each visit's source, category, length, page walk, per-row draws, gaps,
 // start, IP and YCLID), applies the midnight cut and computes the ids. For a cookie the day
 // does not own it stops after the funnel draws unless a visit reaches /confirmation, and
 // reports whether it went on.
-func (b *dayBuilder) traffic1(dst *Day, ck *activeCookie, age int, owned bool) bool {
+func (b *dayBuilder) cookieTraffic(dst *Day, ck *activeCookie, age int, owned bool) bool {
 	w := b.w
 	slot := cookieSlot(age, ck.index)
 	s := b.traffic.stream(slot)

@@ -291,6 +291,14 @@ func (day *Day) HitExtras(g Garbage) []Extra {
 	return x
 }
 
+// addsHitExtras reports whether g adds malformed messages or redeliveries to the hits: they
+// are drawn over the whole day's events, so a segment then builds its days whole and shares
+// them ([PlayOptions.WholeDays]).
+func (g Garbage) addsHitExtras() bool {
+	_, _, malformed := g.mixFor(HitGarbageClasses)
+	return malformed && g.Rate > 0 || g.Redeliver > 0
+}
+
 // HitExtrasContext is [Day.HitExtras] that gives up when ctx is done, returning ctx's error
 // and no extras: at --garbage 10 a day's extras take seconds to build. The checks draw
 // nothing, so extras that complete are those HitExtras returns.

@@ -233,3 +233,23 @@ func withoutHashes(inv *Inventory) string {
 	b, _ := json.MarshalIndent(&c, "", " ")
 	return string(b)
 }
+
+// TestWholeDaysOnlyForHitExtras: a segment builds its days whole only when hits get malformed
+// messages or redeliveries; garbage that only orders can carry leaves it its share.
+func TestWholeDaysOnlyForHitExtras(t *testing.T) {
+	ordersOnly := Mix{GarbageFieldInvalid: 1}
+	for _, tc := range []struct {
+		g    Garbage
+		want bool
+	}{
+		{Garbage{}, false},
+		{Garbage{Rate: 0.05}, true},
+		{Garbage{Rate: 0.05, Mix: ordersOnly}, false},
+		{Garbage{Mix: Mix{GarbageVanishing: 1}}, false},
+		{Garbage{Redeliver: 0.01, Mix: ordersOnly}, true},
+	} {
+		if got := tc.g.addsHitExtras(); got != tc.want {
+			t.Errorf("%+v.addsHitExtras() = %v, want %v", tc.g, got, tc.want)
+		}
+	}
+}

@@ -241,8 +241,7 @@ func (w *World) Units(ctx context.Context, from, n int, opt UnitOptions) iter.Se
 // hitUnits yields the hit units of days [from, from+n), feeding book (if any) with each day;
 // it reports whether the consumer wants more.
 func (w *World) hitUnits(ctx context.Context, from, n int, opt UnitOptions, book *OrderBook, yield func(*Unit, error) bool) bool {
-	// Garbage and redeliveries are drawn over the whole day's events, then shared.
-	popt := PlayOptions{Workers: opt.Workers, Segment: opt.Segment, WholeDays: opt.Garbage.Rate > 0 || opt.Garbage.Redeliver > 0}
+	popt := PlayOptions{Workers: opt.Workers, Segment: opt.Segment, WholeDays: opt.Garbage.addsHitExtras()}
 	if book != nil {
 		popt.OnDay = book.Add
 	}
