@@ -96,13 +96,14 @@ func (pf *playFlags) start(ctx context.Context, sio *stdio, kind string) (*play.
 	return newPlayer(sio, snk, pf.sink.FlushTimeout, 0), topic, nil
 }
 
-// sinkFlags are the sink's settings (generator/sink) with the run's outputs: --report and
-// --metrics-addr.
+// sinkFlags are the sink's settings (generator/sink) with the run's outputs: --report,
+// --metrics-addr and --metrics-linger.
 type sinkFlags struct {
 	sink.Settings
-	verb        string
-	report      string
-	metricsAddr string
+	verb          string
+	report        string
+	metricsAddr   string
+	metricsLinger time.Duration
 }
 
 func addSinkFlags(fs *pflag.FlagSet) *sinkFlags {
@@ -110,6 +111,7 @@ func addSinkFlags(fs *pflag.FlagSet) *sinkFlags {
 	sf.AddFlags(fs)
 	fs.StringVar(&sf.report, "report", "", "write the final report as JSON to `FILE`")
 	prom.AddFlag(fs, &sf.metricsAddr)
+	fs.DurationVar(&sf.metricsLinger, "metrics-linger", 0, "after the run, keep serving --metrics-addr until one scrape has read the final values, for at most `DURATION` (longer than the scrape interval: a run shorter than one still leaves samples); a signal ends the wait")
 	return sf
 }
 
@@ -129,6 +131,12 @@ func (sf *sinkFlags) check(err error) error {
 			return usagef(sf.verb, "--report %s: %v", sf.report, err)
 		}
 	}
+	switch {
+	case sf.metricsLinger < 0:
+		return usagef(sf.verb, "--metrics-linger %v: want a duration ≥ 0", sf.metricsLinger)
+	case sf.metricsLinger > 0 && sf.metricsAddr == "":
+		return usagef(sf.verb, "--metrics-linger needs --metrics-addr: there is nothing to serve")
+	}
 	return usage(sf.verb, prom.CheckAddr(sf.metricsAddr))
 }
 
@@ -146,7 +154,7 @@ func renderWorkers(n int, kafka bool) int {
 // open opens the sink; Kafka checks (or with --create-topics creates) the topics of want.
 // With --metrics-addr the sink's metrics are served on /metrics until it is closed
 // (generator/metrics/prom: clickgen's series, the Kafka client's, the Go runtime's and the
-// process's), the server listening first, so a bad or busy address is a usage error before
+// process's), with --metrics-linger until a scrape of the final values, the server listening first, so a bad or busy address is a usage error before
 // connecting. With --log-format json the Kafka client logs its warnings and errors too.
 // Warnings go to stderr, bad options are usage errors.
 func (sf *sinkFlags) open(ctx context.Context, sio *stdio, want map[string]int32) (sink.Sink, error) {
@@ -159,7 +167,14 @@ func (sf *sinkFlags) open(ctx context.Context, sio *stdio, want map[string]int32
 		return nil, usage(sf.verb, err)
 	}
 	if m != nil {
-		fmt.Fprintf(sio.err, "clickgen: Prometheus metrics on http://%s/metrics\n", m.Addr())
+		until := ""
+		if sf.metricsLinger > 0 {
+			until = fmt.Sprintf(" (after the run until a scrape has read the final values, at most %v)", sf.metricsLinger)
+		}
+		fmt.Fprintf(sio.err, "clickgen: Prometheus metrics on http://%s/metrics%s\n", m.Addr(), until)
+		m.Linger(ctx, sf.metricsLinger, func() {
+			fmt.Fprintf(sio.err, "clickgen: the run has ended; serving its final metrics until a scrape reads them, at most %v\n", sf.metricsLinger)
+		})
 	}
 	return m.OpenSink(func(opts ...sink.Opt) (sink.Sink, error) {
 		s, err := sf.Open(ctx, sio.out, want, func(w string) { fmt.Fprintf(sio.err, "clickgen: warning: %s\n", w) }, opts...)

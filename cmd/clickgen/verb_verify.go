@@ -20,7 +20,7 @@ import (
 // sending.
 func addReadFlags(fs *pflag.FlagSet) *sinkFlags {
 	sf := addSinkFlags(fs)
-	for _, name := range sink.SendOnlyFlags {
+	for _, name := range append(sink.SendOnlyFlags, "metrics-linger") {
 		fs.MarkHidden(name)
 	}
 	return sf
