@@ -1,0 +1,97 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// Issue 24: absurd and ambiguous input is refused (exit 2, nothing sent), naming the value
+// and its bound, or read the one way a user means it.
+
+// TestIntegersAreDecimal is issue 24 Medium 2: every integer a user types is decimal. pflag
+// parses integer flags with base 0, so --day 010 and GENERATOR_DAY=010 played day 8, --day
+// 0x10 day 16, --seed 010 seed 8 and GENERATOR_LIMIT=010 stopped after 8 messages. Leading
+// zeros are read as decimal; a base prefix or an underscore is refused.
+func TestIntegersAreDecimal(t *testing.T) {
+	small := []string{"--scale", "0.02"}
+	for _, tc := range []struct {
+		name      string
+		env       map[string]string
+		args      []string
+		day, days int
+		seed      uint64
+	}{
+		{"--day 010", nil, []string{"--day", "010"}, 10, 1, 20260601},
+		{"--day 08", nil, []string{"--day", "08"}, 8, 1, 20260601},
+		{"GENERATOR_DAY=010", map[string]string{"GENERATOR_DAY": "010"}, nil, 10, 1, 20260601},
+		{"--days 010", nil, []string{"--day", "0", "--days", "010"}, 0, 10, 20260601},
+		{"GENERATOR_DAYS=010", map[string]string{"GENERATOR_DAYS": "010"}, []string{"--day", "0"}, 0, 10, 20260601},
+		{"--seed 010", nil, []string{"--day", "0", "--seed", "010"}, 0, 1, 10},
+		{"GENERATOR_SEED=010", map[string]string{"GENERATOR_SEED": "010"}, []string{"--day", "0"}, 0, 1, 10},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			for k, v := range tc.env {
+				t.Setenv(k, v)
+			}
+			inv := inventoryOf(t, append(tc.args, small...)...)
+			if len(inv.Days) != tc.days || inv.Days[0].Day != tc.day || inv.Seed != tc.seed {
+				t.Errorf("%d days from day %d, seed %d; want %d from day %d, seed %d", len(inv.Days), inv.Days[0].Day, inv.Seed, tc.days, tc.day, tc.seed)
+			}
+		})
+	}
+	t.Run("GENERATOR_LIMIT=010", func(t *testing.T) {
+		t.Setenv("GENERATOR_LIMIT", "010")
+		out, errs, code := clickgen(t, "batch", "--day", "0", "--scale", "0.02", "--file", "-")
+		if n := strings.Count(out, "\n"); code != 0 || n != 10 {
+			t.Errorf("exit %d, %d lines, stderr %q; want exit 0 and 10 lines", code, n, errs)
+		}
+	})
+	for _, tc := range []struct {
+		env  map[string]string
+		args []string
+		want string
+	}{
+		{nil, []string{"inventory", "--day", "0x10"}, `invalid argument "0x10" for "--day" flag: must be a decimal integer`},
+		{nil, []string{"inventory", "--day", "0o10"}, `invalid argument "0o10" for "--day" flag: must be a decimal integer`},
+		{nil, []string{"inventory", "--day", "1_0"}, `invalid argument "1_0" for "--day" flag: must be a decimal integer`},
+		{nil, []string{"inventory", "--day", "0", "--seed", "0x10"}, `invalid argument "0x10" for "--seed" flag: must be a decimal integer`},
+		{map[string]string{"GENERATOR_DAY": "0x10"}, []string{"inventory"}, `environment variable GENERATOR_DAY="0x10": invalid argument "0x10" for "--day" flag: must be a decimal integer`},
+		{map[string]string{"GENERATOR_LIMIT": "0b1"}, []string{"batch", "--day", "0", "--file", filepath.Join(t.TempDir(), "x")}, `environment variable GENERATOR_LIMIT="0b1": invalid argument "0b1" for "--limit" flag: must be a decimal integer`},
+		{nil, []string{"run", "--messages", "0x10"}, `invalid argument "0x10" for "--messages" flag: must be a decimal integer`},
+		{nil, []string{"verify", "--day", "0", "--hits-partitions", "0x2"}, `invalid argument "0x2" for "--hits-partitions" flag: must be a decimal integer`},
+	} {
+		t.Run(strings.Join(tc.args, " "), func(t *testing.T) {
+			for k, v := range tc.env {
+				t.Setenv(k, v)
+			}
+			_, errs, code := clickgen(t, tc.args...)
+			if code != 2 || !strings.Contains(errs, tc.want) {
+				t.Errorf("exit %d, stderr %q; want exit 2 and %q", code, errs, tc.want)
+			}
+		})
+	}
+}
+
+// TestProfileSeedNotCoerced is issue 24 Medium 3: world.seed 18446744073709551616 ran seed
+// 9223372036854775808 and seed 1.5 ran seed 1, while --seed 1.5 was refused. Both are usage
+// errors before anything is sent (run would otherwise start its embedded broker).
+func TestProfileSeedNotCoerced(t *testing.T) {
+	for seed, want := range map[string]string{
+		"18446744073709551616": "world.seed: 18446744073709551616 is out of range: want 0 to 18446744073709551615 (line 2)",
+		"1.5":                  `world.seed: "1.5" is not a whole number (line 2)`,
+		"0x10":                 `world.seed: "0x10" must be a decimal integer`,
+	} {
+		file := filepath.Join(t.TempDir(), "p.yaml")
+		if err := os.WriteFile(file, []byte("world:\n  seed: "+seed+"\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		for _, args := range [][]string{{"run", "--profile-file", file}, {"profiles", "show", "--profile-file", file}} {
+			_, errs, code := clickgen(t, args...)
+			if code != 2 || !strings.Contains(errs, want) || strings.Contains(errs, "embedded broker") {
+				t.Errorf("seed %s, %s: exit %d, stderr %q; want exit 2 and %q", seed, args[0], code, errs, want)
+			}
+		}
+	}
+}

@@ -1,0 +1,65 @@
+package profiles
+
+import (
+	"strings"
+	"testing"
+)
+
+// TestProfileIntegersAreDecimal is issue 24 Medium 2 and 3 for profile files: YAML reads
+// 010 as octal 8 and 0x10 as 16, and decoded world.seed 18446744073709551616 as
+// 9223372036854775808 and 1.5 as 1. A profile's whole numbers are decimal as on the command
+// line (leading zeros read as decimal), and a seed that is not a whole number of 64 bits is
+// refused.
+func TestProfileIntegersAreDecimal(t *testing.T) {
+	for _, tc := range []struct {
+		yaml string
+		got  func(Profile) int64
+		want int64
+	}{
+		{"play:\n  day: 010\n", func(p Profile) int64 { return int64(p.Play.Day) }, 10},
+		{"play:\n  days: 012\n", func(p Profile) int64 { return int64(p.Play.Days) }, 12},
+		{"world:\n  seed: 010\n", func(p Profile) int64 { return int64(p.World.Seed) }, 10},
+		{"world:\n  seed: 18446744073709551615\n", func(p Profile) int64 { return int64(p.World.Seed) }, -1},
+		{"stop:\n  messages: 0100\n", func(p Profile) int64 { return p.Stop.Messages }, 100},
+		{"expect:\n  hits: 010\n", func(p Profile) int64 { return *p.Expect.Hits }, 10},
+		{"play:\n  day: +7\n", func(p Profile) int64 { return int64(p.Play.Day) }, 7},
+	} {
+		p, err := Parse([]byte(tc.yaml))
+		if err != nil {
+			t.Errorf("Parse(%q): %v", tc.yaml, err)
+			continue
+		}
+		if got := tc.got(p); got != tc.want {
+			t.Errorf("Parse(%q) = %d, want %d", tc.yaml, got, tc.want)
+		}
+	}
+	for _, tc := range []struct {
+		yaml, want string
+	}{
+		{"play:\n  day: 0x10\n", `play.day: "0x10" must be a decimal integer (0x, 0o, 0b and _ are not read; leading zeros are) (line 2)`},
+		{"play:\n  days: 0o10\n", `play.days: "0o10" must be a decimal integer`},
+		{"stop:\n  messages: 1_000\n", `stop.messages: "1_000" must be a decimal integer`},
+		{"world:\n  seed: 0x10\n", `world.seed: "0x10" must be a decimal integer`},
+		{"world:\n  seed: 1.5\n", `world.seed: "1.5" is not a whole number (line 2)`},
+		{"world:\n  seed: 18446744073709551616\n", `world.seed: 18446744073709551616 is out of range: want 0 to 18446744073709551615 (line 2)`},
+		{"world:\n  seed: -1\n", `world.seed: -1 is out of range: want 0 to 18446744073709551615 (line 2)`},
+		{"play:\n  day: 9223372036854775808\n", `play.day: 9223372036854775808 is out of range: want -9223372036854775808 to 9223372036854775807 (line 2)`},
+	} {
+		if _, err := Parse([]byte(tc.yaml)); err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("Parse(%q) = %v, want %q", tc.yaml, err, tc.want)
+		}
+	}
+}
+
+// TestProfileMixWeightsAreDecimal: the class weights of a garbage.mix mapping are integers a
+// user types too; YAML read {not_an_object: 010} as weight 8.
+func TestProfileMixWeightsAreDecimal(t *testing.T) {
+	p, err := Parse([]byte("garbage:\n  rate: 0.1\n  mix:\n    not_an_object: 010\n    keyset_mismatch: 3\n"))
+	if err != nil || p.Garbage.Mix["not_an_object"] != 10 || p.Garbage.Mix["keyset_mismatch"] != 3 {
+		t.Errorf("mix {not_an_object: 010, keyset_mismatch: 3} = %v, %v; want weights 10 and 3", p.Garbage.Mix, err)
+	}
+	want := `garbage.mix.not_an_object: "0x10" must be a decimal integer`
+	if _, err := Parse([]byte("garbage:\n  rate: 0.1\n  mix:\n    not_an_object: 0x10\n")); err == nil || !strings.Contains(err.Error(), want) {
+		t.Errorf("mix {not_an_object: 0x10}: %v, want %q", err, want)
+	}
+}
