@@ -95,3 +95,39 @@ func TestProfileSeedNotCoerced(t *testing.T) {
 		}
 	}
 }
+
+// TestSegmentSourcesRefused is issue 24 Low 1 and 2: CLICKGEN_SEGMENT=0/2 with --segments 4
+// and JOB_COMPLETION_INDEX=2 played 2/4 silently, and --segment 0/0 (or CLICKGEN_SEGMENT=0/0)
+// played the whole world. Both are usage errors before anything is sent.
+func TestSegmentSourcesRefused(t *testing.T) {
+	for _, tc := range []struct {
+		env  map[string]string
+		args []string
+		want string
+	}{
+		{map[string]string{"CLICKGEN_SEGMENT": "0/2", "JOB_COMPLETION_INDEX": "2"}, []string{"--segments", "4"}, `both env CLICKGEN_SEGMENT="0/2" and --segments 4 given: choose one`},
+		{nil, []string{"--segment", "0/0"}, `invalid argument "0/0" for "--segment" flag: segment 0/0: want I/N with 0 ≤ I < N`},
+		{map[string]string{"CLICKGEN_SEGMENT": "0/0"}, nil, `environment variable CLICKGEN_SEGMENT="0/0": invalid argument "0/0" for "--segment" flag: segment 0/0: want I/N with 0 ≤ I < N`},
+		{nil, []string{"--segment", "1/0"}, `segment 1/0: want I/N with 0 ≤ I < N`},
+	} {
+		for _, verb := range []string{"batch", "run"} {
+			file := filepath.Join(t.TempDir(), "out")
+			args := []string{verb, "--day", "0", "--scale", "0.02"}
+			if verb == "batch" {
+				args = append(args, "--file", file)
+			}
+			t.Run(verb+" "+strings.Join(tc.args, " "), func(t *testing.T) {
+				for k, v := range tc.env {
+					t.Setenv(k, v)
+				}
+				_, errs, code := clickgen(t, append(args, tc.args...)...)
+				if code != 2 || !strings.Contains(errs, tc.want) {
+					t.Errorf("exit %d, stderr %q; want exit 2 and %q", code, errs, tc.want)
+				}
+				if _, err := os.Stat(file); err == nil {
+					t.Errorf("%s was written: something was sent", file)
+				}
+			})
+		}
+	}
+}
