@@ -131,3 +131,53 @@ func TestSegmentSourcesRefused(t *testing.T) {
 		}
 	}
 }
+
+// TestInventoryMergeRefusals: inventory --merge refuses what is not the N shares of one run,
+// exit 2 naming the file (issue 24 Low 3: null and {} used to merge into an empty inventory
+// with an empty generator_version, exit 0, though plot refuses the same file).
+func TestInventoryMergeRefusals(t *testing.T) {
+	dir := t.TempDir()
+	write := func(name, text string) string {
+		t.Helper()
+		path := filepath.Join(dir, name)
+		if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return path
+	}
+	share := func(name string, args ...string) string {
+		t.Helper()
+		out, errs, code := clickgen(t, append([]string{"inventory", "--day", "0", "--scale", "0.02"}, args...)...)
+		if code != 0 {
+			t.Fatalf("inventory %v: exit %d: %s", args, code, errs)
+		}
+		return write(name, out)
+	}
+	s0, s1 := share("s0.json", "--segment", "0/2"), share("s1.json", "--segment", "1/2")
+	other := share("other.json", "--segment", "1/2", "--seed", "7")
+	third := share("third.json", "--segment", "0/3")
+	null, empty, array, broken := write("null.json", "null\n"), write("empty.json", "{}\n"), write("array.json", "[]\n"), write("broken.json", "{")
+	for _, tc := range []struct {
+		files []string
+		want  string
+	}{
+		{[]string{null}, "--merge " + null + `: not a clickgen inventory: no "generator_version" key`},
+		{[]string{empty}, "--merge " + empty + `: not a clickgen inventory: no "generator_version" key`},
+		{[]string{s0, null}, "--merge " + null + `: not a clickgen inventory: no "generator_version" key`},
+		{[]string{array}, "--merge " + array + ": json: cannot unmarshal array"},
+		{[]string{broken}, "--merge " + broken + ": unexpected end of JSON input"},
+		{[]string{filepath.Join(dir, "none.json")}, "--merge: open " + filepath.Join(dir, "none.json")},
+		{[]string{s0}, "merge: segment 0/2 among 1 inventories: want the 2 shares of one run"},
+		{[]string{s0, s0}, "merge: segment 0/2 given twice"},
+		{[]string{s0, other}, "merge: segment 1/2: another world (seed, generator version, catalog or scale)"},
+		{[]string{s0, third}, "merge: segment 0/3 among 2 inventories: want the 3 shares of one run"},
+	} {
+		out, errs, code := clickgen(t, append([]string{"inventory", "--merge"}, tc.files...)...)
+		if code != 2 || !strings.Contains(errs, tc.want) || out != "" {
+			t.Errorf("--merge %v: exit %d, stderr %q, %d bytes out; want exit 2, %q and nothing on stdout", tc.files, code, errs, len(out), tc.want)
+		}
+	}
+	if _, errs, code := clickgen(t, "inventory", "--merge", s0, s1); code != 0 {
+		t.Errorf("--merge of both shares: exit %d: %s", code, errs)
+	}
+}
