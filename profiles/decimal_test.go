@@ -3,6 +3,8 @@ package profiles
 import (
 	"strings"
 	"testing"
+
+	"github.com/clickgen/clickgen/generator/world"
 )
 
 // TestProfileIntegersAreDecimal is issue 24 Medium 2 and 3 for profile files: YAML reads
@@ -61,5 +63,25 @@ func TestProfileMixWeightsAreDecimal(t *testing.T) {
 	want := `garbage.mix.not_an_object: "0x10" must be a decimal integer`
 	if _, err := Parse([]byte("garbage:\n  rate: 0.1\n  mix:\n    not_an_object: 0x10\n")); err == nil || !strings.Contains(err.Error(), want) {
 		t.Errorf("mix {not_an_object: 0x10}: %v, want %q", err, want)
+	}
+}
+
+// TestMixOverrideNeedsGarbage: --garbage-mix on a profile without garbage is refused (issue 24
+// Low 4); on one that makes garbage it replaces the mix.
+func TestMixOverrideNeedsGarbage(t *testing.T) {
+	mix := world.Mix{"not_an_object": 1}
+	fill, err := Load("fill")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := fill.Apply(Overrides{Mix: &mix}); err == nil || !strings.Contains(err.Error(), "--garbage-mix without --garbage") {
+		t.Errorf("fill with --garbage-mix: %v, want it refused", err)
+	}
+	g, err := Load("garbage")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p, err := g.Apply(Overrides{Mix: &mix}); err != nil || len(p.Garbage.Mix) != 1 {
+		t.Errorf("garbage with --garbage-mix: mix %v, %v; want the one class", p.Garbage.Mix, err)
 	}
 }

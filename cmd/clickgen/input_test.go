@@ -181,3 +181,20 @@ func TestInventoryMergeRefusals(t *testing.T) {
 		t.Errorf("--merge of both shares: exit %d: %s", code, errs)
 	}
 }
+
+// TestRunMixWithoutGarbage is issue 24 Low 4: run fill --garbage-mix not_an_object=1 ran
+// without garbage, exit 0, while batch refuses the same flags. Both refuse it in one wording;
+// a profile that makes garbage takes a mix alone.
+func TestRunMixWithoutGarbage(t *testing.T) {
+	const want = "--garbage-mix without --garbage: the mix weighs garbage that is not being made"
+	for _, args := range [][]string{
+		{"run", "fill", "--garbage-mix", "not_an_object=1"},
+		{"run", "garbage", "--garbage", "0", "--garbage-mix", "not_an_object=1"},
+		{"batch", "--day", "0", "--garbage-mix", "not_an_object=1", "--file", filepath.Join(t.TempDir(), "x")},
+	} {
+		_, errs, code := clickgen(t, args...)
+		if code != 2 || !strings.Contains(errs, want) || strings.Contains(errs, "embedded broker") {
+			t.Errorf("%v: exit %d, stderr %q; want exit 2 and %q", args, code, errs, want)
+		}
+	}
+}
