@@ -173,10 +173,18 @@ func LoadFile(path string) (Profile, error) {
 }
 
 // SourceFile returns the text of the user's profile file at path as it is, comments
-// included, once it has passed [LoadFile]'s checks; errors are LoadFile's.
+// included, once it has passed [LoadFile]'s checks and its world.catalog, if any, has been
+// read and parsed as a run reads it (a missing catalog or a directory used to pass);
+// errors are LoadFile's, or name --profile-file and world.catalog.
 func SourceFile(path string) ([]byte, error) {
-	_, data, err := loadFile(path)
-	return data, err
+	p, data, err := loadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	if _, err := LoadCatalog("world.catalog", p.World.Catalog); err != nil {
+		return nil, fmt.Errorf("--profile-file %s: %w", path, err)
+	}
+	return data, nil
 }
 
 // loadFile is LoadFile, returning the file's text too.

@@ -198,3 +198,27 @@ func TestRunMixWithoutGarbage(t *testing.T) {
 		}
 	}
 }
+
+// TestProfilesShowChecksCatalog is issue 24 Low 14: profiles show --profile-file exited 0 for
+// world.catalog: /nonexistent or a directory, though its help says it checks the file.
+func TestProfilesShowChecksCatalog(t *testing.T) {
+	dir := t.TempDir()
+	bad := filepath.Join(dir, "bad.csv")
+	if err := os.WriteFile(bad, []byte("sku,name\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for catalog, want := range map[string]string{
+		"/nonexistent": "world.catalog: open /nonexistent: no such file or directory",
+		dir:            "world.catalog: read " + dir + ": is a directory",
+		bad:            "world.catalog " + bad + ":",
+	} {
+		file := filepath.Join(dir, "p.yaml")
+		if err := os.WriteFile(file, []byte("play:\n  day: 0\nworld:\n  catalog: "+catalog+"\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		out, errs, code := clickgen(t, "profiles", "show", "--profile-file", file)
+		if code != 2 || !strings.Contains(errs, "--profile-file "+file+": "+want) || out != "" {
+			t.Errorf("catalog %s: exit %d, stderr %q; want exit 2 and %q", catalog, code, errs, want)
+		}
+	}
+}
