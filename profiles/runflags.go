@@ -52,7 +52,7 @@ func AddRunFlags(fs *pflag.FlagSet, more func(*pflag.FlagSet)) *RunFlags {
 	AddMaxRateFlag(fs, &rf.MaxRate, "a ceiling on the hits' rate on top of any pacing, e.g. 50000/s (pacing.max_rate)")
 	fs.DurationVar(&rf.Duration, "duration", 0, "stop sending after this long, e.g. 30s (stop.duration)")
 	fs.Int64Var(&rf.Messages, "messages", 0, "stop after this many hit messages (stop.messages)")
-	fs.DurationVar(&rf.Interval, "interval", 5*time.Second, "how often a paced run prints a progress line")
+	fs.DurationVar(&rf.Interval, "interval", 5*time.Second, "how often a paced run prints a progress line (at least 100ms)")
 	fs.IntVar(&rf.Workers, "workers", 0, "days are generated on this many cores; 0 means all")
 	rf.Garbage = AddGarbageFlags(fs)
 	if more != nil {
@@ -121,8 +121,8 @@ func (rf *RunFlags) Profile(env LookupEnv) (Profile, world.Segment, error) {
 		return p, seg, fmt.Errorf("%s: %w", what, err)
 	case err != nil:
 		return p, seg, err
-	case rf.Interval <= 0:
-		return p, seg, errors.New("--interval must be positive")
+	case rf.Interval < play.MinProgressEvery:
+		return p, seg, fmt.Errorf("--interval %v: want at least %v", rf.Interval, play.MinProgressEvery)
 	}
 	if seg, err = rf.Segment.Resolve(env); err != nil {
 		return p, seg, err

@@ -222,3 +222,26 @@ func TestProfilesShowChecksCatalog(t *testing.T) {
 		}
 	}
 }
+
+// TestProgressIntervalFloor is issue 24 Low 9: --interval 1ns printed 135 655 lines in 2 s and
+// live --progress-every 1ns 201 623. A progress period under 100ms is refused before
+// anything is sent; 100ms itself is a line about every 100ms.
+func TestProgressIntervalFloor(t *testing.T) {
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"run", "stress", "--interval", "1ns"}, "--interval 1ns: want at least 100ms"},
+		{[]string{"run", "stress", "--interval", "99ms"}, "--interval 99ms: want at least 100ms"},
+		{[]string{"live", "--day", "0", "--progress-every", "1ns", "--file", filepath.Join(t.TempDir(), "x")}, "--progress-every 1ns: want at least 100ms"},
+	} {
+		_, errs, code := clickgen(t, tc.args...)
+		if code != 2 || !strings.Contains(errs, tc.want) || strings.Contains(errs, "embedded broker") {
+			t.Errorf("%v: exit %d, stderr %q; want exit 2 and %q", tc.args, code, errs, tc.want)
+		}
+	}
+	_, errs, code := clickgen(t, "run", "stress", "--scale", "0.02", "--rate", "1000/s", "--duration", "1s", "--interval", "100ms")
+	if n := strings.Count(errs, "clickgen: stress  "); code != 0 || n < 5 || n > 12 {
+		t.Errorf("--interval 100ms over 1s: exit %d, %d interval lines; want exit 0 and about 10:\n%s", code, n, errs)
+	}
+}

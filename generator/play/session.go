@@ -39,6 +39,10 @@ type Session struct {
 	maxRate pace.Rate // the rate-paced run's ceiling, for its final line
 }
 
+// MinProgressEvery is the shortest period of progress lines a command accepts (--interval,
+// live's --progress-every): --interval 1ns printed 135 655 lines in 2 s.
+const MinProgressEvery = 100 * time.Millisecond
+
 // NewSession starts a session on snk printing on w, whose units are flushed within
 // flushTimeout; total, lineEvery and line are the [Printer]'s (NewPrinter).
 func NewSession(w io.Writer, snk sink.Sink, flushTimeout time.Duration, total int, lineEvery time.Duration, line func() string) *Session {
