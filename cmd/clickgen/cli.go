@@ -161,7 +161,8 @@ Verbs:
 	fmt.Fprint(w, `
 Run 'clickgen VERB --help' for the flags of a verb.
 Exit codes: 0 success, 1 failure, 2 usage error (nothing was sent), 130 interrupted
-(Ctrl-C or SIGTERM: what was acknowledged is in the summary; a second Ctrl-C exits at once).
+(Ctrl-C or SIGTERM: what was acknowledged is in the summary; a second Ctrl-C half a second
+or more after the first exits at once).
 `)
 }
 
