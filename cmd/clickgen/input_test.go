@@ -245,3 +245,23 @@ func TestProgressIntervalFloor(t *testing.T) {
 		t.Errorf("--interval 100ms over 1s: exit %d, %d interval lines; want exit 0 and about 10:\n%s", code, n, errs)
 	}
 }
+
+// TestEndlessStopsAtLastDay is issue 24 Medium 4: an endless stress run went on past the last
+// model day (run stress --day 29104 sent days after it with UTCEventTime in 1970; from day 0
+// at scale 0.001 it played 51 458 days, dates wrapping). It now stops cleanly after day
+// 29 104, says so and exits 0, the report giving the stop reason.
+func TestEndlessStopsAtLastDay(t *testing.T) {
+	report := filepath.Join(t.TempDir(), "r.json")
+	_, errs, code := clickgen(t, "run", "stress", "--day", "29103", "--scale", "0.02", "--rate", "500000/s", "--duration", "30s", "--report", report)
+	const want = "clickgen: stopped at the last model day 29104 (2106-02-06), where UTCEventTime ends, after "
+	if code != 0 || !strings.Contains(errs, want) || strings.Contains(errs, "day 29105") {
+		t.Fatalf("exit %d, stderr:\n%s\nwant exit 0 and %q", code, errs, want)
+	}
+	data, err := os.ReadFile(report)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(data), `"stopped": "last_day"`) {
+		t.Errorf("report does not give the stop reason last_day:\n%.600s", data)
+	}
+}
