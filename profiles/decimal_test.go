@@ -1,8 +1,12 @@
 package profiles
 
 import (
+	"fmt"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/clickgen/clickgen/generator/world"
 )
@@ -83,5 +87,38 @@ func TestMixOverrideNeedsGarbage(t *testing.T) {
 	}
 	if p, err := g.Apply(Overrides{Mix: &mix}); err != nil || len(p.Garbage.Mix) != 1 {
 		t.Errorf("garbage with --garbage-mix: mix %v, %v; want the one class", p.Garbage.Mix, err)
+	}
+}
+
+// TestProfileSizeBounded is issue 24 Low 7: decoding a profile is quadratic in the keys of a
+// mapping (yaml.v3 checks every pair for duplicates): 10 000 keys took 0.47 s, 40 000 7 s
+// and 200 000 over a minute, deaf to SIGTERM. A mapping of more keys than any profile has
+// is refused before it is decoded, and so is a file over 1 MiB.
+func TestProfileSizeBounded(t *testing.T) {
+	var b strings.Builder
+	b.WriteString("play:\n  day: 0\ngarbage:\n  rate: 0.1\n  mix:\n")
+	for i := range 40000 {
+		fmt.Fprintf(&b, "    k%d: 1\n", i)
+	}
+	start := time.Now()
+	_, err := Parse([]byte(b.String()))
+	took := time.Since(start)
+	const want = "garbage.mix: 40000 keys (line 6), want at most 256: no profile has more than a few dozen fields"
+	if err == nil || !strings.Contains(err.Error(), want) {
+		t.Errorf("40 000 mix keys: %.300v, want %q", err, want)
+	}
+	if took > 2*time.Second {
+		t.Errorf("refusing 40 000 keys took %v, want well under a second", took)
+	}
+	top := "play:\n  day: 0\n" + strings.Repeat("x: 1\n", 300)
+	if _, err := Parse([]byte(top)); err == nil || !strings.Contains(err.Error(), "the profile: 301 keys (line 1), want at most 256") {
+		t.Errorf("301 top-level keys: %.300v, want them refused", err)
+	}
+	file := filepath.Join(t.TempDir(), "big.yaml")
+	if err := os.WriteFile(file, []byte("play:\n  day: 0\n"+strings.Repeat("# padding\n", 110000)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := LoadFile(file); err == nil || !strings.Contains(err.Error(), "--profile-file "+file+": larger than 1 MiB: a profile is a few dozen lines") {
+		t.Errorf("a 1.1 MB profile: %v, want it refused", err)
 	}
 }

@@ -301,6 +301,9 @@ func Parse(data []byte) (Profile, error) {
 	if err := yaml.Unmarshal(data, &doc); err != nil {
 		return Profile{}, yamlError(err)
 	}
+	if err := boundKeys(&doc, ""); err != nil {
+		return Profile{}, err
+	}
 	read := map[string]string{} // the integer fields' values, as decimal text
 	if len(doc.Content) > 0 {
 		if err := wholeNumbers(doc.Content[0], "", read); err != nil {
@@ -341,6 +344,40 @@ func ParseFile(data []byte) (Profile, error) {
 		return Profile{}, ErrEmpty
 	}
 	return Parse(data)
+}
+
+// maxKeys bounds the keys of any one mapping of a profile. Decoding is quadratic in them
+// (yaml.v3 compares every pair of keys for duplicates, and words an error for each): 40 000
+// keys took 7 s, 200 000 over a minute, deaf to SIGTERM. No section has more than a few
+// dozen fields (a mix has at most one key per garbage class).
+const maxKeys = 256
+
+// maxFileSize bounds a user's profile file: the embedded ones are under 3 KiB.
+const maxFileSize = 1 << 20
+
+// boundKeys refuses a mapping of more than maxKeys keys anywhere in the document n, naming
+// it by its path ("the profile" at the top) and line, before it is decoded.
+func boundKeys(n *yaml.Node, path string) error {
+	if n.Kind == yaml.MappingNode && len(n.Content)/2 > maxKeys {
+		what := path
+		if what == "" {
+			what = "the profile"
+		}
+		return fmt.Errorf("%s: %d keys (line %d), want at most %d: no profile has more than a few dozen fields", what, len(n.Content)/2, n.Line, maxKeys)
+	}
+	for i, c := range n.Content {
+		p := path
+		if n.Kind == yaml.MappingNode && i%2 == 1 {
+			if p != "" {
+				p += "."
+			}
+			p += n.Content[i-1].Value
+		}
+		if err := boundKeys(c, p); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // intFields are the profile fields that hold whole numbers, with their bounds (and so do

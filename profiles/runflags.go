@@ -189,9 +189,17 @@ func SourceFile(path string) ([]byte, error) {
 
 // loadFile is LoadFile, returning the file's text too.
 func loadFile(path string) (Profile, []byte, error) {
-	data, err := os.ReadFile(path)
+	f, err := os.Open(path)
 	if err != nil {
 		return Profile{}, nil, fmt.Errorf("--profile-file: %w", err)
+	}
+	defer f.Close()
+	data, err := io.ReadAll(io.LimitReader(f, maxFileSize+1))
+	if err != nil {
+		return Profile{}, nil, fmt.Errorf("--profile-file: %w", err)
+	}
+	if len(data) > maxFileSize {
+		return Profile{}, nil, fmt.Errorf("--profile-file %s: larger than 1 MiB: a profile is a few dozen lines", path)
 	}
 	p, err := ParseFile(data)
 	if err != nil {
