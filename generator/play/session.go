@@ -100,7 +100,16 @@ func (s *Session) Finish(runErr error, reportPath string) error {
 	interrupted := errors.Is(runErr, context.Canceled)
 	if runErr != nil && !errors.Is(runErr, sink.ErrIncomplete) { // a timed-out wait is not repeated
 		if ferr := s.flush(); ferr != nil && !interrupted {
-			runErr = errors.Join(runErr, ferr)
+			var ie *IncompleteError
+			var first, later *sink.DeliveryError
+			if errors.As(runErr, &ie) && errors.As(ie.Err, &first) && errors.As(ferr, &later) {
+				// The flush's count includes the failures the unit's error counted and those
+				// that came after: one error with the summary's count, not two lines that
+				// disagree (1008 and 10001 not delivered).
+				ie.Err = later
+			} else {
+				runErr = errors.Join(runErr, ferr)
+			}
 		}
 	}
 	s.Stop()
