@@ -64,6 +64,7 @@ func TestCountsAfterDeliveryFailure(t *testing.T) {
 			t.Errorf("stress total: %s sent, %s errors; topic line: %s sent, %s failed; want one set of counts\n%s", sm[1], sm[2], tm[1], tm[3], errs)
 		}
 		checkOnce(t, errs)
+		t.Log(errs)
 	})
 	t.Run("batch", func(t *testing.T) {
 		c, addr := kfakeCluster(t)
@@ -77,6 +78,7 @@ func TestCountsAfterDeliveryFailure(t *testing.T) {
 			t.Errorf("%s message(s) not delivered, but the topic line says %s failed\n%s", dm[1], tm[3], errs)
 		}
 		checkOnce(t, errs)
+		t.Log(errs)
 	})
 }
 
