@@ -221,6 +221,10 @@ func (sf *SegmentFlags) Resolve(env LookupEnv) (world.Segment, error) {
 		}
 		return sf.segment, nil
 	}
+	if v, ok := env(SegmentEnv); ok && v != "" {
+		// Two sources of the segment: the environment used to lose silently.
+		return world.Segment{}, fmt.Errorf("both env %s=%q and --segments %d given: choose one", SegmentEnv, v, sf.segments)
+	}
 	if sf.segments < 1 {
 		return world.Segment{}, fmt.Errorf("--segments %d: want at least 1", sf.segments)
 	}

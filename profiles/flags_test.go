@@ -170,7 +170,7 @@ func TestRunFlagsProfile(t *testing.T) {
 		{"invalid file names the file", nil, []string{"--profile-file", file}, file + ": "},
 		{"missing file", nil, []string{"--profile-file", filepath.Join(dir, "none.yaml")}, "--profile-file: open "},
 		{"override", nil, []string{"--seed", "0"}, "--seed 0: "},
-		{"interval", nil, []string{"--interval", "0"}, "--interval must be positive"},
+		{"interval", nil, []string{"--interval", "0"}, "--interval 0s: want at least 100ms"},
 		{"catalog env", map[string]string{CatalogEnv: "/nonexistent"}, nil, ""},
 		{"days beyond the wire", nil, []string{"--day", "9223372036854775807"}, "--day/--days: "},
 	} {

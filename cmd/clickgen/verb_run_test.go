@@ -173,7 +173,7 @@ func TestRunInterrupted(t *testing.T) {
 	var out, errb lockedBuffer
 	done := make(chan error)
 	go func() {
-		done <- run(ctx, []string{"run", "stress", "--rate", "2000/s", "--duration", "30s", "--interval", "50ms", "--report", rep}, &out, &errb)
+		done <- run(ctx, []string{"run", "stress", "--rate", "2000/s", "--duration", "30s", "--interval", "100ms", "--report", rep}, &out, &errb)
 	}()
 	// Ctrl-C once messages are acknowledged.
 	acked := regexp.MustCompile(`[1-9]\d* total\)`)

@@ -19,7 +19,7 @@ type Plan struct {
 	World *world.World // the world to play; required
 	From  int          // the first run day
 	// Days is the number of run days [From, From+Days); 0 plays on until a stop condition
-	// (a run without one is endless).
+	// (a run without one is endless) or the last model day ([StopLastDay]).
 	Days int
 	// Hits is the topic the days' hits go to; "" sends no hits.
 	Hits string
@@ -81,6 +81,9 @@ const (
 	StopMessages StopReason = "messages" // Stop.Messages was reached
 	StopDuration StopReason = "duration" // Stop.Duration ran out
 	StopSchedule StopReason = "schedule" // the rate schedule ended by itself
+	// StopLastDay: an endless plan played the last model day the wire formats carry
+	// ([world.MaxDay]); it used to go on with UTCEventTime wrapped to 1970.
+	StopLastDay StopReason = "last_day"
 )
 
 // Validate says what is wrong with the plan, if anything.

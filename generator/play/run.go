@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"maps"
-	"math"
 	"time"
 
 	"github.com/clickgen/clickgen/generator/pace"
@@ -153,7 +152,8 @@ func (r *runner) units(ctx context.Context) error {
 	}
 	n := plan.Days
 	if n == 0 {
-		n = math.MaxInt32 - plan.From // endless: until a stop condition (hits only, see Validate)
+		// Endless: until a stop condition (hits only, see Validate), or the last model day.
+		n = max(world.MaxDay-plan.From+1, 0)
 	}
 	r.origin = world.DayStartUTC(plan.From)
 	for u, err := range plan.World.Units(ctx, plan.From, n, opt) {
@@ -173,6 +173,9 @@ func (r *runner) units(ctx context.Context) error {
 	}
 	if err := ctx.Err(); err != nil {
 		return err // the units stopped early
+	}
+	if plan.Days == 0 {
+		return r.stop(StopLastDay) // an endless run played the last model day
 	}
 	if plan.Pacing.ByCount && r.res.Sent > 0 {
 		// A rate-paced run does not flush per day; its last day must still be delivered.

@@ -197,6 +197,17 @@ func (k *Kafka) CheckConnect(ctx context.Context) error {
 	ctx, cancel := context.WithTimeout(ctx, k.cfg.connectTimeout)
 	defer cancel()
 	if err := k.cl.Ping(ctx); err != nil {
+		if s := k.cfg.sasl; s != nil && (errors.Is(err, io.EOF) || errors.Is(err, kerr.IllegalSaslState)) && k.answersWithoutSASL(ctx) {
+			// The broker hung up on the handshake (kfake) or refused it (Kafka's PLAINTEXT
+			// listener: ILLEGAL_SASL_STATE), and answers a client without SASL: the port has
+			// no SASL listener, and the password was never checked.
+			what := "refused the SASL handshake"
+			if errors.Is(err, io.EOF) {
+				what = "closed the connection during the SASL handshake"
+			}
+			return fmt.Errorf("sink: Kafka at %s %s (mechanism %s, user %q) and answers without SASL: it has no SASL listener on this port (drop --sasl-mechanism, or give the SASL listener's port): %w",
+				k.brokerList(), what, s.mech, s.user, err)
+		}
 		if s := k.cfg.sasl; s != nil && (errors.Is(err, kerr.SaslAuthenticationFailed) || errors.Is(err, io.EOF) ||
 			errors.Is(err, kerr.UnsupportedSaslMechanism) || errors.Is(err, kerr.IllegalSaslState)) {
 			// The broker answered and then refused or hung up on the authentication
@@ -211,6 +222,20 @@ func (k *Kafka) CheckConnect(ctx context.Context) error {
 		return fmt.Errorf("sink: cannot reach Kafka at %s within %v: %w", k.brokerList(), k.cfg.connectTimeout, err)
 	}
 	return nil
+}
+
+// answersWithoutSASL reports whether the brokers answer a client with the same settings but
+// no SASL within ctx: after a SASL handshake that ended in EOF, that tells a port without a
+// SASL listener from credentials the broker refused (Kafka hangs up after either).
+func (k *Kafka) answersWithoutSASL(ctx context.Context) bool {
+	c := k.cfg
+	c.sasl = nil
+	cl, err := kgo.NewClient(c.connOpts()...)
+	if err != nil {
+		return false
+	}
+	defer cl.Close()
+	return cl.Ping(ctx) == nil
 }
 
 // EnsureTopics checks that every topic of want exists, want mapping a topic
