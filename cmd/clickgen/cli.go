@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"slices"
 	"strings"
 
 	"github.com/spf13/pflag"
@@ -130,7 +131,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	name := args[0]
 	switch name {
 	case "help", "-h", "--help":
-		if len(args) > 1 {
+		if len(args) > 1 && !slices.Contains([]string{"help", "-h", "--help"}, args[1]) {
 			return run(ctx, []string{args[1], "--help"}, stdout, stderr)
 		}
 		printHelp(stdout)

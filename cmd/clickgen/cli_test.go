@@ -143,3 +143,14 @@ func TestJSONSchemaValidatesExamples(t *testing.T) {
 		}
 	}
 }
+
+// TestHelpOfHelp: `clickgen help --help` (and help help, help -h) prints the main help; it
+// recursed until the stack overflowed, as help turned into `--help --help` forever.
+func TestHelpOfHelp(t *testing.T) {
+	for _, arg := range []string{"--help", "-h", "help"} {
+		out, errs, code := clickgen(t, "help", arg)
+		if code != 0 || !strings.Contains(out, "Verbs:") {
+			t.Errorf("clickgen help %s: exit %d, stdout %q, stderr %q; want 0 and the main help", arg, code, out, errs)
+		}
+	}
+}
