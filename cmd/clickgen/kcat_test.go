@@ -57,6 +57,18 @@ func TestKcatReadsWhatInventorySays(t *testing.T) {
 	addr := strings.Fields(strings.SplitAfter(line, "listening on ")[1])[0]
 	go func() { bufio.NewScanner(stdout).Scan() }()
 
+	kcatReadsWhatInventorySays(t, ctx, bin, kcat, addr)
+
+	broker.Process.Signal(syscall.SIGINT)
+	if err := broker.Wait(); err != nil || !strings.Contains(brokerErr.String(), "broker stopped") {
+		t.Errorf("broker after Ctrl-C: %v, stderr %q; want a clean stop", err, brokerErr.String())
+	}
+}
+
+// kcatReadsWhatInventorySays plays day 0 and its snapshot with the command bin into the empty
+// topics hits (2 partitions) and orders (1) at addr and reads them back with kcat: counts,
+// keys, partitions (murmur2) and values are what the inventory and the file sink say.
+func kcatReadsWhatInventorySays(t *testing.T, ctx context.Context, bin, kcat, addr string) {
 	dir := t.TempDir()
 	play := func(args ...string) {
 		t.Helper()
@@ -107,11 +119,6 @@ func TestKcatReadsWhatInventorySays(t *testing.T) {
 			t.Errorf("%s: kcat's values differ from the file sink's bytes", tc.topic)
 		}
 		t.Logf("%s: %d messages, per partition %v", tc.topic, len(lines), perPart)
-	}
-
-	broker.Process.Signal(syscall.SIGINT)
-	if err := broker.Wait(); err != nil || !strings.Contains(brokerErr.String(), "broker stopped") {
-		t.Errorf("broker after Ctrl-C: %v, stderr %q; want a clean stop", err, brokerErr.String())
 	}
 }
 

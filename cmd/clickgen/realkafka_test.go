@@ -270,6 +270,11 @@ func TestRealKafka(t *testing.T) {
 	}{
 		// The kfake tests, on the real broker.
 		{"RoundTrip", standTopics, func(t *testing.T) { roundTrip(t, addr) }},
+		{"KcatReadsWhatInventorySays", standTopics, func(t *testing.T) {
+			ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+			defer cancel()
+			kcatReadsWhatInventorySays(t, ctx, asProcess, kcatPath(t), addr)
+		}},
 		{"VerifyGarbageRedeliveryInject", standTopics, func(t *testing.T) { verifyAfterBatchAndSnapshot(t, addr) }},
 		{"VerifyMissingDay", standTopics, func(t *testing.T) { verifyMissingDay(t, addr) }},
 		{"InjectEveryClass", standTopics, func(t *testing.T) { injectEveryClass(t, addr) }},
@@ -317,6 +322,14 @@ func TestRealKafka(t *testing.T) {
 		{"SIGINT", standTopics, func(t *testing.T) { interruptedProcess(t, c, syscall.SIGINT, filepath.Join(dir, "int.json")) }},
 		{"SIGTERM", standTopics, func(t *testing.T) { interruptedProcess(t, c, syscall.SIGTERM, filepath.Join(dir, "term.json")) }},
 		{"CreateTopics", nil, func(t *testing.T) { createTopics(t, c) }},
+		{"K8sFillJob", nil, func(t *testing.T) {
+			// The fill Job's four pods at once on a broker without topics: each asks
+			// --create-topics, one creates them, the others find them being created.
+			ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+			defer cancel()
+			runPods(t, ctx, asProcess, addr, loadJob(t, "fill-job.yaml"), "--scale", "0.1")
+			mustRun(t, "verify", "--brokers", addr, "--day", "0", "--days", "8", "--scale", "0.1")
+		}},
 		{"JavaPartitioner", standTopics, func(t *testing.T) { javaPartitioner(t, c, dir) }},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
