@@ -286,6 +286,20 @@ func TestRealKafka(t *testing.T) {
 		}},
 		{"StressIntoBrokers", standTopics, func(t *testing.T) { stressIntoBrokers(t, addr) }},
 		{"MissingTopic", standTopics, func(t *testing.T) { missingTopic(t, addr) }},
+		// The broker creates topics a client asks for (auto.create.topics.enable, Kafka's
+		// default and the stand's): reading must not create orders.
+		{"VerifyMissingTopicThatGetsNothing", map[string]int32{"hits": 2}, func(t *testing.T) {
+			verifyMissingTopicThatGetsNothing(t, addr)
+			if err := admin(t, addr, func(adm *kadm.Client) error {
+				l, err := adm.ListTopics(context.Background())
+				if err == nil && l.Has("orders") {
+					err = errors.New("verify created topic orders")
+				}
+				return err
+			}); err != nil {
+				t.Error(err)
+			}
+		}},
 		{"PartitionCountMismatch", map[string]int32{"hits": 3, "orders": 1}, func(t *testing.T) { partitionCountMismatch(t, addr) }},
 
 		// Every profile of run, then verify of what the topics hold.
