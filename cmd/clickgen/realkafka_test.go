@@ -257,7 +257,9 @@ func mustRun(t *testing.T, args ...string) (string, string) {
 // hits with 2 partitions and orders with 1, recreated empty for every subtest). Every verb
 // runs as a separate process of the built command.
 func TestRealKafka(t *testing.T) {
+	start := time.Now()
 	c := realkafka.Start(t, 1)
+	t.Logf("one node up in %v", time.Since(start).Round(time.Millisecond))
 	kcatPath(t)
 	addr := c.Bootstrap()
 	runAsProcess(t, buildClickgen(t))
@@ -446,6 +448,7 @@ func interruptedProcess(t *testing.T, c *realkafka.Cluster, sig syscall.Signal, 
 	if !strings.Contains(out, "interrupt") {
 		t.Errorf("stderr does not say the run was interrupted:\n%s", out)
 	}
+	t.Logf("exit 130 after %v; stderr ends:\n%s", sig, strings.Join(lines[max(0, len(lines)-4):], "\n"))
 	r := readSinkReport(t, rep)
 	h := r.Topics["hits"]
 	inv := inventoryOf(t, "--day", "0")
@@ -583,7 +586,9 @@ func mustScript(t *testing.T) string {
 // --replication-factor asks for; it used to ask for 1, leaving hits unreplicated on a cluster
 // built to survive a broker's death.
 func TestRealKafkaReplicated(t *testing.T) {
+	start := time.Now()
 	c := realkafka.Start(t, 3)
+	t.Logf("three nodes up in %v", time.Since(start).Round(time.Millisecond))
 	runAsProcess(t, buildClickgen(t))
 	addr := c.Bootstrap()
 	rep := filepath.Join(t.TempDir(), "r.json")
