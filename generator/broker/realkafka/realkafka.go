@@ -116,13 +116,13 @@ func Start(t testing.TB, nodes int) *Cluster {
 	c.procs = make([]*exec.Cmd, nodes)
 	c.done = make([]chan struct{}, nodes)
 	t.Cleanup(c.close)
-	// Every node first, then the waits: a voter of three opens its client port only once the
-	// controller quorum has formed, so waiting for node 1 before starting node 2 waits for ever.
+	// All nodes first, then the waits: a node of three opens its client port only once a
+	// quorum of controllers has formed, which needs a second node running.
 	for i := range nodes {
 		c.launch(i)
 	}
 	for i := range nodes {
-		c.waitUp(i)
+		c.waitPort(i)
 	}
 	return c
 }
@@ -174,7 +174,7 @@ func NodeID(i int) int32 { return int32(i + 1) }
 func (c *Cluster) Restart(i int) {
 	c.t.Helper()
 	c.launch(i)
-	c.waitUp(i)
+	c.waitPort(i)
 }
 
 // launch starts node i's process without waiting for it.
@@ -198,9 +198,9 @@ func (c *Cluster) launch(i int) {
 	c.mu.Unlock()
 }
 
-// waitUp waits until node i accepts connections, failing the test if it exits first or
-// takes longer than startTimeout.
-func (c *Cluster) waitUp(i int) {
+// waitPort waits until node i accepts connections; it fails the test if the node exits first
+// or takes longer than startTimeout.
+func (c *Cluster) waitPort(i int) {
 	c.t.Helper()
 	c.mu.Lock()
 	exited := c.done[i]
