@@ -73,6 +73,11 @@ func TestRunGarbageProfile(t *testing.T) {
 // expected counts, and the expectation is checked against what was acknowledged.
 func TestRunIntoBrokers(t *testing.T) {
 	_, addr := kfakeCluster(t)
+	runIntoBrokers(t, addr)
+}
+
+// runIntoBrokers is TestRunIntoBrokers on empty topics hits and orders at addr.
+func runIntoBrokers(t *testing.T, addr string) {
 	out, errs, code := clickgen(t, "run", "smoke", "--brokers", addr)
 	if code != 0 {
 		t.Fatalf("run smoke --brokers: exit %d: %s", code, errs)

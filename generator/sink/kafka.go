@@ -241,11 +241,13 @@ func (k *Kafka) answersWithoutSASL(ctx context.Context) bool {
 // EnsureTopics checks that every topic of want exists, want mapping a topic
 // to its partition count (see [DefaultTopics]). A missing topic is an error
 // suggesting --create-topics, unless create is true: then it is created with
-// the wanted partitions and the configured [ReplicationFactor]. A topic that
-// exists with a different partition count is not an error (messages still go
-// somewhere), but keys then land on other partitions than the stand expects:
-// each such topic gives one line in the returned warnings. Each request is
-// bounded by the connect timeout.
+// the wanted partitions and the configured [ReplicationFactor] (by default the
+// brokers' own). A topic that exists with a different partition count is left
+// as it is and is not an error (every message is still delivered, and a stress
+// cluster may want more partitions), but keys then land on other partitions
+// than the stand expects: each such topic gives one line in the returned
+// warnings, naming the partition count verify must then be told. Each request
+// is bounded by the connect timeout.
 func (k *Kafka) EnsureTopics(ctx context.Context, create bool, want map[string]int32) (warnings []string, err error) {
 	names := slices.Sorted(maps.Keys(want))
 	if len(names) == 0 {
@@ -283,8 +285,10 @@ func (k *Kafka) EnsureTopics(ctx context.Context, create bool, want map[string]i
 		case err != nil:
 			return nil, fmt.Errorf("sink: topic %s on %s: %w", t, k.brokerList(), err)
 		case int32(len(d.Partitions)) != want[t]:
-			warnings = append(warnings, fmt.Sprintf("topic %s has %d partitions, want %d: keys are placed on other partitions than the stand expects",
-				t, len(d.Partitions), want[t]))
+			n := len(d.Partitions)
+			warnings = append(warnings, fmt.Sprintf("topic %s has %d partitions, want %d: keys are placed by murmur2 over %d partitions, not the %d the stand expects "+
+				"(an existing topic is left as it is, with --create-topics too); clickgen verify checks it with --hits-partitions %d (--orders-partitions %d for orders)",
+				t, n, want[t], n, want[t], n, n))
 		}
 	}
 	if len(missing) == 0 {

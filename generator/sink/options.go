@@ -173,7 +173,7 @@ func defaultCfg() cfg {
 		deliveryTimeout:    2 * time.Minute,
 		retries:            -1,
 		connectTimeout:     10 * time.Second,
-		replicationFactor:  1,
+		replicationFactor:  -1,
 	}
 }
 
@@ -231,8 +231,9 @@ func Retries(n int) Opt { return opt(func(c *cfg) { c.retries = n }) }
 func ConnectTimeout(d time.Duration) Opt { return opt(func(c *cfg) { c.connectTimeout = d }) }
 
 // ReplicationFactor sets the replication factor of topics created by
-// [Kafka.EnsureTopics], overriding the default of 1 (the stand's layout); -1
-// uses the broker's default.replication.factor (Kafka 2.4+).
+// [Kafka.EnsureTopics], overriding the default of -1: the brokers'
+// default.replication.factor (Kafka 2.4+), which is 1 on the stand's single
+// node and whatever a replicated cluster's operator chose elsewhere.
 func ReplicationFactor(n int16) Opt { return opt(func(c *cfg) { c.replicationFactor = n }) }
 
 // TLS enables TLS to the brokers as t says, overriding the default of
