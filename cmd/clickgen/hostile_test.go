@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 
 	"github.com/clickgen/clickgen/generator/world"
@@ -192,4 +193,39 @@ func TestSpeedTooSmallRefused(t *testing.T) {
 	t.Logf("run fill: %s", refused(t, "", "want a speed of at least", "run", "fill", "--speed", "1e-9"))
 	// Eight days at 1e-5 are 2190 years: the first day fits, the run does not.
 	t.Logf("run fill: %s", refused(t, "", "192h0m0s of model time would take", "run", "fill", "--speed", "1e-5"))
+}
+
+// TestReportOntoSpecialFilesRefused is issue 24 item 2 at the command line: --report onto a
+// character device (a twin of /dev/null made with mknod), a FIFO or a link to /proc/self/fd/1
+// replaced it with a regular file. Each is refused with exit 2 before anything is sent, and
+// stays what it was. (The test makes its own nodes; it never touches /dev.)
+func TestReportOntoSpecialFilesRefused(t *testing.T) {
+	dir := t.TempDir()
+	data := filepath.Join(dir, "h.jsonl")
+	nodes := map[string]string{"FIFO": filepath.Join(dir, "fifo")}
+	if err := syscall.Mkfifo(nodes["FIFO"], 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := syscall.Mknod(filepath.Join(dir, "null"), syscall.S_IFCHR|0o666, 1<<8|3); err == nil {
+		nodes["character device"] = filepath.Join(dir, "null")
+		nodes["link to a character device"] = filepath.Join(dir, "to-null")
+		os.Symlink(filepath.Join(dir, "null"), nodes["link to a character device"])
+	} else if os.Geteuid() == 0 {
+		t.Fatalf("mknod as root: %v", err)
+	} else {
+		t.Logf("no character device: mknod needs root (%v)", err)
+	}
+	nodes["link to /proc/self/fd/1"] = filepath.Join(dir, "stdout")
+	os.Symlink("/proc/self/fd/1", nodes["link to /proc/self/fd/1"])
+	for name, path := range nodes {
+		before, err := os.Stat(path)
+		if err != nil || before.Mode().IsRegular() {
+			continue // stdout of this test is a regular file: nothing to protect
+		}
+		line := refused(t, data, "it is not a regular file", "batch", "--day", "0", "--limit", "5", "--file", data, "--report", path)
+		t.Logf("%s: %s", name, line)
+		if after, err := os.Stat(path); err != nil || after.Mode().Type() != before.Mode().Type() {
+			t.Errorf("%s %s: now %v (%v), was %v", name, path, after.Mode(), err, before.Mode())
+		}
+	}
 }
