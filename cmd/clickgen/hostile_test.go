@@ -80,7 +80,9 @@ func TestGarbageWeightsBounded(t *testing.T) {
 			t.Errorf("%v: stderr %q; want --garbage-mix named with the bound 1000000", tc, errs)
 		}
 	}
-	// Within the bound, the garbage is what it was: the same mix scaled draws the same classes.
+	// Within the bound weights still weigh: a mix scaled by 500 000 gives the same class
+	// counts. (That the bytes of weights within the bound are unchanged is the garbage golden
+	// files' test, generator/world TestGarbageGolden.)
 	a := inventoryOf(t, "--day", "0", "--scale", "0.05", "--garbage", "0.1", "--garbage-mix", "not_an_object=1,keyset_mismatch=2")
 	b := inventoryOf(t, "--day", "0", "--scale", "0.05", "--garbage", "0.1", "--garbage-mix", "not_an_object=500000,keyset_mismatch=1000000")
 	if fmt.Sprint(a.Days[0].Garbage) != fmt.Sprint(b.Days[0].Garbage) || len(a.Days[0].Garbage) == 0 {
