@@ -268,8 +268,11 @@ func (pc Pacing) validate() error {
 		if pc.Mode != PaceReplay {
 			return fmt.Errorf("pacing.speed %v is for mode %s, not %q", pc.Speed, PaceReplay, pc.Mode)
 		}
-		if _, err := pace.Replay(pc.Speed); err != nil || pc.Speed < 0 {
+		if !(pc.Speed > 0) {
 			return fmt.Errorf("pacing.speed %v: want a positive number of model seconds per real second", pc.Speed)
+		}
+		if _, err := pace.Replay(pc.Speed); err != nil {
+			return fmt.Errorf("pacing.speed: %v", err)
 		}
 	}
 	if !pc.Rate.IsZero() && pc.Mode != PaceRate {

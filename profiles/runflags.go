@@ -212,14 +212,19 @@ func loadFile(path string) (Profile, []byte, error) {
 	return p, data, nil
 }
 
-// NewWorld builds p's world, refusing first a run whose memory cannot fit ([CheckMemory] with
-// max) and a catalog that cannot be read (named as profile field catalog).
-func (p Profile) NewWorld(max play.Bytes) (*world.World, error) {
-	if err := CheckMemory(p.World.Scale, p.Garbage, max); err != nil {
+// NewWorld builds p's world, refusing first a run whose memory cannot fit ([CheckFootprint]
+// with max, for workers render workers and p's catalog) and a catalog that cannot be read
+// (named as profile field catalog).
+func (p Profile) NewWorld(max play.Bytes, workers int) (*world.World, error) {
+	f := world.Footprint{Scale: p.World.Scale, Garbage: p.Garbage, Workers: workers}
+	if err := CheckFootprint(f, max); err != nil {
 		return nil, err
 	}
-	c, err := LoadCatalog("catalog", p.World.Catalog)
+	c, size, err := loadCatalog("catalog", p.World.Catalog)
 	if err != nil {
+		return nil, err
+	}
+	if err := CheckFootprint(catalogFootprint(f, c, size), max); err != nil {
 		return nil, err
 	}
 	return world.NewWorld(world.Params{Seed: p.World.Seed, Scale: p.World.Scale, Catalog: c})

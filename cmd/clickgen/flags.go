@@ -28,17 +28,27 @@ func newWorld(verb string, wf *profiles.WorldFlags, g world.Garbage) (*world.Wor
 	if err != nil {
 		return nil, usage(verb, err)
 	}
-	setMemoryLimit(wf.Scale, g)
+	setMemoryLimit(w, world.Footprint{Scale: wf.Scale, Garbage: g, Workers: wf.Workers})
 	return w, nil
 }
 
-// setMemoryLimit sets the soft memory limit a run at scale with garbage g needs
-// ([world.SoftMemoryLimit]); GOMEMLIMIT overrides it.
-func setMemoryLimit(scale float64, g world.Garbage) {
+// setMemoryLimit sets the soft memory limit a run of world w with footprint f needs
+// ([world.Footprint.SoftLimit], the catalog's rows counted from w); GOMEMLIMIT overrides it.
+func setMemoryLimit(w *world.World, f world.Footprint) {
 	if os.Getenv("GOMEMLIMIT") != "" {
 		return
 	}
-	debug.SetMemoryLimit(world.SoftMemoryLimit(scale, g))
+	f.Products = len(w.Catalog().Products)
+	debug.SetMemoryLimit(f.SoftLimit())
+}
+
+// checkWorkers refuses a --workers n the engine cannot start (world.CheckWorkers), in the
+// one wording every verb with --workers uses. The memory check counts the workers too.
+func checkWorkers(verb string, n int) error {
+	if world.CheckWorkers(n) != nil {
+		return usagef(verb, "--workers %d: want 0 (all cores) to %d", n, world.MaxWorkers)
+	}
+	return nil
 }
 
 // playFlags are the flags every verb that plays into a sink shares (batch, live, snapshot):
@@ -78,7 +88,7 @@ func (pf *playFlags) parse(args []string, out io.Writer, check func() error) (pl
 	if err != nil {
 		return play.Plan{}, usage(verb, err)
 	}
-	setMemoryLimit(pf.World.Scale, pf.Garbage)
+	setMemoryLimit(w, world.Footprint{Scale: pf.World.Scale, Garbage: pf.Garbage, Workers: pf.World.Workers})
 	return play.Plan{World: w, From: pf.Days.Day, Days: pf.Days.Days, Garbage: pf.Garbage, Segment: pf.Segment}, nil
 }
 

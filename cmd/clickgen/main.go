@@ -35,6 +35,11 @@ func main() {
 		fmt.Fprintln(os.Stderr, "clickgen: second signal: exiting at once, without flushing or a report")
 		os.Exit(130)
 	})
+	// A closed stdout (batch --file - | head -1) is a write error like any other: EPIPE, exit
+	// 1, the summary on stderr and the report written. Without a handler, Go dies of SIGPIPE
+	// on a write to fd 1 or 2 (exit 141, no summary, no report); with one, every write to a
+	// broken pipe returns EPIPE (os/signal, "SIGPIPE").
+	signal.Notify(make(chan os.Signal, 1), syscall.SIGPIPE)
 	stopProfile, err := metrics.ProfileCPU(os.Getenv("CLICKGEN_CPUPROFILE"))
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "clickgen: CLICKGEN_CPUPROFILE:", err)

@@ -111,6 +111,10 @@ func (v *verifyRun) parse(fs *pflag.FlagSet, args []string, sio *stdio) error {
 	if err := v.Validate(); err != nil {
 		return usage("verify", err)
 	}
+	if err := checkWorkers("verify", v.Workers); err != nil {
+		return err
+	}
+	v.wf.Workers = renderWorkers(v.Workers, false)
 	if err := v.sf.check(v.sf.ResolveRead(os.Getenv, "verify", v.HitsTopic)); err != nil {
 		return err
 	}

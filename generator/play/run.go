@@ -198,6 +198,11 @@ func (r *runner) send(ctx context.Context, cur *UnitResult, key, value []byte, m
 	if pacer := plan.Pacing.Runner; pacer != nil && wait {
 		var err error
 		if r.due, err = pacer.Wait(ctx, model); err != nil {
+			if errors.Is(err, pace.ErrEnd) && !plan.Pacing.ByCount {
+				// A model-time schedule ends only where its due time no longer fits a
+				// time.Duration: the run cannot go on, and it did not end by a condition.
+				return fmt.Errorf("the replay schedule ends at model time %v: its due time no longer fits a time.Duration (pace.CheckReplay)", model)
+			}
 			if errors.Is(err, pace.ErrEnd) {
 				r.ended = r.scheduleEnd(pacer.Snapshot().Sent)
 				return errStop

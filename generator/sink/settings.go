@@ -212,10 +212,13 @@ func (s *Settings) Open(ctx context.Context, stdout io.Writer, want map[string]i
 		}
 		return k, nil
 	}
+	// A write that blocks (a pipe whose reader stopped reading) fails after the delivery
+	// timeout, as an unacknowledged Kafka message does.
+	wo := WriterOptions{WriteTimeout: s.DeliveryTimeout}
 	if s.File == "-" {
-		return NewWriter(stdout, WriterOptions{})
+		return NewWriter(stdout, wo)
 	}
-	w, err := CreateFile(s.File, WriterOptions{})
+	w, err := OpenFile(ctx, s.File, wo, s.ConnectTimeout)
 	if err != nil {
 		return nil, fmt.Errorf("--file: %w", err)
 	}

@@ -58,6 +58,13 @@ type Garbage struct {
 
 const ppm = 1_000_000
 
+// MaxMixWeight bounds a garbage class's weight in a [Mix]. The weights of a topic's classes
+// are summed into a 32-bit pick table, so 4294967296 wrapped to 0 (a panic after a whole run
+// was sent) and two weights of MaxInt64 became 5210 and 0; a million per class keeps the sum
+// of every class (seven at most) far from the wrap, and weights up to it draw exactly as
+// before.
+const MaxMixWeight = 1_000_000
+
 // Validate reports settings that describe no garbage.
 func (g Garbage) Validate() error {
 	for _, r := range []struct {
@@ -75,6 +82,9 @@ func (g Garbage) Validate() error {
 		}
 		if w < 0 {
 			return fmt.Errorf("garbage class %s: negative weight %d", class, w)
+		}
+		if w > MaxMixWeight {
+			return fmt.Errorf("garbage class %s: weight %d, want at most %d", class, w, MaxMixWeight)
 		}
 		total += w
 	}
@@ -109,8 +119,8 @@ type mixError struct{ err error }
 func (e mixError) Error() string   { return e.err.Error() }
 func (e mixError) Unwrap() []error { return []error{ErrMix, e.err} }
 
-// ParseMix reads "class=weight,..." (weights are non-negative integers, classes those of
-// AllGarbageClasses, each named once). The empty text is an error.
+// ParseMix reads "class=weight,..." (weights are integers 0 … [MaxMixWeight], classes those
+// of AllGarbageClasses, each named once). The empty text is an error.
 func ParseMix(s string) (Mix, error) {
 	mix := Mix{}
 	for _, part := range strings.Split(s, ",") {
