@@ -29,6 +29,7 @@ import (
 	"strings"
 	"sync"
 	"time"
+	"unsafe"
 
 	"github.com/twmb/franz-go/pkg/kadm"
 	"github.com/twmb/franz-go/pkg/kerr"
@@ -189,6 +190,11 @@ func (f *Follower) poll(ctx context.Context) {
 			g.read[o.Topic] = true
 			g.part(tp{o.Topic, o.Partition}).commit(o.At, now, &g.hist)
 		})
+		var runs int64
+		for _, p := range g.parts {
+			runs += int64(len(p.runs) - p.head)
+		}
+		g.peakRuns = max(g.peakRuns, runs)
 		g.sample(now.Sub(f.start), f.followed(g))
 		f.mu.Unlock()
 	}
@@ -254,7 +260,7 @@ func (f *Follower) Finish(w io.Writer, interrupted bool) (any, error) {
 	for _, g := range f.groups {
 		r := GroupReport{
 			LatencyMS: percentiles(g.hist), Taken: int64(g.hist.Count()), MeasuredFrom: from,
-			Lag: g.samples, Polls: g.polls, PollErrors: g.errors, LastPollError: g.lastErr,
+			Lag: g.samples, PeakStateBytes: g.peakRuns * int64(unsafe.Sizeof(run{})), Polls: g.polls, PollErrors: g.errors, LastPollError: g.lastErr,
 		}
 		for _, p := range g.parts {
 			r.Reordered += p.reordered
@@ -341,11 +347,14 @@ type GroupReport struct {
 	MeasuredFrom string `json:"measured_from"`
 	// Reordered counts acknowledgements that came below a later offset of their partition
 	// (kept in offset order all the same); Late those the group had already committed past.
-	Reordered     int64  `json:"reordered_acks"`
-	Late          int64  `json:"acked_after_taken"`
-	Polls         int    `json:"polls"`
-	PollErrors    int    `json:"poll_errors"`
-	LastPollError string `json:"last_poll_error,omitempty"`
+	Reordered int64 `json:"reordered_acks"`
+	Late      int64 `json:"acked_after_taken"`
+	// PeakStateBytes is the most memory the group's untaken messages took at a poll: 24 bytes
+	// a run of consecutive offsets sent within Resolution.
+	PeakStateBytes int64  `json:"peak_state_bytes"`
+	Polls          int    `json:"polls"`
+	PollErrors     int    `json:"poll_errors"`
+	LastPollError  string `json:"last_poll_error,omitempty"`
 }
 
 // Percentiles of pipeline latency in milliseconds (microsecond resolution, within 1/64 of the
@@ -401,16 +410,17 @@ func cmpTP(a, b tp) int {
 
 // group is one followed group's state; the follower's mu guards it.
 type group struct {
-	name    string
-	parts   map[tp]*part
-	read    map[string]bool // topics the group has committed on
-	hist    metrics.Histogram
-	samples []LagSample
-	period  time.Duration // between lag samples
-	last    time.Duration // the last sample's time, -1 before the first
-	polls   int
-	errors  int
-	lastErr string
+	name     string
+	parts    map[tp]*part
+	read     map[string]bool // topics the group has committed on
+	hist     metrics.Histogram
+	samples  []LagSample
+	period   time.Duration // between lag samples
+	last     time.Duration // the last sample's time, -1 before the first
+	polls    int
+	errors   int
+	peakRuns int64 // the most runs held at a poll
+	lastErr  string
 }
 
 func newGroup(name string, period time.Duration) *group {

@@ -95,6 +95,10 @@ func TestRunsAndRelease(t *testing.T) {
 	if err != nil || rep.(map[string]GroupReport)["g"].DrainedS == nil || f.unknown != 1 {
 		t.Errorf("Finish = %v, %v (unknown acks %d); want drained, one unknown", rep, err, f.unknown)
 	}
+	// The most held at a poll: runs 40–99, 101 and 102 after the commit at 40.
+	if b := rep.(map[string]GroupReport)["g"].PeakStateBytes; b != 3*24 {
+		t.Errorf("peak_state_bytes = %d, want 72 (3 runs of 24 B)", b)
+	}
 }
 
 // TestFinishNamesLag: a group that took nothing (it does not even exist) is not drained after

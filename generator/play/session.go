@@ -44,12 +44,6 @@ type Session struct {
 	maxRate pace.Rate // the rate-paced run's ceiling, for its final line
 }
 
-// Finisher is what a [Session] tells at the end of a run (a follower of consumer groups):
-// Finish may wait, prints on w, and returns its part of the report.
-type Finisher interface {
-	Finish(w io.Writer, interrupted bool) (any, error)
-}
-
 // NewSession starts a session on snk printing on w, whose units are flushed within
 // flushTimeout; total, lineEvery and line are the [Printer]'s (NewPrinter).
 func NewSession(w io.Writer, snk sink.Sink, flushTimeout time.Duration, total int, lineEvery time.Duration, line func() string) *Session {
