@@ -117,7 +117,7 @@ func startGroupConsumer(t *testing.T, ctx context.Context, addr, group string, b
 	return c
 }
 
-var followLine = regexp.MustCompile(`follow (\S+): (\d+) taken, drained ([\d.]+)s after the run; pipeline latency p50 (\S+) p90 (\S+) p99 (\S+) p99.9 (\S+) max (\S+) \(from the ([^)]+)\)`)
+var followLine = regexp.MustCompile(`follow (\S+): (\d+) taken, drained ([\d.]+)s after the run; pipeline latency p50 (\S+) p90 (\S+) p99 (\S+) p99.9 (\S+) max (\S+) \(measured from: ([^)]+)\)`)
 
 // TestFollowPausedConsumer: a consumer group that holds a block of records for 5 s mid-run
 // (before committing it, as a Kafka engine that stalls holds its block) shows a pipeline p99

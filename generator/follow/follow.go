@@ -278,12 +278,12 @@ func (f *Follower) Finish(w io.Writer, interrupted bool) (any, error) {
 		if d, ok := drained[g.name]; ok {
 			s := d.Seconds()
 			r.DrainedS = &s
-			fmt.Fprintf(w, "follow %s: %d taken, drained %.2fs after the run; pipeline latency %s (from the %s)\n",
+			fmt.Fprintf(w, "follow %s: %d taken, drained %.2fs after the run; pipeline latency %s (measured from: %s)\n",
 				g.name, r.Taken, s, r.LatencyMS.line(), from)
 		} else {
 			r.Untaken = f.untaken(g)
 			lag := lagText(r.Untaken)
-			fmt.Fprintf(w, "follow %s: NOT drained within %v: untaken %s; %d taken, pipeline latency %s (from the %s)\n",
+			fmt.Fprintf(w, "follow %s: NOT drained within %v: untaken %s; %d taken, pipeline latency %s (measured from: %s)\n",
 				g.name, f.opt.Timeout, lag, r.Taken, r.LatencyMS.line(), from)
 			failed = append(failed, fmt.Sprintf("group %s (lag %s)", g.name, lag))
 		}
