@@ -103,7 +103,9 @@ func (pf *playFlags) start(ctx context.Context, sio *stdio, kind string) (*play.
 	if err != nil {
 		return nil, "", err
 	}
-	return newPlayer(sio, snk, pf.sink.FlushTimeout, 0), topic, nil
+	p := newPlayer(sio, snk, pf.sink.FlushTimeout, 0)
+	p.Follow = pf.sink.follow.finisher()
+	return p, topic, nil
 }
 
 // sinkFlags are the sink's settings (generator/sink) with the run's outputs: --report,
@@ -114,6 +116,7 @@ type sinkFlags struct {
 	report        string
 	metricsAddr   string
 	metricsLinger time.Duration
+	follow        *followFlags
 }
 
 func addSinkFlags(fs *pflag.FlagSet) *sinkFlags {
@@ -121,6 +124,7 @@ func addSinkFlags(fs *pflag.FlagSet) *sinkFlags {
 	sf.AddFlags(fs)
 	fs.StringVar(&sf.report, "report", "", "write the final report as JSON to `FILE`")
 	prom.AddFlag(fs, &sf.metricsAddr)
+	sf.follow = addFollowFlags(fs)
 	fs.DurationVar(&sf.metricsLinger, "metrics-linger", 0, "after the run, keep serving --metrics-addr until one scrape has read the final values, for at most `DURATION` (longer than the scrape interval: a run shorter than one still leaves samples); a signal ends the wait")
 	return sf
 }
@@ -146,6 +150,9 @@ func (sf *sinkFlags) check(err error) error {
 		return usagef(sf.verb, "--metrics-linger %v: want a duration ≥ 0", sf.metricsLinger)
 	case sf.metricsLinger > 0 && sf.metricsAddr == "":
 		return usagef(sf.verb, "--metrics-linger needs --metrics-addr: there is nothing to serve")
+	}
+	if err := sf.follow.check(sf.verb, sf.File); err != nil {
+		return err
 	}
 	return usage(sf.verb, prom.CheckAddr(sf.metricsAddr))
 }
@@ -176,6 +183,11 @@ func (sf *sinkFlags) open(ctx context.Context, sio *stdio, want map[string]int32
 	if err != nil {
 		return nil, usage(sf.verb, err)
 	}
+	fo, err := sf.follow.open(ctx, sf, want)
+	if err != nil {
+		return nil, err
+	}
+	extra = append(extra, fo...)
 	if m != nil {
 		until := ""
 		if sf.metricsLinger > 0 {
@@ -186,7 +198,7 @@ func (sf *sinkFlags) open(ctx context.Context, sio *stdio, want map[string]int32
 			fmt.Fprintf(sio.err, "clickgen: the run has ended; serving its final metrics until a scrape reads them, at most %v\n", sf.metricsLinger)
 		})
 	}
-	return m.OpenSink(func(opts ...sink.Opt) (sink.Sink, error) {
+	snk, err := m.OpenSink(func(opts ...sink.Opt) (sink.Sink, error) {
 		s, err := sf.Open(ctx, sio.out, want, func(w string) { fmt.Fprintf(sio.err, "clickgen: warning: %s\n", w) }, opts...)
 		var ce *sink.ConfigError
 		if errors.As(err, &ce) {
@@ -194,6 +206,10 @@ func (sf *sinkFlags) open(ctx context.Context, sio *stdio, want map[string]int32
 		}
 		return s, err
 	}, extra...)
+	if err != nil {
+		sf.follow.abort()
+	}
+	return snk, err
 }
 
 // newPlayer starts a session playing into snk, printing on stderr (play.Session).

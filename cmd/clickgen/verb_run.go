@@ -103,6 +103,7 @@ func runRun(ctx context.Context, sio *stdio, args []string) error {
 	if plan.Pacing.ByCount {
 		pl = play.NewRateSession(sio.err, snk, sf.FlushTimeout, plan, rf.Interval, p.Pacing.MaxRate)
 	}
+	pl.Follow = sf.follow.finisher()
 	out, runErr := playOn(ctx, pl, plan)
 	if err := pl.Finish(runErr, sf.report); err != nil {
 		return err

@@ -34,6 +34,11 @@ type Session struct {
 	// stress run measures its end there, so its line and the topic summary agree.
 	Settle func()
 
+	// Follow, if set, is told the run has ended once the summary is printed: it prints its
+	// own lines on the session's writer, and what it returns is the report's "follow", its
+	// error the run's (generator/follow).
+	Follow Finisher
+
 	w       io.Writer
 	meter   *Meter    // a rate-paced run's (NewRateSession), nil otherwise
 	maxRate pace.Rate // the rate-paced run's ceiling, for its final line
@@ -119,8 +124,15 @@ func (s *Session) Finish(runErr error, reportPath string) error {
 	stats := s.Sink.Stats()
 	elapsed := time.Since(s.Start)
 	fmt.Fprint(s.w, Summary(stats, elapsed))
+	var follow any
+	if s.Follow != nil {
+		var ferr error
+		follow, ferr = s.Follow.Finish(s.w, interrupted)
+		runErr = errors.Join(runErr, ferr)
+	}
 	if reportPath != "" {
 		rep := NewReport(stats, elapsed, s.Target, interrupted)
+		rep.Follow = follow
 		var doc any = RunReport{Report: rep, Units: s.Units()}
 		if s.Extend != nil {
 			doc = s.Extend(rep)

@@ -70,7 +70,9 @@ type pending struct {
 	tc  *topicCounters
 	due time.Time
 	tag uint32
-	r   kgo.Record
+	// intended says due is the message's own Due, not the time Send handed it on.
+	intended bool
+	r        kgo.Record
 }
 
 // done is the record's promise. kgo calls promises serially from one
@@ -82,6 +84,9 @@ func (p *pending) done(r *kgo.Record, err error) {
 		p.k.rec.fail(p.tc, p.tag, err)
 	} else {
 		p.k.rec.ack(p.tc, r.Partition, len(r.Value), time.Since(p.due))
+		if f := p.k.cfg.onAck; f != nil {
+			f(Ack{Topic: r.Topic, Partition: r.Partition, Offset: r.Offset, Due: p.due, Intended: p.intended})
+		}
 	}
 	// Released last, so a Flush that sees the budget drained also sees
 	// this record's counters.
@@ -113,7 +118,7 @@ func (k *Kafka) Send(ctx context.Context, m Message) error {
 		}
 	}
 	now := time.Now()
-	p := &pending{k: k, tc: k.rec.topic(m.Topic), due: m.Due, tag: m.Tag}
+	p := &pending{k: k, tc: k.rec.topic(m.Topic), due: m.Due, tag: m.Tag, intended: !m.Due.IsZero()}
 	if p.due.IsZero() {
 		p.due = now
 	}

@@ -159,6 +159,7 @@ type cfg struct {
 	sasl               *saslCfg
 	logger             *slog.Logger
 	hooks              []kgo.Hook
+	onAck              func(Ack)
 
 	tlsCfg *tls.Config // built by validate from tls
 }
@@ -256,6 +257,23 @@ func Logger(l *slog.Logger) Opt { return opt(func(c *cfg) { c.logger = l }) }
 // builds the client. Readers built from [ClientOpts] do not get them, so one registry never
 // sees two clients.
 func Hooks(hooks ...kgo.Hook) Opt { return opt(func(c *cfg) { c.hooks = append(c.hooks, hooks...) }) }
+
+// Ack is one acknowledged record, as [OnAck] hears it.
+type Ack struct {
+	Topic     string
+	Partition int32
+	Offset    int64
+	// Due is the message's [Message.Due], or the time Send handed it to the client when
+	// that was zero; Intended says which.
+	Due      time.Time
+	Intended bool
+}
+
+// OnAck sets a function the Kafka sink calls with every acknowledged record, overriding the
+// default of none (a follower of consumer groups matches them against committed offsets).
+// It is called from the client's promise goroutine, serially, records of one partition in
+// the order the client finishes them; it must return at once.
+func OnAck(f func(Ack)) Opt { return opt(func(c *cfg) { c.onAck = f }) }
 
 // validate checks the configuration and loads TLS files. Its errors never
 // contain the SASL password.
