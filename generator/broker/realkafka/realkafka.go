@@ -116,8 +116,13 @@ func Start(t testing.TB, nodes int) *Cluster {
 	c.procs = make([]*exec.Cmd, nodes)
 	c.done = make([]chan struct{}, nodes)
 	t.Cleanup(c.close)
+	// All nodes first, then the waits: a node of three opens its client port only once a
+	// quorum of controllers has formed, which needs a second node running.
 	for i := range nodes {
-		c.Restart(i)
+		c.launch(i)
+	}
+	for i := range nodes {
+		c.waitPort(i)
 	}
 	return c
 }
@@ -168,6 +173,13 @@ func NodeID(i int) int32 { return int32(i + 1) }
 // connections. The node must not be running.
 func (c *Cluster) Restart(i int) {
 	c.t.Helper()
+	c.launch(i)
+	c.waitPort(i)
+}
+
+// launch starts node i's process without waiting for it.
+func (c *Cluster) launch(i int) {
+	c.t.Helper()
 	log, err := os.OpenFile(filepath.Join(c.dir, fmt.Sprintf("node%d", i+1), "server.log"), os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
 	if err != nil {
 		c.t.Fatal(err)
@@ -183,6 +195,15 @@ func (c *Cluster) Restart(i int) {
 	go func() { cmd.Wait(); close(exited) }()
 	c.mu.Lock()
 	c.procs[i], c.done[i] = cmd, exited
+	c.mu.Unlock()
+}
+
+// waitPort waits until node i accepts connections; it fails the test if the node exits first
+// or takes longer than startTimeout.
+func (c *Cluster) waitPort(i int) {
+	c.t.Helper()
+	c.mu.Lock()
+	exited := c.done[i]
 	c.mu.Unlock()
 	deadline := time.After(startTimeout)
 	for {
