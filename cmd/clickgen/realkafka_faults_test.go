@@ -298,9 +298,15 @@ type verifyResult struct {
 // verify runs `clickgen verify --day 0 --days days` over hits and the matching orders topic.
 func (f *faultCluster) verify(t *testing.T, hits string, days int) (int, verifyResult, string) {
 	t.Helper()
+	return f.verifyTopics(t, hits, f.ordersTopic(t, days), days)
+}
+
+// verifyTopics runs `clickgen verify --day 0 --days days` over topics hits and orders.
+func (f *faultCluster) verifyTopics(t *testing.T, hits, orders string, days int) (int, verifyResult, string) {
+	t.Helper()
 	rep := filepath.Join(t.TempDir(), "verify.json")
 	p := f.start(t, "verify", "--brokers", f.c.Bootstrap(), "--day", "0", "--days", strconv.Itoa(days),
-		"--hits-topic", hits, "--orders-topic", f.ordersTopic(t, days), "--report", rep)
+		"--hits-topic", hits, "--orders-topic", orders, "--report", rep)
 	code := p.wait()
 	var v verifyResult
 	if b, err := os.ReadFile(rep); err == nil {
@@ -423,7 +429,7 @@ func (f *faultCluster) leaderKilledMidStress(t *testing.T) {
 // claim no more than the topic holds; after the nodes come back, the DAG's retry of day 1
 // leaves the topic holding part of day 1 twice, and verify says so.
 func (f *faultCluster) twoOfThreeKilled(t *testing.T) {
-	const topic, days, timeout = "hits-two-killed", 2, 15 * time.Second
+	const topic, days, timeout = "hits-two-killed", 2, 10 * time.Second
 	f.topic(t, topic, 2, nil)
 	f.ordersTopic(t, days)
 	rep := filepath.Join(t.TempDir(), "r.json")
@@ -480,7 +486,7 @@ func (f *faultCluster) twoOfThreeKilled(t *testing.T) {
 // those records: clickgen's run exits 1 on its delivery timeout naming day 1, the waiting
 // messages unaccounted, acked ≤ topic ≤ sent.
 func (f *faultCluster) notEnoughReplicas(t *testing.T) {
-	const topic, timeout = "hits-not-enough-replicas", 15 * time.Second
+	const topic, timeout = "hits-not-enough-replicas", 10 * time.Second
 	f.topic(t, topic, 2, map[string]string{"min.insync.replicas": "3"})
 	rep := filepath.Join(t.TempDir(), "r.json")
 	p := f.start(t, "batch", "--day", "0", "--days", "2", "--brokers", f.c.Bootstrap(), "--topic", topic, "--report", rep,
@@ -510,11 +516,12 @@ func (f *faultCluster) notEnoughReplicas(t *testing.T) {
 	}
 }
 
-// probe produces one record to topic's partition 0 with a client of its own (idempotent,
-// acks=all, 5 s to deliver) and returns what became of it.
+// probe produces one record to topic's partition 0 with a client of its own (acks=all, not
+// idempotent and tried once, so the leader's error comes back as it is) and returns it.
 func (f *faultCluster) probe(topic string) error {
 	cl, err := kgo.NewClient(kgo.SeedBrokers(f.c.Addrs()...), kgo.RecordPartitioner(kgo.ManualPartitioner()),
-		kgo.RecordDeliveryTimeout(5*time.Second), kgo.ProduceRequestTimeout(3*time.Second))
+		kgo.RequiredAcks(kgo.AllISRAcks()), kgo.DisableIdempotentWrite(), kgo.RecordRetries(1),
+		kgo.RecordDeliveryTimeout(10*time.Second), kgo.ProduceRequestTimeout(3*time.Second))
 	if err != nil {
 		return err
 	}
@@ -565,37 +572,38 @@ func (f *faultCluster) brokerPaused(t *testing.T) {
 	}
 }
 
-// brokerRestarted: stop the leader of partition 0 (SIGTERM, a controlled shutdown) once day 0
-// is acknowledged and start it again on the same port with its data, while the batch goes
-// on. Exit 0, verify clean, report = topic.
+// brokerRestarted: stop the leader of hits partition 0 (SIGTERM, a controlled shutdown) once
+// day 0 of `run fill` is acknowledged and start it again on the same port with its data while
+// the run goes on (--max-rate 12000/s keeps the run longer than the restart). Exit 0, verify
+// clean over hits and orders, report = topic.
 func (f *faultCluster) brokerRestarted(t *testing.T) {
-	const topic, days = "hits-broker-restarted", 8
-	f.topic(t, topic, 2, nil)
-	f.ordersTopic(t, days)
-	victim := f.leader(t, topic, 0)
+	const days = 8
+	f.topic(t, "hits", 2, nil)
+	f.topic(t, "orders", 1, nil)
+	victim := f.leader(t, "hits", 0)
 	rep := filepath.Join(t.TempDir(), "r.json")
-	p := f.start(t, "batch", "--day", "0", "--days", strconv.Itoa(days), "--brokers", f.c.Bootstrap(), "--topic", topic, "--report", rep)
+	p := f.start(t, "run", "fill", "--brokers", f.c.Bootstrap(), "--max-rate", "12000/s", "--report", rep)
 	p.await(t, "clickgen: day 0 (")
 	p.injected()
 	f.c.Stop(victim)
 	f.c.Restart(victim)
 	back := time.Now()
 	code := p.wait()
-	if !p.exitAt.After(back) {
-		t.Errorf("the batch ended before the broker was back: make it longer for the restart to happen mid-run")
-	}
 	if code != 0 {
-		t.Fatalf("batch with a broker restarted: exit %d, want 0\n%s", code, p.stderr)
+		t.Fatalf("run fill with a broker restarted: exit %d, want 0\n%s", code, p.stderr)
 	}
-	r := readRunReport(t, rep).Topics[topic]
-	f.waitInSync(t, topic, 2)
-	offsets := f.offsets(t, topic)
-	java := f.javaCount(t, topic, offsets)
+	if !p.exitAt.After(back) {
+		t.Errorf("the run ended before the broker was back: the restart was not mid-run")
+	}
+	r := readRunReport(t, rep).Topics["hits"]
+	f.waitInSync(t, "hits", 2)
+	offsets := f.offsets(t, "hits")
+	java := f.javaCount(t, "hits", offsets)
 	f.row(t, p, r, offsets, java)
 	if want := hitsOf(t, days); r.Acked != want || offsets != want || java != want {
 		t.Errorf("report acked %d, topic %d by offsets and %d by Kafka's consumer, want %d", r.Acked, offsets, java, want)
 	}
-	if code, v, out := f.verify(t, topic, days); code != 0 || !v.OK {
+	if code, v, out := f.verifyTopics(t, "hits", "orders", days); code != 0 || !v.OK {
 		t.Errorf("verify after the restart: exit %d, differences %v\n%s", code, v.Differences, out)
 	}
 }

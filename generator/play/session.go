@@ -88,6 +88,21 @@ func (s *Session) flush() error {
 	return s.Sink.Flush(ctx)
 }
 
+// joinFlushErr adds the final flush's error to the run's. When both are the sink's count of
+// undelivered messages (a unit failed, and the flush waited for the rest of its in-flight
+// messages to fail too), the flush's is the same failure counted to the end: the unit's error
+// takes it instead of being followed by a second line with another count.
+func joinFlushErr(runErr, ferr error) error {
+	var ie *IncompleteError
+	var de *sink.DeliveryError
+	fde, ok := ferr.(*sink.DeliveryError)
+	if ok && errors.As(runErr, &ie) && errors.As(ie.Err, &de) && de == ie.Err {
+		ie.Err = fde
+		return runErr
+	}
+	return errors.Join(runErr, ferr)
+}
+
 // Finish ends the run: on interrupt or failure it flushes what is queued, then prints the
 // summary, writes the report to reportPath (if set) and closes the sink. It returns runErr,
 // explained: an interrupted run says the summary is exact, and a report or close failure is
@@ -96,7 +111,7 @@ func (s *Session) Finish(runErr error, reportPath string) error {
 	interrupted := errors.Is(runErr, context.Canceled)
 	if runErr != nil && !errors.Is(runErr, sink.ErrIncomplete) { // a timed-out wait is not repeated
 		if ferr := s.flush(); ferr != nil && !interrupted {
-			runErr = errors.Join(runErr, ferr)
+			runErr = joinFlushErr(runErr, ferr)
 		}
 	}
 	s.Stop()
