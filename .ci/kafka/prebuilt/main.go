@@ -2,16 +2,18 @@
 //
 //	prebuilt -write FILE                 write the fill world's hits (what `clickgen batch --day 0
 //	                                     --days 8` sends, in its order) as key<TAB>value lines,
-//	                                     the form `kcat -P -K '\t' -l FILE` reads
+//	                                     the form `kcat -P -K '\t' -l FILE` reads, and
+//	                                     FILE.days with each day's message count
 //	prebuilt -brokers HOSTS -topic T FILE
-//	                                     read FILE into memory, then send every line through
-//	                                     clickgen's Kafka sink with its defaults (franz-go,
-//	                                     idempotent, acks=all, lz4, linger 10ms, batches up to
-//	                                     1 000 012 bytes), flush, and print the send phase's wall
-//	                                     and CPU seconds
+//	                                     read FILE (and FILE.days) into memory, then send every
+//	                                     line through clickgen's Kafka sink with its defaults
+//	                                     (franz-go, idempotent, acks=all, lz4, linger 10ms,
+//	                                     batches up to 1 000 012 bytes), flushing at the end of
+//	                                     every day as batch does, and print the send phase's
+//	                                     wall and CPU seconds
 //
 // It is a benchmark tool, not part of the command: the only difference from `clickgen batch`
-// is that the bytes exist before the clock starts (and one flush at the end, not one a day).
+// is that the bytes exist before the clock starts.
 package main
 
 import (
@@ -21,6 +23,7 @@ import (
 	"flag"
 	"fmt"
 	"os"
+	"strconv"
 	"syscall"
 	"time"
 
@@ -57,7 +60,12 @@ func writeFill(path string) error {
 		return err
 	}
 	bw := bufio.NewWriterSize(f, 1<<20)
+	var days []int
 	err = w.Play(context.Background(), 0, 8, world.PlayOptions{}, func(b *world.Batch) error {
+		if b.From == 0 {
+			days = append(days, 0)
+		}
+		days[len(days)-1] += len(b.Msgs)
 		for i := range b.Msgs {
 			bw.Write(b.Key(i))
 			bw.WriteByte('\t')
@@ -72,7 +80,14 @@ func writeFill(path string) error {
 	if cerr := f.Close(); err == nil {
 		err = cerr
 	}
-	return err
+	if err != nil {
+		return err
+	}
+	var counts []byte
+	for _, n := range days {
+		counts = fmt.Appendf(counts, "%d\n", n)
+	}
+	return os.WriteFile(path+".days", counts, 0o644)
 }
 
 func send(brokers, topic, path string) error {
@@ -89,6 +104,18 @@ func send(brokers, topic, path string) error {
 		}
 		msgs = append(msgs, sink.Message{Topic: topic, Key: k, Value: v})
 	}
+	var days []int
+	counts, err := os.ReadFile(path + ".days")
+	if err != nil {
+		return err
+	}
+	for f := range bytes.FieldsSeq(counts) {
+		n, err := strconv.Atoi(string(f))
+		if err != nil {
+			return fmt.Errorf("%s.days: %w", path, err)
+		}
+		days = append(days, n)
+	}
 	k, err := sink.NewKafka(sink.SeedBrokers(brokers))
 	if err != nil {
 		return err
@@ -98,21 +125,31 @@ func send(brokers, topic, path string) error {
 	if err := k.CheckConnect(ctx); err != nil {
 		return err
 	}
+	total := len(msgs)
 	u0, s0 := cpu()
 	start := time.Now()
-	for _, m := range msgs {
-		if err := k.Send(ctx, m); err != nil {
+	for _, n := range days {
+		if n > len(msgs) {
+			return fmt.Errorf("%s.days counts more messages than %s holds", path, path)
+		}
+		for _, m := range msgs[:n] {
+			if err := k.Send(ctx, m); err != nil {
+				return err
+			}
+		}
+		msgs = msgs[n:]
+		if err := k.Flush(ctx); err != nil {
 			return err
 		}
 	}
-	if err := k.Flush(ctx); err != nil {
-		return err
+	if len(msgs) != 0 {
+		return fmt.Errorf("%s.days counts %d messages fewer than %s holds", path, len(msgs), path)
 	}
 	wall := time.Since(start).Seconds()
 	u1, s1 := cpu()
 	st := k.Stats().Topics[topic]
 	fmt.Printf("prebuilt: %d acked of %d in %.3f s: %.0f msg/s, %.1f MB/s; send phase CPU user %.2f s sys %.2f s\n",
-		st.Acked, len(msgs), wall, float64(st.Acked)/wall, float64(st.Bytes)/wall/1e6, u1-u0, s1-s0)
+		st.Acked, total, wall, float64(st.Acked)/wall, float64(st.Bytes)/wall/1e6, u1-u0, s1-s0)
 	return nil
 }
 
