@@ -3,38 +3,59 @@
 # (`batch --day P --days N`, `snapshot --day P --days N --topic orders`, `live --day P`) run
 # unchanged with only KAFKA_BOOTSTRAP_SERVERS and KAFKA_TOPIC set.
 #
-#   docker build -t clickgen .
-#   docker build -t clickgen --build-arg CATALOG=data/products.csv .   # bake the stand's catalog
+# It builds from either of two contexts, found by where go.mod is:
+#
+#   docker build -t clickgen .                                 # clickgen's repository root
+#   docker build -t clickgen -f generator/Dockerfile .         # the stand's: clickgen under generator/,
+#                                                              # the catalog in data/catalog/products.csv
+#
+# The image always plays /etc/clickgen/catalog.csv (GENERATOR_CATALOG points at it), which is,
+# first found first:
+#   1. the file --build-arg CATALOG=PATH names (a path inside the build context);
+#   2. data/catalog/products.csv of the build context (the stand's dictionary: with no build
+#      args the stand's image carries the stand's catalog, as its own generator image does);
+#   3. the built-in catalog, written by `clickgen catalog`: the same bytes, so the same world and
+#      the same catalog_sha256 as a clickgen with no catalog at all.
 #
 # GO_IMAGE is the build stage's base: any image with Go ≥ 1.26 at /usr/local/go/bin and a POSIX
-# shell. Modules come from GOPROXY, or from a vendor/ directory in the build context when there
-# is one (`go mod vendor`; .ci/image builds that way, offline, from a locally assembled base).
+# shell. Modules come from GOPROXY, or from a vendor/ directory beside go.mod when there is one
+# (`go mod vendor`; .ci/image builds that way, offline, from a locally assembled base).
 ARG GO_IMAGE=golang:1.26-bookworm
 
 FROM ${GO_IMAGE} AS build
-# CATALOG is a catalog file (the stand's `sku,name,category,brand,price[,demand]` CSV), as a path
-# inside the build context; empty keeps the built-in catalog.
 ARG CATALOG=
 ARG GOPROXY=https://proxy.golang.org,direct
 ENV PATH=/usr/local/go/bin:$PATH CGO_ENABLED=0 GOTOOLCHAIN=local GOPROXY=${GOPROXY}
-WORKDIR /src
-COPY . .
-RUN go build -trimpath -buildvcs=false -ldflags='-s -w' -o /out/usr/local/bin/clickgen ./cmd/clickgen \
- && mkdir -p /out/etc/clickgen /out/tmp \
- && chmod 1777 /out/tmp \
- && if [ -n "$CATALOG" ]; then \
-      /out/usr/local/bin/clickgen inventory --day 0 --catalog "$CATALOG" > /dev/null \
-      && cp "$CATALOG" /out/etc/clickgen/catalog.csv; \
-    fi \
- && if [ -f /etc/ssl/certs/ca-certificates.crt ]; then \
+# The whole context, whichever layout it has; only the final stage's files reach the image.
+COPY . /ctx
+WORKDIR /ctx
+RUN set -e; \
+    if [ -f go.mod ]; then src=/ctx; \
+    elif [ -f generator/go.mod ]; then src=/ctx/generator; \
+    else echo "clickgen image: no go.mod in the build context nor in its generator/ folder" >&2; exit 1; fi; \
+    echo "clickgen image: building $src"; \
+    (cd "$src" && go build -trimpath -buildvcs=false -ldflags='-s -w' -o /out/usr/local/bin/clickgen ./cmd/clickgen); \
+    mkdir -p /out/etc/clickgen /out/tmp; \
+    chmod 1777 /out/tmp; \
+    if [ -n "$CATALOG" ]; then catalog=$CATALOG; \
+    elif [ -f data/catalog/products.csv ]; then catalog=data/catalog/products.csv; \
+    else catalog=; fi; \
+    if [ -n "$catalog" ]; then \
+      /out/usr/local/bin/clickgen inventory --day 0 --catalog "$catalog" > /dev/null; \
+      cp "$catalog" /out/etc/clickgen/catalog.csv; \
+      echo "clickgen image: catalog $catalog"; \
+    else \
+      /out/usr/local/bin/clickgen catalog --file /out/etc/clickgen/catalog.csv; \
+      echo "clickgen image: the built-in catalog"; \
+    fi; \
+    chmod 0644 /out/etc/clickgen/catalog.csv; \
+    if [ -f /etc/ssl/certs/ca-certificates.crt ]; then \
       mkdir -p /out/etc/ssl/certs && cp /etc/ssl/certs/ca-certificates.crt /out/etc/ssl/certs/; \
     fi
 
 FROM scratch
-ARG CATALOG=
 COPY --from=build /out/ /
-# Set only when a catalog was baked in: an empty GENERATOR_CATALOG means the built-in catalog.
-ENV GENERATOR_CATALOG=${CATALOG:+/etc/clickgen/catalog.csv}
+ENV GENERATOR_CATALOG=/etc/clickgen/catalog.csv
 USER 65532:65532
 ENTRYPOINT ["/usr/local/bin/clickgen"]
 CMD ["--help"]

@@ -41,7 +41,10 @@ type WorldFlags struct {
 	Scale     float64
 	MaxMemory play.Bytes // 0: only the cgroup's limit and the available memory apply
 	Catalog   string     // a catalog CSV file; "" is the embedded catalog
-	fs        *pflag.FlagSet
+	// Workers is the number of render workers the run will use (0: GOMAXPROCS), counted in the
+	// memory check; the verb sets it from its --workers before NewWorld.
+	Workers int
+	fs      *pflag.FlagSet
 }
 
 // AddWorldFlags registers the world's flags on fs: the canonical seed and scale 1 by default.
@@ -58,6 +61,12 @@ func AddWorldFlags(fs *pflag.FlagSet) *WorldFlags {
 // GENERATOR_CATALOG: a zero seed, a scale that is not positive or a catalog that cannot be
 // read or parsed is an error (naming the line and column of a bad file).
 func (wf *WorldFlags) World(env LookupEnv) (*world.World, error) {
+	return wf.world(env, nil)
+}
+
+// world is World, calling check (if not nil) with the run's footprint once the catalog is
+// parsed and before the world is built.
+func (wf *WorldFlags) world(env LookupEnv, check func(world.Footprint) error) (*world.World, error) {
 	if err := SetFromEnv(wf.fs, env, "seed", SeedEnv); err != nil {
 		return nil, err
 	}
@@ -70,28 +79,51 @@ func (wf *WorldFlags) World(env LookupEnv) (*world.World, error) {
 	if wf.Scale <= 0 {
 		return nil, fmt.Errorf("--scale %v: want a positive factor", wf.Scale)
 	}
-	c, err := LoadCatalog("--catalog", wf.Catalog)
+	c, size, err := loadCatalog("--catalog", wf.Catalog)
 	if err != nil {
 		return nil, err
 	}
+	if check != nil {
+		if err := check(catalogFootprint(world.Footprint{Scale: wf.Scale, Workers: wf.Workers}, c, size)); err != nil {
+			return nil, err
+		}
+	}
 	return world.NewWorld(world.Params{Seed: wf.Seed, Scale: wf.Scale, Catalog: c})
+}
+
+// catalogFootprint is f with catalog c (nil: the embedded one) read from a file of size bytes.
+func catalogFootprint(f world.Footprint, c *world.Catalog, size int) world.Footprint {
+	if c != nil {
+		f.Products, f.CatalogBytes = len(c.Products), size
+	}
+	return f
 }
 
 // LoadCatalog reads and parses the catalog file at path (nil for ""); an error names what
 // (the flag or profile field) and, for a bad file, the path, line and column.
 func LoadCatalog(what, path string) (*world.Catalog, error) {
+	c, _, err := loadCatalog(what, path)
+	return c, err
+}
+
+// loadCatalog is LoadCatalog, returning the file's size too. A file larger than
+// world.MaxCatalogBytes is refused before it is read.
+func loadCatalog(what, path string) (*world.Catalog, int, error) {
 	if path == "" {
-		return nil, nil
+		return nil, 0, nil
+	}
+	if fi, err := os.Stat(path); err == nil && fi.Mode().IsRegular() && fi.Size() > world.MaxCatalogBytes {
+		return nil, 0, fmt.Errorf("%s %s: %d bytes, want at most %d (256 MiB)", what, path, fi.Size(), world.MaxCatalogBytes)
 	}
 	data, err := os.ReadFile(path)
 	if err != nil {
-		return nil, fmt.Errorf("%s: %v", what, err)
+		return nil, 0, fmt.Errorf("%s: %v", what, err)
 	}
 	c, err := world.ParseCatalog(data)
 	if err != nil {
-		return nil, fmt.Errorf("%s %s: %v", what, path, err)
+		return nil, 0, fmt.Errorf("%s %s: %v", what, path, err)
 	}
-	return c, nil
+	return c, len(data), nil
 }
 
 // CheckMemory refuses, before anything is built or sent, a run at scale with garbage g whose
@@ -99,16 +131,32 @@ func LoadCatalog(what, path string) (*world.Catalog, error) {
 // limit, the address-space limit or the system's available memory ([play.CheckMemory]).
 // --scale 1000 used to draw 24 GB and set off the OOM killer.
 func CheckMemory(scale float64, g world.Garbage, max play.Bytes) error {
+	return CheckFootprint(world.Footprint{Scale: scale, Garbage: g}, max)
+}
+
+// CheckFootprint is [CheckMemory] for the whole footprint of a run ([world.Footprint.Need]):
+// its scale and garbage, its render workers and its catalog, each named in the refusal when
+// it adds memory.
+func CheckFootprint(f world.Footprint, max play.Bytes) error {
 	var me *play.MemoryError
-	if err := play.CheckMemory(world.MemoryNeeded(scale, g), max); errors.As(err, &me) {
+	if err := play.CheckMemory(f.Need(), max); errors.As(err, &me) {
 		if me.Source == "the explicit limit" {
 			me.Source = "--max-memory"
 		}
-		note := ""
-		if g.Rate != 0 || g.Redeliver != 0 {
+		note, lower := "", []string{"--scale", "--garbage"}
+		if g := f.Garbage; g.Rate != 0 || g.Redeliver != 0 {
 			note = fmt.Sprintf(" with --garbage %v --redeliver %v", g.Rate, g.Redeliver)
 		}
-		return fmt.Errorf("--scale %v%s %v: lower --scale or --garbage, or raise --max-memory", scale, note, err)
+		if (world.Footprint{Scale: f.Scale, Workers: f.Workers}).Need() > world.MemoryNeeded(f.Scale, world.Garbage{}) {
+			note += fmt.Sprintf(" with --workers %d", f.Workers)
+			lower = append(lower, "--workers")
+		}
+		if f.Products > 0 {
+			note += fmt.Sprintf(" with a catalog of %d products (%d bytes)", f.Products, f.CatalogBytes)
+			lower = append(lower, "the catalog")
+		}
+		last := len(lower) - 1
+		return fmt.Errorf("--scale %v%s %v: lower %s or %s, or raise --max-memory", f.Scale, note, err, strings.Join(lower[:last], ", "), lower[last])
 	}
 	return nil
 }
@@ -221,6 +269,10 @@ func (sf *SegmentFlags) Resolve(env LookupEnv) (world.Segment, error) {
 		}
 		return sf.segment, nil
 	}
+	if v, ok := env(SegmentEnv); ok && v != "" {
+		// Two sources of the segment: the environment used to lose silently.
+		return world.Segment{}, fmt.Errorf("both env %s=%q and --segments %d given: choose one", SegmentEnv, v, sf.segments)
+	}
 	if sf.segments < 1 {
 		return world.Segment{}, fmt.Errorf("--segments %d: want at least 1", sf.segments)
 	}
@@ -291,10 +343,14 @@ func (pf *PlayFlags) NewWorld(env LookupEnv) (*world.World, error) {
 // refusing first a run whose memory cannot fit ([CheckMemory] with --max-memory): a verb that
 // builds days (playing, verify, inject) calls it before it builds any.
 func (wf *WorldFlags) NewWorld(env LookupEnv, g world.Garbage) (*world.World, error) {
-	if err := CheckMemory(wf.Scale, g, wf.MaxMemory); err != nil {
-		return nil, err
+	f := world.Footprint{Scale: wf.Scale, Garbage: g, Workers: wf.Workers}
+	if err := CheckFootprint(f, wf.MaxMemory); err != nil {
+		return nil, err // before the catalog is read: --scale alone may not fit
 	}
-	return wf.World(env)
+	return wf.world(env, func(c world.Footprint) error {
+		c.Garbage = g
+		return CheckFootprint(c, wf.MaxMemory)
+	})
 }
 
 // SetFromEnv sets flag on fs from the environment variable name when the command line did

@@ -170,7 +170,7 @@ func TestRunFlagsProfile(t *testing.T) {
 		{"invalid file names the file", nil, []string{"--profile-file", file}, file + ": "},
 		{"missing file", nil, []string{"--profile-file", filepath.Join(dir, "none.yaml")}, "--profile-file: open "},
 		{"override", nil, []string{"--seed", "0"}, "--seed 0: "},
-		{"interval", nil, []string{"--interval", "0"}, "--interval must be positive"},
+		{"interval", nil, []string{"--interval", "0"}, "--interval 0s: want at least 100ms"},
 		{"catalog env", map[string]string{CatalogEnv: "/nonexistent"}, nil, ""},
 		{"days beyond the wire", nil, []string{"--day", "9223372036854775807"}, "--day/--days: "},
 	} {
@@ -304,5 +304,28 @@ func TestPlayFlagsResolve(t *testing.T) {
 	}
 	if _, err := pf.NewWorld(envOf(nil)); err == nil || !strings.Contains(err.Error(), "--max-memory") {
 		t.Errorf("NewWorld under --max-memory 1KiB: %v, want refused naming --max-memory", err)
+	}
+}
+
+// TestFootprintCounted is issue 24 items 1 and 7 in the memory check: the render workers'
+// window and the catalog's rows and file are counted, and the refusal names them.
+func TestFootprintCounted(t *testing.T) {
+	if need2, need1024 := (world.Footprint{Scale: 100, Workers: 2}).Need(), (world.Footprint{Scale: 100, Workers: 1024}).Need(); need1024-need2 < 6<<30 {
+		t.Errorf("scale 100: 1024 workers need %d bytes, 2 need %d; want the window of 1465 batches (a day) counted", need1024, need2)
+	}
+	if a, b := (world.Footprint{Scale: 1, Workers: 2}).Need(), world.MemoryNeeded(1, world.Garbage{}); a != b {
+		t.Errorf("two workers at scale 1 need %d, MemoryNeeded %d; want the measured default unchanged", a, b)
+	}
+	big := world.Footprint{Scale: 1, Products: 1_000_000, CatalogBytes: 100 << 20}
+	if d := big.Need() - world.MemoryNeeded(1, world.Garbage{}); d < 500<<20 {
+		t.Errorf("a 1 000 000-row catalog adds %d bytes; want its rows and file counted", d)
+	}
+	err := CheckFootprint(big, 256<<20)
+	if err == nil || !strings.Contains(err.Error(), "--scale 1 with a catalog of 1000000 products (104857600 bytes) needs about") ||
+		!strings.Contains(err.Error(), "lower --scale, --garbage or the catalog") {
+		t.Errorf("CheckFootprint(1 000 000 rows, 256 MiB) = %v", err)
+	}
+	if big.SoftLimit() <= world.SoftMemoryLimit(1, world.Garbage{})+300<<20 {
+		t.Errorf("soft limit %d with 1 000 000 products; want their rows above scale 1's", big.SoftLimit())
 	}
 }

@@ -33,7 +33,8 @@ func AddInjectFlags(fs *pflag.FlagSet) *InjectFlags {
 // KindFor checks the flags and returns the topic kind whose contract the messages break:
 // --kind, or else the name of topic (the topic they are sent to) when that is hits or orders.
 // The class must be one that kind carries, the count at most [world.MaxInject] and the day
-// not negative; each error names the flag and the valid values.
+// one the other verbs play (0 … [world.MaxDay]); each error names the flag and the valid
+// values.
 func (f *InjectFlags) KindFor(topic string) (string, error) {
 	k := f.Kind
 	if k == "" {
@@ -57,6 +58,10 @@ func (f *InjectFlags) KindFor(topic string) (string, error) {
 		return "", fmt.Errorf("--count %d: want 1 to %d (inject is one message per flush; use --garbage for volume)", f.Count, world.MaxInject)
 	case f.Day < 0:
 		return "", fmt.Errorf("--day %d: model days start at 0", f.Day)
+	case f.Day > world.MaxDay:
+		// The other verbs' bound (CheckDays): --day 2147483647 panicked, 29105 put 1970
+		// into UTCEventTime beside 2106 in EventDate.
+		return "", fmt.Errorf("--day: %v", world.CheckDays(f.Day, 1))
 	}
 	return k, nil
 }

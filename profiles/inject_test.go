@@ -28,6 +28,11 @@ func TestInjectKindFor(t *testing.T) {
 		{"hits", []string{"--class", "vanishing", "--count", "0"}, "", "--count 0: want 1 to 100000"},
 		{"hits", []string{"--class", "vanishing", "--count", "100001"}, "", "--count 100001: want 1 to 100000"},
 		{"hits", []string{"--class", "vanishing", "--day", "-1"}, "", "--day -1: model days start at 0"},
+		// Issue 24 item 5: the other verbs' bound, in their words.
+		{"hits", []string{"--class", "accepted_bad", "--day", "29105"}, "", "--day: day 29105: the last model day is 29104 (2106-02-06)"},
+		{"hits", []string{"--class", "accepted_bad", "--day", "2147483647"}, "", "--day: day 2147483647: the last model day is 29104"},
+		{"orders", []string{"--class", "field_invalid", "--day", "100000"}, "", "--day: day 100000: the last model day is 29104"},
+		{"hits", []string{"--class", "accepted_bad", "--day", "29104"}, "hits", ""},
 	} {
 		fs := pflag.NewFlagSet("inject", pflag.ContinueOnError)
 		f := AddInjectFlags(fs)

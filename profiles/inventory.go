@@ -10,8 +10,8 @@ import (
 
 // MergeInventoryFiles reads the inventories in the files at paths (the JSON `clickgen
 // inventory --segment I/N` prints) and merges them into the whole run's
-// ([world.MergeInventories]). A file that cannot be read or decoded is an error naming
-// --merge and the file.
+// ([world.MergeInventories]). A file that cannot be read or decoded, or is not an inventory
+// (no generator_version: null, {}), is an error naming --merge and the file.
 func MergeInventoryFiles(paths []string) (*world.Inventory, error) {
 	var invs []*world.Inventory
 	for _, path := range paths {
@@ -22,6 +22,11 @@ func MergeInventoryFiles(paths []string) (*world.Inventory, error) {
 		inv := new(world.Inventory)
 		if err := json.Unmarshal(data, inv); err != nil {
 			return nil, fmt.Errorf("--merge %s: %v", path, err)
+		}
+		if inv.GeneratorVersion == "" {
+			// null and {} decode into the zero Inventory, which merged into an empty one;
+			// plot refuses the same file in the same words.
+			return nil, fmt.Errorf("--merge %s: not a clickgen inventory: no \"generator_version\" key", path)
 		}
 		invs = append(invs, inv)
 	}

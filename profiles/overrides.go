@@ -109,6 +109,10 @@ func (p Profile) Apply(o Overrides) (Profile, error) {
 	if changed {
 		p.Expect = Expect{}
 	}
+	if o.Mix != nil && p.Garbage.Rate == 0 {
+		// batch refuses the same flags: a mix alone ran without garbage, exit 0.
+		return p, errors.New("--garbage-mix without --garbage: the mix weighs garbage that is not being made")
+	}
 	if err := p.Validate(); err != nil {
 		return p, &InvalidError{err}
 	}

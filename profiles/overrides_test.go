@@ -70,7 +70,7 @@ func TestApply(t *testing.T) {
 		{"none", smoke, Overrides{}, func(q Profile) bool { return q.World == smoke.World }, true},
 		{"seed", smoke, Overrides{Seed: ptr[uint64](7)}, func(q Profile) bool { return q.World.Seed == 7 }, false},
 		{"days end endless", stress, Overrides{Days: ptr(3)}, func(q Profile) bool { return q.Play.Days == 3 && !q.Play.Endless }, true},
-		{"mix", smoke, Overrides{Mix: &world.Mix{world.GarbageVanishing: 1}}, func(q Profile) bool { return q.Garbage.Mix[world.GarbageVanishing] == 1 }, false},
+		{"mix", smoke, Overrides{GarbageRate: ptr(0.01), Mix: &world.Mix{world.GarbageVanishing: 1}}, func(q Profile) bool { return q.Garbage.Mix[world.GarbageVanishing] == 1 }, false},
 		{"speed means replay", smoke, Overrides{Speed: ptr(60.0)},
 			func(q Profile) bool { return q.Pacing.Mode == PaceReplay && q.Pacing.Speed == 60 }, true},
 		{"rate means rate", smoke, Overrides{Rate: shape(t, "5/s")},

@@ -53,6 +53,10 @@ func (p Profile) Plan(w *world.World, opt PlanOptions) (play.Plan, error) {
 	switch p.Pacing.Mode {
 	case PaceReplay:
 		s, err := pace.Replay(p.Pacing.Speed)
+		if err == nil && !p.Play.Endless {
+			// Every day of the run must be due within a time.Duration, not only the first.
+			err = pace.CheckReplay(p.Pacing.Speed, time.Duration(p.Play.Days)*24*time.Hour)
+		}
 		if err != nil {
 			return plan, fmt.Errorf("pacing.speed: %w", err)
 		}

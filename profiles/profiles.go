@@ -29,6 +29,7 @@ import (
 	"path"
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -267,8 +268,11 @@ func (pc Pacing) validate() error {
 		if pc.Mode != PaceReplay {
 			return fmt.Errorf("pacing.speed %v is for mode %s, not %q", pc.Speed, PaceReplay, pc.Mode)
 		}
-		if _, err := pace.Replay(pc.Speed); err != nil || pc.Speed < 0 {
+		if !(pc.Speed > 0) {
 			return fmt.Errorf("pacing.speed %v: want a positive number of model seconds per real second", pc.Speed)
+		}
+		if _, err := pace.Replay(pc.Speed); err != nil {
+			return fmt.Errorf("pacing.speed: %v", err)
 		}
 	}
 	if !pc.Rate.IsZero() && pc.Mode != PaceRate {
@@ -300,8 +304,12 @@ func Parse(data []byte) (Profile, error) {
 	if err := yaml.Unmarshal(data, &doc); err != nil {
 		return Profile{}, yamlError(err)
 	}
+	if err := boundKeys(&doc, ""); err != nil {
+		return Profile{}, err
+	}
+	read := map[string]string{} // the integer fields' values, as decimal text
 	if len(doc.Content) > 0 {
-		if err := wholeNumbers(doc.Content[0], ""); err != nil {
+		if err := wholeNumbers(doc.Content[0], "", read); err != nil {
 			return Profile{}, err
 		}
 	}
@@ -310,6 +318,7 @@ func Parse(data []byte) (Profile, error) {
 	if err := dec.Decode(&p); err != nil && !errors.Is(err, io.EOF) {
 		return Profile{}, yamlError(err)
 	}
+	setIntegers(&p, read)
 	var extra yaml.Node
 	if err := dec.Decode(&extra); !errors.Is(err, io.EOF) {
 		if err != nil {
@@ -340,12 +349,60 @@ func ParseFile(data []byte) (Profile, error) {
 	return Parse(data)
 }
 
-// countFields are the profile fields that hold whole numbers: YAML would quietly truncate
-// "days: 1.5" into them.
-var countFields = map[string]bool{"play.day": true, "play.days": true, "stop.messages": true, "expect.hits": true, "expect.orders": true}
+// maxKeys bounds the keys of any one mapping of a profile. Decoding is quadratic in them
+// (yaml.v3 compares every pair of keys for duplicates, and words an error for each): 40 000
+// keys took 7 s, 200 000 over a minute, deaf to SIGTERM. No section has more than a few
+// dozen fields (a mix has at most one key per garbage class).
+const maxKeys = 256
 
-// wholeNumbers refuses a count field (see countFields) whose value is not a YAML integer.
-func wholeNumbers(n *yaml.Node, path string) error {
+// maxFileSize bounds a user's profile file: the embedded ones are under 3 KiB.
+const maxFileSize = 1 << 20
+
+// boundKeys refuses a mapping of more than maxKeys keys anywhere in the document n, naming
+// it by its path ("the profile" at the top) and line, before it is decoded.
+func boundKeys(n *yaml.Node, path string) error {
+	if n.Kind == yaml.MappingNode && len(n.Content)/2 > maxKeys {
+		what := path
+		if what == "" {
+			what = "the profile"
+		}
+		return fmt.Errorf("%s: %d keys (line %d), want at most %d: no profile has more than a few dozen fields", what, len(n.Content)/2, n.Line, maxKeys)
+	}
+	for i, c := range n.Content {
+		p := path
+		if n.Kind == yaml.MappingNode && i%2 == 1 {
+			if p != "" {
+				p += "."
+			}
+			p += n.Content[i-1].Value
+		}
+		if err := boundKeys(c, p); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// intFields are the profile fields that hold whole numbers, with their bounds (and so do
+// the class weights under garbage.mix, bounded as play.day is): YAML would
+// quietly truncate "days: 1.5" into them, read 010 as octal 8 and 0x10 as 16, and turn
+// world.seed 18446744073709551616 into 9223372036854775808.
+var intFields = map[string]struct{ min, max string }{
+	"play.day":      {minInt, maxInt},
+	"play.days":     {minInt, maxInt},
+	"stop.messages": {minInt, maxInt},
+	"expect.hits":   {minInt, maxInt},
+	"expect.orders": {minInt, maxInt},
+	"world.seed":    {"0", "18446744073709551615"},
+}
+
+const minInt, maxInt = "-9223372036854775808", "9223372036854775807"
+
+// wholeNumbers checks the value of every integer field (see intFields) and puts it into
+// read as decimal text ([Decimal]): a YAML float is not a whole number, a base prefix or an
+// underscore is not decimal, and a value outside the field's bounds is refused, each naming
+// the field and the line.
+func wholeNumbers(n *yaml.Node, path string, read map[string]string) error {
 	if n.Kind != yaml.MappingNode {
 		return nil
 	}
@@ -354,14 +411,71 @@ func wholeNumbers(n *yaml.Node, path string) error {
 		if path != "" {
 			field = path + "." + field
 		}
-		if countFields[field] && v.Kind == yaml.ScalarNode && v.Tag == "!!float" {
-			return fmt.Errorf("%s: %q is not a whole number (line %d)", field, v.Value, v.Line)
+		b, ok := intFields[field]
+		if strings.HasPrefix(field, "garbage.mix.") { // a class weight
+			b, ok = intFields["play.day"], true
 		}
-		if err := wholeNumbers(v, field); err != nil {
+		if ok && v.Kind == yaml.ScalarNode && (v.Tag == "!!int" || v.Tag == "!!float") {
+			d, err := Decimal(v.Value)
+			switch {
+			case err != nil && v.Tag == "!!float":
+				return fmt.Errorf("%s: %q is not a whole number (line %d)", field, v.Value, v.Line)
+			case err != nil:
+				return fmt.Errorf("%s: %q %v (line %d)", field, v.Value, err, v.Line)
+			case decimalLess(d, b.min) || decimalLess(b.max, d):
+				return fmt.Errorf("%s: %s is out of range: want %s to %s (line %d)", field, v.Value, b.min, b.max, v.Line)
+			}
+			read[field] = d
+		}
+		if err := wholeNumbers(v, field, read); err != nil {
 			return err
 		}
 	}
 	return nil
+}
+
+// decimalLess reports whether a < b for integers in [Decimal]'s form.
+func decimalLess(a, b string) bool {
+	na, nb := strings.HasPrefix(a, "-"), strings.HasPrefix(b, "-")
+	if na != nb {
+		return na
+	}
+	a, b = strings.TrimPrefix(a, "-"), strings.TrimPrefix(b, "-")
+	less := len(a) < len(b) || len(a) == len(b) && a < b
+	if na {
+		return b != a && !less
+	}
+	return less
+}
+
+// setIntegers sets p's integer fields to the decimal values wholeNumbers read, over what
+// YAML decoded (octal for 010). The values are within the fields' bounds.
+func setIntegers(p *Profile, read map[string]string) {
+	for field, d := range read {
+		if class, ok := strings.CutPrefix(field, "garbage.mix."); ok {
+			if w, err := strconv.Atoi(d); err == nil && p.Garbage.Mix != nil {
+				p.Garbage.Mix[class] = w
+			}
+			continue
+		}
+		if field == "world.seed" {
+			p.World.Seed, _ = strconv.ParseUint(d, 10, 64)
+			continue
+		}
+		n, _ := strconv.ParseInt(d, 10, 64)
+		switch field {
+		case "play.day":
+			p.Play.Day = int(n)
+		case "play.days":
+			p.Play.Days = int(n)
+		case "stop.messages":
+			p.Stop.Messages = n
+		case "expect.hits":
+			p.Expect.Hits = &n
+		case "expect.orders":
+			p.Expect.Orders = &n
+		}
+	}
 }
 
 // yamlError makes the decoder's error read as ours: "yaml: unmarshal errors:\n  line 3: field

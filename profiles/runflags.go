@@ -52,7 +52,7 @@ func AddRunFlags(fs *pflag.FlagSet, more func(*pflag.FlagSet)) *RunFlags {
 	AddMaxRateFlag(fs, &rf.MaxRate, "a ceiling on the hits' rate on top of any pacing, e.g. 50000/s (pacing.max_rate)")
 	fs.DurationVar(&rf.Duration, "duration", 0, "stop sending after this long, e.g. 30s (stop.duration)")
 	fs.Int64Var(&rf.Messages, "messages", 0, "stop after this many hit messages (stop.messages)")
-	fs.DurationVar(&rf.Interval, "interval", 5*time.Second, "how often a paced run prints a progress line")
+	fs.DurationVar(&rf.Interval, "interval", 5*time.Second, "how often a paced run prints a progress line (at least 100ms)")
 	fs.IntVar(&rf.Workers, "workers", 0, "days are generated on this many cores; 0 means all")
 	rf.Garbage = AddGarbageFlags(fs)
 	if more != nil {
@@ -121,8 +121,8 @@ func (rf *RunFlags) Profile(env LookupEnv) (Profile, world.Segment, error) {
 		return p, seg, fmt.Errorf("%s: %w", what, err)
 	case err != nil:
 		return p, seg, err
-	case rf.Interval <= 0:
-		return p, seg, errors.New("--interval must be positive")
+	case rf.Interval < play.MinProgressEvery:
+		return p, seg, fmt.Errorf("--interval %v: want at least %v", rf.Interval, play.MinProgressEvery)
 	}
 	if seg, err = rf.Segment.Resolve(env); err != nil {
 		return p, seg, err
@@ -173,17 +173,33 @@ func LoadFile(path string) (Profile, error) {
 }
 
 // SourceFile returns the text of the user's profile file at path as it is, comments
-// included, once it has passed [LoadFile]'s checks; errors are LoadFile's.
+// included, once it has passed [LoadFile]'s checks and its world.catalog, if any, has been
+// read and parsed as a run reads it (a missing catalog or a directory used to pass);
+// errors are LoadFile's, or name --profile-file and world.catalog.
 func SourceFile(path string) ([]byte, error) {
-	_, data, err := loadFile(path)
-	return data, err
+	p, data, err := loadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	if _, err := LoadCatalog("world.catalog", p.World.Catalog); err != nil {
+		return nil, fmt.Errorf("--profile-file %s: %w", path, err)
+	}
+	return data, nil
 }
 
 // loadFile is LoadFile, returning the file's text too.
 func loadFile(path string) (Profile, []byte, error) {
-	data, err := os.ReadFile(path)
+	f, err := os.Open(path)
 	if err != nil {
 		return Profile{}, nil, fmt.Errorf("--profile-file: %w", err)
+	}
+	defer f.Close()
+	data, err := io.ReadAll(io.LimitReader(f, maxFileSize+1))
+	if err != nil {
+		return Profile{}, nil, fmt.Errorf("--profile-file: %w", err)
+	}
+	if len(data) > maxFileSize {
+		return Profile{}, nil, fmt.Errorf("--profile-file %s: larger than 1 MiB: a profile is a few dozen lines", path)
 	}
 	p, err := ParseFile(data)
 	if err != nil {
@@ -196,14 +212,19 @@ func loadFile(path string) (Profile, []byte, error) {
 	return p, data, nil
 }
 
-// NewWorld builds p's world, refusing first a run whose memory cannot fit ([CheckMemory] with
-// max) and a catalog that cannot be read (named as profile field catalog).
-func (p Profile) NewWorld(max play.Bytes) (*world.World, error) {
-	if err := CheckMemory(p.World.Scale, p.Garbage, max); err != nil {
+// NewWorld builds p's world, refusing first a run whose memory cannot fit ([CheckFootprint]
+// with max, for workers render workers and p's catalog) and a catalog that cannot be read
+// (named as profile field catalog).
+func (p Profile) NewWorld(max play.Bytes, workers int) (*world.World, error) {
+	f := world.Footprint{Scale: p.World.Scale, Garbage: p.Garbage, Workers: workers}
+	if err := CheckFootprint(f, max); err != nil {
 		return nil, err
 	}
-	c, err := LoadCatalog("catalog", p.World.Catalog)
+	c, size, err := loadCatalog("catalog", p.World.Catalog)
 	if err != nil {
+		return nil, err
+	}
+	if err := CheckFootprint(catalogFootprint(f, c, size), max); err != nil {
 		return nil, err
 	}
 	return world.NewWorld(world.Params{Seed: p.World.Seed, Scale: p.World.Scale, Catalog: c})

@@ -6,10 +6,13 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"slices"
 	"strings"
 
-	"github.com/clickgen/clickgen/generator/logs"
 	"github.com/spf13/pflag"
+
+	"github.com/clickgen/clickgen/generator/logs"
+	"github.com/clickgen/clickgen/profiles"
 )
 
 // verb is one subcommand of clickgen.
@@ -128,7 +131,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	name := args[0]
 	switch name {
 	case "help", "-h", "--help":
-		if len(args) > 1 {
+		if len(args) > 1 && !slices.Contains([]string{"help", "-h", "--help"}, args[1]) {
 			return run(ctx, []string{args[1], "--help"}, stdout, stderr)
 		}
 		printHelp(stdout)
@@ -159,7 +162,8 @@ Verbs:
 	fmt.Fprint(w, `
 Run 'clickgen VERB --help' for the flags of a verb.
 Exit codes: 0 success, 1 failure, 2 usage error (nothing was sent), 130 interrupted
-(Ctrl-C or SIGTERM: what was acknowledged is in the summary; a second Ctrl-C exits at once).
+(Ctrl-C or SIGTERM: what was acknowledged is in the summary; a second Ctrl-C half a second
+or more after the first exits at once).
 `)
 }
 
@@ -179,6 +183,7 @@ func newFlags(verb, usage, description string) *pflag.FlagSet {
 // parseFlags parses args; on --help it prints the verb's help to out and returns
 // errHelpShown. Positional arguments are a usage error unless withArgs.
 func parseFlags(fs *pflag.FlagSet, args []string, out io.Writer, withArgs bool) error {
+	decimalInts(fs)
 	err := fs.Parse(args)
 	if help, _ := fs.GetBool("help"); errors.Is(err, pflag.ErrHelp) || (err == nil && help) {
 		printVerbHelp(fs, out)
@@ -191,6 +196,34 @@ func parseFlags(fs *pflag.FlagSet, args []string, out io.Writer, withArgs bool) 
 		return usagef(fs.Name(), "unexpected argument %q", fs.Arg(0))
 	}
 	return nil
+}
+
+// decimalInts makes every integer flag of fs read its value (and its environment fallback,
+// which goes through the same Set) as decimal: pflag's integer flags parse with base 0, so
+// --day 010 played day 8, --day 0x10 day 16 and --seed 1_0 seed 10. This is the one place
+// the command line's integers are read.
+func decimalInts(fs *pflag.FlagSet) {
+	fs.VisitAll(func(f *pflag.Flag) {
+		if _, done := f.Value.(decimalValue); done {
+			return
+		}
+		switch f.Value.Type() {
+		case "int", "int8", "int16", "int32", "int64", "uint", "uint8", "uint16", "uint32", "uint64":
+			f.Value = decimalValue{f.Value}
+		}
+	})
+}
+
+// decimalValue is an integer flag's value read as decimal ([profiles.Decimal]); its type and
+// default, and so the help, are the flag's own.
+type decimalValue struct{ pflag.Value }
+
+func (d decimalValue) Set(s string) error {
+	n, err := profiles.Decimal(s)
+	if err != nil {
+		return err
+	}
+	return d.Value.Set(n)
 }
 
 func printVerbHelp(fs *pflag.FlagSet, out io.Writer) {

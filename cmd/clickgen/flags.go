@@ -28,17 +28,27 @@ func newWorld(verb string, wf *profiles.WorldFlags, g world.Garbage) (*world.Wor
 	if err != nil {
 		return nil, usage(verb, err)
 	}
-	setMemoryLimit(wf.Scale, g)
+	setMemoryLimit(w, world.Footprint{Scale: wf.Scale, Garbage: g, Workers: wf.Workers})
 	return w, nil
 }
 
-// setMemoryLimit sets the soft memory limit a run at scale with garbage g needs
-// ([world.SoftMemoryLimit]); GOMEMLIMIT overrides it.
-func setMemoryLimit(scale float64, g world.Garbage) {
+// setMemoryLimit sets the soft memory limit a run of world w with footprint f needs
+// ([world.Footprint.SoftLimit], the catalog's rows counted from w); GOMEMLIMIT overrides it.
+func setMemoryLimit(w *world.World, f world.Footprint) {
 	if os.Getenv("GOMEMLIMIT") != "" {
 		return
 	}
-	debug.SetMemoryLimit(world.SoftMemoryLimit(scale, g))
+	f.Products = len(w.Catalog().Products)
+	debug.SetMemoryLimit(f.SoftLimit())
+}
+
+// checkWorkers refuses a --workers n the engine cannot start (world.CheckWorkers), in the
+// one wording every verb with --workers uses. The memory check counts the workers too.
+func checkWorkers(verb string, n int) error {
+	if world.CheckWorkers(n) != nil {
+		return usagef(verb, "--workers %d: want 0 (all cores) to %d", n, world.MaxWorkers)
+	}
+	return nil
 }
 
 // playFlags are the flags every verb that plays into a sink shares (batch, live, snapshot):
@@ -78,7 +88,7 @@ func (pf *playFlags) parse(args []string, out io.Writer, check func() error) (pl
 	if err != nil {
 		return play.Plan{}, usage(verb, err)
 	}
-	setMemoryLimit(pf.World.Scale, pf.Garbage)
+	setMemoryLimit(w, world.Footprint{Scale: pf.World.Scale, Garbage: pf.Garbage, Workers: pf.World.Workers})
 	return play.Plan{World: w, From: pf.Days.Day, Days: pf.Days.Days, Garbage: pf.Garbage, Segment: pf.Segment}, nil
 }
 
@@ -93,16 +103,20 @@ func (pf *playFlags) start(ctx context.Context, sio *stdio, kind string) (*play.
 	if err != nil {
 		return nil, "", err
 	}
-	return newPlayer(sio, snk, pf.sink.FlushTimeout, 0), topic, nil
+	p := newPlayer(sio, snk, pf.sink.FlushTimeout, 0)
+	p.Follow = pf.sink.follow.finisher()
+	return p, topic, nil
 }
 
-// sinkFlags are the sink's settings (generator/sink) with the run's outputs: --report and
-// --metrics-addr.
+// sinkFlags are the sink's settings (generator/sink) with the run's outputs: --report,
+// --metrics-addr and --metrics-linger.
 type sinkFlags struct {
 	sink.Settings
-	verb        string
-	report      string
-	metricsAddr string
+	verb          string
+	report        string
+	metricsAddr   string
+	metricsLinger time.Duration
+	follow        *followFlags
 }
 
 func addSinkFlags(fs *pflag.FlagSet) *sinkFlags {
@@ -110,6 +124,8 @@ func addSinkFlags(fs *pflag.FlagSet) *sinkFlags {
 	sf.AddFlags(fs)
 	fs.StringVar(&sf.report, "report", "", "write the final report as JSON to `FILE`")
 	prom.AddFlag(fs, &sf.metricsAddr)
+	sf.follow = addFollowFlags(fs)
+	fs.DurationVar(&sf.metricsLinger, "metrics-linger", 0, "after the run, keep serving --metrics-addr until one scrape has read the final values, for at most `DURATION` (longer than the scrape interval: a run shorter than one still leaves samples); a signal ends the wait")
 	return sf
 }
 
@@ -129,6 +145,15 @@ func (sf *sinkFlags) check(err error) error {
 			return usagef(sf.verb, "--report %s: %v", sf.report, err)
 		}
 	}
+	switch {
+	case sf.metricsLinger < 0:
+		return usagef(sf.verb, "--metrics-linger %v: want a duration ≥ 0", sf.metricsLinger)
+	case sf.metricsLinger > 0 && sf.metricsAddr == "":
+		return usagef(sf.verb, "--metrics-linger needs --metrics-addr: there is nothing to serve")
+	}
+	if err := sf.follow.check(sf.verb, sf.File); err != nil {
+		return err
+	}
 	return usage(sf.verb, prom.CheckAddr(sf.metricsAddr))
 }
 
@@ -146,7 +171,7 @@ func renderWorkers(n int, kafka bool) int {
 // open opens the sink; Kafka checks (or with --create-topics creates) the topics of want.
 // With --metrics-addr the sink's metrics are served on /metrics until it is closed
 // (generator/metrics/prom: clickgen's series, the Kafka client's, the Go runtime's and the
-// process's), the server listening first, so a bad or busy address is a usage error before
+// process's), with --metrics-linger until a scrape of the final values, the server listening first, so a bad or busy address is a usage error before
 // connecting. With --log-format json the Kafka client logs its warnings and errors too.
 // Warnings go to stderr, bad options are usage errors.
 func (sf *sinkFlags) open(ctx context.Context, sio *stdio, want map[string]int32) (sink.Sink, error) {
@@ -158,10 +183,22 @@ func (sf *sinkFlags) open(ctx context.Context, sio *stdio, want map[string]int32
 	if err != nil {
 		return nil, usage(sf.verb, err)
 	}
-	if m != nil {
-		fmt.Fprintf(sio.err, "clickgen: Prometheus metrics on http://%s/metrics\n", m.Addr())
+	fo, err := sf.follow.open(ctx, sf, want)
+	if err != nil {
+		return nil, err
 	}
-	return m.OpenSink(func(opts ...sink.Opt) (sink.Sink, error) {
+	extra = append(extra, fo...)
+	if m != nil {
+		until := ""
+		if sf.metricsLinger > 0 {
+			until = fmt.Sprintf(" (after the run until a scrape has read the final values, at most %v)", sf.metricsLinger)
+		}
+		fmt.Fprintf(sio.err, "clickgen: Prometheus metrics on http://%s/metrics%s\n", m.Addr(), until)
+		m.Linger(ctx, sf.metricsLinger, func() {
+			fmt.Fprintf(sio.err, "clickgen: the run has ended; serving its final metrics until a scrape reads them, at most %v\n", sf.metricsLinger)
+		})
+	}
+	snk, err := m.OpenSink(func(opts ...sink.Opt) (sink.Sink, error) {
 		s, err := sf.Open(ctx, sio.out, want, func(w string) { fmt.Fprintf(sio.err, "clickgen: warning: %s\n", w) }, opts...)
 		var ce *sink.ConfigError
 		if errors.As(err, &ce) {
@@ -169,6 +206,10 @@ func (sf *sinkFlags) open(ctx context.Context, sio *stdio, want map[string]int32
 		}
 		return s, err
 	}, extra...)
+	if err != nil {
+		sf.follow.abort()
+	}
+	return snk, err
 }
 
 // newPlayer starts a session playing into snk, printing on stderr (play.Session).

@@ -63,11 +63,17 @@ func readReport(t *testing.T, path string) report {
 	return r
 }
 
-// TestKafkaRoundTrip plays a day with garbage and its snapshot into kfake: every message
-// arrives once, keyed as the contract says, in the partition murmur2 picks, with the exact
-// bytes the file sink writes, in the file's order within each partition.
+// TestKafkaRoundTrip plays a day with garbage and its snapshot into kfake (roundTrip).
 func TestKafkaRoundTrip(t *testing.T) {
 	_, addr := kfakeCluster(t)
+	roundTrip(t, addr)
+}
+
+// roundTrip plays a day with redeliveries and its snapshot into the topics hits (2
+// partitions) and orders (1) at addr: every message arrives once, keyed as the contract says,
+// in the partition murmur2 picks, with the exact bytes the file sink writes, in the file's
+// order within each partition.
+func roundTrip(t *testing.T, addr string) {
 	dir := t.TempDir()
 	// Redeliveries repeat a clean message with its key; garbage (whose values can repeat under
 	// different keys) is reconciled by the verify tests instead.
@@ -209,7 +215,13 @@ func TestUnreachableBrokerAndMissingTopic(t *testing.T) {
 		t.Errorf("unreachable broker: exit %d after %v, stderr %q; want exit 1 within seconds naming the broker", code, time.Since(start), errs)
 	}
 	_, addr := kfakeCluster(t)
-	_, errs, code = clickgen(t, "batch", "--day", "0", "--limit", "10", "--brokers", addr, "--topic", "clicks")
+	missingTopic(t, addr)
+}
+
+// missingTopic: a topic that does not exist at addr is refused, suggesting --create-topics,
+// which then creates it.
+func missingTopic(t *testing.T, addr string) {
+	_, errs, code := clickgen(t, "batch", "--day", "0", "--limit", "10", "--brokers", addr, "--topic", "clicks")
 	if code != 1 || !strings.Contains(errs, "--create-topics") {
 		t.Errorf("missing topic: exit %d, stderr %q; want exit 1 suggesting --create-topics", code, errs)
 	}

@@ -14,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/clickgen/clickgen/generator/broker/realkafka"
 	"github.com/clickgen/clickgen/schema"
 )
 
@@ -36,13 +37,7 @@ func buildClickgen(t *testing.T) string {
 // (librdkafka, the client ClickHouse's Kafka engine uses). Counts, keys, partitions (murmur2)
 // and values must be what the inventory and the file sink say.
 func TestKcatReadsWhatInventorySays(t *testing.T) {
-	kcat, err := exec.LookPath("kcat")
-	if err != nil {
-		if os.Getenv(requireKcatEnv) == "1" {
-			t.Fatalf("kcat is not installed but %s=1: install it (apt-get install -y kcat)", requireKcatEnv)
-		}
-		t.Skipf("kcat not installed (apt-get install -y kcat); set %s=1 to make this a failure", requireKcatEnv)
-	}
+	kcat := kcatPath(t)
 	bin := buildClickgen(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
@@ -62,6 +57,18 @@ func TestKcatReadsWhatInventorySays(t *testing.T) {
 	addr := strings.Fields(strings.SplitAfter(line, "listening on ")[1])[0]
 	go func() { bufio.NewScanner(stdout).Scan() }()
 
+	kcatReadsWhatInventorySays(t, ctx, bin, kcat, addr)
+
+	broker.Process.Signal(syscall.SIGINT)
+	if err := broker.Wait(); err != nil || !strings.Contains(brokerErr.String(), "broker stopped") {
+		t.Errorf("broker after Ctrl-C: %v, stderr %q; want a clean stop", err, brokerErr.String())
+	}
+}
+
+// kcatReadsWhatInventorySays plays day 0 and its snapshot with the command bin into the empty
+// topics hits (2 partitions) and orders (1) at addr and reads them back with kcat: counts,
+// keys, partitions (murmur2) and values are what the inventory and the file sink say.
+func kcatReadsWhatInventorySays(t *testing.T, ctx context.Context, bin, kcat, addr string) {
 	dir := t.TempDir()
 	play := func(args ...string) {
 		t.Helper()
@@ -113,11 +120,50 @@ func TestKcatReadsWhatInventorySays(t *testing.T) {
 		}
 		t.Logf("%s: %d messages, per partition %v", tc.topic, len(lines), perPart)
 	}
+}
 
-	broker.Process.Signal(syscall.SIGINT)
-	if err := broker.Wait(); err != nil || !strings.Contains(brokerErr.String(), "broker stopped") {
-		t.Errorf("broker after Ctrl-C: %v, stderr %q; want a clean stop", err, brokerErr.String())
+// kcatPath finds kcat, or skips the test saying what to install; with CLICKGEN_REQUIRE_KCAT=1
+// or CLICKGEN_REQUIRE_KAFKA=1 (whose tier reads with kcat too) it fails instead.
+func kcatPath(t *testing.T) string {
+	t.Helper()
+	kcat, err := exec.LookPath("kcat")
+	if err != nil {
+		for _, env := range []string{requireKcatEnv, realkafka.RequireEnv} {
+			if os.Getenv(env) == "1" {
+				t.Fatalf("kcat is not installed but %s=1: install it (apt-get install -y kcat)", env)
+			}
+		}
+		t.Skipf("kcat not installed (apt-get install -y kcat); set %s=1 to make this a failure", requireKcatEnv)
 	}
+	return kcat
+}
+
+// kcatRecord is one message of a topic as kcat (librdkafka) reads it.
+type kcatRecord struct {
+	partition int32
+	offset    int64
+	key       string
+}
+
+// kcatRead reads topic at addr from the start of every partition to its end with kcat:
+// partition, offset and key of every message (values are not printed, so any bytes do).
+func kcatRead(t *testing.T, ctx context.Context, addr, topic string) []kcatRecord {
+	t.Helper()
+	out, err := exec.CommandContext(ctx, kcatPath(t), "-C", "-b", addr, "-t", topic, "-e", "-q", "-f", "%p\t%o\t%k\n").Output()
+	if err != nil {
+		t.Fatalf("kcat %s: %v", topic, err)
+	}
+	var recs []kcatRecord
+	for l := range strings.SplitSeq(strings.TrimSuffix(string(out), "\n"), "\n") {
+		if l == "" {
+			continue
+		}
+		f := strings.SplitN(l, "\t", 3)
+		p, _ := strconv.Atoi(f[0])
+		o, _ := strconv.ParseInt(f[1], 10, 64)
+		recs = append(recs, kcatRecord{partition: int32(p), offset: o, key: f[2]})
+	}
+	return recs
 }
 
 // keyField is how the key appears inside its message.

@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/signal"
 	"syscall"
+	"time"
 
 	"github.com/clickgen/clickgen/generator/metrics"
 )
@@ -30,13 +31,15 @@ func main() {
 	// Ctrl-C did nothing.)
 	sigs := make(chan os.Signal, 2)
 	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
-	go func() {
-		<-sigs
-		cancel() // the first signal: stop sending, flush, report
-		<-sigs
+	go onSignals(sigs, cancel, time.Now, func() {
 		fmt.Fprintln(os.Stderr, "clickgen: second signal: exiting at once, without flushing or a report")
 		os.Exit(130)
-	}()
+	})
+	// A closed stdout (batch --file - | head -1) is a write error like any other: EPIPE, exit
+	// 1, the summary on stderr and the report written. Without a handler, Go dies of SIGPIPE
+	// on a write to fd 1 or 2 (exit 141, no summary, no report); with one, every write to a
+	// broken pipe returns EPIPE (os/signal, "SIGPIPE").
+	signal.Notify(make(chan os.Signal, 1), syscall.SIGPIPE)
 	stopProfile, err := metrics.ProfileCPU(os.Getenv("CLICKGEN_CPUPROFILE"))
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "clickgen: CLICKGEN_CPUPROFILE:", err)
@@ -46,4 +49,26 @@ func main() {
 	signal.Stop(sigs)
 	cancel()
 	os.Exit(code)
+}
+
+// signalGap is how long after the first signal a second one must come to be a second
+// request. GNU timeout signals the child and then its process group, and a terminal's Ctrl-C
+// reaches every process of the foreground group: one request to stop can arrive as two
+// signals a moment apart, and taking the second for "exit at once" lost the flush and the
+// report (issue 24). A person pressing Ctrl-C twice is slower than this.
+const signalGap = 500 * time.Millisecond
+
+// onSignals handles the signals on sigs: the first calls stop (stop sending, flush, report);
+// one that arrives signalGap or more after it calls exitNow; those in between are the same
+// request as the first and are dropped.
+func onSignals(sigs <-chan os.Signal, stop func(), now func() time.Time, exitNow func()) {
+	<-sigs
+	first := now()
+	stop()
+	for range sigs {
+		if now().Sub(first) >= signalGap {
+			exitNow()
+			return
+		}
+	}
 }

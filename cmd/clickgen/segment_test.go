@@ -135,6 +135,11 @@ func dropHashLines(s string) string {
 // the whole run.
 func TestVerifySegment(t *testing.T) {
 	_, addr := kfakeCluster(t)
+	verifySegment(t, addr)
+}
+
+// verifySegment is TestVerifySegment on empty topics hits and orders at addr.
+func verifySegment(t *testing.T, addr string) {
 	run := concatArgs([]string{"--day", "1", "--days", "1"}, smallWorld, allGarbage, []string{"--segment", "1/2"})
 	for _, verb := range []struct{ name, topic string }{{"batch", "hits"}, {"snapshot", "orders"}} {
 		if _, errs, code := clickgen(t, concatArgs([]string{verb.name}, run, []string{"--brokers", addr, "--topic", verb.topic})...); code != 0 {

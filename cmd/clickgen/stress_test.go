@@ -108,6 +108,11 @@ func TestStressDurationExact(t *testing.T) {
 // skips the read-back.
 func TestStressIntoBrokers(t *testing.T) {
 	_, addr := kfakeCluster(t)
+	stressIntoBrokers(t, addr)
+}
+
+// stressIntoBrokers is TestStressIntoBrokers on an empty topic hits at addr.
+func stressIntoBrokers(t *testing.T, addr string) {
 	out, errs, code := clickgen(t, "run", "stress", "--brokers", addr, "--rate", "100000/s", "--messages", "3000", "--max-rate", "200000/s")
 	if code != 0 || out != "" {
 		t.Fatalf("run stress --brokers: exit %d, stdout %q, stderr:\n%s", code, out, errs)

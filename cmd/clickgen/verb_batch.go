@@ -22,9 +22,10 @@ call writes the same bytes, and 'clickgen inventory' with the same flags says wh
 		if err := profiles.SetFromEnv(fs, os.LookupEnv, "limit", "GENERATOR_LIMIT"); err != nil {
 			return usage("batch", err)
 		}
-		if *workers < 0 {
-			return usagef("batch", "--workers %d: want 0 (all cores) or more", *workers)
+		if err := checkWorkers("batch", *workers); err != nil {
+			return err
 		}
+		pf.World.Workers = renderWorkers(*workers, false)
 		if *limit < 0 {
 			return usagef("batch", "--limit %d: want 0 (no limit) or more", *limit)
 		}

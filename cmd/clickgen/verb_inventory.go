@@ -37,7 +37,13 @@ and redeliveries they add, and what the stand's raw, ODS and error tables must t
 		}
 		return printInventory(sio, inv)
 	}
-	plan, err := pf.parse(args, sio.out, nil)
+	plan, err := pf.parse(args, sio.out, func() error {
+		if err := checkWorkers("inventory", *workers); err != nil {
+			return err
+		}
+		pf.World.Workers = renderWorkers(*workers, false)
+		return nil
+	})
 	if err != nil {
 		return err
 	}

@@ -22,7 +22,7 @@ same day; only the timing differs.`)
 	speed := fs.Float64("speed", pace.DefaultSpeed, "model seconds per real second (env GENERATOR_SPEED)")
 	var maxRate pace.Rate
 	profiles.AddMaxRateFlag(fs, &maxRate, "a ceiling on top of the model-time schedule, e.g. 500/s")
-	every := fs.Duration("progress-every", time.Minute, "how often to print a progress line")
+	every := fs.Duration("progress-every", time.Minute, "how often to print a progress line (at least 100ms)")
 	var schedule pace.Schedule
 	var opts []pace.Opt
 	plan, err := pf.parse(args, sio.out, func() error {
@@ -33,8 +33,8 @@ same day; only the timing differs.`)
 		if schedule, err = pace.Replay(*speed); err != nil {
 			return usagef("live", "--speed: %v", err)
 		}
-		if *every <= 0 {
-			return usagef("live", "--progress-every must be positive")
+		if *every < play.MinProgressEvery {
+			return usagef("live", "--progress-every %v: want at least %v", *every, play.MinProgressEvery)
 		}
 		return nil
 	})

@@ -15,6 +15,7 @@ import (
 	"github.com/clickgen/clickgen/generator/pace"
 	"github.com/clickgen/clickgen/generator/play"
 	"github.com/clickgen/clickgen/generator/sink"
+	"github.com/clickgen/clickgen/generator/world"
 	"github.com/clickgen/clickgen/profiles"
 )
 
@@ -68,11 +69,11 @@ func runRun(ctx context.Context, sio *stdio, args []string) error {
 	if err := checkRunSink(sf, rf.Workers); err != nil {
 		return err
 	}
-	w, err := p.NewWorld(rf.World.MaxMemory)
+	w, err := p.NewWorld(rf.World.MaxMemory, renderWorkers(rf.Workers, true))
 	if err != nil {
 		return usage("run", err)
 	}
-	setMemoryLimit(p.World.Scale, p.Garbage)
+	setMemoryLimit(w, world.Footprint{Scale: p.World.Scale, Garbage: p.Garbage, Workers: renderWorkers(rf.Workers, true)})
 	every := rf.Interval
 	if p.Pacing.Mode == profiles.PaceReplay && !fs.Changed("interval") {
 		every = time.Minute
@@ -102,6 +103,7 @@ func runRun(ctx context.Context, sio *stdio, args []string) error {
 	if plan.Pacing.ByCount {
 		pl = play.NewRateSession(sio.err, snk, sf.FlushTimeout, plan, rf.Interval, p.Pacing.MaxRate)
 	}
+	pl.Follow = sf.follow.finisher()
 	out, runErr := playOn(ctx, pl, plan)
 	if err := pl.Finish(runErr, sf.report); err != nil {
 		return err
@@ -113,8 +115,8 @@ func runRun(ctx context.Context, sio *stdio, args []string) error {
 // hits and orders), TLS and SASL only with --brokers, and the settings' own checks.
 func checkRunSink(sf *sinkFlags, workers int) error {
 	switch {
-	case workers < 0:
-		return usagef("run", "--workers %d: want 0 (all cores) or more", workers)
+	case checkWorkers("run", workers) != nil:
+		return checkWorkers("run", workers)
 	case sf.File != "":
 		return usagef("run", "--file: run plays into Kafka (or its embedded broker); use batch or snapshot for files")
 	case sf.Topic != "":

@@ -73,6 +73,11 @@ func TestRunGarbageProfile(t *testing.T) {
 // expected counts, and the expectation is checked against what was acknowledged.
 func TestRunIntoBrokers(t *testing.T) {
 	_, addr := kfakeCluster(t)
+	runIntoBrokers(t, addr)
+}
+
+// runIntoBrokers is TestRunIntoBrokers on empty topics hits and orders at addr.
+func runIntoBrokers(t *testing.T, addr string) {
 	out, errs, code := clickgen(t, "run", "smoke", "--brokers", addr)
 	if code != 0 {
 		t.Fatalf("run smoke --brokers: exit %d: %s", code, errs)
@@ -173,7 +178,7 @@ func TestRunInterrupted(t *testing.T) {
 	var out, errb lockedBuffer
 	done := make(chan error)
 	go func() {
-		done <- run(ctx, []string{"run", "stress", "--rate", "2000/s", "--duration", "30s", "--interval", "50ms", "--report", rep}, &out, &errb)
+		done <- run(ctx, []string{"run", "stress", "--rate", "2000/s", "--duration", "30s", "--interval", "100ms", "--report", rep}, &out, &errb)
 	}()
 	// Ctrl-C once messages are acknowledged.
 	acked := regexp.MustCompile(`[1-9]\d* total\)`)

@@ -20,7 +20,7 @@ import (
 // sending.
 func addReadFlags(fs *pflag.FlagSet) *sinkFlags {
 	sf := addSinkFlags(fs)
-	for _, name := range sink.SendOnlyFlags {
+	for _, name := range append(sink.SendOnlyFlags, "metrics-linger") {
 		fs.MarkHidden(name)
 	}
 	return sf
@@ -111,6 +111,10 @@ func (v *verifyRun) parse(fs *pflag.FlagSet, args []string, sio *stdio) error {
 	if err := v.Validate(); err != nil {
 		return usage("verify", err)
 	}
+	if err := checkWorkers("verify", v.Workers); err != nil {
+		return err
+	}
+	v.wf.Workers = renderWorkers(v.Workers, false)
 	if err := v.sf.check(v.sf.ResolveRead(os.Getenv, "verify", v.HitsTopic)); err != nil {
 		return err
 	}

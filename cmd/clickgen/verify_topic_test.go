@@ -16,7 +16,12 @@ func TestVerifyMissingTopicThatGetsNothing(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer c.Close()
-	addr := strings.Join(c.ListenAddrs(), ",")
+	verifyMissingTopicThatGetsNothing(t, strings.Join(c.ListenAddrs(), ","))
+}
+
+// verifyMissingTopicThatGetsNothing is TestVerifyMissingTopicThatGetsNothing at addr, which
+// holds an empty topic hits and no topic orders.
+func verifyMissingTopicThatGetsNothing(t *testing.T, addr string) {
 	if _, errs, code := clickgen(t, concatArgs([]string{"batch", "--day", "0", "--brokers", addr, "--topic", "hits"}, smallWorld)...); code != 0 {
 		t.Fatalf("batch: exit %d: %s", code, errs)
 	}

@@ -19,11 +19,14 @@ import (
 	"time"
 
 	"github.com/clickgen/clickgen/generator/broker"
+	"github.com/clickgen/clickgen/generator/broker/realkafka"
 	"github.com/clickgen/clickgen/generator/intake"
 	"github.com/clickgen/clickgen/generator/intake/internal/chdb"
 	"github.com/clickgen/clickgen/generator/sink"
 	"github.com/clickgen/clickgen/generator/world"
 	"github.com/clickgen/clickgen/schema"
+	"github.com/twmb/franz-go/pkg/kadm"
+	"github.com/twmb/franz-go/pkg/kgo"
 )
 
 // The engine tier with clickgen's own output: a garbage-heavy run of the canonical world,
@@ -549,19 +552,85 @@ func TestEngineWorldFile(t *testing.T) {
 // direct SELECT and parsed. The tables hold exactly the inventory's counts.
 func TestEngineWorldKafka(t *testing.T) {
 	s := intake.OpenEngine(t)
-	w, inv := fillRun(t)
 	broker, err := broker.StartBroker("127.0.0.1:0") // hits with 2 partitions, orders with 1
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer broker.Close()
-	brokers := strings.Join(broker.Addrs(), ",")
+	worldThroughKafka(t, s, broker.Addrs(), "w")
+}
+
+// TestEngineWorldRealKafka is TestEngineWorldKafka against real Apache Kafka 4.3.1, one node
+// configured as the stand's (generator/broker/realkafka), with hits created with 2 partitions
+// and orders with 1 as the stand's DAG creates them: librdkafka inside ClickHouse consumes
+// clickgen's output from the real broker, in the stand's consumer groups, and the tables hold
+// exactly the inventory's counts. Skipped without Java and the jars unless
+// CLICKGEN_REQUIRE_KAFKA=1, and without libchdb unless CLICKGEN_REQUIRE_CHDB=1.
+func TestEngineWorldRealKafka(t *testing.T) {
+	s := intake.OpenEngine(t)
+	c := realkafka.Start(t, 1)
+	cl, err := kgo.NewClient(kgo.SeedBrokers(c.Addrs()...))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	for topic, parts := range sink.DefaultTopics() {
+		if _, err := kadm.NewClient(cl).CreateTopic(ctx, parts, -1, nil, topic); err != nil {
+			t.Fatalf("create topic %s: %v", topic, err)
+		}
+	}
+	defer cl.Close()
+	worldThroughKafka(t, s, c.Addrs(), "r")
+
+	// The engine consumed in the stand's groups and committed there all it read: the groups'
+	// offsets are the topics' ends (a later run of the stand's DAG starts after them).
+	adm := kadm.NewClient(cl)
+	for group, topic := range map[string]string{"clickstream_hits": "hits", "clickstream_orders": "orders"} {
+		ends, err := adm.ListEndOffsets(ctx, topic)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := map[int32]int64{}
+		ends.Each(func(o kadm.ListedOffset) { want[o.Partition] = o.Offset })
+		var got map[int32]int64
+		for {
+			committed, err := adm.FetchOffsets(ctx, group)
+			if err != nil {
+				t.Fatalf("offsets of group %s: %v", group, err)
+			}
+			got = map[int32]int64{}
+			committed.Each(func(o kadm.OffsetResponse) {
+				if o.Topic == topic {
+					got[o.Partition] = o.At
+				}
+			})
+			if maps.Equal(got, want) || ctx.Err() != nil {
+				break
+			}
+			time.Sleep(100 * time.Millisecond)
+		}
+		if !maps.Equal(got, want) {
+			t.Errorf("group %s committed %v on %s, want its end offsets %v", group, got, topic, want)
+		} else {
+			t.Logf("group %s committed %s's end offsets %v", group, topic, got)
+		}
+	}
+}
+
+// worldThroughKafka is TestEngineWorldKafka on the brokers at addrs, whose topics hits (2
+// partitions) and orders (1) must be empty; the engine's databases are named after prefix.
+// The stand's consumer groups are used: clickstream_hits for the hits' Kafka table,
+// clickstream_orders for the direct SELECTs of orders (kafka_commit_on_select).
+func worldThroughKafka(t *testing.T, s *chdb.Session, addrs []string, prefix string) {
+	w, inv := fillRun(t)
+	brokers := strings.Join(addrs, ",")
 
 	produce := func(t *testing.T, topic string, msgs []message) {
 		t.Helper()
 		start := time.Now()
 		// The options of the CLI's --brokers with its defaults (cmd/clickgen kafkaOpts).
-		k, err := sink.NewKafka(sink.SeedBrokers(broker.Addrs()...), sink.BatchCompression(sink.CompressionLZ4),
+		k, err := sink.NewKafka(sink.SeedBrokers(addrs...), sink.BatchCompression(sink.CompressionLZ4),
 			sink.Linger(10*time.Millisecond), sink.ConnectTimeout(10*time.Second))
 		if err != nil {
 			t.Fatal(err)
@@ -586,9 +655,9 @@ func TestEngineWorldKafka(t *testing.T) {
 		}
 		produce(t, "hits", msgs)
 
-		p := intake.HitsPipeline{Brokers: brokers, STG: "wk_stg", ODS: "wk_ods", Flush: 200 * time.Millisecond}
+		p := intake.HitsPipeline{Brokers: brokers, STG: prefix + "k_stg", ODS: prefix + "k_ods", Flush: 200 * time.Millisecond}
 		// The engine lives as long as the test binary: start from empty tables under -count=N.
-		if err := s.Exec("DROP DATABASE IF EXISTS wk_stg SYNC", "DROP DATABASE IF EXISTS wk_ods SYNC"); err != nil {
+		if err := s.Exec("DROP DATABASE IF EXISTS "+p.STG+" SYNC", "DROP DATABASE IF EXISTS "+p.ODS+" SYNC"); err != nil {
 			t.Fatal(err)
 		}
 		ddl, err := p.DDL()
@@ -601,7 +670,7 @@ func TestEngineWorldKafka(t *testing.T) {
 		}
 		defer func() {
 			// Detach the consumer before the broker goes away.
-			if err := s.Exec("DROP TABLE IF EXISTS wk_stg.hits_raw_mv SYNC", "DROP TABLE IF EXISTS wk_stg.hits_raw_kafka SYNC"); err != nil {
+			if err := s.Exec("DROP TABLE IF EXISTS "+p.STG+".hits_raw_mv SYNC", "DROP TABLE IF EXISTS "+p.STG+".hits_raw_kafka SYNC"); err != nil {
 				t.Errorf("cleanup: %v", err)
 			}
 		}()
@@ -704,8 +773,8 @@ func TestEngineWorldKafka(t *testing.T) {
 		exp := inv.Expect.Orders
 		produce(t, "orders", msgs)
 
-		p := intake.OrdersPull{Brokers: brokers, STG: "wo_stg", ODS: "wo_ods"}
-		if err := s.Exec("DROP DATABASE IF EXISTS wo_stg SYNC", "DROP DATABASE IF EXISTS wo_ods SYNC"); err != nil {
+		p := intake.OrdersPull{Brokers: brokers, STG: prefix + "o_stg", ODS: prefix + "o_ods"}
+		if err := s.Exec("DROP DATABASE IF EXISTS "+p.STG+" SYNC", "DROP DATABASE IF EXISTS "+p.ODS+" SYNC"); err != nil {
 			t.Fatal(err)
 		}
 		ddl, err := p.DDL()
@@ -716,7 +785,7 @@ func TestEngineWorldKafka(t *testing.T) {
 			t.Fatal(err)
 		}
 		defer func() {
-			if err := s.Exec("DROP TABLE IF EXISTS wo_stg.orders_raw_kafka SYNC"); err != nil {
+			if err := s.Exec("DROP TABLE IF EXISTS " + p.STG + ".orders_raw_kafka SYNC"); err != nil {
 				t.Errorf("cleanup: %v", err)
 			}
 		}()

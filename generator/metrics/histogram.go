@@ -69,6 +69,22 @@ func (h *Histogram) Record(d time.Duration) {
 	h.max = max(h.max, d)
 }
 
+// RecordN adds n values d at once (a run of messages that share a latency); n <= 0 adds none.
+func (h *Histogram) RecordN(d time.Duration, n int64) {
+	if n <= 0 {
+		return
+	}
+	d = max(d, 0)
+	if h.counts == nil {
+		h.counts = make([]uint64, numBuckets)
+	}
+	us := uint64(d / time.Microsecond)
+	h.counts[bucketOf(us)] += uint64(n)
+	h.n += uint64(n)
+	h.sumUS += us * uint64(n)
+	h.max = max(h.max, d)
+}
+
 // Merge adds every value counted in o to h.
 func (h *Histogram) Merge(o Histogram) {
 	if o.n == 0 {

@@ -30,12 +30,17 @@ const DefaultSpeed = 60
 // Replay returns the schedule of model-time replay: a message whose model time is m past the
 // first message's is due at m/speed, rounded to the nanosecond, whatever its number. speed is
 // model seconds per real second (60 by default in live mode, 3600 plays a model hour in a
-// second) and must be positive and finite. Model times should not decrease; a message whose
-// model time is earlier than the first message's is due at once. The schedule ends (ok is
-// false) only where m/speed no longer fits a time.Duration, about 292 years.
+// second) and must be positive and finite, and at least [MinSpeed], so that a model day's
+// schedule fits a time.Duration ([CheckReplay] checks longer spans). Model times should not
+// decrease; a message whose model time is earlier than the first message's is due at once.
+// The schedule ends (ok is false) only where m/speed no longer fits a time.Duration, about
+// 292 years.
 func Replay(speed float64) (Schedule, error) {
 	if !(speed > 0) || math.IsInf(speed, 0) {
 		return nil, fmt.Errorf("replay speed %v must be positive and finite", speed)
+	}
+	if err := CheckReplay(speed, 24*time.Hour); err != nil {
+		return nil, err
 	}
 	return func(_ uint64, model time.Duration) (time.Duration, bool) {
 		if model <= 0 {
@@ -43,6 +48,22 @@ func Replay(speed float64) (Schedule, error) {
 		}
 		return fromNanos(float64(model) / speed)
 	}, nil
+}
+
+// MinSpeed is the slowest replay speed [Replay] accepts: at it, a model day takes the longest
+// time.Duration, about 292 years. At --speed 1e-9 the schedule ended after the first message
+// and the run exited 0 as if its duration had run out.
+const MinSpeed = float64(24*time.Hour) / maxDurationF
+
+// CheckReplay reports whether replaying model time span at speed fits a time.Duration: a
+// schedule that does not would end in the middle of the run.
+func CheckReplay(speed float64, span time.Duration) error {
+	if real := float64(span) / speed; !(real < maxDurationF) {
+		years := real / float64(365.25*24*time.Hour)
+		return fmt.Errorf("replay speed %v: %v of model time would take %.3g years, more than a time.Duration holds (292 years); want a speed of at least %.2g",
+			speed, span, years, float64(span)/maxDurationF)
+	}
+	return nil
 }
 
 // ErrEnd is returned by [Runner.Wait] when the schedule has ended: the message it was asked

@@ -22,7 +22,8 @@
 //     the snapshot of day X−1. They are not sent when a stop condition cut the hits short.
 //   - Stop conditions end a run cleanly, with [Result.Stopped] saying which: a message
 //     limit ([Stop.Messages]), a wall-clock duration ([Stop.Duration]), or a rate schedule
-//     that ends ([StopSchedule]). A cancelled ctx is not a stop condition: Run returns the
+//     that ends ([StopSchedule]); an endless plan also stops after the last model day
+//     ([StopLastDay]). A cancelled ctx is not a stop condition: Run returns the
 //     context's error and the caller decides how to flush and report.
 //   - Latency is measured by the sink from each message's intended send time ([sink.Message.Due],
 //     set from the pacer), so a sender that falls behind shows in the percentiles.

@@ -1,5 +1,7 @@
 package play
 
+import "io"
+
 // ExtraObserver is an [Observer] that also hears each malformed message and re-send the run
 // hands to the sink: topic, and the garbage class (world.Garbage*), "" for a re-send of a
 // clean message. Run calls ExtraSent, when its observer has it, on the goroutine that called
@@ -47,4 +49,10 @@ func (m multiObserver) ExtraSent(topic, class string) {
 			x.ExtraSent(topic, class)
 		}
 	}
+}
+
+// Finisher is what a [Session] tells at the end of a run (a follower of consumer groups):
+// Finish may wait, prints on w, and returns its part of the report.
+type Finisher interface {
+	Finish(w io.Writer, interrupted bool) (any, error)
 }

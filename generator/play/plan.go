@@ -19,7 +19,7 @@ type Plan struct {
 	World *world.World // the world to play; required
 	From  int          // the first run day
 	// Days is the number of run days [From, From+Days); 0 plays on until a stop condition
-	// (a run without one is endless).
+	// (a run without one is endless) or the last model day ([StopLastDay]).
 	Days int
 	// Hits is the topic the days' hits go to; "" sends no hits.
 	Hits string
@@ -29,7 +29,8 @@ type Plan struct {
 	Garbage world.Garbage
 	Pacing  Pacing
 	Stop    Stop
-	// Workers render batches of events in parallel; 0 means GOMAXPROCS. See [Workers].
+	// Workers render batches of events in parallel; 0 means GOMAXPROCS. See [Workers]; at
+	// most [world.MaxWorkers].
 	Workers int
 	// Segment plays only the messages that share of the run owns (see [world.Segment]); the
 	// zero value plays the whole run. A rate-paced plan's Runner paces the segment's share:
@@ -81,6 +82,9 @@ const (
 	StopMessages StopReason = "messages" // Stop.Messages was reached
 	StopDuration StopReason = "duration" // Stop.Duration ran out
 	StopSchedule StopReason = "schedule" // the rate schedule ended by itself
+	// StopLastDay: an endless plan played the last model day the wire formats carry
+	// ([world.MaxDay]); it used to go on with UTCEventTime wrapped to 1970.
+	StopLastDay StopReason = "last_day"
 )
 
 // Validate says what is wrong with the plan, if anything.
@@ -104,8 +108,8 @@ func (p *Plan) Validate() error {
 	if err := p.Segment.Validate(); err != nil {
 		errs = append(errs, err)
 	}
-	if p.Workers < 0 {
-		errs = append(errs, fmt.Errorf("workers %d: want 0 (GOMAXPROCS) or more", p.Workers))
+	if err := world.CheckWorkers(p.Workers); err != nil {
+		errs = append(errs, err)
 	}
 	if p.FlushTimeout < 0 {
 		errs = append(errs, errors.New("flush timeout must not be negative"))
@@ -120,7 +124,7 @@ func (p *Plan) Validate() error {
 // stdout, all but one when a Kafka client needs a core of its own for record encoding and
 // compression (rendering on every core made the Kafka path ~10 % slower).
 func Workers(kafka bool) int {
-	n := runtime.GOMAXPROCS(0)
+	n := min(runtime.GOMAXPROCS(0), world.MaxWorkers)
 	if kafka {
 		return max(1, n-1)
 	}

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/clickgen/clickgen/generator/sink"
+	"github.com/clickgen/clickgen/generator/world"
 )
 
 // Printer is an [Observer] that prints a run as the command line does, in English, on w
@@ -196,6 +197,8 @@ func (p *Printer) Stopped(reason StopReason, res Result) {
 		p.Logf("stopped at %s after %d hit messages", p.LimitFlag, res.Sent)
 	case reason == StopSchedule:
 		p.Logf("stopped: the rate schedule ended after %d hit messages", res.Sent)
+	case reason == StopLastDay:
+		p.Logf("stopped at the last model day %d (%s), where UTCEventTime ends, after %d hit messages", world.MaxDay, world.DayDate(world.MaxDay), res.Sent)
 	default:
 		p.Logf("stopped at the %s limit after %d hit messages", reason, res.Sent)
 	}

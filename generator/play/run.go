@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"maps"
-	"math"
 	"time"
 
 	"github.com/clickgen/clickgen/generator/pace"
@@ -153,7 +152,8 @@ func (r *runner) units(ctx context.Context) error {
 	}
 	n := plan.Days
 	if n == 0 {
-		n = math.MaxInt32 - plan.From // endless: until a stop condition (hits only, see Validate)
+		// Endless: until a stop condition (hits only, see Validate), or the last model day.
+		n = max(world.MaxDay-plan.From+1, 0)
 	}
 	r.origin = world.DayStartUTC(plan.From)
 	for u, err := range plan.World.Units(ctx, plan.From, n, opt) {
@@ -173,6 +173,9 @@ func (r *runner) units(ctx context.Context) error {
 	}
 	if err := ctx.Err(); err != nil {
 		return err // the units stopped early
+	}
+	if plan.Days == 0 {
+		return r.stop(StopLastDay) // an endless run played the last model day
 	}
 	if plan.Pacing.ByCount && r.res.Sent > 0 {
 		// A rate-paced run does not flush per day; its last day must still be delivered.
@@ -195,6 +198,11 @@ func (r *runner) send(ctx context.Context, cur *UnitResult, key, value []byte, m
 	if pacer := plan.Pacing.Runner; pacer != nil && wait {
 		var err error
 		if r.due, err = pacer.Wait(ctx, model); err != nil {
+			if errors.Is(err, pace.ErrEnd) && !plan.Pacing.ByCount {
+				// A model-time schedule ends only where its due time no longer fits a
+				// time.Duration: the run cannot go on, and it did not end by a condition.
+				return fmt.Errorf("the replay schedule ends at model time %v: its due time no longer fits a time.Duration (pace.CheckReplay)", model)
+			}
 			if errors.Is(err, pace.ErrEnd) {
 				r.ended = r.scheduleEnd(pacer.Snapshot().Sent)
 				return errStop

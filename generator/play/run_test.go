@@ -231,3 +231,18 @@ func TestRunFlushesWithinADay(t *testing.T) {
 		t.Errorf("last line %q: the day is not reported flushed", got)
 	}
 }
+
+// TestReplayScheduleEndIsAnError is issue 24 item 6 in the engine: a model-time schedule that
+// ends (its due time no longer fits a time.Duration) is a failure of the run, not a clean
+// stop at the duration limit.
+func TestReplayScheduleEndIsAnError(t *testing.T) {
+	runner, err := pace.NewRunner(func(n uint64, _ time.Duration) (time.Duration, bool) { return 0, n < 3 })
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := play.Run(context.Background(), play.Plan{World: smallWorld(t), From: 0, Days: 1, Hits: "hits",
+		Pacing: play.Pacing{Runner: runner}}, discard(t), nil)
+	if err == nil || !strings.Contains(err.Error(), "the replay schedule ends at model time") || res.Stopped != "" {
+		t.Errorf("Run with a replay schedule that ends: %+v, %v; want an error, no stop reason", res, err)
+	}
+}

@@ -287,6 +287,7 @@ func Expect(ctx context.Context, w *world.World, from, n int, g world.Garbage, o
 	if b.workers <= 0 {
 		b.workers = runtime.GOMAXPROCS(0)
 	}
+	b.workers = min(b.workers, world.MaxWorkers)
 	for range b.workers {
 		b.work = append(b.work, &dayWork{h: newHasher()})
 	}

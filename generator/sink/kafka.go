@@ -70,7 +70,9 @@ type pending struct {
 	tc  *topicCounters
 	due time.Time
 	tag uint32
-	r   kgo.Record
+	// intended says due is the message's own Due, not the time Send handed it on.
+	intended bool
+	r        kgo.Record
 }
 
 // done is the record's promise. kgo calls promises serially from one
@@ -82,6 +84,9 @@ func (p *pending) done(r *kgo.Record, err error) {
 		p.k.rec.fail(p.tc, p.tag, err)
 	} else {
 		p.k.rec.ack(p.tc, r.Partition, len(r.Value), time.Since(p.due))
+		if f := p.k.cfg.onAck; f != nil {
+			f(Ack{Topic: r.Topic, Partition: r.Partition, Offset: r.Offset, Due: p.due, Intended: p.intended})
+		}
 	}
 	// Released last, so a Flush that sees the budget drained also sees
 	// this record's counters.
@@ -113,7 +118,7 @@ func (k *Kafka) Send(ctx context.Context, m Message) error {
 		}
 	}
 	now := time.Now()
-	p := &pending{k: k, tc: k.rec.topic(m.Topic), due: m.Due, tag: m.Tag}
+	p := &pending{k: k, tc: k.rec.topic(m.Topic), due: m.Due, tag: m.Tag, intended: !m.Due.IsZero()}
 	if p.due.IsZero() {
 		p.due = now
 	}
@@ -197,6 +202,17 @@ func (k *Kafka) CheckConnect(ctx context.Context) error {
 	ctx, cancel := context.WithTimeout(ctx, k.cfg.connectTimeout)
 	defer cancel()
 	if err := k.cl.Ping(ctx); err != nil {
+		if s := k.cfg.sasl; s != nil && (errors.Is(err, io.EOF) || errors.Is(err, kerr.IllegalSaslState)) && k.answersWithoutSASL(ctx) {
+			// The broker hung up on the handshake (kfake) or refused it (Kafka's PLAINTEXT
+			// listener: ILLEGAL_SASL_STATE), and answers a client without SASL: the port has
+			// no SASL listener, and the password was never checked.
+			what := "refused the SASL handshake"
+			if errors.Is(err, io.EOF) {
+				what = "closed the connection during the SASL handshake"
+			}
+			return fmt.Errorf("sink: Kafka at %s %s (mechanism %s, user %q) and answers without SASL: it has no SASL listener on this port (drop --sasl-mechanism, or give the SASL listener's port): %w",
+				k.brokerList(), what, s.mech, s.user, err)
+		}
 		if s := k.cfg.sasl; s != nil && (errors.Is(err, kerr.SaslAuthenticationFailed) || errors.Is(err, io.EOF) ||
 			errors.Is(err, kerr.UnsupportedSaslMechanism) || errors.Is(err, kerr.IllegalSaslState)) {
 			// The broker answered and then refused or hung up on the authentication
@@ -213,14 +229,30 @@ func (k *Kafka) CheckConnect(ctx context.Context) error {
 	return nil
 }
 
+// answersWithoutSASL reports whether the brokers answer a client with the same settings but
+// no SASL within ctx: after a SASL handshake that ended in EOF, that tells a port without a
+// SASL listener from credentials the broker refused (Kafka hangs up after either).
+func (k *Kafka) answersWithoutSASL(ctx context.Context) bool {
+	c := k.cfg
+	c.sasl = nil
+	cl, err := kgo.NewClient(c.connOpts()...)
+	if err != nil {
+		return false
+	}
+	defer cl.Close()
+	return cl.Ping(ctx) == nil
+}
+
 // EnsureTopics checks that every topic of want exists, want mapping a topic
 // to its partition count (see [DefaultTopics]). A missing topic is an error
 // suggesting --create-topics, unless create is true: then it is created with
-// the wanted partitions and the configured [ReplicationFactor]. A topic that
-// exists with a different partition count is not an error (messages still go
-// somewhere), but keys then land on other partitions than the stand expects:
-// each such topic gives one line in the returned warnings. Each request is
-// bounded by the connect timeout.
+// the wanted partitions and the configured [ReplicationFactor] (by default the
+// brokers' own). A topic that exists with a different partition count is left
+// as it is and is not an error (every message is still delivered, and a stress
+// cluster may want more partitions), but keys then land on other partitions
+// than the stand expects: each such topic gives one line in the returned
+// warnings, naming the partition count verify must then be told. Each request
+// is bounded by the connect timeout.
 func (k *Kafka) EnsureTopics(ctx context.Context, create bool, want map[string]int32) (warnings []string, err error) {
 	names := slices.Sorted(maps.Keys(want))
 	if len(names) == 0 {
@@ -258,8 +290,10 @@ func (k *Kafka) EnsureTopics(ctx context.Context, create bool, want map[string]i
 		case err != nil:
 			return nil, fmt.Errorf("sink: topic %s on %s: %w", t, k.brokerList(), err)
 		case int32(len(d.Partitions)) != want[t]:
-			warnings = append(warnings, fmt.Sprintf("topic %s has %d partitions, want %d: keys are placed on other partitions than the stand expects",
-				t, len(d.Partitions), want[t]))
+			n := len(d.Partitions)
+			warnings = append(warnings, fmt.Sprintf("topic %s has %d partitions, want %d: keys are placed by murmur2 over %d partitions, not the %d the stand expects "+
+				"(an existing topic is left as it is, with --create-topics too); clickgen verify checks it with --hits-partitions %d (--orders-partitions %d for orders)",
+				t, n, want[t], n, want[t], n, n))
 		}
 	}
 	if len(missing) == 0 {

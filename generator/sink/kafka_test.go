@@ -631,3 +631,48 @@ func TestDial(t *testing.T) {
 		t.Errorf("Dial without brokers = %v, want a ConfigError", err)
 	}
 }
+
+// TestEnsureTopicsReplicationFactor: topics created without a ReplicationFactor ask for the
+// brokers' default (-1), not 1: on a replicated cluster --create-topics used to create hits
+// with a single replica (found on a real three-node Kafka 4.3.1). An explicit factor is sent
+// as given, and a broker's refusal names it.
+func TestEnsureTopicsReplicationFactor(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		opts []Opt
+		want int16
+		err  string
+	}{
+		{"default", nil, -1, ""},
+		{"explicit", []Opt{ReplicationFactor(2)}, 2, "replication factor 2"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			c, err := kfake.NewCluster(kfake.NumBrokers(1))
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer c.Close()
+			var mu sync.Mutex
+			var asked []int16
+			c.ControlKey(int16(kmsg.CreateTopics), func(kreq kmsg.Request) (kmsg.Response, error, bool) {
+				c.KeepControl()
+				mu.Lock()
+				defer mu.Unlock()
+				for _, rt := range kreq.(*kmsg.CreateTopicsRequest).Topics {
+					asked = append(asked, rt.ReplicationFactor)
+				}
+				return nil, nil, false
+			})
+			k := newKafka(t, c.ListenAddrs(), append(tc.opts, ConnectTimeout(5*time.Second))...)
+			_, err = k.EnsureTopics(context.Background(), true, map[string]int32{"hits": 2})
+			if (tc.err == "") != (err == nil) || (err != nil && !strings.Contains(err.Error(), tc.err)) {
+				t.Fatalf("EnsureTopics = %v, want error %q", err, tc.err)
+			}
+			mu.Lock()
+			defer mu.Unlock()
+			if len(asked) == 0 || asked[0] != tc.want {
+				t.Errorf("CreateTopics asked for replication factors %v, want %d", asked, tc.want)
+			}
+		})
+	}
+}

@@ -159,6 +159,7 @@ type cfg struct {
 	sasl               *saslCfg
 	logger             *slog.Logger
 	hooks              []kgo.Hook
+	onAck              func(Ack)
 
 	tlsCfg *tls.Config // built by validate from tls
 }
@@ -173,7 +174,7 @@ func defaultCfg() cfg {
 		deliveryTimeout:    2 * time.Minute,
 		retries:            -1,
 		connectTimeout:     10 * time.Second,
-		replicationFactor:  1,
+		replicationFactor:  -1,
 	}
 }
 
@@ -231,8 +232,9 @@ func Retries(n int) Opt { return opt(func(c *cfg) { c.retries = n }) }
 func ConnectTimeout(d time.Duration) Opt { return opt(func(c *cfg) { c.connectTimeout = d }) }
 
 // ReplicationFactor sets the replication factor of topics created by
-// [Kafka.EnsureTopics], overriding the default of 1 (the stand's layout); -1
-// uses the broker's default.replication.factor (Kafka 2.4+).
+// [Kafka.EnsureTopics], overriding the default of -1: the brokers'
+// default.replication.factor (Kafka 2.4+), which is 1 on the stand's single
+// node and whatever a replicated cluster's operator chose elsewhere.
 func ReplicationFactor(n int16) Opt { return opt(func(c *cfg) { c.replicationFactor = n }) }
 
 // TLS enables TLS to the brokers as t says, overriding the default of
@@ -255,6 +257,23 @@ func Logger(l *slog.Logger) Opt { return opt(func(c *cfg) { c.logger = l }) }
 // builds the client. Readers built from [ClientOpts] do not get them, so one registry never
 // sees two clients.
 func Hooks(hooks ...kgo.Hook) Opt { return opt(func(c *cfg) { c.hooks = append(c.hooks, hooks...) }) }
+
+// Ack is one acknowledged record, as [OnAck] hears it.
+type Ack struct {
+	Topic     string
+	Partition int32
+	Offset    int64
+	// Due is the message's [Message.Due], or the time Send handed it to the client when
+	// that was zero; Intended says which.
+	Due      time.Time
+	Intended bool
+}
+
+// OnAck sets a function the Kafka sink calls with every acknowledged record, overriding the
+// default of none (a follower of consumer groups matches them against committed offsets).
+// It is called from the client's promise goroutine, serially, records of one partition in
+// the order the client finishes them; it must return at once.
+func OnAck(f func(Ack)) Opt { return opt(func(c *cfg) { c.onAck = f }) }
 
 // validate checks the configuration and loads TLS files. Its errors never
 // contain the SASL password.

@@ -23,6 +23,7 @@ type Settings struct {
 	Brokers         Brokers
 	Topic           string
 	CreateTopics    bool
+	Replication     int16 // --replication-factor of created topics; -1: the brokers' default.replication.factor
 	Compression     Compression
 	Linger          time.Duration
 	ConnectTimeout  time.Duration
@@ -57,7 +58,8 @@ func (s *Settings) AddFlags(fs *pflag.FlagSet) {
 	fs.StringVar(&s.File, "file", "", "write messages to `PATH`, one per line ('-' is stdout) (env "+FileEnv+")")
 	fs.Var(&s.Brokers, "brokers", "Kafka bootstrap `HOSTS`, comma-separated (env "+BrokersEnv+")")
 	fs.StringVar(&s.Topic, "topic", "", "Kafka topic (env "+TopicEnv+")")
-	fs.BoolVar(&s.CreateTopics, "create-topics", false, "create missing topics (hits with 2 partitions, orders with 1)")
+	fs.BoolVar(&s.CreateTopics, "create-topics", false, "create missing topics (hits with 2 partitions, orders with 1); an existing topic is left as it is")
+	fs.Int16Var(&s.Replication, "replication-factor", -1, "replication factor of topics --create-topics creates; -1 is the brokers' default.replication.factor")
 	fs.Var(&s.Compression, "compression", "batch compression: none, gzip, snappy, lz4 or zstd")
 	fs.DurationVar(&s.Linger, "linger", 10*time.Millisecond, "how long a partition waits for more records before sending a batch")
 	fs.DurationVar(&s.ConnectTimeout, "connect-timeout", 10*time.Second, "fail if the brokers cannot be reached within this time")
@@ -127,7 +129,7 @@ func (s *Settings) ResolveRead(getenv func(string) string, verb, topic string) e
 
 // SendOnlyFlags are the flags that mean nothing to a caller that only reads topics; it hides
 // them from its help and ResolveRead refuses them.
-var SendOnlyFlags = []string{"file", "topic", "create-topics", "compression", "linger", "flush-timeout", "metrics-addr"}
+var SendOnlyFlags = []string{"file", "topic", "create-topics", "replication-factor", "compression", "linger", "flush-timeout", "metrics-addr"}
 
 // Validate checks the connection settings: the TLS client certificate and key go together,
 // SASL has a user, a password (read from getenv's [PasswordEnv]) and a mechanism, the
@@ -146,6 +148,10 @@ func (s *Settings) Validate(getenv func(string) string) error {
 		return errors.New("--connect-timeout, --delivery-timeout and --flush-timeout must be positive")
 	case s.Linger < 0:
 		return fmt.Errorf("--linger %v: want 0 or more", s.Linger)
+	case s.Replication == 0 || s.Replication < -1:
+		return fmt.Errorf("--replication-factor %d: want at least 1, or -1 for the brokers' default", s.Replication)
+	case s.fs != nil && s.fs.Changed("replication-factor") && !s.CreateTopics:
+		return errors.New("--replication-factor applies to the topics --create-topics creates: add --create-topics")
 	case s.File != "" && (s.TLS || s.TLSCA != "" || s.TLSCert != "" || s.SASLMechanism != "" || s.SASLUser != ""):
 		return errors.New("TLS and SASL flags apply to --brokers, not --file")
 	case s.SASLUser != "" && s.SASLMechanism == "":
@@ -173,7 +179,7 @@ func (s *Settings) TopicFor(verb, kind string) (string, error) {
 func (s *Settings) Kafka() bool { return len(s.Brokers) > 0 }
 
 // Opts are the Kafka options of the settings: the brokers, compression, linger, timeouts,
-// TLS and SASL. Reading a topic back uses them too (only the connection ones apply).
+// the replication factor of created topics, TLS and SASL. Reading a topic back uses them too (only the connection ones apply).
 func (s *Settings) Opts() []Opt {
 	opts := []Opt{
 		SeedBrokers(s.Brokers...),
@@ -181,6 +187,9 @@ func (s *Settings) Opts() []Opt {
 		Linger(s.Linger),
 		ConnectTimeout(s.ConnectTimeout),
 		DeliveryTimeout(s.DeliveryTimeout),
+	}
+	if s.Replication != 0 {
+		opts = append(opts, ReplicationFactor(s.Replication))
 	}
 	if s.TLS || s.TLSCA != "" || s.TLSCert != "" {
 		opts = append(opts, TLS(TLSConfig{CAFile: s.TLSCA, CertFile: s.TLSCert, KeyFile: s.TLSKey}))
@@ -203,10 +212,13 @@ func (s *Settings) Open(ctx context.Context, stdout io.Writer, want map[string]i
 		}
 		return k, nil
 	}
+	// A write that blocks (a pipe whose reader stopped reading) fails after the delivery
+	// timeout, as an unacknowledged Kafka message does.
+	wo := WriterOptions{WriteTimeout: s.DeliveryTimeout}
 	if s.File == "-" {
-		return NewWriter(stdout, WriterOptions{})
+		return NewWriter(stdout, wo)
 	}
-	w, err := CreateFile(s.File, WriterOptions{})
+	w, err := OpenFile(ctx, s.File, wo, s.ConnectTimeout)
 	if err != nil {
 		return nil, fmt.Errorf("--file: %w", err)
 	}

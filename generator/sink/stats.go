@@ -254,6 +254,9 @@ type Report struct {
 	// Interrupted says the run was stopped (Ctrl-C, deadline) before it
 	// finished; the caller fills it.
 	Interrupted bool `json:"interrupted"`
+	// Follow holds, by group, what following consumer groups measured (generator/follow);
+	// the caller fills it, absent without --follow-group.
+	Follow any `json:"follow,omitempty"`
 }
 
 // TopicReport is one topic's line of a [Report]; the fields mean what

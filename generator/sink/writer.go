@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"sync"
+	"syscall"
 	"time"
 
 	"github.com/clickgen/clickgen/schema"
@@ -25,12 +26,20 @@ type WriterOptions struct {
 	// BufferSize is how many bytes are gathered before a write to the
 	// underlying writer; 0 means 1 MiB.
 	BufferSize int
+	// WriteTimeout bounds one write to the underlying writer (a pipe whose
+	// reader stopped reading); 0 is no bound but the caller's context. A write
+	// that does not finish in time is abandoned: its lines stay unaccounted
+	// (neither acked nor failed) and the writer fails from then on.
+	WriteTimeout time.Duration
 }
 
 // Validate reports nonsensical options.
 func (o WriterOptions) Validate() error {
 	if o.BufferSize < 0 {
 		return fmt.Errorf("sink: buffer size %d is negative", o.BufferSize)
+	}
+	if o.WriteTimeout < 0 {
+		return fmt.Errorf("sink: write timeout %v is negative", o.WriteTimeout)
 	}
 	for t, n := range o.Partitions {
 		if n < 1 {
@@ -46,8 +55,11 @@ func (o WriterOptions) Validate() error {
 // `batch --file` does. A message is acknowledged when its whole line has been
 // written to the underlying io.Writer (not synced to disk); a write error
 // fails the messages not fully written, and is sticky. Send with a full
-// buffer writes synchronously; ctx cannot interrupt a write in progress. All
-// methods are safe for concurrent use.
+// buffer writes synchronously, but on a goroutine of its own: when ctx ends
+// or WriteTimeout passes first, the write is abandoned (a pipe whose reader
+// stopped reading no longer hangs the run past its timeouts and signals),
+// its lines stay unaccounted and every later call fails. All methods are
+// safe for concurrent use.
 type Writer struct {
 	mu     sync.Mutex
 	w      io.Writer
@@ -62,6 +74,8 @@ type Writer struct {
 	pend    []pendingLine
 	closed  bool
 	clock   time.Time // the send time of unpaced lines (see Send)
+	timeout time.Duration
+	stuck   error // set when a write was abandoned: the writer is unusable
 
 	rec *recorder
 }
@@ -99,16 +113,26 @@ func NewWriter(w io.Writer, o WriterOptions) (*Writer, error) {
 	if size == 0 {
 		size = 1 << 20
 	}
-	return &Writer{w: w, parts: parts, bufSize: size, buf: make([]byte, 0, size), rec: newRecorder()}, nil
+	return &Writer{w: w, parts: parts, bufSize: size, buf: make([]byte, 0, size), rec: newRecorder(), timeout: o.WriteTimeout}, nil
 }
 
 // CreateFile creates or truncates the file at path and returns a Writer
-// writing to it; Close flushes and closes the file.
+// writing to it; Close flushes and closes the file. It is [OpenFile] without
+// waiting for a pipe's reader.
 func CreateFile(path string, o WriterOptions) (*Writer, error) {
+	return OpenFile(context.Background(), path, o, 0)
+}
+
+// OpenFile is CreateFile for a path that may be a FIFO or a pipe. The file is
+// opened for writing only: opened read-write, a FIFO or a pipe (/dev/stdout)
+// kept its own read end, so a reader that went away never made a write fail
+// (EPIPE) and the run hung. A FIFO or pipe without a reader is waited for,
+// until ctx ends or wait passes (0: not at all), then refused.
+func OpenFile(ctx context.Context, path string, o WriterOptions, wait time.Duration) (*Writer, error) {
 	if err := o.Validate(); err != nil {
 		return nil, err
 	}
-	f, err := os.Create(path)
+	f, err := openForWriting(ctx, path, wait)
 	if err != nil {
 		return nil, fmt.Errorf("sink: %w", err)
 	}
@@ -135,7 +159,7 @@ func (w *Writer) Send(ctx context.Context, m Message) error {
 	if w.closed {
 		return ErrClosed
 	}
-	if err := w.rec.err(); err != nil {
+	if err := w.errLocked(); err != nil {
 		return err
 	}
 	due := m.Due
@@ -158,19 +182,63 @@ func (w *Writer) Send(ctx context.Context, m Message) error {
 	w.buf = append(w.buf, '\n')
 	w.pend = append(w.pend, pendingLine{tc: tc, part: part, due: due, tag: m.Tag, n: len(m.Value) + 1})
 	if len(w.buf) >= w.bufSize {
-		w.flushLocked()
-		return w.rec.err()
+		w.flushLocked(ctx)
+		return w.errLocked()
 	}
 	return nil
 }
 
+// errLocked is the writer's sticky error: an abandoned write, else the first failed line's.
+func (w *Writer) errLocked() error {
+	if w.stuck != nil {
+		return w.stuck
+	}
+	return w.rec.err()
+}
+
+// write writes the buffer on a goroutine of its own and waits for it, for ctx and for the
+// write timeout: a write blocked on a pipe whose reader stopped must not hold the run past
+// its timeouts and signals. An abandoned write keeps the buffer (its goroutine may still
+// write it), so the writer is stuck from then on.
+func (w *Writer) write(ctx context.Context) (int, error) {
+	type result struct {
+		n   int
+		err error
+	}
+	done := make(chan result, 1)
+	buf := w.buf
+	go func() {
+		n, err := w.w.Write(buf)
+		done <- result{n, err}
+	}()
+	var timeout <-chan time.Time
+	if w.timeout > 0 {
+		t := time.NewTimer(w.timeout)
+		defer t.Stop()
+		timeout = t.C
+	}
+	select {
+	case r := <-done:
+		return r.n, r.err
+	case <-ctx.Done():
+		w.stuck = fmt.Errorf("sink: write of %d message(s) abandoned: %w", len(w.pend), context.Cause(ctx))
+	case <-timeout:
+		w.stuck = fmt.Errorf("sink: write of %d message(s) did not finish within %v (is the reader still reading?)", len(w.pend), w.timeout)
+	}
+	return 0, w.stuck
+}
+
 // flushLocked writes the buffer and settles every pending line: acked if
-// written in full, failed otherwise.
-func (w *Writer) flushLocked() {
-	if len(w.pend) == 0 {
+// written in full, failed otherwise; a write abandoned (ctx, the write timeout)
+// settles none of them.
+func (w *Writer) flushLocked(ctx context.Context) {
+	if len(w.pend) == 0 || w.stuck != nil {
 		return
 	}
-	n, err := w.w.Write(w.buf)
+	n, err := w.write(ctx)
+	if w.stuck != nil {
+		return
+	}
 	if err == nil && n < len(w.buf) {
 		err = io.ErrShortWrite
 	}
@@ -206,11 +274,11 @@ func (w *Writer) Flush(ctx context.Context) error {
 	defer w.mu.Unlock()
 	if len(w.pend) > 0 {
 		if err := ctx.Err(); err != nil {
-			return errors.Join(fmt.Errorf("sink: flush: %d message(s) still unwritten: %w", len(w.pend), err), w.rec.err())
+			return errors.Join(fmt.Errorf("sink: flush: %d message(s) still unwritten: %w", len(w.pend), err), w.errLocked())
 		}
-		w.flushLocked()
+		w.flushLocked(ctx)
 	}
-	return w.rec.err()
+	return w.errLocked()
 }
 
 // Close flushes the buffer and closes the file if CreateFile opened it. It
@@ -223,8 +291,10 @@ func (w *Writer) Close() error {
 		return nil
 	}
 	w.closed = true
-	w.flushLocked()
-	err := w.rec.err()
+	// The caller flushed with its timeout first ([Sink.Close]); a write still blocked then
+	// was abandoned, and closing the file below ends it.
+	w.flushLocked(context.Background())
+	err := w.errLocked()
 	if w.closer != nil {
 		if cerr := w.closer.Close(); cerr != nil && err == nil {
 			err = fmt.Errorf("sink: %w", cerr)
@@ -235,3 +305,33 @@ func (w *Writer) Close() error {
 
 // Stats returns a snapshot of the counters; see [Stats].
 func (w *Writer) Stats() Stats { return w.rec.snapshot() }
+
+// openForWriting opens path for writing only, creating or truncating a regular file. A FIFO
+// or a pipe (/dev/stdout, /proc/self/fd/N) is opened without blocking: with no reader the
+// kernel says ENXIO, and it is retried every 50 ms until ctx ends or wait passes, so a FIFO
+// nobody reads is an error, not an open that waits for ever, deaf to signals. Opened so,
+// the file is in Go's poller and a write blocked on a full pipe can be abandoned.
+func openForWriting(ctx context.Context, path string, wait time.Duration) (*os.File, error) {
+	st, err := os.Stat(path)
+	if err != nil || st.Mode()&os.ModeNamedPipe == 0 {
+		return os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o666)
+	}
+	deadline := time.Now().Add(wait)
+	for {
+		f, err := os.OpenFile(path, os.O_WRONLY|syscall.O_NONBLOCK, 0)
+		if err == nil {
+			return f, nil
+		}
+		if !errors.Is(err, syscall.ENXIO) {
+			return nil, err
+		}
+		if !time.Now().Before(deadline) {
+			return nil, fmt.Errorf("open %s: no process opened the pipe for reading within %v", path, wait)
+		}
+		select {
+		case <-ctx.Done():
+			return nil, fmt.Errorf("open %s: no process opened the pipe for reading: %w", path, context.Cause(ctx))
+		case <-time.After(50 * time.Millisecond):
+		}
+	}
+}

@@ -86,12 +86,69 @@ func (e *CatalogError) Unwrap() error { return e.Err }
 // messages, beyond any broker's message size); real names are a few hundred bytes.
 const MaxCatalogField = 1024
 
+// MaxCatalogRows bounds the products of a catalog. A catalog costs memory per row (the
+// product, its page's URL and title columns; [Footprint] counts it) and the run's memory check
+// counts it, but a file of millions of rows is no shop's assortment: a 1 000 000-row catalog
+// (60 MB) is accepted, more is refused before the world is built.
+const MaxCatalogRows = 1_000_000
+
+// MaxCatalogBytes bounds a catalog file's size (what is read before a row is parsed): 1 000 000
+// rows of the stand's shape take 60 MB.
+const MaxCatalogBytes = 256 << 20
+
+// MaxPrice is the highest catalog price, in kopecks (2 144 571 251 114.75 ₽). It is derived from
+// the largest basket the world forms, so that every amount computed from prices stays an exact
+// integer below 2^53: a purchase's revenue (a Float64 of kopecks/100 in hits), an order's
+// items_total and total (Decimal(18, 2)). A visit browses at most [MaxVisitPages] pages, so its
+// basket holds at most that many distinct products, each at most [MaxQuantity] times, and an
+// order adds at most [MaxDelivery] kopecks of delivery:
+//
+//	MaxPrice = (2^53 − 1 − MaxDelivery) / (MaxVisitPages × MaxQuantity)
+//
+// A price of 9223372036854775807 used to be accepted and made hits with a negative
+// productPrice and snapshots that could not be encoded.
+const MaxPrice = (1<<53 - 1 - MaxDelivery) / (MaxVisitPages * MaxQuantity)
+
+// The world's largest basket and delivery, which bound [MaxPrice] (TestMaxPriceBasket checks
+// them against the tables the world draws from).
+const (
+	MaxVisitPages = 14     // pages a visit browses at most: visitPagesTable's choices
+	MaxQuantity   = 3      // units of one product in a basket at most: quantityTable's choices
+	MaxDelivery   = 59_000 // kopecks: the dearest of deliveryKopecks
+)
+
+// SKUs are path segments of product URLs (/product/SKU) and are written there as they are, so
+// a SKU is limited to the characters a URL path segment carries unescaped and unambiguously:
+// RFC 3986's unreserved set, ASCII letters, digits and -._~ ("." and ".." alone are dot
+// segments, which a URL parser removes). `"\%<>'`, spaces, non-ASCII and the URL's own
+// delimiters made product URLs that are not valid URLs.
+const skuChars = "A–Z a–z 0–9 - . _ ~"
+
+// validSKU reports whether s is a non-empty SKU of the allowed characters ([skuChars]).
+func validSKU(s string) bool {
+	if s == "" || s == "." || s == ".." {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if !('a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || c == '-' || c == '.' || c == '_' || c == '~') {
+			return false
+		}
+	}
+	return true
+}
+
 // ParseCatalog reads a catalog in the stand's format: a header `sku,name,category,brand,price`
 // optionally followed by `,demand`, then one product per line; price in integer kopecks;
 // category one of the six category names; demand магнит, обычный or залёживается (without the
 // column every product is DefaultDemand). Every category needs at least one product and SKUs
-// are unique.
+// are unique, of the characters a URL path segment carries unescaped (A–Z a–z 0–9 - . _ ~);
+// prices are 1 … [MaxPrice], and there are at most [MaxCatalogRows] products in at most
+// [MaxCatalogBytes].
 func ParseCatalog(data []byte) (*Catalog, error) {
+	if len(data) > MaxCatalogBytes {
+		return nil, &CatalogError{Line: 1, Err: fmt.Errorf("%d bytes, want at most %d (256 MiB)", len(data), MaxCatalogBytes)}
+	}
 	sum := sha256.Sum256(data)
 	r := csv.NewReader(bytes.NewReader(bytes.TrimPrefix(data, []byte("\uFEFF"))))
 	header, err := r.Read()
@@ -137,8 +194,8 @@ func ParseCatalog(data []byte) (*Catalog, error) {
 				return nil, bad(i, "%d bytes, want at most %d", len(f), MaxCatalogField)
 			}
 		}
-		if p.SKU == "" || strings.ContainsAny(p.SKU, " \t/?#&") {
-			return nil, bad(0, "SKU %q: want a non-empty code without spaces or URL characters", p.SKU)
+		if !validSKU(p.SKU) {
+			return nil, bad(0, "SKU %q: want a code of %s, as a URL path segment carries it unescaped", p.SKU, skuChars)
 		}
 		if prev, dup := seen[p.SKU]; dup {
 			return nil, bad(0, "SKU %s repeats line %d", p.SKU, prev)
@@ -156,8 +213,11 @@ func ParseCatalog(data []byte) (*Catalog, error) {
 			return nil, bad(2, "unknown category %q; want one of %s", rec[2], categoryNames())
 		}
 		price, err := strconv.ParseInt(rec[4], 10, 64)
-		if err != nil || price <= 0 {
+		if err != nil && !errors.Is(err, strconv.ErrRange) || price <= 0 {
 			return nil, bad(4, "%q is not a positive integer number of kopecks", rec[4])
+		}
+		if err != nil || price > MaxPrice {
+			return nil, bad(4, "price %s: want at most %d kopecks, so that a basket of %d products × %d and its delivery stay exact below 2^53", rec[4], int64(MaxPrice), MaxVisitPages, MaxQuantity)
 		}
 		p.Price = price
 		if cols == 6 {
@@ -170,6 +230,9 @@ func ParseCatalog(data []byte) (*Catalog, error) {
 			if p.Demand < 0 {
 				return nil, bad(5, "unknown demand level %q; want магнит, обычный or залёживается", rec[5])
 			}
+		}
+		if len(c.Products) == MaxCatalogRows {
+			return nil, &CatalogError{Line: line, Err: fmt.Errorf("more than %d products", MaxCatalogRows)}
 		}
 		c.ByCategory[p.Category] = append(c.ByCategory[p.Category], len(c.Products))
 		c.Products = append(c.Products, p)

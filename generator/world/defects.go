@@ -58,6 +58,13 @@ type Garbage struct {
 
 const ppm = 1_000_000
 
+// MaxMixWeight bounds a garbage class's weight in a [Mix]. The weights of a topic's classes
+// are summed into a 32-bit pick table, so 4294967296 wrapped to 0 (a panic after a whole run
+// was sent) and two weights of MaxInt64 became 5210 and 0; a million per class keeps the sum
+// of every class (seven at most) far from the wrap, and weights up to it draw exactly as
+// before.
+const MaxMixWeight = 1_000_000
+
 // Validate reports settings that describe no garbage.
 func (g Garbage) Validate() error {
 	for _, r := range []struct {
@@ -75,6 +82,9 @@ func (g Garbage) Validate() error {
 		}
 		if w < 0 {
 			return fmt.Errorf("garbage class %s: negative weight %d", class, w)
+		}
+		if w > MaxMixWeight {
+			return fmt.Errorf("garbage class %s: weight %d, want at most %d", class, w, MaxMixWeight)
 		}
 		total += w
 	}
@@ -109,8 +119,8 @@ type mixError struct{ err error }
 func (e mixError) Error() string   { return e.err.Error() }
 func (e mixError) Unwrap() []error { return []error{ErrMix, e.err} }
 
-// ParseMix reads "class=weight,..." (weights are non-negative integers, classes those of
-// AllGarbageClasses, each named once). The empty text is an error.
+// ParseMix reads "class=weight,..." (weights are integers 0 … [MaxMixWeight], classes those
+// of AllGarbageClasses, each named once). The empty text is an error.
 func ParseMix(s string) (Mix, error) {
 	mix := Mix{}
 	for _, part := range strings.Split(s, ",") {
@@ -305,14 +315,8 @@ func (g Garbage) addsHitExtras() bool {
 func (day *Day) HitExtrasContext(ctx context.Context, g Garbage) ([]Extra, error) {
 	n := day.Len()
 	var out []Extra
-	if names, table, ok := g.mixFor(HitGarbageClasses); ok && g.Rate > 0 {
-		s := newStream(day.World.seed, streamDefects, day.N, 0)
-		count := countOf(s, n, g.Rate)
-		extras := placement(s, n, count, false)
-		classes := make([]string, count)
-		for i := range classes {
-			classes[i] = names[s.Pick(&table)]
-		}
+	if s, extras := day.hitGarbagePlan(g); s != nil {
+		count := len(extras)
 		used := make([]uint64, 0, n)
 		for _, e := range day.events {
 			used = append(used, e.watchID)
@@ -325,7 +329,6 @@ func (day *Day) HitExtrasContext(ctx context.Context, g Garbage) ([]Extra, error
 				return nil, ctx.Err()
 			}
 			e := &extras[i]
-			e.Class = classes[i]
 			var clean []byte
 			if e.Source >= 0 {
 				clean = day.AppendEvent(nil, e.Source)
@@ -351,6 +354,54 @@ func (day *Day) HitExtrasContext(ctx context.Context, g Garbage) ([]Extra, error
 	}
 	sortExtras(out)
 	return out, nil
+}
+
+// hitGarbagePlan draws where day's malformed hits go, what each derives from and its class:
+// the first draws of the day's DEFECTS stream, which it returns positioned for the rest (the
+// fresh WatchIDs, then each message's bytes). It returns a nil stream when g adds no
+// malformed hit. A whole day is required: sources are indices of the whole day's events.
+func (day *Day) hitGarbagePlan(g Garbage) (*stream, []Extra) {
+	names, table, ok := g.mixFor(HitGarbageClasses)
+	if !ok || g.Rate <= 0 {
+		return nil, nil
+	}
+	n := day.Len()
+	s := newStream(day.World.seed, streamDefects, day.N, 0)
+	count := countOf(s, n, g.Rate)
+	extras := placement(s, n, count, false)
+	for i := range extras {
+		extras[i].Class = names[s.Pick(&table)]
+	}
+	return s, extras
+}
+
+// acceptedBadCopies counts, per purchase of day (an index into day.Purchases), the
+// accepted_bad hits derived from its purchase event or from that event's duplicate copy.
+// Whatever their kind, they keep the purchase's EventType, purchaseID and revenue and get a
+// fresh WatchID, and their EventDate reads back as the day's own ([acceptedBadDate]): each
+// lands in ods.event as one more purchase of the order, on the order's date. It returns nil
+// when g adds none. It draws only the plan ([Day.hitGarbagePlan]), not the messages.
+func (day *Day) acceptedBadCopies(g Garbage) []int {
+	if g.Rate <= 0 || g.Mix[GarbageAcceptedBad] <= 0 { // opt-in: never in the default mix
+		return nil
+	}
+	if !day.seg.Whole() {
+		day = day.World.Day(day.N) // the extras are drawn over the whole day's events
+	}
+	_, extras := day.hitGarbagePlan(g)
+	var copies []int
+	for _, e := range extras {
+		if e.Class != GarbageAcceptedBad || e.Source < 0 {
+			continue
+		}
+		if ev := &day.events[e.Source]; ev.kind == evPurchase || ev.kind == evDupPurchase {
+			if copies == nil {
+				copies = make([]int, len(day.Purchases))
+			}
+			copies[ev.ref]++
+		}
+	}
+	return copies
 }
 
 // OrderExtras returns the malformed rows and redeliveries added to snapshot d, whose clean

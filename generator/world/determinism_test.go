@@ -20,7 +20,7 @@ import (
 // Do not edit these values to make a test pass; change them only with a generator Version bump
 // (a deliberate change of the world), and say so in the commit.
 const (
-	goldenVersion    = "0.3.0"
+	goldenVersion    = "0.3.1"
 	goldenDay0SHA256 = "addb04abbf452d12a2d8d1566abf549378a741f7067ff81ea4f9d50b4bfd5a0e"
 	goldenDay0Events = 52100
 	goldenDay7SHA256 = "766fcb2e191c42b807488e3a1b1c69d07b7bdf0931f0e8b7830b88b04536342f"

@@ -23,4 +23,4 @@ package world
 
 // Version is the version of the world. Any change that moves a byte of a clean message, a
 // snapshot or an inventory count is made together with a bump of Version and new golden files.
-const Version = "0.3.0"
+const Version = "0.3.1"

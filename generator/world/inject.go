@@ -49,8 +49,8 @@ func (w *World) Inject(kind, class string, d, n int) ([]Extra, error) {
 		return nil, fmt.Errorf("topic kind %q: want %s or %s", kind, KindHits, KindOrders)
 	case !slices.Contains(classes, class):
 		return nil, fmt.Errorf("garbage class %q does not apply to %s: want one of %s", class, kind, strings.Join(classes, ", "))
-	case d < 0:
-		return nil, fmt.Errorf("model day %d: days start at 0", d)
+	case d < 0 || d > MaxDay:
+		return nil, CheckDays(d, 1)
 	case n < 0 || n > MaxInject:
 		return nil, fmt.Errorf("count %d: want 0 to %d", n, MaxInject)
 	}

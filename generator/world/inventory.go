@@ -67,7 +67,9 @@ type InventoryDay struct {
 	Redelivered int            `json:"redelivered"`
 	Expect      Expect         `json:"expect"`
 	// Orders are the reconciliation classes of the orders born on the day, present only when
-	// the day's window closes inside the range (its snapshot d+6 is sent).
+	// the day's window closes inside the range (its snapshot d+6 is sent): what the stand's
+	// mart computes from what lands, so an order whose purchase event has an accepted_bad
+	// copy (one more purchase row in ods.event) counts as duplicate_event unless cancelled.
 	Orders *OrderClasses `json:"orders,omitempty"`
 }
 

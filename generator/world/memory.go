@@ -1,6 +1,9 @@
 package world
 
-import "math"
+import (
+	"fmt"
+	"math"
+)
 
 // Memory a run needs, measured with /usr/bin/time (peak resident size) on linux/amd64, Go
 // 1.26, playing days 0–2 into /dev/null under the soft memory limit below: scale 1 took
@@ -50,4 +53,76 @@ const (
 func SoftMemoryLimit(scale float64, g Garbage) int64 {
 	extras := MemoryNeeded(scale, g) - MemoryNeeded(scale, Garbage{})
 	return int64(softMemoryBase+max(1, scale)*softMemoryPerScale) + extras
+}
+
+// MaxWorkers bounds the render workers of [PlayOptions.Workers] (and of everything that plays
+// days): each worker is a goroutine with two batches of window, so --workers 1000000000 asked
+// for a channel of two billion slots and as many goroutines (23 GB, then "out of memory").
+// More workers than cores gain nothing; 1024 covers the largest machines.
+const MaxWorkers = 1024
+
+// CheckWorkers reports whether n render workers can be asked for: 0 (GOMAXPROCS, at most
+// MaxWorkers) to MaxWorkers.
+func CheckWorkers(n int) error {
+	if n < 0 || n > MaxWorkers {
+		return fmt.Errorf("workers %d: want 0 (all cores) to %d", n, MaxWorkers)
+	}
+	return nil
+}
+
+// Memory of what [MemoryNeeded] leaves out, measured like it: a rendered batch is BatchEvents
+// events of about 1135 bytes (day 0 writes 59 118 551 bytes for 52 100 events) and their
+// offsets; a catalog row keeps 230–256 bytes in the world once loaded (BenchmarkCatalogRows:
+// the product, its page's URL and title columns), and its file, parsed by encoding/csv, about
+// twice its size in passing.
+const (
+	memoryPerBatch       = BatchEvents * 1200
+	measuredWindow       = 4 // batches in flight of the measurements: two workers
+	memoryPerProduct     = 320
+	memoryPerCatalogByte = 3
+	measuredProducts     = 180 // the embedded catalog's, which the measurements held
+)
+
+// Footprint is what a run's memory depends on: [MemoryNeeded]'s scale and garbage, and the
+// render workers and catalog it leaves out. Workers 0 counts the window of the measurements
+// (two workers); Products and CatalogBytes 0 count nothing beyond the embedded catalog, whose
+// 180 rows the measurements held.
+type Footprint struct {
+	Scale        float64
+	Garbage      Garbage
+	Workers      int // render workers; each holds up to two batches of a day in flight
+	Products     int // catalog rows
+	CatalogBytes int // size of the catalog file, read and parsed before the world is built
+}
+
+// window is the memory of the batches in flight beyond those MemoryNeeded's measurements
+// held: two per worker, at most a day's worth (the window does not outrun the day being
+// generated).
+func (f Footprint) window() float64 {
+	dayBatches := math.Ceil(max(f.Scale, 0) * eventsPerScale / BatchEvents)
+	batches := min(2*float64(max(f.Workers, 0)), dayBatches)
+	return max(0, batches-measuredWindow) * memoryPerBatch
+}
+
+// Need estimates the peak memory of the run, in bytes: [MemoryNeeded], the render window of
+// f.Workers and the catalog (its rows and, while it is parsed, its file). Like MemoryNeeded it
+// is an upper estimate from measurements.
+func (f Footprint) Need() int64 {
+	b := float64(MemoryNeeded(f.Scale, f.Garbage)) + f.window() + f.rows() + float64(f.CatalogBytes)*memoryPerCatalogByte
+	if b >= maxMemoryEstimate || math.IsNaN(b) {
+		return maxMemoryEstimate
+	}
+	return int64(b)
+}
+
+// SoftLimit is [SoftMemoryLimit] for the run, plus what its window and catalog rows keep
+// live: without them, a million-row catalog sat above a limit of 100 MiB and the collector ran
+// without pause.
+func (f Footprint) SoftLimit() int64 {
+	return SoftMemoryLimit(f.Scale, f.Garbage) + int64(f.window()) + int64(f.rows())
+}
+
+// rows is the memory of the catalog's rows beyond the embedded catalog's.
+func (f Footprint) rows() float64 {
+	return float64(max(0, f.Products-measuredProducts)) * memoryPerProduct
 }

@@ -29,6 +29,11 @@ type Order struct {
 	Lost           bool  // its purchase event was lost
 	Duplicate      bool  // its purchase event was sent twice
 	Revenue        int64 // the client's declared revenue (kopecks), before any struck line
+	// BadCopies is the number of accepted_bad hits derived from its purchase event (or that
+	// event's duplicate copy) under the garbage of the run that holds the order: each lands
+	// in ods.event as one more purchase of the order (see [Order.PurchaseRows]). It is 0
+	// without garbage; the snapshot rows never depend on it.
+	BadCopies int
 }
 
 // OrdersOf turns the purchases of day into orders, drawing every order's fate from the ORDERS
@@ -152,16 +157,33 @@ const (
 	ClassAmountDelta    = "amount_delta"
 )
 
-// Class returns the order's class once its window has closed: cancelled > lost_event >
-// duplicate_event > amount_delta > match, as the stand's mart computes it.
+// PurchaseRows is the number of purchase rows with the order's id that ods.event holds
+// (counted with FINAL) once the hits of its birth day have arrived: its purchase event unless
+// lost, the duplicate copy, and the accepted_bad copies. Redeliveries are byte-identical and
+// collapse into their original.
+func (o *Order) PurchaseRows() int {
+	n := o.BadCopies
+	if !o.Lost {
+		n++
+	}
+	if o.Duplicate {
+		n++
+	}
+	return n
+}
+
+// Class returns the order's class once its window has closed, as the stand's mart computes
+// it from what landed (orders.md §4.4): cancelled > lost_event (no purchase row) >
+// duplicate_event (more than one) > amount_delta > match. Every purchase row carries the
+// purchase's revenue, so the declared revenue is Revenue whatever the count.
 func (o *Order) Class() string {
 	if o.CancelledAfter >= 0 {
 		return ClassCancelled
 	}
-	switch {
-	case o.Lost:
+	switch rows := o.PurchaseRows(); {
+	case rows == 0:
 		return ClassLostEvent
-	case o.Duplicate:
+	case rows > 1:
 		return ClassDuplicateEvent
 	case o.ItemsTotal != o.Revenue:
 		return ClassAmountDelta
@@ -172,17 +194,33 @@ func (o *Order) Class() string {
 // OrderBook holds the orders of birth days, generating each model day at most once. It is
 // safe for concurrent use.
 type OrderBook struct {
-	w    *World
-	mu   sync.Mutex
-	days map[int][]Order // lookup only
+	w       *World
+	garbage Garbage // the hits' garbage: it sets each order's BadCopies
+	mu      sync.Mutex
+	days    map[int][]Order // lookup only
 }
 
-// NewOrderBook returns an empty book of w.
-func NewOrderBook(w *World) *OrderBook { return &OrderBook{w: w, days: map[int][]Order{}} }
+// NewOrderBook returns an empty book of w, for a run without garbage.
+func NewOrderBook(w *World) *OrderBook { return newOrderBook(w, Garbage{}) }
+
+// newOrderBook returns an empty book of w for a run whose hits carry garbage g: its orders
+// count the accepted_bad copies of their purchase events.
+func newOrderBook(w *World, g Garbage) *OrderBook {
+	return &OrderBook{w: w, garbage: g, days: map[int][]Order{}}
+}
+
+// ordersOf is OrdersOf with the copies the book's garbage adds.
+func (b *OrderBook) ordersOf(day *Day) []Order {
+	orders := b.w.OrdersOf(day)
+	for i, n := range day.acceptedBadCopies(b.garbage) {
+		orders[i].BadCopies = n
+	}
+	return orders
+}
 
 // Add records the orders of an already generated day, so the book need not generate it again.
 func (b *OrderBook) Add(day *Day) {
-	orders := b.w.OrdersOf(day)
+	orders := b.ordersOf(day)
 	b.mu.Lock()
 	b.days[day.N] = orders
 	b.mu.Unlock()
@@ -196,7 +234,7 @@ func (b *OrderBook) Born(d int) []Order {
 	if ok {
 		return o
 	}
-	o = b.w.OrdersOf(b.w.Day(d))
+	o = b.ordersOf(b.w.Day(d))
 	b.mu.Lock()
 	b.days[d] = o
 	b.mu.Unlock()

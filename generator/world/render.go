@@ -31,18 +31,18 @@ const (
 
 // hitParts are the pre-encoded parts of the world's hits.
 type hitParts struct {
-	url      []string               // [pid]: `,"URL":"…"`
-	entryURL [][len(sources)]string // [pid][source]: the URL column of an entry page, with UTM
-	title    []string               // [pid]: `,"Title":"…"`
-	srcRef   [len(sources)]string   // [source]: the Referer column of an entry page
-	kind     [numEventKinds]string  // `,"EventType":"…","Sign":1`
-	source   [len(sources)]string   // UTMSource … HasGCLID, then YCLID's key
-	device   [len(devices)]string   // Browser … ScreenHeight, then IPAddress's key
-	city     [len(cities)]string    // RegionCountry … RegionCityID
-	tz       [len(cities)]string    // `,"ClientTimeZone":…`
-	tail     string                 // columns 35–47 of a pageview and the closing brace
-	refKey   string                 // `,"Referer":`
-	urlKey   int                    // len(`,"URL":`): a URL column minus it is the URL's value
+	url    []string                // [pid]: `,"URL":"…"`
+	utm    [2][len(sources)]string // [page has a query][source]: `?utm_…"` or `&utm_…"`; "" without UTM
+	title  []string                // [pid]: `,"Title":"…"`
+	srcRef [len(sources)]string    // [source]: the Referer column of an entry page
+	kind   [numEventKinds]string   // `,"EventType":"…","Sign":1`
+	source [len(sources)]string    // UTMSource … HasGCLID, then YCLID's key
+	device [len(devices)]string    // Browser … ScreenHeight, then IPAddress's key
+	city   [len(cities)]string     // RegionCountry … RegionCityID
+	tz     [len(cities)]string     // `,"ClientTimeZone":…`
+	tail   string                  // columns 35–47 of a pageview and the closing brace
+	refKey string                  // `,"Referer":`
+	urlKey int                     // len(`,"URL":`): a URL column minus it is the URL's value
 }
 
 // columns encodes columns [from, to) of h.
@@ -50,19 +50,10 @@ func columns(h *schema.Hit, from, to int) string {
 	return string(schema.AppendHitColumns(nil, h, from, to))
 }
 
-// buildParts pre-encodes the parts of every page, kind, source, device and city.
-func (w *World) buildParts(entryURL [][len(sources)]string) {
+// buildParts pre-encodes the parts of every kind, source, device and city (the pages' are
+// built by buildPages).
+func (w *World) buildParts() {
 	p := &w.parts
-	p.url = make([]string, len(w.pages))
-	p.title = make([]string, len(w.pages))
-	p.entryURL = make([][len(sources)]string, len(w.pages))
-	for pid, pg := range w.pages {
-		p.url[pid] = columns(&schema.Hit{URL: pg.url}, colURL, colURL+1)
-		p.title[pid] = columns(&schema.Hit{Title: pg.title}, colTitle, colTitle+1)
-		for si := range sources {
-			p.entryURL[pid][si] = columns(&schema.Hit{URL: entryURL[pid][si]}, colURL, colURL+1)
-		}
-	}
 	for si, src := range sources {
 		p.srcRef[si] = columns(&schema.Hit{Referer: src.Referer}, colReferer, colReferer+1)
 		h := schema.Hit{UTMSource: src.UTM[0], UTMMedium: src.UTM[1], UTMCampaign: src.UTM[2], UTMContent: src.UTM[3],
@@ -95,14 +86,28 @@ func dayPart(d int) string {
 		schema.HitKey(colUTCEventTime)
 }
 
-// urlColumn is the URL column of page p of visit v: the entry page carries the source's UTM
-// query.
-func (day *Day) urlColumn(v *visit, p int32) string {
+// appendURL appends the URL column of page p of visit v, or with key false only its value
+// (a Referer's): the entry page carries the source's UTM query, appended to the page's URL
+// before its closing quote. That is byte for byte the column of the URL with the query, as
+// JSON escapes character by character and the query needs no escaping (buildPages checks).
+func (day *Day) appendURL(dst []byte, v *visit, p int32, key bool) []byte {
+	w := day.World
 	pid := day.pages[p].pid
-	if p == v.firstPage {
-		return day.World.parts.entryURL[pid][v.source]
+	col := w.parts.url[pid]
+	if !key {
+		col = col[w.parts.urlKey:]
 	}
-	return day.World.parts.url[pid]
+	if p == v.firstPage {
+		q := 0
+		if w.pages[pid].query {
+			q = 1
+		}
+		if utm := w.parts.utm[q][v.source]; utm != "" {
+			dst = append(dst, col[:len(col)-1]...)
+			return append(dst, utm...)
+		}
+	}
+	return append(dst, col...)
 }
 
 // AppendEvent appends the canonical bytes of event i (0 ≤ i < Len), without a newline. It is
@@ -134,17 +139,16 @@ func (day *Day) appendEvent(dst []byte, i int, clientID []byte) []byte {
 	dst = append(dst, '"')
 	dst = append(dst, p.tz[v.city]...)
 	dst = append(dst, p.kind[e.kind]...)
-	url := day.urlColumn(v, e.page)
-	dst = append(dst, url...)
+	dst = day.appendURL(dst, v, e.page, true)
 	switch {
 	case e.kind == evDupPageview || e.kind == evDupPurchase:
 		dst = append(dst, p.refKey...)
-		dst = append(dst, url[p.urlKey:]...)
+		dst = day.appendURL(dst, v, e.page, false)
 	case e.page == v.firstPage:
 		dst = append(dst, p.srcRef[v.source]...)
 	default:
 		dst = append(dst, p.refKey...)
-		dst = append(dst, day.urlColumn(v, e.page-1)[p.urlKey:]...)
+		dst = day.appendURL(dst, v, e.page-1, false)
 	}
 	dst = append(dst, p.title[pg.pid]...)
 	dst = day.appendVisitPart(dst, v)

@@ -3,6 +3,7 @@ package world
 import (
 	"bytes"
 	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/clickgen/clickgen/schema"
@@ -18,7 +19,8 @@ func referenceHit(day *Day, i int) *schema.Hit {
 		if p == v.firstPage {
 			return entryURLOf(w, day.pages[p].pid, v.source)
 		}
-		return w.pages[day.pages[p].pid].url
+		u, _ := plainPage(w, day.pages[p].pid)
+		return u
 	}
 	src, dev, city := &sources[v.source], &devices[v.device], &cities[v.city]
 	ip := city.IPPrefix
@@ -30,7 +32,7 @@ func referenceHit(day *Day, i int) *schema.Hit {
 		WatchID: e.watchID, VisitID: v.visitID, ClientID: v.clientID, CounterID: schema.CounterID,
 		EventDate: DayDate(day.N), UTCEventTime: schema.DateTime(dayStartUTC(day.N) + int64(e.sec)),
 		ClientTimeZone: city.TZ, EventType: eventTypeOf(e.kind), Sign: schema.Sign,
-		URL: pageURL(e.page), Title: w.pages[day.pages[e.page].pid].title,
+		URL: pageURL(e.page), Title: plainTitle(w, day.pages[e.page].pid),
 		UTMSource: src.UTM[0], UTMMedium: src.UTM[1], UTMCampaign: src.UTM[2], UTMContent: src.UTM[3], UTMTerm: src.UTM[4],
 		LastTrafficSource: src.Last, HasGCLID: src.GCLID, YCLID: v.yclid,
 		Browser: dev.Browser, BrowserMajorVersion: dev.Major, BrowserLanguage: dev.Language, OperatingSystem: dev.OS,
@@ -77,13 +79,53 @@ func referenceHit(day *Day, i int) *schema.Hit {
 	return h
 }
 
-// entryURLOf is the URL of page pid entered from source si, recovered from its pre-encoded
-// column (the column's value, unquoted).
+// plainPage is the URL and title of page pid, built the plain way from the page id layout
+// (HOME, CATALOG×6, SEARCH×8, PRODUCT×len(catalog), STATIC×3, CART, CHECKOUT, CONFIRMATION),
+// independently of buildPages.
+func plainPage(w *World, pid uint16) (url, title string) {
+	i := int(pid)
+	nProd := len(w.catalog.Products)
+	path, heading := "", ""
+	switch {
+	case i == pidHome:
+		path, heading = "/", homeHeading
+	case i < pidSearch:
+		c := categories[i-pidCatalog]
+		path, heading = "/catalog/"+c.Slug, c.Name
+	case i < pidProduct:
+		path, heading = "/search?text="+percentEncode(searchQueries[i-pidSearch]), searchHeading
+	case i < pidProduct+nProd:
+		p := w.catalog.Products[i-pidProduct]
+		path, heading = "/product/"+p.SKU, p.Name
+	case i < pidProduct+nProd+len(staticPages):
+		s := staticPages[i-pidProduct-nProd]
+		path, heading = s.path, s.heading
+	default:
+		k := i - pidProduct - nProd - len(staticPages)
+		path = [3]string{"/cart", "/checkout", "/confirmation"}[k]
+		heading = [3]string{cartHeading, checkoutHeading, confirmationHeading}[k]
+	}
+	return SiteURL + path, heading + " — " + SiteName
+}
+
+func plainTitle(w *World, pid uint16) string { _, t := plainPage(w, pid); return t }
+
+// entryURLOf is the URL of page pid entered from source si: the page's URL with the
+// source's UTM query, built the plain way.
 func entryURLOf(w *World, pid uint16, si uint8) string {
-	col := w.parts.entryURL[pid][si]
-	u, err := strconv.Unquote(col[w.parts.urlKey:])
-	if err != nil {
-		panic(err)
+	u, _ := plainPage(w, pid)
+	var q []string
+	for i, v := range sources[si].UTM {
+		if v != "" {
+			q = append(q, utmNames[i]+"="+v)
+		}
+	}
+	if len(q) > 0 {
+		sep := "?"
+		if strings.Contains(u, "?") {
+			sep = "&"
+		}
+		u += sep + strings.Join(q, "&")
 	}
 	return u
 }

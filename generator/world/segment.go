@@ -65,7 +65,8 @@ func (s *Segment) Type() string { return "I/N" }
 // MarshalText returns [Segment.String].
 func (s Segment) MarshalText() ([]byte, error) { return []byte(s.String()), nil }
 
-// UnmarshalText parses "I/N", e.g. "2/4"; "" is the whole run.
+// UnmarshalText parses "I/N", e.g. "2/4"; "" is the whole run, and so is "0/1", but "0/0"
+// is refused (it used to play the whole world).
 func (s *Segment) UnmarshalText(b []byte) error {
 	v := strings.TrimSpace(string(b))
 	if v == "" {
@@ -82,6 +83,9 @@ func (s *Segment) UnmarshalText(b []byte) error {
 		return fmt.Errorf("segment %q: want I/N, e.g. 0/4", v)
 	}
 	seg := Segment{I: i, N: n}
+	if n == 0 { // the zero Segment is the whole run, but "0/0" names no segment
+		return fmt.Errorf("segment %d/%d: want I/N with 0 ≤ I < N", i, n)
+	}
 	if err := seg.Validate(); err != nil {
 		return err
 	}

@@ -115,7 +115,8 @@ func (day *Day) renderShare(sh *segShare, from, to int) *Batch {
 
 // PlayOptions tune Play.
 type PlayOptions struct {
-	// Workers renders batches in parallel; 0 means GOMAXPROCS.
+	// Workers renders batches in parallel; 0 means GOMAXPROCS. At most [MaxWorkers] are
+	// started (more is refused at the edge: [CheckWorkers]).
 	Workers int
 	// OnDay, if set, is called once per generated day, in day order, before its first batch is
 	// emitted (e.g. to feed an OrderBook with the same Day).
@@ -141,6 +142,7 @@ func (w *World) Play(parent context.Context, from, n int, opt PlayOptions, emit 
 	if workers <= 0 {
 		workers = runtime.GOMAXPROCS(0)
 	}
+	workers = min(workers, MaxWorkers)
 	ctx, cancel := context.WithCancel(parent)
 	defer cancel()
 

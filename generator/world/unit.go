@@ -206,7 +206,7 @@ func (w *World) Units(ctx context.Context, from, n int, opt UnitOptions) iter.Se
 		}
 		var book *OrderBook
 		if parts&Snapshots != 0 {
-			book = NewOrderBook(w)
+			book = newOrderBook(w, opt.Garbage)
 		}
 		if parts&Hits != 0 && !w.hitUnits(ctx, from, n, opt, book, yield) {
 			return

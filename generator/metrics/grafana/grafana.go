@@ -4,11 +4,14 @@
 // bytes, connections) and the process's CPU and memory, over the series clickgen serves with
 // --metrics-addr (generator/metrics/prom).
 //
-// The file is a plain dashboard model, provisionable as it is: put it in the folder a Grafana
-// file provider reads (provider.yaml beside it is such a provider, for
-// /etc/grafana/provisioning/dashboards/). It picks its Prometheus data source with the
-// variable datasource, and filters by the variables job and instance, so it needs no edit
-// for a stand's data source or scrape job names.
+// The file is a plain dashboard model, provisionable as it is: it drops unchanged into the
+// folder a Grafana file provider reads (the stand's reads /etc/grafana/provisioning/dashboards;
+// provider.yaml beside it is such a provider for a Grafana without one). It picks its
+// Prometheus data source with the variable datasource (a datasource variable over prometheus,
+// no uid anywhere), and filters by the variables job and instance, so it needs no edit for a
+// stand's data source or scrape job names. Beside it: datasource.yaml, a Prometheus data
+// source to provision, and prometheus.yml, the scrape job (clickgen:9100 every 15 s, the
+// stand's interval).
 package grafana
 
 import (

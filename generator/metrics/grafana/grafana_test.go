@@ -1,10 +1,21 @@
 package grafana
 
 import (
+	"bytes"
 	"encoding/json"
+	"fmt"
+	"net"
+	"net/url"
+	"os"
 	"regexp"
+	"sort"
 	"strings"
 	"testing"
+	"time"
+
+	"go.yaml.in/yaml/v3"
+
+	"github.com/clickgen/clickgen/generator/metrics/prom"
 )
 
 // Panel is the part of a dashboard panel the tests read.
@@ -103,5 +114,199 @@ func TestMetricNames(t *testing.T) {
 	names, err := Metrics()
 	if err != nil || len(names) < 20 {
 		t.Errorf("Metrics() = %d names, %v", len(names), err)
+	}
+}
+
+// checkDatasources returns what in the dashboard model d ties it to one data source instead of
+// its datasource variable: a datasource reference (a panel's, a target's, a variable's,
+// anywhere) that is not the variable, a uid other than the dashboard's own, an import-only
+// placeholder (${DS_…}, __inputs, __requires: a file provider resolves none of them), a fixed
+// dashboard id, or a datasource variable that is missing or not Prometheus'.
+func checkDatasources(d []byte) []string {
+	var root map[string]any
+	if err := json.Unmarshal(d, &root); err != nil {
+		return []string{err.Error()}
+	}
+	var bad []string
+	var walk func(path string, v any)
+	walk = func(path string, v any) {
+		switch v := v.(type) {
+		case map[string]any:
+			for k, x := range v {
+				p := path + "." + k
+				switch {
+				case k == "datasource":
+					ref, ok := x.(map[string]any)
+					if s, isString := x.(string); isString && s == "${datasource}" {
+						break
+					}
+					if !ok || ref["uid"] != "${datasource}" || ref["type"] != "prometheus" {
+						bad = append(bad, fmt.Sprintf("%s is %v, not the datasource variable", p, x))
+					}
+					continue
+				case k == "uid" && path != "":
+					bad = append(bad, fmt.Sprintf("%s is a fixed uid %v", p, x))
+				case k == "__inputs" || k == "__requires":
+					bad = append(bad, p+": an import-only section")
+				}
+				walk(p, x)
+			}
+		case []any:
+			for i, x := range v {
+				walk(fmt.Sprintf("%s[%d]", path, i), x)
+			}
+		case string:
+			if strings.Contains(v, "${DS_") {
+				bad = append(bad, fmt.Sprintf("%s holds an import placeholder: %s", path, v))
+			}
+		}
+	}
+	walk("", root)
+	if id, ok := root["id"]; ok && id != nil {
+		bad = append(bad, fmt.Sprintf("dashboard id %v: a provisioned dashboard gets its id from Grafana", id))
+	}
+	found := false
+	if t, ok := root["templating"].(map[string]any); ok {
+		list, _ := t["list"].([]any)
+		for _, x := range list {
+			if v, ok := x.(map[string]any); ok && v["name"] == "datasource" {
+				found = true
+				if v["type"] != "datasource" || v["query"] != "prometheus" {
+					bad = append(bad, fmt.Sprintf("variable datasource: type %v query %v, want a datasource variable over prometheus", v["type"], v["query"]))
+				}
+				if cur, _ := v["current"].(map[string]any); len(cur) != 0 {
+					bad = append(bad, fmt.Sprintf("variable datasource: current %v names one data source", cur))
+				}
+			}
+		}
+	}
+	if !found {
+		bad = append(bad, "no variable datasource")
+	}
+	sort.Strings(bad)
+	return bad
+}
+
+// TestDashboardDatasourceIsAVariable: clickgen.json drops unchanged into a file provider's
+// folder (the stand's /etc/grafana/provisioning/dashboards): every datasource reference at any
+// depth is the datasource variable, a Prometheus datasource variable without a preset value;
+// no panel, target or variable names a fixed uid; nothing is left for an import to fill in.
+// The same check finds each way of breaking that, planted in a copy.
+func TestDashboardDatasourceIsAVariable(t *testing.T) {
+	if bad := checkDatasources(Dashboard); len(bad) != 0 {
+		t.Errorf("clickgen.json is bound to a data source:\n%s", strings.Join(bad, "\n"))
+	}
+	for _, c := range []struct{ name, old, new string }{
+		{"a target's fixed uid", `"refId": "A", "datasource": { "type": "prometheus", "uid": "${datasource}" }`, `"refId": "A", "datasource": { "type": "prometheus", "uid": "P1809F7CD0C75ACF3" }`},
+		{"an import placeholder", `"uid": "${datasource}"`, `"uid": "${DS_PROMETHEUS}"`},
+		{"a variable over another type", `"type": "datasource", "query": "prometheus"`, `"type": "datasource", "query": "clickhouse"`},
+	} {
+		broken := compact(t, Dashboard)
+		o, n := compact(t, []byte("{"+c.old+"}")), compact(t, []byte("{"+c.new+"}"))
+		o, n = o[1:len(o)-1], n[1:len(n)-1]
+		if !bytes.Contains(broken, o) {
+			t.Fatalf("%s: %s is not in clickgen.json", c.name, o)
+		}
+		broken = bytes.Replace(broken, o, n, 1)
+		if bad := checkDatasources(broken); len(bad) == 0 {
+			t.Errorf("%s: not found", c.name)
+		}
+	}
+}
+
+// compact is b as compact JSON, keys in the order they are written.
+func compact(t *testing.T, b []byte) []byte {
+	t.Helper()
+	var buf bytes.Buffer
+	if err := json.Compact(&buf, b); err != nil {
+		t.Fatal(err)
+	}
+	return buf.Bytes()
+}
+
+// TestProvisioningFiles: the files beside the dashboard parse as what they are, strictly (no
+// key the structs do not know): datasource.yaml provisions one Prometheus data source, not the
+// default one, whose minimum interval is prometheus.yml's scrape interval; prometheus.yml is
+// one scrape job with the stand's 15 s interval, /metrics, and a static target whose port is
+// one --metrics-addr accepts; provider.yaml is a file provider with a path.
+func TestProvisioningFiles(t *testing.T) {
+	var ds struct {
+		APIVersion  int `yaml:"apiVersion"`
+		Datasources []struct {
+			Name, Type, UID, Access, URL string
+			IsDefault                    bool `yaml:"isDefault"`
+			Editable                     bool
+			JSONData                     struct {
+				TimeInterval string `yaml:"timeInterval"`
+			} `yaml:"jsonData"`
+		}
+	}
+	var sc struct {
+		ScrapeConfigs []struct {
+			JobName        string `yaml:"job_name"`
+			ScrapeInterval string `yaml:"scrape_interval"`
+			MetricsPath    string `yaml:"metrics_path"`
+			StaticConfigs  []struct {
+				Targets []string
+			} `yaml:"static_configs"`
+		} `yaml:"scrape_configs"`
+	}
+	var pv struct {
+		APIVersion int `yaml:"apiVersion"`
+		Providers  []struct {
+			Name, Folder, Type string
+			DisableDeletion    bool `yaml:"disableDeletion"`
+			AllowUIUpdates     bool `yaml:"allowUiUpdates"`
+			Options            struct {
+				Path                      string
+				FoldersFromFilesStructure bool `yaml:"foldersFromFilesStructure"`
+			}
+		}
+	}
+	for file, v := range map[string]any{"datasource.yaml": &ds, "prometheus.yml": &sc, "provider.yaml": &pv} {
+		b, err := os.ReadFile(file)
+		if err != nil {
+			t.Fatal(err)
+		}
+		dec := yaml.NewDecoder(bytes.NewReader(b))
+		dec.KnownFields(true)
+		if err := dec.Decode(v); err != nil {
+			t.Fatalf("%s: %v", file, err)
+		}
+	}
+
+	if len(sc.ScrapeConfigs) != 1 {
+		t.Fatalf("prometheus.yml: %d scrape jobs, want 1", len(sc.ScrapeConfigs))
+	}
+	job := sc.ScrapeConfigs[0]
+	interval, err := time.ParseDuration(job.ScrapeInterval)
+	if job.JobName != "clickgen" || err != nil || interval != 15*time.Second || job.MetricsPath != "/metrics" ||
+		len(job.StaticConfigs) != 1 || len(job.StaticConfigs[0].Targets) != 1 {
+		t.Errorf("prometheus.yml: job %+v (interval %v, %v), want clickgen every 15 s on /metrics of one static target", job, interval, err)
+	} else {
+		target := job.StaticConfigs[0].Targets[0]
+		host, port, err := net.SplitHostPort(target)
+		if err != nil || host == "" || prom.CheckAddr(":"+port) != nil {
+			t.Errorf("prometheus.yml: target %q (%v) is not HOST:PORT of a --metrics-addr :PORT", target, err)
+		}
+	}
+
+	if ds.APIVersion != 1 || len(ds.Datasources) != 1 {
+		t.Fatalf("datasource.yaml: apiVersion %d, %d data sources, want 1 and 1", ds.APIVersion, len(ds.Datasources))
+	}
+	src := ds.Datasources[0]
+	u, err := url.Parse(src.URL)
+	if src.Type != "prometheus" || src.Access != "proxy" || src.Name == "" || err != nil || u.Scheme != "http" || u.Host == "" {
+		t.Errorf("datasource.yaml: %+v, want a Prometheus data source reached by Grafana's proxy at an http URL", src)
+	}
+	if src.IsDefault {
+		t.Errorf("datasource.yaml: the default data source: the stand's ClickHouse one would lose that")
+	}
+	if src.JSONData.TimeInterval != job.ScrapeInterval {
+		t.Errorf("datasource.yaml: timeInterval %q, want prometheus.yml's scrape interval %q", src.JSONData.TimeInterval, job.ScrapeInterval)
+	}
+
+	if pv.APIVersion != 1 || len(pv.Providers) != 1 || pv.Providers[0].Type != "file" || pv.Providers[0].Options.Path == "" {
+		t.Errorf("provider.yaml: %+v, want one file provider with a path", pv)
 	}
 }

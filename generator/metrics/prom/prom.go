@@ -54,6 +54,16 @@ type Server struct {
 
 	kafkaOnce sync.Once
 	kafka     *kprom.Metrics
+
+	// After the run (Linger): how long to keep serving for a scrape of the final values, and
+	// what ends that wait early.
+	linger    time.Duration
+	lingerCtx context.Context
+	waiting   func()
+	ended     atomic.Bool   // the run has ended: a scrape that starts now reads final values
+	lingering chan struct{} // closed when the wait for a final scrape begins
+	scraped   chan struct{} // closed when a scrape that started after the end has been answered
+	finalOnce sync.Once
 }
 
 // pacing is what the target-rate series are computed from.
@@ -108,8 +118,9 @@ func Listen(addr string) (*Server, error) {
 	}
 	s := New()
 	s.ln, s.done = ln, make(chan struct{})
+	s.lingering, s.scraped = make(chan struct{}), make(chan struct{})
 	mux := http.NewServeMux()
-	mux.Handle("/metrics", s.Handler())
+	mux.Handle("/metrics", s.final(s.Handler()))
 	s.srv = &http.Server{Handler: mux, ReadHeaderTimeout: 5 * time.Second}
 	go func() {
 		defer close(s.done)
@@ -260,6 +271,50 @@ func (o *observer) ExtraSent(topic, class string) {
 	o.s.extras.WithLabelValues(topic, classLabel(class)).Inc()
 }
 
+// final wraps h to note a scrape that starts after the run has ended and is answered: the
+// scrape that saw the final values.
+func (s *Server) final(h http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		after := s.ended.Load()
+		h.ServeHTTP(w, r)
+		if after {
+			s.finalOnce.Do(func() { close(s.scraped) })
+		}
+	})
+}
+
+// Linger makes the end of the run (the wrapped sink's Close) keep serving for up to d: until
+// a scrape that starts after the sink has closed has been answered, until d has passed, or
+// until ctx is done (an interrupted run does not wait), whichever is first. A run shorter
+// than the scraper's interval then still leaves its final values in Prometheus, when d is
+// longer than that interval. waiting, when not nil, is called as the wait begins (to say so
+// on stderr). Zero d, the default, stops at once. It does nothing on a nil *Server.
+func (s *Server) Linger(ctx context.Context, d time.Duration, waiting func()) {
+	if s == nil {
+		return
+	}
+	s.lingerCtx, s.linger, s.waiting = ctx, d, waiting
+}
+
+// awaitFinalScrape is the wait Linger asks for, at the run's end.
+func (s *Server) awaitFinalScrape() {
+	if s.linger <= 0 || s.srv == nil || s.lingerCtx.Err() != nil {
+		return
+	}
+	s.ended.Store(true)
+	close(s.lingering)
+	if s.waiting != nil {
+		s.waiting()
+	}
+	t := time.NewTimer(s.linger)
+	defer t.Stop()
+	select {
+	case <-s.scraped:
+	case <-t.C:
+	case <-s.lingerCtx.Done():
+	}
+}
+
 // Stop shuts the server down, giving a scrape in progress a moment to finish. It does nothing
 // on a Server from New.
 func (s *Server) Stop() {
@@ -380,9 +435,11 @@ func (s *meteredSink) Send(ctx context.Context, msg sink.Message) error {
 	return s.Sink.Send(ctx, msg)
 }
 
-// Close closes the sink, then stops the metrics server: it serves until the run's end.
+// Close closes the sink, then stops the metrics server: it serves until the run's end, and
+// with [Server.Linger] until a scrape of the final values.
 func (s *meteredSink) Close() error {
 	err := s.Sink.Close()
+	s.m.awaitFinalScrape()
 	s.m.Stop()
 	return err
 }

@@ -1,0 +1,299 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/twmb/franz-go/pkg/kadm"
+	"github.com/twmb/franz-go/pkg/kgo"
+
+	"github.com/clickgen/clickgen/generator/broker/realkafka"
+)
+
+// followReport is the report's follow section, as a reader sees it.
+type followReport struct {
+	Topics map[string]struct {
+		Acked int64 `json:"acked"`
+	} `json:"topics"`
+	Follow map[string]struct {
+		LatencyMS struct {
+			P50, P90, P99, Max float64
+			P999               float64 `json:"p99_9"`
+		} `json:"latency_ms"`
+		Taken        int64            `json:"taken"`
+		DrainedS     *float64         `json:"drained_s"`
+		Untaken      map[string]int64 `json:"untaken"`
+		MeasuredFrom string           `json:"measured_from"`
+		Reordered    int64            `json:"reordered_acks"`
+		Lag          []struct {
+			T          float64 `json:"t_s"`
+			Partitions map[string]int64
+		} `json:"lag"`
+	} `json:"follow"`
+}
+
+func readFollowReport(t *testing.T, path string) followReport {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("report: %v", err)
+	}
+	var r followReport
+	if err := json.Unmarshal(b, &r); err != nil {
+		t.Fatalf("report: %v\n%s", err, b)
+	}
+	return r
+}
+
+// groupConsumer consumes topic hits as group g from addr, as ClickHouse's Kafka engine does:
+// records gather in a block, and the block is committed when it holds block records or its
+// first record is flushAfter old. hold, if set, is called before each commit with the count
+// consumed so far and the block's size; the consumer waits as long as it returns. It stops
+// when ctx ends.
+type groupConsumer struct {
+	cl       *kgo.Client
+	assigned chan struct{} // closed when the group has assigned the consumer its partitions
+	consumed int
+	done     chan struct{}
+	err      error
+}
+
+func startGroupConsumer(t *testing.T, ctx context.Context, addr, group string, block int, flushAfter time.Duration,
+	hold func(consumed, n int) time.Duration) *groupConsumer {
+	t.Helper()
+	c := &groupConsumer{assigned: make(chan struct{}), done: make(chan struct{})}
+	var once sync.Once
+	cl, err := kgo.NewClient(kgo.SeedBrokers(addr), kgo.ConsumerGroup(group), kgo.ConsumeTopics("hits"),
+		kgo.DisableAutoCommit(), kgo.FetchMaxWait(50*time.Millisecond),
+		kgo.OnPartitionsAssigned(func(context.Context, *kgo.Client, map[string][]int32) { once.Do(func() { close(c.assigned) }) }))
+	if err != nil {
+		t.Fatal(err)
+	}
+	c.cl = cl
+	go func() {
+		defer close(c.done)
+		var recs []*kgo.Record
+		var first time.Time
+		for ctx.Err() == nil {
+			pctx, cancel := context.WithTimeout(ctx, 50*time.Millisecond)
+			fs := cl.PollFetches(pctx)
+			cancel()
+			fs.EachRecord(func(r *kgo.Record) {
+				if len(recs) == 0 {
+					first = time.Now()
+				}
+				recs = append(recs, r)
+				c.consumed++
+			})
+			if len(recs) == 0 || (len(recs) < block && time.Since(first) < flushAfter) {
+				continue
+			}
+			if hold != nil {
+				if d := hold(c.consumed, len(recs)); d > 0 {
+					select {
+					case <-ctx.Done():
+						return
+					case <-time.After(d): // the consumer's pause under test, not a wait of the test
+					}
+				}
+			}
+			if err := cl.CommitRecords(ctx, recs...); err != nil && ctx.Err() == nil {
+				c.err = err
+				return
+			}
+			recs = recs[:0]
+		}
+	}()
+	t.Cleanup(func() { <-c.done; cl.Close() })
+	return c
+}
+
+var followLine = regexp.MustCompile(`follow (\S+): (\d+) taken, drained ([\d.]+)s after the run; pipeline latency p50 (\S+) p90 (\S+) p99 (\S+) p99.9 (\S+) max (\S+) \(measured from: ([^)]+)\)`)
+
+// TestFollowPausedConsumer: a consumer group that holds a block of records for 5 s mid-run
+// (before committing it, as a Kafka engine that stalls holds its block) shows a pipeline p99
+// of at least 5 s, although the rate drops to 4/s shortly after the pause begins, so few are
+// sent during it: every held message is charged from its intended send time to the first poll
+// that sees it committed. The group drains, the run exits 0, and the report says so.
+func TestFollowPausedConsumer(t *testing.T) {
+	_, addr := kfakeCluster(t)
+	followPaused(t, addr)
+}
+
+// TestFollowPausedConsumerRealKafka is TestFollowPausedConsumer against a real single Kafka
+// node (generator/broker/realkafka: skipped under -short and without Java and the jars,
+// a failure then under CLICKGEN_REQUIRE_KAFKA=1).
+func TestFollowPausedConsumerRealKafka(t *testing.T) {
+	c := realkafka.Start(t, 1)
+	cl, err := kgo.NewClient(kgo.SeedBrokers(c.Addrs()...))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cl.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	if _, err := kadm.NewClient(cl).CreateTopic(ctx, 2, 1, nil, "hits"); err != nil {
+		t.Fatalf("create topic hits: %v", err)
+	}
+	followPaused(t, c.Bootstrap())
+}
+
+// followPaused is the paused-consumer test against the broker at addr.
+func followPaused(t *testing.T, addr string) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	var once sync.Once
+	paused := make(chan [2]int, 1)
+	c := startGroupConsumer(t, ctx, addr, "g", 10, 200*time.Millisecond, func(consumed, n int) time.Duration {
+		var d time.Duration
+		if consumed >= 270 && n >= 10 {
+			once.Do(func() { d = 5 * time.Second; paused <- [2]int{n, consumed} })
+		}
+		return d
+	})
+	defer cancel()
+	select { // the group has joined: the consumer keeps up until it pauses
+	case <-c.assigned:
+	case <-ctx.Done():
+		t.Fatal("the consumer was never assigned its partitions")
+	}
+	rep := filepath.Join(t.TempDir(), "r.json")
+	var errb bytes.Buffer
+	err := run(ctx, []string{"run", "stress", "--brokers", addr, "--rate", "steps:100/s@3s,4/s@6s", "--duration", "9s",
+		"--follow-group", "g", "--follow-every", "100ms", "--follow-timeout", "30s", "--report", rep}, &bytes.Buffer{}, &errb)
+	if err != nil {
+		t.Fatalf("run: %v\n%s", err, errb.String())
+	}
+	var held, before int
+	select {
+	case p := <-paused:
+		held, before = p[0], p[1]
+	default:
+		t.Fatalf("the consumer never paused (consumed %d, err %v): the test proves nothing\n%s", c.consumed, c.err, errb.String())
+	}
+	r := readFollowReport(t, rep)
+	g, ok := r.Follow["g"]
+	if !ok {
+		t.Fatalf("report has no follow.g\n%s", errb.String())
+	}
+	acked := r.Topics["hits"].Acked
+	t.Logf("acked %d, %d consumed before the pause (at most %d sent during or after it), held %d for 5 s; follow.g p50 %.1f p90 %.1f p99 %.1f p99.9 %.1f max %.1f ms, drained %v s, reordered %d",
+		acked, before, acked-int64(before), held, g.LatencyMS.P50, g.LatencyMS.P90, g.LatencyMS.P99, g.LatencyMS.P999, g.LatencyMS.Max, *g.DrainedS, g.Reordered)
+	if g.LatencyMS.P99 < 5000 {
+		t.Errorf("follow.g p99 = %.1f ms, want ≥ 5000 (a block of %d of %d messages was held 5 s)", g.LatencyMS.P99, held, acked)
+	}
+	if g.Taken != acked || g.DrainedS == nil {
+		t.Errorf("follow.g taken %d of %d acked, drained_s %v: want all taken and drained", g.Taken, acked, g.DrainedS)
+	}
+	if g.MeasuredFrom != "intended send time" {
+		t.Errorf("measured_from = %q, want intended send time for a paced run", g.MeasuredFrom)
+	}
+	var peak int64
+	for _, s := range g.Lag {
+		peak = max(peak, s.Partitions["hits/0"]+s.Partitions["hits/1"])
+	}
+	if peak < int64(held) {
+		t.Errorf("lag samples peak at %d, want at least the %d held messages: %+v", peak, held, g.Lag)
+	}
+	m := followLine.FindStringSubmatch(errb.String())
+	if m == nil || m[1] != "g" || m[2] != strconv.FormatInt(acked, 10) {
+		t.Errorf("no final follow line for g with %d taken:\n%s", acked, errb.String())
+	} else if d, err := time.ParseDuration(m[6]); err != nil || d < 5*time.Second {
+		t.Errorf("final line p99 %s, want ≥ 5s: %s", m[6], m[0])
+	}
+}
+
+// TestFollowNormalConsumer: a group that commits what it polls drains within the timeout, the
+// run exits 0, and the latency of an unpaced batch is measured from the time each message was
+// handed to the producer, every acknowledged message counted.
+func TestFollowNormalConsumer(t *testing.T) {
+	_, addr := kfakeCluster(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	c := startGroupConsumer(t, ctx, addr, "normal", 1, 0, nil)
+	defer cancel()
+	rep := filepath.Join(t.TempDir(), "r.json")
+	out, errs, code := clickgen(t, "batch", "--day", "0", "--limit", "3000", "--brokers", addr, "--topic", "hits",
+		"--follow-group", "normal", "--follow-timeout", "30s", "--report", rep)
+	if code != 0 {
+		t.Fatalf("batch: exit %d (consumer consumed %d, err %v)\n%s%s", code, c.consumed, c.err, out, errs)
+	}
+	r := readFollowReport(t, rep)
+	g := r.Follow["normal"]
+	if g.Taken != 3000 || r.Topics["hits"].Acked != 3000 || g.DrainedS == nil || len(g.Untaken) != 0 {
+		t.Errorf("follow.normal taken %d (acked %d), drained_s %v, untaken %v: want 3000 taken and drained",
+			g.Taken, r.Topics["hits"].Acked, g.DrainedS, g.Untaken)
+	}
+	if g.MeasuredFrom != "handed to producer" {
+		t.Errorf("measured_from = %q, want handed to producer for an unpaced batch", g.MeasuredFrom)
+	}
+	if g.LatencyMS.P50 <= 0 || g.LatencyMS.Max < g.LatencyMS.P99 || g.LatencyMS.P99 >= 5000 {
+		t.Errorf("follow.normal latency %+v: want 0 < p50, p99 ≤ max, p99 < 5 s for a consumer that does not stop", g.LatencyMS)
+	}
+	if m := followLine.FindStringSubmatch(errs); m == nil || m[1] != "normal" || m[2] != "3000" || m[9] != "handed to producer" {
+		t.Errorf("no final follow line for normal with 3000 taken:\n%s", errs)
+	}
+}
+
+// TestFollowGroupNeverCommits: a group that commits nothing fails the run with exit 1 after
+// --follow-timeout, naming the group and its lag per partition (which adds up to what was
+// acknowledged); the report has drained_s null and the same lag. A second group that drains
+// is reported drained beside it.
+func TestFollowGroupNeverCommits(t *testing.T) {
+	_, addr := kfakeCluster(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	startGroupConsumer(t, ctx, addr, "takes", 1, 0, nil)
+	defer cancel()
+	rep := filepath.Join(t.TempDir(), "r.json")
+	start := time.Now()
+	_, errs, code := clickgen(t, "batch", "--day", "0", "--limit", "500", "--brokers", addr, "--topic", "hits",
+		"--follow-group", "ghost", "--follow-group", "takes", "--follow-timeout", "1s", "--report", rep)
+	if code != 1 {
+		t.Fatalf("batch with a group that never commits: exit %d, want 1\n%s", code, errs)
+	}
+	r := readFollowReport(t, rep)
+	g := r.Follow["ghost"]
+	if g.DrainedS != nil || g.Taken != 0 || g.Untaken["hits/0"]+g.Untaken["hits/1"] != 500 {
+		t.Errorf("follow.ghost drained_s %v, taken %d, untaken %v: want not drained, 0 taken, 500 untaken", g.DrainedS, g.Taken, g.Untaken)
+	}
+	want := "group ghost (lag hits/0 " + strconv.FormatInt(g.Untaken["hits/0"], 10) + ", hits/1 " + strconv.FormatInt(g.Untaken["hits/1"], 10) + ")"
+	if !strings.Contains(errs, want) || !strings.Contains(errs, "--follow-timeout 1s") || strings.Contains(errs, "group takes") {
+		t.Errorf("stderr does not name %q and the timeout alone:\n%s", want, errs)
+	}
+	if tk := r.Follow["takes"]; tk.DrainedS == nil || tk.Taken != 500 {
+		t.Errorf("follow.takes drained_s %v taken %d: want drained, 500 taken", tk.DrainedS, tk.Taken)
+	}
+	if el := time.Since(start); el < time.Second {
+		t.Errorf("the run ended after %v, before --follow-timeout 1s", el)
+	}
+}
+
+// TestFollowFlagsChecked: follow flags that cannot work are usage errors before anything is
+// sent.
+func TestFollowFlagsChecked(t *testing.T) {
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"batch", "--day", "0", "--file", "-", "--follow-group", "g"}, "--follow-group needs Kafka"},
+		{[]string{"batch", "--day", "0", "--brokers", "127.0.0.1:1", "--topic", "hits", "--follow-group", "g", "--follow-every", "0s"}, "--follow-every 0s"},
+		{[]string{"run", "stress", "--follow-group", "g", "--follow-timeout", "-1s"}, "--follow-timeout -1s"},
+		{[]string{"snapshot", "--day", "1", "--brokers", "127.0.0.1:1", "--topic", "orders", "--follow-group", ""}, "empty group"},
+	} {
+		_, errs, code := clickgen(t, tc.args...)
+		if code != 2 || !strings.Contains(errs, tc.want) {
+			t.Errorf("%v: exit %d, stderr %q; want 2 and %q", tc.args, code, errs, tc.want)
+		}
+	}
+}

@@ -1,0 +1,42 @@
+package main
+
+import (
+	"os"
+	"regexp"
+	"strconv"
+	"strings"
+	"testing"
+)
+
+// TestReadmeFigures is issue 24 Low 12: the README said the starting world "has 412 409
+// events over days 0–7" when inventory and verify gave 405 714, and that "--scale 300 needs
+// about 29.3 GiB" when the estimate had become 6.0 GiB. The figures the README quotes are
+// computed here with the code that prints them, so a change of the world or of the memory
+// estimate fails until the README says the new figure.
+func TestReadmeFigures(t *testing.T) {
+	data, err := os.ReadFile("../../README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	readme := string(data)
+	m := regexp.MustCompile(`has ([0-9][0-9 ]*) events over days 0–7`).FindStringSubmatch(readme)
+	if m == nil {
+		t.Fatal(`README has no "has N events over days 0–7"`)
+	}
+	inv := inventoryOf(t, "--day", "0", "--days", "8")
+	events := 0
+	for _, d := range inv.Days {
+		events += d.Events
+	}
+	if said, _ := strconv.Atoi(strings.ReplaceAll(m[1], " ", "")); said != events {
+		t.Errorf("README: the starting world has %s events over days 0–7; inventory --day 0 --days 8 gives %d", m[1], events)
+	}
+	m = regexp.MustCompile("`--scale ([0-9]+) needs about ([0-9.]+ GiB) of memory").FindStringSubmatch(readme)
+	if m == nil {
+		t.Fatal("README has no \"`--scale N needs about X GiB of memory\"")
+	}
+	_, errs, code := clickgen(t, "batch", "--day", "0", "--scale", m[1], "--max-memory", "1MiB", "--file", os.DevNull)
+	if want := "--scale " + m[1] + " needs about " + m[2] + " of memory"; code != 2 || !strings.Contains(errs, want) {
+		t.Errorf("README quotes %q; the refusal reads (exit %d) %q", want, code, errs)
+	}
+}
