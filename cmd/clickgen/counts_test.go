@@ -12,16 +12,26 @@ import (
 	"github.com/twmb/franz-go/pkg/kmsg"
 )
 
-// refuseProducesAfter makes c refuse every produce request after the first n (topic
-// authorization failed: a delivery failure, not a lost connection).
+// refuseProducesAfter makes c refuse every produce request once it has taken n records
+// (topic authorization failed: a delivery failure, not a lost connection). It counts
+// records, not requests: a slow producer (under -race, on a loaded machine) puts a whole
+// short run into a few large requests, and a count of requests then refused none.
 func refuseProducesAfter(c *kfake.Cluster, n int64) {
-	var produces atomic.Int64
+	var taken atomic.Int64
 	c.ControlKey(int16(kmsg.Produce), func(kreq kmsg.Request) (kmsg.Response, error, bool) {
 		c.KeepControl()
-		if produces.Add(1) <= n {
+		req := kreq.(*kmsg.ProduceRequest)
+		if taken.Load() < n {
+			for _, rt := range req.Topics {
+				for _, rp := range rt.Partitions {
+					var b kmsg.RecordBatch
+					if b.ReadFrom(rp.Records) == nil {
+						taken.Add(int64(b.NumRecords))
+					}
+				}
+			}
 			return nil, nil, false
 		}
-		req := kreq.(*kmsg.ProduceRequest)
 		resp := req.ResponseKind().(*kmsg.ProduceResponse)
 		for _, rt := range req.Topics {
 			st := kmsg.NewProduceResponseTopic()
@@ -54,7 +64,7 @@ func atoi(s string) int64 { n, _ := strconv.ParseInt(s, 10, 64); return n }
 func TestCountsAfterDeliveryFailure(t *testing.T) {
 	t.Run("stress", func(t *testing.T) {
 		c, addr := kfakeCluster(t)
-		refuseProducesAfter(c, 20)
+		refuseProducesAfter(c, 2000)
 		_, errs, code := clickgen(t, "run", "stress", "--brokers", addr, "--scale", "0.1", "--rate", "20000/s", "--duration", "3s")
 		tm, sm := topicLine.FindStringSubmatch(errs), stressLine.FindStringSubmatch(errs)
 		if code != 1 || tm == nil || sm == nil {
@@ -68,7 +78,7 @@ func TestCountsAfterDeliveryFailure(t *testing.T) {
 	})
 	t.Run("batch", func(t *testing.T) {
 		c, addr := kfakeCluster(t)
-		refuseProducesAfter(c, 20)
+		refuseProducesAfter(c, 2000)
 		_, errs, code := clickgen(t, "batch", "--day", "0", "--days", "2", "--brokers", addr, "--topic", "hits")
 		tm, dm := topicLine.FindStringSubmatch(errs), dayLine.FindStringSubmatch(errs)
 		if code != 1 || tm == nil || dm == nil {
