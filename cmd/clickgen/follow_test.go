@@ -39,6 +39,18 @@ type followReport struct {
 			Partitions map[string]int64
 		} `json:"lag"`
 	} `json:"follow"`
+	Stress struct {
+		Intervals []struct {
+			AtS    float64 `json:"at_s"`
+			Follow map[string]struct {
+				Taken int64   `json:"taken"`
+				P50MS float64 `json:"p50_ms"`
+				P99MS float64 `json:"p99_ms"`
+				MaxMS float64 `json:"max_ms"`
+				Lag   int64   `json:"lag_messages"`
+			} `json:"follow"`
+		} `json:"intervals"`
+	} `json:"stress"`
 }
 
 func readFollowReport(t *testing.T, path string) followReport {
@@ -205,11 +217,47 @@ func followPaused(t *testing.T, addr string) {
 	if peak < int64(held) {
 		t.Errorf("lag samples peak at %d, want at least the %d held messages: %+v", peak, held, g.Lag)
 	}
+	checkPausedIntervals(t, r, held)
 	m := followLine.FindStringSubmatch(errb.String())
 	if m == nil || m[1] != "g" || m[2] != strconv.FormatInt(acked, 10) {
 		t.Errorf("no final follow line for g with %d taken:\n%s", acked, errb.String())
 	} else if d, err := time.ParseDuration(m[6]); err != nil || d < 5*time.Second {
 		t.Errorf("final line p99 %s, want ≥ 5s: %s", m[6], m[0])
+	}
+}
+
+// checkPausedIntervals checks the paused run's report intervals: a 9-second run gets 1-second
+// intervals (play.ReportEvery), not the console's 5 s; each carries follow.g; the interval in
+// which the held block was committed has a max pipeline latency of at least 5 s, one during
+// the pause ends with at least the held messages as lag, and the intervals' taken add up to at
+// most what the group took (what it took after the last interval is in no interval).
+func checkPausedIntervals(t *testing.T, r followReport, held int) {
+	t.Helper()
+	ivs := r.Stress.Intervals
+	if len(ivs) < 8 {
+		t.Errorf("%d report intervals in a 9 s run, want at least 8 (1 s each)", len(ivs))
+	}
+	var maxMS float64
+	var lag, taken int64
+	for i, iv := range ivs {
+		f, ok := iv.Follow["g"]
+		if !ok {
+			t.Errorf("interval %d (at %.1fs) has no follow.g", i, iv.AtS)
+			continue
+		}
+		if f.Taken > 0 && (f.P50MS <= 0 || f.P99MS < f.P50MS || f.MaxMS < f.P99MS*63/64) {
+			t.Errorf("interval %d follow.g %+v: want 0 < p50 ≤ p99 ≤ max", i, f)
+		}
+		maxMS, lag, taken = max(maxMS, f.MaxMS), max(lag, f.Lag), taken+f.Taken
+	}
+	if maxMS < 5000 {
+		t.Errorf("the intervals' largest follow.g max_ms is %.1f, want ≥ 5000 (a block was held 5 s)", maxMS)
+	}
+	if lag < int64(held) {
+		t.Errorf("the intervals' largest follow.g lag is %d, want ≥ the %d held", lag, held)
+	}
+	if g := r.Follow["g"]; taken > g.Taken || taken == 0 {
+		t.Errorf("the intervals' follow.g taken add up to %d, want 0 < it ≤ %d (the group's total)", taken, g.Taken)
 	}
 }
 

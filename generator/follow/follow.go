@@ -301,6 +301,30 @@ func (f *Follower) Finish(w io.Writer, interrupted bool) (any, error) {
 	return rep, nil
 }
 
+// State is one group's figures at a moment of the run: the latency of every message it has
+// taken so far and the messages acknowledged but not yet taken (the lag, over the partitions
+// that count). A caller measures an interval as the difference of two states (Histogram.Since).
+type State struct {
+	Latency metrics.Histogram
+	Untaken int64
+}
+
+// States returns each group's [State] now, keyed by group.
+func (f *Follower) States() map[string]State {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	out := make(map[string]State, len(f.groups))
+	for _, g := range f.groups {
+		var st State
+		st.Latency.Merge(g.hist) // a copy: the follower goes on recording into g.hist
+		for _, k := range f.followed(g) {
+			st.Untaken += g.parts[k].pending
+		}
+		out[g.name] = st
+	}
+	return out
+}
+
 // measuredFrom names what latency is measured from. Call with mu held.
 func (f *Follower) measuredFrom() string {
 	switch {
