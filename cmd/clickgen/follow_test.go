@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"io"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -13,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	dto "github.com/prometheus/client_model/go"
 	"github.com/twmb/franz-go/pkg/kadm"
 	"github.com/twmb/franz-go/pkg/kgo"
 
@@ -344,4 +346,94 @@ func TestFollowFlagsChecked(t *testing.T) {
 			t.Errorf("%v: exit %d, stderr %q; want 2 and %q", tc.args, code, errs, tc.want)
 		}
 	}
+}
+
+// TestFollowMetricsScraped scrapes /metrics during a stress run followed with --follow-group
+// while a consumer group commits what it takes: clickgen_pipeline_latency_seconds{group,topic}
+// is a complete cumulative histogram whose count grows between two scrapes and never exceeds
+// what was acknowledged, and clickgen_consumer_lag_messages{group,topic} is served and at most
+// what was acknowledged.
+func TestFollowMetricsScraped(t *testing.T) {
+	_, addr := kfakeCluster(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	c := startGroupConsumer(t, ctx, addr, "fresh", 20, 50*time.Millisecond, nil)
+	select {
+	case <-c.assigned:
+	case <-ctx.Done():
+		t.Fatal("the consumer was never assigned its partitions")
+	}
+	runCtx, stop := context.WithCancel(ctx)
+	defer stop()
+	stderr := newLineWatch()
+	done := make(chan int, 1)
+	go func() {
+		err := run(runCtx, []string{"run", "stress", "--brokers", addr, "--rate", "2000/s", "--duration", "1h", "--interval", "100ms",
+			"--metrics-addr", "127.0.0.1:0", "--follow-group", "fresh", "--follow-every", "50ms"}, io.Discard, stderr)
+		stderr.close()
+		done <- exitCode(err, io.Discard)
+	}()
+	line, _ := stderr.await(0, metricsURL.MatchString)
+	if line == "" {
+		t.Fatalf("the run never said where its metrics are:\n%s", stderr)
+	}
+	url := metricsURL.FindStringSubmatch(line)[1]
+	// taken scrapes at each interval line from line from on until the group has taken more
+	// than n, and returns the scrape, the histogram and the line after it.
+	taken := func(from int, n uint64) (map[string]*dto.MetricFamily, *dto.Histogram, int) {
+		for lines := 0; ; lines++ {
+			if lines == 100 { // 10 s of interval lines
+				t.Fatalf("no clickgen_pipeline_latency_seconds{group fresh, topic hits} above %d in 100 interval lines (consumed %d, err %v)", n, c.consumed, c.err)
+			}
+			_, i := stderr.await(from, func(l string) bool { return intervalTotal.MatchString(l) })
+			if i < 0 {
+				t.Fatalf("the run ended before the group took more than %d:\n%s", n, stderr)
+			}
+			from = i + 1
+			fams := scrape(t, url)
+			for _, m := range fams["clickgen_pipeline_latency_seconds"].GetMetric() {
+				if labelsAre(m, "group", "fresh", "topic", "hits") && m.GetHistogram().GetSampleCount() > n {
+					return fams, m.GetHistogram(), from
+				}
+			}
+		}
+	}
+	_, h1, next := taken(0, 0)
+	second, h2, _ := taken(next, h1.GetSampleCount())
+	acked := sample(second, "clickgen_messages_acked_total", "topic", "hits")
+	stop()
+	if code := <-done; code != 130 {
+		t.Fatalf("interrupted run: exit %d, want 130:\n%s", code, stderr)
+	}
+	prev := uint64(0)
+	for _, b := range h2.Bucket {
+		if b.GetCumulativeCount() < prev {
+			t.Errorf("bucket le=%v holds %d < %d below it", b.GetUpperBound(), b.GetCumulativeCount(), prev)
+		}
+		prev = b.GetCumulativeCount()
+	}
+	if prev != h2.GetSampleCount() || float64(h2.GetSampleCount()) > acked || h2.GetSampleSum() <= 0 {
+		t.Errorf("pipeline latency: last bucket %d, count %d, sum %v; want last bucket = count ≤ %v acknowledged, sum > 0",
+			prev, h2.GetSampleCount(), h2.GetSampleSum(), acked)
+	}
+	lag := second["clickgen_consumer_lag_messages"]
+	if lag == nil || len(lag.Metric) != 1 || !labelsAre(lag.Metric[0], "group", "fresh", "topic", "hits") ||
+		lag.Metric[0].GetGauge().GetValue() < 0 || lag.Metric[0].GetGauge().GetValue() > acked {
+		t.Errorf("consumer lag %v: want one series {group fresh, topic hits} between 0 and %v", lag, acked)
+	}
+	t.Logf("scrapes: %d then %d taken (sum %.3fs), lag %v of %v acknowledged", h1.GetSampleCount(), h2.GetSampleCount(),
+		h2.GetSampleSum(), lag.GetMetric()[0].GetGauge().GetValue(), acked)
+}
+
+// labelsAre says whether m's labels are exactly the name, value pairs of kv, in order.
+func labelsAre(m *dto.Metric, kv ...string) bool {
+	if len(m.Label)*2 != len(kv) {
+		return false
+	}
+	for i, l := range m.Label {
+		if l.GetName() != kv[2*i] || l.GetValue() != kv[2*i+1] {
+			return false
+		}
+	}
+	return true
 }
