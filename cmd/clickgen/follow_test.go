@@ -31,6 +31,7 @@ type followReport struct {
 			P50, P90, P99, Max float64
 			P999               float64 `json:"p99_9"`
 		} `json:"latency_ms"`
+		Distribution [][2]float64     `json:"latency_distribution_ms"`
 		Taken        int64            `json:"taken"`
 		DrainedS     *float64         `json:"drained_s"`
 		Untaken      map[string]int64 `json:"untaken"`
@@ -220,6 +221,9 @@ func followPaused(t *testing.T, addr string) {
 		t.Errorf("lag samples peak at %d, want at least the %d held messages: %+v", peak, held, g.Lag)
 	}
 	checkPausedIntervals(t, r, held)
+	if d := g.Distribution; len(d) != 12 || d[0][0] != 0 || d[11] != [2]float64{100, g.LatencyMS.Max} || d[9][0] != 99.99 || d[9][1] < 5000 {
+		t.Errorf("follow.g latency_distribution_ms = %v: want 12 points from p0 to p100 = max %.1f, p99.99 ≥ 5000", d, g.LatencyMS.Max)
+	}
 	m := followLine.FindStringSubmatch(errb.String())
 	if m == nil || m[1] != "g" || m[2] != strconv.FormatInt(acked, 10) {
 		t.Errorf("no final follow line for g with %d taken:\n%s", acked, errb.String())

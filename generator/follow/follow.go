@@ -259,7 +259,7 @@ func (f *Follower) Finish(w io.Writer, interrupted bool) (any, error) {
 	var failed []string
 	for _, g := range f.groups {
 		r := GroupReport{
-			LatencyMS: percentiles(g.hist), Taken: int64(g.hist.Count()), MeasuredFrom: from,
+			LatencyMS: percentiles(g.hist), LatencyDistributionMS: g.hist.Distribution(), Taken: int64(g.hist.Count()), MeasuredFrom: from,
 			Lag: g.samples, PeakStateBytes: g.peakRuns * int64(unsafe.Sizeof(run{})), Polls: g.polls, PollErrors: g.errors, LastPollError: g.lastErr,
 		}
 		for _, p := range g.parts {
@@ -376,6 +376,10 @@ func lagText(m map[string]int64) string {
 type GroupReport struct {
 	// LatencyMS are the pipeline latency percentiles of the messages taken, in milliseconds.
 	LatencyMS Percentiles `json:"latency_ms"`
+	// LatencyDistributionMS is the same as [percentile, ms] pairs at
+	// metrics.DistributionPercentiles, for plotting the whole distribution; absent when
+	// nothing was taken.
+	LatencyDistributionMS [][2]float64 `json:"latency_distribution_ms,omitempty"`
 	// Taken counts the run's messages the group's commit passed.
 	Taken int64 `json:"taken"`
 	// DrainedS is how long after the run's last acknowledgement (the end of the flush) the

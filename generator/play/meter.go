@@ -251,7 +251,11 @@ type StressReport struct {
 	sink.Report
 	// LatencyMS replaces the embedded report's latency_ms.
 	LatencyMS StressLatency `json:"latency_ms"`
-	Stress    StressInfo    `json:"stress"`
+	// LatencyDistributionMS is the produce latency as [percentile, ms] pairs at
+	// metrics.DistributionPercentiles, for plotting the whole distribution; absent when
+	// nothing was acknowledged. Beside latency_ms, whose values readers take as numbers.
+	LatencyDistributionMS [][2]float64 `json:"latency_distribution_ms,omitempty"`
+	Stress                StressInfo   `json:"stress"`
 	// Units is what was sent of each model day, as in [RunReport].
 	Units []UnitReport `json:"units"`
 }
@@ -292,7 +296,8 @@ func (m *Meter) Report(r sink.Report, info StressInfo) StressReport {
 			Mean: msOf(h.Mean()), P50: msOf(h.Quantile(0.5)), P95: msOf(h.Quantile(0.95)), P99: msOf(h.Quantile(0.99)),
 			P999: msOf(h.Quantile(0.999)), Max: msOf(h.Max()),
 		},
-		Stress: info,
+		LatencyDistributionMS: h.Distribution(),
+		Stress:                info,
 	}
 }
 

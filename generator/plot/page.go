@@ -4,10 +4,12 @@ import (
 	"fmt"
 	"io"
 	"maps"
+	"math"
 	"slices"
 	"strconv"
 	"strings"
 
+	"github.com/clickgen/clickgen/generator/play"
 	"github.com/clickgen/clickgen/generator/world"
 )
 
@@ -42,7 +44,11 @@ func (p Page) WriteHTML(w io.Writer) error {
 	p.runsTable(&b)
 	p.rateChart(&b)
 	p.latencyChart(&b)
+	p.pipelineChart(&b)
+	p.consumerLagChart(&b)
 	p.lagChart(&b)
+	p.produceDistributionChart(&b)
+	p.pipelineDistributionChart(&b)
 	p.topicsChart(&b)
 	p.partitionsChart(&b)
 	p.daysChart(&b)
@@ -152,6 +158,151 @@ func (p Page) latencyChart(b *strings.Builder) {
 		return
 	}
 	lineChart(b, "Latency percentiles per interval", "seconds since pacing started", "milliseconds", ss, items)
+}
+
+// followed is one consumer group of one run: the pair's colour is the next of the palette,
+// so one group per run keeps the run's colour.
+type followed struct {
+	run   int
+	group string
+	color string
+}
+
+// followedGroups lists every run's followed groups (report "follow", or groups in its
+// intervals), runs in order, groups sorted.
+func (p Page) followedGroups() []followed {
+	var out []followed
+	for i, r := range p.Runs {
+		set := map[string]bool{}
+		for g := range r.Report.Follow {
+			set[g] = true
+		}
+		if s := r.Report.Stress; s != nil {
+			for _, iv := range s.Intervals {
+				for g := range iv.Follow {
+					set[g] = true
+				}
+			}
+		}
+		for _, g := range slices.Sorted(maps.Keys(set)) {
+			out = append(out, followed{run: i, group: g})
+		}
+	}
+	for k := range out {
+		out[k].color = colorOf(out[k].run)
+		if len(out) > len(p.Runs) {
+			out[k].color = colorOf(k)
+		}
+	}
+	return out
+}
+
+// followSeries builds, per run and followed group, the lines of y over the intervals that
+// pass keep (the points of the others are left out, not drawn as zero).
+func (p Page) followSeries(lines []struct{ suffix, dash string }, keep func(play.FollowInterval) bool,
+	y func(line int, f play.FollowInterval) float64) (ss []series, items []legendItem) {
+	for _, fg := range p.followedGroups() {
+		s := p.Runs[fg.run].Report.Stress
+		if s == nil {
+			continue
+		}
+		for li, l := range lines {
+			name := p.Runs[fg.run].Label + " " + fg.group + l.suffix
+			sr := series{name: name, color: fg.color, dash: l.dash}
+			for _, iv := range s.Intervals {
+				if f, ok := iv.Follow[fg.group]; ok && keep(f) {
+					sr.x, sr.y = append(sr.x, iv.AtS), append(sr.y, y(li, f))
+				}
+			}
+			if len(sr.x) > 0 {
+				ss = append(ss, sr)
+				items = append(items, legendItem{name: name, color: fg.color, dash: l.dash})
+			}
+		}
+	}
+	return ss, items
+}
+
+const noFollowIntervals = "no report has intervals of a followed consumer group: a rate-paced run with --follow-group records them."
+
+func (p Page) pipelineChart(b *strings.Builder) {
+	b.WriteString("<h2>Pipeline latency: from the intended send time until the consumer group took it</h2>\n")
+	ss, items := p.followSeries([]struct{ suffix, dash string }{{" p50", ""}, {" p99", "2 3"}, {" max", "7 4"}},
+		func(f play.FollowInterval) bool { return f.Taken > 0 },
+		func(line int, f play.FollowInterval) float64 { return [...]float64{f.P50MS, f.P99MS, f.MaxMS}[line] })
+	if len(ss) == 0 {
+		noData(b, noFollowIntervals)
+		return
+	}
+	lineChart(b, "Pipeline latency of the messages each group took in the interval", "seconds since pacing started", "milliseconds", ss, items)
+	b.WriteString("<p>Taken: the group's committed offset passed the message, as clickgen's poll of the group's offsets saw it (--follow-every). An interval in which the group took nothing has no point.</p>\n")
+}
+
+func (p Page) consumerLagChart(b *strings.Builder) {
+	b.WriteString("<h2>Consumer lag</h2>\n")
+	ss, items := p.followSeries([]struct{ suffix, dash string }{{"", ""}},
+		func(play.FollowInterval) bool { return true },
+		func(_ int, f play.FollowInterval) float64 { return float64(f.Lag) })
+	if len(ss) == 0 {
+		noData(b, noFollowIntervals)
+		return
+	}
+	lineChart(b, "Messages acknowledged but not yet taken by the group, at each interval's end", "seconds since pacing started", "messages", ss, items)
+}
+
+// distributionSeries is the line of one distribution ([percentile, ms] pairs) on the
+// percentile axis; the maximum (p 100) is beyond the axis and goes into the name.
+func distributionSeries(name, color, dash string, dist [][2]float64) (series, legendItem, bool) {
+	s := series{color: color, dash: dash}
+	maxMS := math.NaN()
+	for _, pt := range dist {
+		if pt[0] >= 100 {
+			maxMS = pt[1]
+			continue
+		}
+		s.x, s.y = append(s.x, percentileX(pt[0])), append(s.y, pt[1])
+	}
+	if !math.IsNaN(maxMS) {
+		name += " (max " + fmtF(maxMS) + " ms)"
+	}
+	s.name = name
+	return s, legendItem{name: name, color: color, dash: dash}, len(s.x) > 0
+}
+
+func (p Page) produceDistributionChart(b *strings.Builder) {
+	b.WriteString("<h2>Produce latency distribution</h2>\n")
+	var ss []series
+	var items []legendItem
+	for i, r := range p.Runs {
+		if s, it, ok := distributionSeries(r.Label, colorOf(i), "", r.Report.LatencyDistributionMS); ok {
+			ss, items = append(ss, s), append(items, it)
+		}
+	}
+	if len(ss) == 0 {
+		noData(b, "no report lists its produce latency distribution: a rate-paced run's report does (latency_distribution_ms).")
+		return
+	}
+	percentileChart(b, "Produce latency by percentile, from the intended send time to the acknowledgement", "milliseconds", ss, items)
+}
+
+func (p Page) pipelineDistributionChart(b *strings.Builder) {
+	b.WriteString("<h2>Pipeline latency distribution</h2>\n")
+	var ss []series
+	var items []legendItem
+	for _, fg := range p.followedGroups() {
+		g, ok := p.Runs[fg.run].Report.Follow[fg.group]
+		if !ok {
+			continue
+		}
+		if s, it, ok := distributionSeries(p.Runs[fg.run].Label+" "+fg.group, fg.color, "", g.LatencyDistributionMS); ok {
+			ss, items = append(ss, s), append(items, it)
+		}
+	}
+	if len(ss) == 0 {
+		noData(b, "no report lists a followed group's latency distribution: --follow-group adds it (follow.GROUP.latency_distribution_ms).")
+		return
+	}
+	percentileChart(b, "Pipeline latency by percentile, from the intended send time until the group took the message", "milliseconds", ss, items)
 }
 
 func (p Page) lagChart(b *strings.Builder) {
