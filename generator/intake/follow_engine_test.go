@@ -1,0 +1,168 @@
+package intake_test
+
+import (
+	"context"
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/clickgen/clickgen/generator/broker"
+	"github.com/clickgen/clickgen/generator/intake"
+	"github.com/clickgen/clickgen/generator/intake/internal/chdb"
+)
+
+// The chDB tier as the followed consumer (issue 23): the clickgen binary runs a stress run
+// into the embedded broker with --follow-group clickstream_hits while the stand's hits
+// pipeline on the real engine (the Kafka table in group clickstream_hits, librdkafka, and its
+// materialized views) consumes it. Pipeline latency is what the engine's commits say.
+
+// followedReport is what the test reads of the run's report.
+type followedReport struct {
+	Topics map[string]struct {
+		Acked  int64 `json:"acked"`
+		Failed int64 `json:"failed"`
+	} `json:"topics"`
+	Follow map[string]struct {
+		LatencyMS struct {
+			P50, P90, P99, Max float64
+		} `json:"latency_ms"`
+		Taken        int64            `json:"taken"`
+		DrainedS     *float64         `json:"drained_s"`
+		Untaken      map[string]int64 `json:"untaken"`
+		MeasuredFrom string           `json:"measured_from"`
+	} `json:"follow"`
+}
+
+// clickgenBinary builds the command into a temporary directory, once per call.
+func clickgenBinary(t *testing.T) string {
+	t.Helper()
+	goBin, err := exec.LookPath("go")
+	if err != nil {
+		goBin = filepath.Join(runtime.GOROOT(), "bin", "go")
+	}
+	bin := filepath.Join(t.TempDir(), "clickgen")
+	cmd := exec.Command(goBin, "build", "-o", bin, "github.com/clickgen/clickgen/cmd/clickgen")
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("go build: %v\n%s", err, out)
+	}
+	return bin
+}
+
+// followedStress runs the stand's hits pipeline with kafka_flush_interval_ms flush on a
+// fresh embedded broker, and a clean stress run of rate for duration into it followed in
+// group clickstream_hits; it checks that the group drained and the engine's tables hold
+// every message once, and returns the group's report.
+func followedStress(t *testing.T, s *chdb.Session, bin, prefix string, flush time.Duration, rate string, duration time.Duration) followedReport {
+	t.Helper()
+	b, err := broker.StartBroker("127.0.0.1:0") // hits with 2 partitions, orders with 1
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer b.Close()
+	p := intake.HitsPipeline{Brokers: strings.Join(b.Addrs(), ","), STG: prefix + "_stg", ODS: prefix + "_ods", Flush: flush}
+	// The engine lives as long as the test binary: start from empty tables under -count=N.
+	if err := s.Exec("DROP DATABASE IF EXISTS "+p.STG+" SYNC", "DROP DATABASE IF EXISTS "+p.ODS+" SYNC"); err != nil {
+		t.Fatal(err)
+	}
+	ddl, err := p.DDL()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Exec(ddl...); err != nil {
+		t.Fatal(err)
+	}
+	defer func() {
+		// Detach the consumer before the broker goes away.
+		if err := s.Exec("DROP TABLE IF EXISTS "+p.STG+".hits_raw_mv SYNC", "DROP TABLE IF EXISTS "+p.STG+".hits_raw_kafka SYNC"); err != nil {
+			t.Errorf("cleanup: %v", err)
+		}
+	}()
+
+	rep := filepath.Join(t.TempDir(), "r.json")
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, bin, "run", "stress", "--brokers", strings.Join(b.Addrs(), ","), "--rate", rate,
+		"--duration", duration.String(), "--garbage", "0", "--redeliver", "0",
+		"--follow-group", "clickstream_hits", "--follow-timeout", "60s", "--report", rep)
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("clickgen: %v\n%s", err, out)
+	}
+	var final []string
+	for _, l := range strings.Split(string(out), "\n") {
+		if strings.Contains(l, "stress total:") || strings.Contains(l, "follow clickstream_hits") {
+			final = append(final, l)
+		}
+	}
+	t.Logf("flush %v:\n%s", flush, strings.Join(final, "\n"))
+	data, err := os.ReadFile(rep)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var r followedReport
+	if err := json.Unmarshal(data, &r); err != nil {
+		t.Fatal(err)
+	}
+	acked := r.Topics["hits"].Acked
+	g, ok := r.Follow["clickstream_hits"]
+	switch {
+	case !ok:
+		t.Fatalf("no follow.clickstream_hits in the report:\n%s", data)
+	case acked == 0 || r.Topics["hits"].Failed != 0:
+		t.Fatalf("hits acked %d, failed %d: want a clean run", acked, r.Topics["hits"].Failed)
+	case g.Taken != acked || g.DrainedS == nil || len(g.Untaken) != 0:
+		t.Errorf("follow.clickstream_hits taken %d of %d, drained_s %v, untaken %v: want every message drained", g.Taken, acked, g.DrainedS, g.Untaken)
+	case g.MeasuredFrom != "intended send time":
+		t.Errorf("measured_from %q, want intended send time", g.MeasuredFrom)
+	}
+	// The group's commit follows the views' inserts: once it drained, the rows are there.
+	for _, q := range []string{"SELECT count() FROM " + p.RawTable(), "SELECT count() FROM " + p.EventTable() + " FINAL",
+		"SELECT count() FROM " + p.EventTable()} {
+		got, err := s.Query(q, "TSV")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if n, _ := strconv.ParseInt(strings.TrimSpace(string(got)), 10, 64); n != acked {
+			t.Errorf("%s = %d, want the %d messages acknowledged (clean, no re-sends: one event each)", q, n, acked)
+		}
+	}
+	if got, err := s.Query("SELECT count() FROM "+p.ErrorTable(), "TSV"); err != nil || strings.TrimSpace(string(got)) != "0" {
+		t.Errorf("error rows %s (%v), want 0 for a clean run", got, err)
+	}
+	return r
+}
+
+// TestEngineFollowedByKafkaTable: a clean stress run at 2000/s for 8 s followed in the stand's
+// group clickstream_hits while chDB's Kafka table consumes it: every message drains, the raw
+// and event tables hold exactly the acknowledged messages (no errors), and raising the
+// engine's kafka_flush_interval_ms from 500 ms to 3000 ms raises the measured latency by
+// about the difference: a block waits up to the flush interval for more rows, so its oldest
+// message (the max) waits ~2.5 s longer and the median about half that. The bounds are loose
+// (machine-dependent) but fail when the follower misses the engine's flushes.
+func TestEngineFollowedByKafkaTable(t *testing.T) {
+	s := intake.OpenEngine(t)
+	if testing.Short() {
+		t.Skip("two 8-second stress runs through the engine: not under -short")
+	}
+	bin := clickgenBinary(t)
+	lo := followedStress(t, s, bin, "f500", 500*time.Millisecond, "2000/s", 8*time.Second).Follow["clickstream_hits"].LatencyMS
+	hi := followedStress(t, s, bin, "f3000", 3000*time.Millisecond, "2000/s", 8*time.Second).Follow["clickstream_hits"].LatencyMS
+	t.Logf("pipeline latency ms, flush 500 ms: p50 %.1f p90 %.1f p99 %.1f max %.1f; flush 3000 ms: p50 %.1f p90 %.1f p99 %.1f max %.1f; p50 +%.1f, p99 +%.1f",
+		lo.P50, lo.P90, lo.P99, lo.Max, hi.P50, hi.P90, hi.P99, hi.Max, hi.P50-lo.P50, hi.P99-lo.P99)
+	const delta = 2500.0
+	if d := hi.P99 - lo.P99; d < 0.6*delta || d > 1.6*delta {
+		t.Errorf("p99 rose by %.1f ms with the flush interval 2500 ms longer, want 1500…4000", d)
+	}
+	if d := hi.P50 - lo.P50; d < 0.3*delta || d > 1.4*delta {
+		t.Errorf("p50 rose by %.1f ms with the flush interval 2500 ms longer, want 750…3500", d)
+	}
+	if lo.P50 <= 0 || lo.P99 > 3000 {
+		t.Errorf("flush 500 ms: p50 %.1f, p99 %.1f ms: want 0 < p50 and p99 below 3 s", lo.P50, lo.P99)
+	}
+}
