@@ -102,8 +102,11 @@ func runRun(ctx context.Context, sio *stdio, args []string) error {
 	}
 	fmt.Fprintf(sio.err, "clickgen: run %s: %s, rendering on %d of %d cores\n", p.Name, p.Describe(), plan.Workers, runtime.GOMAXPROCS(0))
 	prom.Of(snk).Pace(plan.Pacing.Shape, plan.Pacing.Runner)
-	pl = newPlayer(sio, snk, sf.FlushTimeout, 0)
-	if plan.Pacing.ByCount {
+	if !plan.Pacing.ByCount {
+		pl = newPlayer(sio, snk, sf.FlushTimeout, 0)
+	} else {
+		// Not after newPlayer: the session it started would go on printing its progress
+		// line every 10 s beside the rate session's, until the process ended.
 		pl = play.NewRateSession(sio.err, snk, sf.FlushTimeout, plan, rf.Interval, p.Pacing.MaxRate)
 		if f := sf.follow.f; f != nil {
 			pl.FollowIntervals(f.States)

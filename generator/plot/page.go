@@ -225,13 +225,22 @@ func (p Page) followSeries(lines []struct{ suffix, dash string }, keep func(play
 
 const noFollowIntervals = "no report has intervals of a followed consumer group: a rate-paced run with --follow-group records them."
 
+// noTakes says why a chart of followed intervals has no line although some report has them.
+func (p Page) noTakes(b *strings.Builder) {
+	if len(p.followedGroups()) == 0 {
+		noData(b, noFollowIntervals)
+		return
+	}
+	noData(b, "the followed groups took nothing during the run's intervals (what they took, they took after the run: see the pipeline latency distribution).")
+}
+
 func (p Page) pipelineChart(b *strings.Builder) {
 	b.WriteString("<h2>Pipeline latency: from the intended send time until the consumer group took it</h2>\n")
 	ss, items := p.followSeries([]struct{ suffix, dash string }{{" p50", ""}, {" p99", "2 3"}, {" max", "7 4"}},
 		func(f play.FollowInterval) bool { return f.Taken > 0 },
 		func(line int, f play.FollowInterval) float64 { return [...]float64{f.P50MS, f.P99MS, f.MaxMS}[line] })
 	if len(ss) == 0 {
-		noData(b, noFollowIntervals)
+		p.noTakes(b)
 		return
 	}
 	lineChart(b, "Pipeline latency of the messages each group took in the interval", "seconds since pacing started", "milliseconds", ss, items)

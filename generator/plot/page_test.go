@@ -232,3 +232,20 @@ func TestPipelineSkipsIntervalsWithoutTakes(t *testing.T) {
 		t.Errorf("consumer lag has %d points, want 3", n)
 	}
 }
+
+// TestPipelineTookNothingDuringRun: a followed group that took nothing while the intervals
+// were recorded (a consumer that commits only after the run) has no pipeline latency line, and
+// the page says why in words, while its lag is drawn.
+func TestPipelineTookNothingDuringRun(t *testing.T) {
+	r := followedRun("late")
+	for i := range r.Report.Stress.Intervals {
+		r.Report.Stress.Intervals[i].Follow = map[string]play.FollowInterval{"ch": {Lag: int64(1000 * (i + 1))}}
+	}
+	page := render(t, Page{Runs: []Run{r}})
+	if !strings.Contains(page, "No data: the followed groups took nothing during the run") {
+		t.Errorf("the pipeline chart does not say the group took nothing during the run")
+	}
+	if !strings.Contains(page, "<title>late ch</title></polyline>") {
+		t.Errorf("no consumer lag line")
+	}
+}
