@@ -90,6 +90,14 @@ func (p Page) runsTable(b *strings.Builder) {
 
 func fmtF(f float64) string { return strconv.FormatFloat(f, 'f', 1, 64) }
 
+// fmtMS prints milliseconds short: "472.8 ms", or "26.7 s" from 10 s on.
+func fmtMS(ms float64) string {
+	if ms >= 10000 {
+		return fmtF(ms/1000) + " s"
+	}
+	return fmtF(ms) + " ms"
+}
+
 // intervalSeries builds a line per run from its intervals; ok is false when no run has any.
 func (p Page) intervalSeries(f func(run int, at []float64, ivs func(func(i int) float64) []float64) []series) (ss []series, ok bool) {
 	for i, r := range p.Runs {
@@ -197,6 +205,33 @@ func (p Page) followedGroups() []followed {
 	return out
 }
 
+// groupSuffix is what a line of fg adds to its run's label: the group's name, unless every
+// followed group on the page has the same name (the charts' titles name it then).
+func (p Page) groupSuffix(fg followed) string {
+	if len(p.groupNames()) == 1 {
+		return ""
+	}
+	return " " + fg.group
+}
+
+// groupNames lists the distinct names of the followed groups on the page, sorted.
+func (p Page) groupNames() []string {
+	set := map[string]bool{}
+	for _, fg := range p.followedGroups() {
+		set[fg.group] = true
+	}
+	return slices.Sorted(maps.Keys(set))
+}
+
+// groupTitle names the followed group in a chart's title: "group clickstream_hits", or
+// "each group" when there are several.
+func (p Page) groupTitle() string {
+	if n := p.groupNames(); len(n) == 1 {
+		return "group " + n[0]
+	}
+	return "each group"
+}
+
 // followSeries builds, per run and followed group, the lines of y over the intervals that
 // pass keep (the points of the others are left out, not drawn as zero).
 func (p Page) followSeries(lines []struct{ suffix, dash string }, keep func(play.FollowInterval) bool,
@@ -207,7 +242,7 @@ func (p Page) followSeries(lines []struct{ suffix, dash string }, keep func(play
 			continue
 		}
 		for li, l := range lines {
-			name := p.Runs[fg.run].Label + " " + fg.group + l.suffix
+			name := p.Runs[fg.run].Label + p.groupSuffix(fg) + l.suffix
 			sr := series{name: name, color: fg.color, dash: l.dash}
 			for _, iv := range s.Intervals {
 				if f, ok := iv.Follow[fg.group]; ok && keep(f) {
@@ -236,27 +271,27 @@ func (p Page) noTakes(b *strings.Builder) {
 
 func (p Page) pipelineChart(b *strings.Builder) {
 	b.WriteString("<h2>Pipeline latency: from the intended send time until the consumer group took it</h2>\n")
-	ss, items := p.followSeries([]struct{ suffix, dash string }{{" p50", ""}, {" p99", "2 3"}, {" max", "7 4"}},
+	ss, items := p.followSeries([]struct{ suffix, dash string }{{" pipeline p50", ""}, {" pipeline p99", "2 3"}, {" pipeline max", "7 4"}},
 		func(f play.FollowInterval) bool { return f.Taken > 0 },
 		func(line int, f play.FollowInterval) float64 { return [...]float64{f.P50MS, f.P99MS, f.MaxMS}[line] })
 	if len(ss) == 0 {
 		p.noTakes(b)
 		return
 	}
-	lineChart(b, "Pipeline latency of the messages each group took in the interval", "seconds since pacing started", "milliseconds", ss, items)
+	lineChart(b, "Pipeline latency of the messages "+p.groupTitle()+" took in each interval", "seconds since pacing started", "milliseconds", ss, items)
 	b.WriteString("<p>Taken: the group's committed offset passed the message, as clickgen's poll of the group's offsets saw it (--follow-every). An interval in which the group took nothing has no point.</p>\n")
 }
 
 func (p Page) consumerLagChart(b *strings.Builder) {
 	b.WriteString("<h2>Consumer lag</h2>\n")
-	ss, items := p.followSeries([]struct{ suffix, dash string }{{"", ""}},
+	ss, items := p.followSeries([]struct{ suffix, dash string }{{" consumer lag", ""}},
 		func(play.FollowInterval) bool { return true },
 		func(_ int, f play.FollowInterval) float64 { return float64(f.Lag) })
 	if len(ss) == 0 {
 		noData(b, noFollowIntervals)
 		return
 	}
-	lineChart(b, "Messages acknowledged but not yet taken by the group, at each interval's end", "seconds since pacing started", "messages", ss, items)
+	lineChart(b, "Messages acknowledged but not yet taken by "+p.groupTitle()+", at each interval's end", "seconds since pacing started", "messages", ss, items)
 }
 
 // distributionSeries is the line of one distribution ([percentile, ms] pairs) on the
@@ -272,7 +307,7 @@ func distributionSeries(name, color, dash string, dist [][2]float64) (series, le
 		s.x, s.y = append(s.x, percentileX(pt[0])), append(s.y, pt[1])
 	}
 	if !math.IsNaN(maxMS) {
-		name += " (max " + fmtF(maxMS) + " ms)"
+		name += " (max " + fmtMS(maxMS) + ")"
 	}
 	s.name = name
 	return s, legendItem{name: name, color: color, dash: dash}, len(s.x) > 0
@@ -303,7 +338,7 @@ func (p Page) pipelineDistributionChart(b *strings.Builder) {
 		if !ok {
 			continue
 		}
-		if s, it, ok := distributionSeries(p.Runs[fg.run].Label+" "+fg.group, fg.color, "", g.LatencyDistributionMS); ok {
+		if s, it, ok := distributionSeries(p.Runs[fg.run].Label+p.groupSuffix(fg)+" pipeline", fg.color, "", g.LatencyDistributionMS); ok {
 			ss, items = append(ss, s), append(items, it)
 		}
 	}
@@ -311,7 +346,7 @@ func (p Page) pipelineDistributionChart(b *strings.Builder) {
 		noData(b, "no report lists a followed group's latency distribution: --follow-group adds it (follow.GROUP.latency_distribution_ms).")
 		return
 	}
-	percentileChart(b, "Pipeline latency by percentile, from the intended send time until the group took the message", "milliseconds", ss, items)
+	percentileChart(b, "Pipeline latency by percentile, intended send time until "+p.groupTitle()+" took the message", "milliseconds", ss, items)
 }
 
 func (p Page) lagChart(b *strings.Builder) {

@@ -208,7 +208,7 @@ func TestPercentileAxis(t *testing.T) {
 	if !strings.Contains(page, `class="tick" text-anchor="middle">99.99%</text>`) || !strings.Contains(page, " "+at+",") {
 		t.Errorf("no 99.99%% tick, or no point at x %s (99.9 %%)", at)
 	}
-	if !strings.Contains(page, "<title>f (max 12.0 ms)</title>") || !strings.Contains(page, "<title>f ch (max 1500.0 ms)</title>") {
+	if !strings.Contains(page, "<title>f (max 12.0 ms)</title>") || !strings.Contains(page, "<title>f pipeline (max 1500.0 ms)</title>") || fmtMS(26701.1) != "26.7 s" || !strings.Contains(page, "(max 12.0 ms)") || !strings.Contains(page, "until group ch took") {
 		t.Errorf("the distributions do not name their maximum")
 	}
 }
@@ -225,10 +225,10 @@ func TestPipelineSkipsIntervalsWithoutTakes(t *testing.T) {
 		start := strings.LastIndex(page[:i], `points="`)
 		return len(strings.Fields(page[start+len(`points="`) : strings.Index(page[start+len(`points="`):], `"`)+start+len(`points="`)]))
 	}
-	if n := points("f ch p50"); n != 2 {
+	if n := points("f pipeline p50"); n != 2 {
 		t.Errorf("pipeline p50 has %d points, want 2 (the first interval took nothing)", n)
 	}
-	if n := points("f ch"); n != 3 {
+	if n := points("f consumer lag"); n != 3 {
 		t.Errorf("consumer lag has %d points, want 3", n)
 	}
 }
@@ -245,7 +245,25 @@ func TestPipelineTookNothingDuringRun(t *testing.T) {
 	if !strings.Contains(page, "No data: the followed groups took nothing during the run") {
 		t.Errorf("the pipeline chart does not say the group took nothing during the run")
 	}
-	if !strings.Contains(page, "<title>late ch</title></polyline>") {
+	if !strings.Contains(page, "<title>late consumer lag</title></polyline>") {
 		t.Errorf("no consumer lag line")
+	}
+}
+
+// TestGroupsNamedWhenSeveral: one followed group name on the page is named in the charts'
+// titles, not on every line; with two, every line carries its group.
+func TestGroupsNamedWhenSeveral(t *testing.T) {
+	one := render(t, Page{Runs: []Run{followedRun("a"), followedRun("b")}})
+	if !strings.Contains(one, "<title>b pipeline p99</title>") || !strings.Contains(one, "messages group ch took in each interval") {
+		t.Errorf("one group: lines should be named by run, the title by the group")
+	}
+	r := followedRun("c")
+	r.Report.Follow["other"] = r.Report.Follow["ch"]
+	for i := range r.Report.Stress.Intervals {
+		r.Report.Stress.Intervals[i].Follow["other"] = r.Report.Stress.Intervals[i].Follow["ch"]
+	}
+	two := render(t, Page{Runs: []Run{r}})
+	if !strings.Contains(two, "<title>c ch pipeline p99</title>") || !strings.Contains(two, "<title>c other pipeline p99</title>") || !strings.Contains(two, "messages each group took") {
+		t.Errorf("two groups: every line should carry its group")
 	}
 }
