@@ -146,10 +146,10 @@ func followedStress(t *testing.T, s *chdb.Session, bin, prefix string, flush tim
 // message (the max) waits ~2.5 s longer and the median about half that. The bounds are loose
 // (machine-dependent) but fail when the follower misses the engine's flushes.
 func TestEngineFollowedByKafkaTable(t *testing.T) {
-	s := intake.OpenEngine(t)
 	if testing.Short() {
 		t.Skip("two 8-second stress runs through the engine: not under -short")
 	}
+	s := intake.OpenEngine(t)
 	bin := clickgenBinary(t)
 	lo := followedStress(t, s, bin, "f500", 500*time.Millisecond, "2000/s", 8*time.Second).Follow["clickstream_hits"].LatencyMS
 	hi := followedStress(t, s, bin, "f3000", 3000*time.Millisecond, "2000/s", 8*time.Second).Follow["clickstream_hits"].LatencyMS
