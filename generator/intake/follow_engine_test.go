@@ -180,8 +180,8 @@ func awaitMember(ctx context.Context, addrs []string, group string) error {
 // and event tables hold exactly the acknowledged messages (no errors), and raising the
 // engine's kafka_flush_interval_ms from 500 ms to 3000 ms raises the measured latency by
 // about the difference: a block waits up to the flush interval for more rows, so its oldest
-// message (the max) waits ~2.5 s longer and the median about half that. The bounds are loose
-// (machine-dependent) but fail when the follower misses the engine's flushes.
+// message (the max) waits ~2.5 s longer and the median at least half that. The bounds are
+// loose (machine-dependent) but fail when the follower misses the engine's flushes.
 func TestEngineFollowedByKafkaTable(t *testing.T) {
 	if testing.Short() {
 		t.Skip("two 8-second stress runs through the engine: not under -short")
@@ -246,11 +246,13 @@ func flushRaisesLatency(t *testing.T, run func(prefix string, flush time.Duratio
 	t.Logf("pipeline latency ms, flush 500 ms: p50 %.1f p90 %.1f p99 %.1f max %.1f; flush 3000 ms: p50 %.1f p90 %.1f p99 %.1f max %.1f; p50 +%.1f, p99 +%.1f",
 		lo.P50, lo.P90, lo.P99, lo.Max, hi.P50, hi.P90, hi.P99, hi.Max, hi.P50-lo.P50, hi.P99-lo.P99)
 	const delta = 2500.0
-	if d := hi.P99 - lo.P99; d < 0.6*delta || d > 1.6*delta {
-		t.Errorf("p99 rose by %.1f ms with the flush interval 2500 ms longer, want 1500…4000", d)
+	// Loose above: a longer flush makes bigger blocks, whose parse takes longer on a loaded
+	// machine (measured p99 +1.8…+4.7 s, p50 +1.6…+2.9 s over several runs).
+	if d := hi.P99 - lo.P99; d < 0.6*delta || d > 2.5*delta {
+		t.Errorf("p99 rose by %.1f ms with the flush interval 2500 ms longer, want 1500…6250", d)
 	}
-	if d := hi.P50 - lo.P50; d < 0.3*delta || d > 1.4*delta {
-		t.Errorf("p50 rose by %.1f ms with the flush interval 2500 ms longer, want 750…3500", d)
+	if d := hi.P50 - lo.P50; d < 0.3*delta || d > 2*delta {
+		t.Errorf("p50 rose by %.1f ms with the flush interval 2500 ms longer, want 750…5000", d)
 	}
 	// No absolute bound: on a loaded machine the engine's parse adds seconds to both runs
 	// (p99 1.1 s idle, 4.0 s with the machine shared), the difference stays.
