@@ -188,6 +188,9 @@ func (sf *sinkFlags) open(ctx context.Context, sio *stdio, want map[string]int32
 		return nil, err
 	}
 	extra = append(extra, fo...)
+	if sf.follow.f != nil {
+		m.Follow(sf.follow.f.States)
+	}
 	if m != nil {
 		until := ""
 		if sf.metricsLinger > 0 {

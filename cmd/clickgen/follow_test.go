@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"io"
+	"math"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -13,6 +15,7 @@ import (
 	"testing"
 	"time"
 
+	dto "github.com/prometheus/client_model/go"
 	"github.com/twmb/franz-go/pkg/kadm"
 	"github.com/twmb/franz-go/pkg/kgo"
 
@@ -29,6 +32,7 @@ type followReport struct {
 			P50, P90, P99, Max float64
 			P999               float64 `json:"p99_9"`
 		} `json:"latency_ms"`
+		Distribution [][2]float64     `json:"latency_distribution_ms"`
 		Taken        int64            `json:"taken"`
 		DrainedS     *float64         `json:"drained_s"`
 		Untaken      map[string]int64 `json:"untaken"`
@@ -39,6 +43,18 @@ type followReport struct {
 			Partitions map[string]int64
 		} `json:"lag"`
 	} `json:"follow"`
+	Stress struct {
+		Intervals []struct {
+			AtS    float64 `json:"at_s"`
+			Follow map[string]struct {
+				Taken int64   `json:"taken"`
+				P50MS float64 `json:"p50_ms"`
+				P99MS float64 `json:"p99_ms"`
+				MaxMS float64 `json:"max_ms"`
+				Lag   int64   `json:"lag_messages"`
+			} `json:"follow"`
+		} `json:"intervals"`
+	} `json:"stress"`
 }
 
 func readFollowReport(t *testing.T, path string) followReport {
@@ -205,11 +221,50 @@ func followPaused(t *testing.T, addr string) {
 	if peak < int64(held) {
 		t.Errorf("lag samples peak at %d, want at least the %d held messages: %+v", peak, held, g.Lag)
 	}
+	checkPausedIntervals(t, r, held)
+	if d := g.Distribution; len(d) != 12 || d[0][0] != 0 || d[11][0] != 100 || math.Abs(d[11][1]-g.LatencyMS.Max) > 0.0015 || d[9][0] != 99.99 || d[9][1] < 5000 {
+		t.Errorf("follow.g latency_distribution_ms = %v: want 12 points from p0 to p100 = max %.3f (to the µs), p99.99 ≥ 5000", d, g.LatencyMS.Max)
+	}
 	m := followLine.FindStringSubmatch(errb.String())
 	if m == nil || m[1] != "g" || m[2] != strconv.FormatInt(acked, 10) {
 		t.Errorf("no final follow line for g with %d taken:\n%s", acked, errb.String())
 	} else if d, err := time.ParseDuration(m[6]); err != nil || d < 5*time.Second {
 		t.Errorf("final line p99 %s, want ≥ 5s: %s", m[6], m[0])
+	}
+}
+
+// checkPausedIntervals checks the paused run's report intervals: a 9-second run gets 1-second
+// intervals (play.ReportEvery), not the console's 5 s; each carries follow.g; the interval in
+// which the held block was committed has a max pipeline latency of at least 5 s, one during
+// the pause ends with at least the held messages as lag, and the intervals' taken add up to at
+// most what the group took (what it took after the last interval is in no interval).
+func checkPausedIntervals(t *testing.T, r followReport, held int) {
+	t.Helper()
+	ivs := r.Stress.Intervals
+	if len(ivs) < 8 {
+		t.Errorf("%d report intervals in a 9 s run, want at least 8 (1 s each)", len(ivs))
+	}
+	var maxMS float64
+	var lag, taken int64
+	for i, iv := range ivs {
+		f, ok := iv.Follow["g"]
+		if !ok {
+			t.Errorf("interval %d (at %.1fs) has no follow.g", i, iv.AtS)
+			continue
+		}
+		if f.Taken > 0 && (f.P50MS <= 0 || f.P99MS < f.P50MS || f.MaxMS < f.P99MS*63/64) {
+			t.Errorf("interval %d follow.g %+v: want 0 < p50 ≤ p99 ≤ max", i, f)
+		}
+		maxMS, lag, taken = max(maxMS, f.MaxMS), max(lag, f.Lag), taken+f.Taken
+	}
+	if maxMS < 5000 {
+		t.Errorf("the intervals' largest follow.g max_ms is %.1f, want ≥ 5000 (a block was held 5 s)", maxMS)
+	}
+	if lag < int64(held) {
+		t.Errorf("the intervals' largest follow.g lag is %d, want ≥ the %d held", lag, held)
+	}
+	if g := r.Follow["g"]; taken > g.Taken || taken == 0 {
+		t.Errorf("the intervals' follow.g taken add up to %d, want 0 < it ≤ %d (the group's total)", taken, g.Taken)
 	}
 }
 
@@ -296,4 +351,94 @@ func TestFollowFlagsChecked(t *testing.T) {
 			t.Errorf("%v: exit %d, stderr %q; want 2 and %q", tc.args, code, errs, tc.want)
 		}
 	}
+}
+
+// TestFollowMetricsScraped scrapes /metrics during a stress run followed with --follow-group
+// while a consumer group commits what it takes: clickgen_pipeline_latency_seconds{group,topic}
+// is a complete cumulative histogram whose count grows between two scrapes and never exceeds
+// what was acknowledged, and clickgen_consumer_lag_messages{group,topic} is served and at most
+// what was acknowledged.
+func TestFollowMetricsScraped(t *testing.T) {
+	_, addr := kfakeCluster(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	c := startGroupConsumer(t, ctx, addr, "fresh", 20, 50*time.Millisecond, nil)
+	select {
+	case <-c.assigned:
+	case <-ctx.Done():
+		t.Fatal("the consumer was never assigned its partitions")
+	}
+	runCtx, stop := context.WithCancel(ctx)
+	defer stop()
+	stderr := newLineWatch()
+	done := make(chan int, 1)
+	go func() {
+		err := run(runCtx, []string{"run", "stress", "--brokers", addr, "--rate", "2000/s", "--duration", "1h", "--interval", "100ms",
+			"--metrics-addr", "127.0.0.1:0", "--follow-group", "fresh", "--follow-every", "50ms"}, io.Discard, stderr)
+		stderr.close()
+		done <- exitCode(err, io.Discard)
+	}()
+	line, _ := stderr.await(0, metricsURL.MatchString)
+	if line == "" {
+		t.Fatalf("the run never said where its metrics are:\n%s", stderr)
+	}
+	url := metricsURL.FindStringSubmatch(line)[1]
+	// taken scrapes at each interval line from line from on until the group has taken more
+	// than n, and returns the scrape, the histogram and the line after it.
+	taken := func(from int, n uint64) (map[string]*dto.MetricFamily, *dto.Histogram, int) {
+		for lines := 0; ; lines++ {
+			if lines == 100 { // 10 s of interval lines
+				t.Fatalf("no clickgen_pipeline_latency_seconds{group fresh, topic hits} above %d in 100 interval lines (consumed %d, err %v)", n, c.consumed, c.err)
+			}
+			_, i := stderr.await(from, func(l string) bool { return intervalTotal.MatchString(l) })
+			if i < 0 {
+				t.Fatalf("the run ended before the group took more than %d:\n%s", n, stderr)
+			}
+			from = i + 1
+			fams := scrape(t, url)
+			for _, m := range fams["clickgen_pipeline_latency_seconds"].GetMetric() {
+				if labelsAre(m, "group", "fresh", "topic", "hits") && m.GetHistogram().GetSampleCount() > n {
+					return fams, m.GetHistogram(), from
+				}
+			}
+		}
+	}
+	_, h1, next := taken(0, 0)
+	second, h2, _ := taken(next, h1.GetSampleCount())
+	acked := sample(second, "clickgen_messages_acked_total", "topic", "hits")
+	stop()
+	if code := <-done; code != 130 {
+		t.Fatalf("interrupted run: exit %d, want 130:\n%s", code, stderr)
+	}
+	prev := uint64(0)
+	for _, b := range h2.Bucket {
+		if b.GetCumulativeCount() < prev {
+			t.Errorf("bucket le=%v holds %d < %d below it", b.GetUpperBound(), b.GetCumulativeCount(), prev)
+		}
+		prev = b.GetCumulativeCount()
+	}
+	if prev != h2.GetSampleCount() || float64(h2.GetSampleCount()) > acked || h2.GetSampleSum() <= 0 {
+		t.Errorf("pipeline latency: last bucket %d, count %d, sum %v; want last bucket = count ≤ %v acknowledged, sum > 0",
+			prev, h2.GetSampleCount(), h2.GetSampleSum(), acked)
+	}
+	lag := second["clickgen_consumer_lag_messages"]
+	if lag == nil || len(lag.Metric) != 1 || !labelsAre(lag.Metric[0], "group", "fresh", "topic", "hits") ||
+		lag.Metric[0].GetGauge().GetValue() < 0 || lag.Metric[0].GetGauge().GetValue() > acked {
+		t.Errorf("consumer lag %v: want one series {group fresh, topic hits} between 0 and %v", lag, acked)
+	}
+	t.Logf("scrapes: %d then %d taken (sum %.3fs), lag %v of %v acknowledged", h1.GetSampleCount(), h2.GetSampleCount(),
+		h2.GetSampleSum(), lag.GetMetric()[0].GetGauge().GetValue(), acked)
+}
+
+// labelsAre says whether m's labels are exactly the name, value pairs of kv, in order.
+func labelsAre(m *dto.Metric, kv ...string) bool {
+	if len(m.Label)*2 != len(kv) {
+		return false
+	}
+	for i, l := range m.Label {
+		if l.GetName() != kv[2*i] || l.GetValue() != kv[2*i+1] {
+			return false
+		}
+	}
+	return true
 }

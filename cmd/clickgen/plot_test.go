@@ -9,7 +9,8 @@ import (
 
 // TestPlotRealReports: the reports a stress run and a garbage batch write, and the inventory
 // of the batch, draw every chart: the stress run's intervals carry their own percentiles, the
-// batch's day its classes beside the inventory's.
+// batch's day its classes beside the inventory's, the stress run's latency distribution on
+// the percentile axis.
 func TestPlotRealReports(t *testing.T) {
 	dir := t.TempDir()
 	stress, batch, inv := filepath.Join(dir, "stress.json"), filepath.Join(dir, "batch.json"), filepath.Join(dir, "inv.json")
@@ -46,10 +47,10 @@ func TestPlotRealReports(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("plot: exit %d\n%s", code, errs)
 	}
-	if n := strings.Count(page, "<svg"); n != 7 {
-		t.Errorf("%d charts, want 7 (rate, latency, lag, topics, partitions, days, classes)", n)
+	if n := strings.Count(page, "<svg"); n != 8 {
+		t.Errorf("%d charts, want 8 (rate, latency, lag, produce latency distribution, topics, partitions, days, classes)", n)
 	}
-	for _, want := range []string{"нагрузка", "&lt;b&gt;garbage&lt;/b&gt;", "inventory (expected) day 1"} {
+	for _, want := range []string{"нагрузка", "&lt;b&gt;garbage&lt;/b&gt;", "inventory (expected) day 1", "aria-label=\"Produce latency by percentile"} {
 		if !strings.Contains(page, want) {
 			t.Errorf("the page lacks %q", want)
 		}

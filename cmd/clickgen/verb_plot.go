@@ -10,8 +10,10 @@ func runPlot(_ context.Context, sio *stdio, args []string) error {
 	fs := newFlags("plot", "plot REPORT.json [REPORT2.json ...] [--label NAME ...] [--inventory FILE] > run.html",
 		`Write one self-contained HTML page (inline SVG, no scripts, nothing fetched) drawing the
 reports that --report wrote: rate target against achieved, latency p50/p95/p99 and lag per
-interval (rate-paced runs), acknowledged against sent per topic, the partitions' balance, and
-messages per day and per garbage class. Several reports overlay, each labelled by its file
+interval (rate-paced runs), with --follow-group the pipeline latency p50/p99/max and consumer
+lag per interval, the produce and pipeline latency distributions (percentile on a log scale
+of 1/(1-p), as HdrHistogram plots them), acknowledged against sent per topic, the partitions'
+balance, and messages per day and per garbage class. Several reports overlay, each labelled by its file
 name or by the --label in the same position, so runs compare on one page. --inventory draws
 the expectation per day and class beside them: the output of 'clickgen inventory' with the
 run's flags (the report says what was sent; the inventory, what the world plans).`)

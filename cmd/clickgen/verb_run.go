@@ -45,7 +45,10 @@ latency is measured from its intended time). Shapes:
   sine:10000/s±5000/s:60s        10000/s + 5000/s·sin(2πt/60s) ("+-" may replace "±")
 A rate run prints a line every --interval (records, records/sec, MB/sec, latency avg/max,
 errors, the shape's target) and at the end p50/p95/p99/p99.9/max; --report adds the
-intervals to the JSON report.
+intervals to the JSON report, finer for short runs: a sixtieth of --duration in whole
+seconds, between 1s and 5s and never longer than --interval (a 15s run: 15 intervals of 1s);
+--interval without --duration. With --follow-group each interval also holds, per group, the
+pipeline latency (p50, p99, max) of the messages the group took in it and its lag at its end.
 
 Exit codes: 0 when the run and its check are clean, 1 when a message failed or the check
 found a difference, 2 for usage errors (nothing was sent), 130 when interrupted.`
@@ -99,9 +102,16 @@ func runRun(ctx context.Context, sio *stdio, args []string) error {
 	}
 	fmt.Fprintf(sio.err, "clickgen: run %s: %s, rendering on %d of %d cores\n", p.Name, p.Describe(), plan.Workers, runtime.GOMAXPROCS(0))
 	prom.Of(snk).Pace(plan.Pacing.Shape, plan.Pacing.Runner)
-	pl = newPlayer(sio, snk, sf.FlushTimeout, 0)
-	if plan.Pacing.ByCount {
+	if !plan.Pacing.ByCount {
+		pl = newPlayer(sio, snk, sf.FlushTimeout, 0)
+	} else {
+		// Not after newPlayer: the session it started would go on printing its progress
+		// line every 10 s beside the rate session's, until the process ended.
 		pl = play.NewRateSession(sio.err, snk, sf.FlushTimeout, plan, rf.Interval, p.Pacing.MaxRate)
+		if f := sf.follow.f; f != nil {
+			pl.FollowIntervals(f.States)
+		}
+		pl.RecordEvery(play.ReportEvery(plan.Stop.Duration, rf.Interval), rf.Interval)
 	}
 	pl.Follow = sf.follow.finisher()
 	out, runErr := playOn(ctx, pl, plan)

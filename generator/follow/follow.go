@@ -156,7 +156,7 @@ func (f *Follower) Acked(a sink.Ack) {
 		f.handed++
 	}
 	for _, g := range f.groups {
-		g.part(tp{a.Topic, a.Partition}).add(a.Offset, a.Due.UnixNano(), now, &g.hist)
+		g.part(tp{a.Topic, a.Partition}).add(a.Offset, a.Due.UnixNano(), now, &g.hist, g.topicHist(a.Topic))
 	}
 }
 
@@ -188,7 +188,7 @@ func (f *Follower) poll(ctx context.Context) {
 				return
 			}
 			g.read[o.Topic] = true
-			g.part(tp{o.Topic, o.Partition}).commit(o.At, now, &g.hist)
+			g.part(tp{o.Topic, o.Partition}).commit(o.At, now, &g.hist, g.topicHist(o.Topic))
 		})
 		var runs int64
 		for _, p := range g.parts {
@@ -259,7 +259,7 @@ func (f *Follower) Finish(w io.Writer, interrupted bool) (any, error) {
 	var failed []string
 	for _, g := range f.groups {
 		r := GroupReport{
-			LatencyMS: percentiles(g.hist), Taken: int64(g.hist.Count()), MeasuredFrom: from,
+			LatencyMS: percentiles(g.hist), LatencyDistributionMS: g.hist.Distribution(), Taken: int64(g.hist.Count()), MeasuredFrom: from,
 			Lag: g.samples, PeakStateBytes: g.peakRuns * int64(unsafe.Sizeof(run{})), Polls: g.polls, PollErrors: g.errors, LastPollError: g.lastErr,
 		}
 		for _, p := range g.parts {
@@ -301,6 +301,52 @@ func (f *Follower) Finish(w io.Writer, interrupted bool) (any, error) {
 	return rep, nil
 }
 
+// State is one group's figures at a moment of the run: the latency of every message it has
+// taken so far and the messages acknowledged but not yet taken (the lag, over the partitions
+// that count), in all and by topic. A caller measures an interval as the difference of two
+// states (Histogram.Since).
+type State struct {
+	Latency metrics.Histogram
+	Untaken int64
+	// Topics holds the same by topic, for the topics that count (those the group has
+	// committed on, or all of them while it has committed on none).
+	Topics map[string]TopicState
+}
+
+// TopicState is a group's figures on one topic.
+type TopicState struct {
+	Latency metrics.Histogram
+	Untaken int64
+}
+
+// States returns each group's [State] now, keyed by group.
+func (f *Follower) States() map[string]State {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	out := make(map[string]State, len(f.groups))
+	for _, g := range f.groups {
+		st := State{Topics: map[string]TopicState{}}
+		st.Latency.Merge(g.hist) // a copy: the follower goes on recording into g.hist
+		for t := range f.topics {
+			if len(g.read) == 0 || g.read[t] {
+				var ts TopicState
+				if h := g.byTopic[t]; h != nil {
+					ts.Latency.Merge(*h)
+				}
+				st.Topics[t] = ts
+			}
+		}
+		for _, k := range f.followed(g) {
+			st.Untaken += g.parts[k].pending
+			ts := st.Topics[k.topic]
+			ts.Untaken += g.parts[k].pending
+			st.Topics[k.topic] = ts
+		}
+		out[g.name] = st
+	}
+	return out
+}
+
 // measuredFrom names what latency is measured from. Call with mu held.
 func (f *Follower) measuredFrom() string {
 	switch {
@@ -330,6 +376,10 @@ func lagText(m map[string]int64) string {
 type GroupReport struct {
 	// LatencyMS are the pipeline latency percentiles of the messages taken, in milliseconds.
 	LatencyMS Percentiles `json:"latency_ms"`
+	// LatencyDistributionMS is the same as [percentile, ms] pairs at
+	// metrics.DistributionPercentiles, for plotting the whole distribution; absent when
+	// nothing was taken.
+	LatencyDistributionMS [][2]float64 `json:"latency_distribution_ms,omitempty"`
 	// Taken counts the run's messages the group's commit passed.
 	Taken int64 `json:"taken"`
 	// DrainedS is how long after the run's last acknowledgement (the end of the flush) the
@@ -412,8 +462,9 @@ func cmpTP(a, b tp) int {
 type group struct {
 	name     string
 	parts    map[tp]*part
-	read     map[string]bool // topics the group has committed on
-	hist     metrics.Histogram
+	read     map[string]bool               // topics the group has committed on
+	hist     metrics.Histogram             // every message taken
+	byTopic  map[string]*metrics.Histogram // the same by topic
 	samples  []LagSample
 	period   time.Duration // between lag samples
 	last     time.Duration // the last sample's time, -1 before the first
@@ -424,7 +475,17 @@ type group struct {
 }
 
 func newGroup(name string, period time.Duration) *group {
-	return &group{name: name, parts: map[tp]*part{}, read: map[string]bool{}, period: period, last: -1}
+	return &group{name: name, parts: map[tp]*part{}, read: map[string]bool{}, byTopic: map[string]*metrics.Histogram{}, period: period, last: -1}
+}
+
+// topicHist is the latency histogram of g's messages on topic t.
+func (g *group) topicHist(t string) *metrics.Histogram {
+	h := g.byTopic[t]
+	if h == nil {
+		h = &metrics.Histogram{}
+		g.byTopic[t] = h
+	}
+	return h
 }
 
 func (g *group) part(k tp) *part {
@@ -488,8 +549,9 @@ type part struct {
 	late, reordered int64
 }
 
-// add records an acknowledged message at offset with due (Unix ns), heard at now.
-func (p *part) add(offset, due int64, now time.Time, h *metrics.Histogram) {
+// add records an acknowledged message at offset with due (Unix ns), heard at now; a message
+// already taken has its latency recorded into each of hs.
+func (p *part) add(offset, due int64, now time.Time, hs ...*metrics.Histogram) {
 	if offset < p.committed {
 		// Taken before its acknowledgement reached us: the first poll that saw it taken is
 		// the earliest remembered advance past it.
@@ -501,7 +563,9 @@ func (p *part) add(offset, due int64, now time.Time, h *metrics.Histogram) {
 				break
 			}
 		}
-		h.Record(at.Sub(time.Unix(0, due)))
+		for _, h := range hs {
+			h.Record(at.Sub(time.Unix(0, due)))
+		}
 		return
 	}
 	p.pending++
@@ -529,8 +593,8 @@ func (p *part) add(offset, due int64, now time.Time, h *metrics.Histogram) {
 }
 
 // commit applies a committed offset (the next offset the group will read) seen at now,
-// recording the latency of every message it passes.
-func (p *part) commit(at int64, now time.Time, h *metrics.Histogram) {
+// recording the latency of every message it passes into each of hs.
+func (p *part) commit(at int64, now time.Time, hs ...*metrics.Histogram) {
 	if at <= p.committed {
 		return
 	}
@@ -545,7 +609,9 @@ func (p *part) commit(at int64, now time.Time, h *metrics.Histogram) {
 			break
 		}
 		take := min(r.n, at-r.first)
-		h.RecordN(now.Sub(time.Unix(0, r.due)), take)
+		for _, h := range hs {
+			h.RecordN(now.Sub(time.Unix(0, r.due)), take)
+		}
 		p.pending -= take
 		if take == r.n {
 			p.head++

@@ -132,3 +132,38 @@ func TestOptionsValidate(t *testing.T) {
 		}
 	}
 }
+
+// TestStates: States gives each group's latency so far and lag, in all and by topic, copies
+// that later commits do not change; a topic the group has not committed on counts while it
+// has committed on none, and no longer once it commits on another.
+func TestStates(t *testing.T) {
+	a := &fakeAdmin{commits: map[string]map[int32]int64{}}
+	f, err := New(a, Options{Groups: []string{"g"}, Topics: []string{"hits", "orders"}, Every: time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	due := time.Now().Add(-2 * time.Second)
+	for o := int64(0); o < 100; o++ {
+		f.Acked(sink.Ack{Topic: "hits", Partition: int32(o % 2), Offset: o / 2, Due: due, Intended: true})
+	}
+	for o := int64(0); o < 5; o++ {
+		f.Acked(sink.Ack{Topic: "orders", Partition: 0, Offset: o, Due: due, Intended: true})
+	}
+	s := f.States()["g"]
+	if s.Untaken != 105 || s.Topics["hits"].Untaken != 100 || s.Topics["orders"].Untaken != 5 || s.Latency.Count() != 0 {
+		t.Fatalf("before any commit: %+v; want 105 untaken (hits 100, orders 5), none taken", s)
+	}
+	a.set("g", 0, 20) // hits/0: 20 of its 50
+	f.poll(context.Background())
+	after := f.States()["g"]
+	if after.Untaken != 80 || after.Topics["hits"].Untaken != 80 || after.Latency.Count() != 20 ||
+		after.Topics["hits"].Latency.Count() != 20 || after.Topics["hits"].Latency.Quantile(0.5) < 2*time.Second {
+		t.Errorf("after hits/0 at 20: %+v; want 80 untaken, all on hits, 20 taken at ≥ 2s", after)
+	}
+	if _, ok := after.Topics["orders"]; ok {
+		t.Errorf("orders still counts once the group committed on hits only: %+v", after.Topics)
+	}
+	if s.Latency.Count() != 0 {
+		t.Errorf("the earlier state changed: %d taken", s.Latency.Count())
+	}
+}

@@ -7,8 +7,10 @@ import (
 	"math"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
+	"github.com/clickgen/clickgen/generator/follow"
 	"github.com/clickgen/clickgen/generator/metrics"
 	"github.com/clickgen/clickgen/generator/pace"
 	"github.com/clickgen/clickgen/generator/sink"
@@ -20,18 +22,30 @@ import (
 // the style of Kafka's producer performance tool, the final percentiles, and the extended
 // JSON report.
 
-// Meter turns sink snapshots into interval lines. Line is called from one progress goroutine
-// only, so its state needs no lock; Final and Report are called after the run.
+// Meter turns sink snapshots into interval lines and the report's intervals. Line is called
+// from the progress goroutine and Record from the session's recording one (when the report's
+// interval differs from the line's); mu guards their state. Final and Report are called after
+// the run.
 type Meter struct {
 	snk    sink.Sink
 	shape  pace.Pacer // the shape as asked for, without the duration cut-off
 	runner *pace.Runner
 
-	prevAt      time.Time
-	prevElapsed time.Duration // runner's elapsed time at the previous line
-	prev        totals
-	prevLat     metrics.Histogram
-	intervals   []Interval
+	mu        sync.Mutex
+	line      cursor // where the previous progress line ended
+	rec       cursor // where the previous recorded interval ended, when recording
+	recording bool   // the report's intervals come from Record, not from Line
+	follow    func() map[string]follow.State
+	intervals []Interval
+}
+
+// cursor is where an interval began: the figures at the end of the previous one.
+type cursor struct {
+	at      time.Time
+	elapsed time.Duration // runner's elapsed time
+	tot     totals
+	lat     metrics.Histogram
+	follow  map[string]follow.State
 }
 
 // totals sums the counters of every topic.
@@ -62,16 +76,42 @@ type Interval struct {
 	P99MS  float64 `json:"p99_ms"`
 	Errors int64   `json:"errors"` // messages failed in the interval
 	LagMS  float64 `json:"lag_ms"` // how late the last released message was, at the interval's end
+	// Follow is, per followed consumer group (--follow-group), the pipeline latency of the
+	// messages the group took in the interval and its lag at the interval's end.
+	Follow map[string]FollowInterval `json:"follow,omitempty"`
+}
+
+// FollowInterval is one followed group's part of an interval (generator/follow): the
+// percentiles of the pipeline latencies recorded in the interval (within 1/64; max at bucket
+// resolution unless it is a new overall maximum) and the messages acknowledged but not yet
+// taken at its end.
+type FollowInterval struct {
+	Taken int64   `json:"taken"`
+	P50MS float64 `json:"p50_ms"`
+	P99MS float64 `json:"p99_ms"`
+	MaxMS float64 `json:"max_ms"`
+	Lag   int64   `json:"lag_messages"`
 }
 
 // NewMeter measures a run into snk paced by runner after shape (the shape as asked for,
 // before any duration cut-off).
 func NewMeter(snk sink.Sink, shape pace.Pacer, runner *pace.Runner) *Meter {
-	return &Meter{snk: snk, shape: shape, runner: runner, prevAt: time.Now()}
+	now := time.Now()
+	return &Meter{snk: snk, shape: shape, runner: runner, line: cursor{at: now}, rec: cursor{at: now}}
 }
 
-// Line is the progress line of the interval since the previous call.
-func (m *Meter) Line() string {
+// Follow makes every interval carry the followed groups' figures, from states (the
+// follower's [follow.Follower.States]).
+func (m *Meter) Follow(states func() map[string]follow.State) {
+	m.mu.Lock()
+	m.follow = states
+	m.line.follow, m.rec.follow = states(), states()
+	m.mu.Unlock()
+}
+
+// window measures the interval from c to now and moves c to now; it returns the interval
+// and the totals now. Call with mu held.
+func (m *Meter) window(c *cursor) (Interval, totals) {
 	now := time.Now()
 	st := m.snk.Stats()
 	cur := totalsOf(st)
@@ -81,32 +121,66 @@ func (m *Meter) Line() string {
 	}
 	// Seconds of pacing in the interval (the first one starts with the first release, not
 	// with the setup before it).
-	secs := (snap.Elapsed - m.prevElapsed).Seconds()
+	secs := (snap.Elapsed - c.elapsed).Seconds()
 	if m.runner == nil {
-		secs = now.Sub(m.prevAt).Seconds()
+		secs = now.Sub(c.at).Seconds()
 	}
-	win := st.Latency.Since(m.prevLat)
+	win := st.Latency.Since(c.lat)
 	mean, maxLat := win.Mean(), win.Max()
 	iv := Interval{
 		AtS:          snap.Elapsed.Seconds(),
-		Records:      cur.acked - m.prev.acked,
-		TargetPerS:   AllowedRate(m.shape, m.prevElapsed, snap.Elapsed),
+		Records:      cur.acked - c.tot.acked,
+		TargetPerS:   AllowedRate(m.shape, c.elapsed, snap.Elapsed),
 		AvgLatencyMS: msOf(mean),
 		MaxLatencyMS: msOf(maxLat),
 		P50MS:        msOf(win.Quantile(0.5)),
 		P95MS:        msOf(win.Quantile(0.95)),
 		P99MS:        msOf(win.Quantile(0.99)),
-		Errors:       cur.failed - m.prev.failed,
+		Errors:       cur.failed - c.tot.failed,
 		LagMS:        msOf(snap.Lag),
 	}
 	if secs > 0 {
 		iv.PerS = float64(iv.Records) / secs
-		iv.MBPerS = float64(cur.bytes-m.prev.bytes) / 1e6 / secs
+		iv.MBPerS = float64(cur.bytes-c.tot.bytes) / 1e6 / secs
 	}
-	m.intervals = append(m.intervals, iv)
-	m.prevAt, m.prevElapsed, m.prev, m.prevLat = now, snap.Elapsed, cur, st.Latency
+	var fs map[string]follow.State
+	if m.follow != nil {
+		fs = m.follow()
+		iv.Follow = make(map[string]FollowInterval, len(fs))
+		for g, s := range fs {
+			w := s.Latency.Since(c.follow[g].Latency)
+			iv.Follow[g] = FollowInterval{Taken: int64(w.Count()), P50MS: msOf(w.Quantile(0.5)), P99MS: msOf(w.Quantile(0.99)),
+				MaxMS: msOf(w.Max()), Lag: s.Untaken}
+		}
+	}
+	*c = cursor{at: now, elapsed: snap.Elapsed, tot: cur, lat: st.Latency, follow: fs}
+	return iv, cur
+}
+
+// Line is the progress line of the interval since the previous call; unless the meter is
+// recording on its own period (Record), the interval goes into the report too.
+func (m *Meter) Line() string {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	iv, cur := m.window(&m.line)
+	if !m.recording {
+		m.intervals = append(m.intervals, iv)
+	}
 	return fmt.Sprintf("stress %5.1fs: %d records sent, %.1f records/sec (%.2f MB/sec), %.1f ms avg latency, %.1f ms max latency, %d errors (target %.0f/s, lag %.1f ms, %d total)",
 		iv.AtS, iv.Records, iv.PerS, iv.MBPerS, iv.AvgLatencyMS, iv.MaxLatencyMS, iv.Errors, iv.TargetPerS, iv.LagMS, cur.acked)
+}
+
+// Record adds the interval since its previous call to the report; once it has been called,
+// Line no longer does. Before pacing has begun it records nothing (the setup is no interval).
+func (m *Meter) Record() {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	m.recording = true
+	if m.runner != nil && m.runner.Snapshot().Elapsed == 0 {
+		return
+	}
+	iv, _ := m.window(&m.rec)
+	m.intervals = append(m.intervals, iv)
 }
 
 // Final is the summary line of the whole run, with percentiles, elapsed being the paced time
@@ -177,7 +251,11 @@ type StressReport struct {
 	sink.Report
 	// LatencyMS replaces the embedded report's latency_ms.
 	LatencyMS StressLatency `json:"latency_ms"`
-	Stress    StressInfo    `json:"stress"`
+	// LatencyDistributionMS is the produce latency as [percentile, ms] pairs at
+	// metrics.DistributionPercentiles, for plotting the whole distribution; absent when
+	// nothing was acknowledged. Beside latency_ms, whose values readers take as numbers.
+	LatencyDistributionMS [][2]float64 `json:"latency_distribution_ms,omitempty"`
+	Stress                StressInfo   `json:"stress"`
 	// Units is what was sent of each model day, as in [RunReport].
 	Units []UnitReport `json:"units"`
 }
@@ -206,7 +284,9 @@ type StressInfo struct {
 // Report builds the stress report from the sink's.
 func (m *Meter) Report(r sink.Report, info StressInfo) StressReport {
 	h := m.snk.Stats().Latency
+	m.mu.Lock()
 	info.Intervals = m.intervals
+	m.mu.Unlock()
 	if info.Intervals == nil {
 		info.Intervals = []Interval{}
 	}
@@ -216,7 +296,8 @@ func (m *Meter) Report(r sink.Report, info StressInfo) StressReport {
 			Mean: msOf(h.Mean()), P50: msOf(h.Quantile(0.5)), P95: msOf(h.Quantile(0.95)), P99: msOf(h.Quantile(0.99)),
 			P999: msOf(h.Quantile(0.999)), Max: msOf(h.Max()),
 		},
-		Stress: info,
+		LatencyDistributionMS: h.Distribution(),
+		Stress:                info,
 	}
 }
 

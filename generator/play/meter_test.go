@@ -3,6 +3,7 @@ package play
 import (
 	"context"
 	"io"
+	"strings"
 	"testing"
 	"time"
 
@@ -66,5 +67,57 @@ func TestMeterIntervalPercentiles(t *testing.T) {
 			t.Errorf("interval %d: records %d, p50 %v p95 %v p99 %v max %v; want 100 records, p50 ≈ %v ms, p50 ≤ p95 ≤ p99 ≤ max",
 				i, got.Records, got.P50MS, got.P95MS, got.P99MS, got.MaxLatencyMS, want)
 		}
+	}
+}
+
+// TestReportEvery: the report's interval is a sixtieth of the planned duration in whole
+// seconds, between 1 s and 5 s, never longer than the console's line period, and the line's
+// period when the duration is not known.
+func TestReportEvery(t *testing.T) {
+	s := time.Second
+	for _, tc := range []struct{ duration, line, want time.Duration }{
+		{15 * s, 5 * s, s}, {59 * s, 5 * s, s}, {2 * time.Minute, 5 * s, 2 * s}, {10 * time.Minute, 5 * s, 5 * s},
+		{time.Hour, 5 * s, 5 * s}, {time.Hour, 10 * s, 5 * s}, {15 * s, 500 * time.Millisecond, 500 * time.Millisecond},
+		{0, 5 * s, 5 * s}, {0, 2 * s, 2 * s},
+	} {
+		if got := ReportEvery(tc.duration, tc.line); got != tc.want {
+			t.Errorf("ReportEvery(%v, %v) = %v, want %v", tc.duration, tc.line, got, tc.want)
+		}
+	}
+}
+
+// TestMeterRecordApart: once the meter records on its own period, the report's intervals are
+// Record's (each with the records of its window only) and the progress lines add none, while
+// a line still counts everything since the previous line.
+func TestMeterRecordApart(t *testing.T) {
+	snk, err := sink.NewWriter(io.Discard, sink.WriterOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	shape, _ := pace.Constant(1000)
+	m := NewMeter(snk, shape, nil)
+	m.Record()
+	for range 3 {
+		for range 10 {
+			if err := snk.Send(context.Background(), sink.Message{Topic: "hits", Value: []byte("{}"), Due: time.Now()}); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if err := snk.Flush(context.Background()); err != nil {
+			t.Fatal(err)
+		}
+		m.Record()
+	}
+	line := m.Line()
+	if len(m.intervals) != 4 {
+		t.Fatalf("%d intervals, want 4 (Record's; the line adds none)", len(m.intervals))
+	}
+	for i, want := range []int64{0, 10, 10, 10} {
+		if got := m.intervals[i].Records; got != want {
+			t.Errorf("interval %d: %d records, want %d", i, got, want)
+		}
+	}
+	if !strings.Contains(line, ": 30 records sent") {
+		t.Errorf("line %q: want the 30 records since the previous line", line)
 	}
 }

@@ -5,8 +5,10 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"sync"
 	"time"
 
+	"github.com/clickgen/clickgen/generator/follow"
 	"github.com/clickgen/clickgen/generator/pace"
 	"github.com/clickgen/clickgen/generator/sink"
 )
@@ -40,8 +42,10 @@ type Session struct {
 	Follow Finisher
 
 	w       io.Writer
-	meter   *Meter    // a rate-paced run's (NewRateSession), nil otherwise
-	maxRate pace.Rate // the rate-paced run's ceiling, for its final line
+	meter   *Meter         // a rate-paced run's (NewRateSession), nil otherwise
+	recDone chan struct{}  // closed to stop RecordEvery's goroutine
+	recWG   sync.WaitGroup // RecordEvery's goroutine
+	maxRate pace.Rate      // the rate-paced run's ceiling, for its final line
 }
 
 // MinProgressEvery is the shortest period of progress lines a command accepts (--interval,
@@ -65,6 +69,52 @@ func NewRateSession(w io.Writer, snk sink.Sink, flushTimeout time.Duration, plan
 	s := NewSession(w, snk, flushTimeout, 0, lineEvery, m.Line)
 	s.meter, s.maxRate = m, maxRate
 	return s
+}
+
+// RecordEvery makes a rate-paced session record the report's intervals every d instead of at
+// each progress line (whose period stays as it was): a short run gets finer intervals than
+// its console lines ([ReportEvery]). It does nothing on other sessions or when d is the
+// line's period. Call it before Play.
+func (s *Session) RecordEvery(d, lineEvery time.Duration) {
+	if s.meter == nil || d <= 0 || d == lineEvery || s.recDone != nil {
+		return
+	}
+	s.meter.Record() // from now on the line's intervals are not the report's
+	s.recDone = make(chan struct{})
+	s.recWG.Add(1)
+	go func() {
+		defer s.recWG.Done()
+		t := time.NewTicker(d)
+		defer t.Stop()
+		for {
+			select {
+			case <-s.recDone:
+				return
+			case <-t.C:
+				s.meter.Record()
+			}
+		}
+	}()
+}
+
+// ReportEvery is the period of a rate-paced run's report intervals for a run planned to last
+// duration (0: not known) whose progress lines come every lineEvery: a sixtieth of the
+// duration in whole seconds, between 1 s and 5 s, never longer than lineEvery; lineEvery
+// when the duration is not known. A 15-second run gets 15 intervals, a 2-minute one 60.
+func ReportEvery(duration, lineEvery time.Duration) time.Duration {
+	if duration <= 0 {
+		return lineEvery
+	}
+	d := min(max((duration/60).Truncate(time.Second), time.Second), 5*time.Second)
+	return min(d, lineEvery)
+}
+
+// FollowIntervals makes a rate-paced session's intervals carry the followed groups' latency and lag,
+// from states (follow.Follower.States); nothing on other sessions.
+func (s *Session) FollowIntervals(states func() map[string]follow.State) {
+	if s.meter != nil && states != nil {
+		s.meter.Follow(states)
+	}
 }
 
 // Play runs plan into the session's sink with the session's flush timeout; the session and
@@ -118,6 +168,11 @@ func (s *Session) Finish(runErr error, reportPath string) error {
 		}
 	}
 	s.Stop()
+	if s.recDone != nil {
+		close(s.recDone)
+		s.recWG.Wait()
+		s.recDone = nil
+	}
 	if s.Settle != nil {
 		s.Settle()
 	}

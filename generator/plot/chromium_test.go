@@ -67,13 +67,14 @@ func chromium(t *testing.T, bin, page string, args ...string) (stdout string, co
 }
 
 // TestChromiumRendersPage: chromium opens a page of a stress run and a garbage run (one
-// labelled in Russian) with their inventory, draws all seven charts, logs nothing on the
+// labelled in Russian) with their inventory, the stress run following a consumer group, draws
+// all eleven charts, logs nothing on the
 // console, and the screenshot is not blank.
 func TestChromiumRendersPage(t *testing.T) {
 	bin := chromiumPath(t)
 	inv := &world.Inventory{GeneratorVersion: "test", Days: []world.InventoryDay{{Day: 1, Messages: 1100, Garbage: map[string]int{"not_an_object": 60, "vanishing": 30}, Redelivered: 10}},
 		Snapshots: []world.InventorySnapshot{{Day: 0, Messages: 52, Garbage: map[string]int{"field_invalid": 2}}}}
-	p := Page{Title: "Нагрузка: stress против garbage", Runs: []Run{stressRun("stress 1000/s"), garbageRun("мусор «день 1»")}, Inventory: inv}
+	p := Page{Title: "Нагрузка: stress против garbage", Runs: []Run{followedRun("stress 1000/s"), garbageRun("мусор «день 1»")}, Inventory: inv}
 	dir := t.TempDir()
 	page := filepath.Join(dir, "run.html")
 	f, err := os.Create(page)
@@ -88,8 +89,8 @@ func TestChromiumRendersPage(t *testing.T) {
 	}
 
 	dom, console := chromium(t, bin, page, "--dump-dom")
-	if n := strings.Count(dom, "<svg"); n != 7 {
-		t.Errorf("the rendered DOM has %d charts, want 7", n)
+	if n := strings.Count(dom, "<svg"); n != 11 {
+		t.Errorf("the rendered DOM has %d charts, want 11", n)
 	}
 	if !strings.Contains(dom, "мусор «день 1»") || !strings.Contains(dom, "<title>Нагрузка: stress против garbage</title>") {
 		t.Errorf("the rendered DOM lost the Russian label or title")
@@ -99,11 +100,11 @@ func TestChromiumRendersPage(t *testing.T) {
 	}
 
 	shot := filepath.Join(dir, "run.png")
-	if _, console = chromium(t, bin, page, "--screenshot="+shot, "--window-size=1000,2900"); len(console) > 0 {
+	if _, console = chromium(t, bin, page, "--screenshot="+shot, "--window-size=1000,4400"); len(console) > 0 {
 		t.Errorf("console messages while taking the screenshot:\n%s", strings.Join(console, "\n"))
 	}
 	ink, total := inkOf(t, shot)
-	// Seven charts of lines and bars, a table and headings cover a few percent of the page;
+	// Eleven charts of lines and bars, a table and headings cover a few percent of the page;
 	// a blank or unstyled page covers almost nothing.
 	if ink*100 < total*2 {
 		t.Errorf("the screenshot is nearly blank: %d of %d pixels are not white", ink, total)

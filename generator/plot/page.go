@@ -4,10 +4,12 @@ import (
 	"fmt"
 	"io"
 	"maps"
+	"math"
 	"slices"
 	"strconv"
 	"strings"
 
+	"github.com/clickgen/clickgen/generator/play"
 	"github.com/clickgen/clickgen/generator/world"
 )
 
@@ -42,7 +44,11 @@ func (p Page) WriteHTML(w io.Writer) error {
 	p.runsTable(&b)
 	p.rateChart(&b)
 	p.latencyChart(&b)
+	p.pipelineChart(&b)
+	p.consumerLagChart(&b)
 	p.lagChart(&b)
+	p.produceDistributionChart(&b)
+	p.pipelineDistributionChart(&b)
 	p.topicsChart(&b)
 	p.partitionsChart(&b)
 	p.daysChart(&b)
@@ -83,6 +89,14 @@ func (p Page) runsTable(b *strings.Builder) {
 }
 
 func fmtF(f float64) string { return strconv.FormatFloat(f, 'f', 1, 64) }
+
+// fmtMS prints milliseconds short: "472.8 ms", or "26.7 s" from 10 s on.
+func fmtMS(ms float64) string {
+	if ms >= 10000 {
+		return fmtF(ms/1000) + " s"
+	}
+	return fmtF(ms) + " ms"
+}
 
 // intervalSeries builds a line per run from its intervals; ok is false when no run has any.
 func (p Page) intervalSeries(f func(run int, at []float64, ivs func(func(i int) float64) []float64) []series) (ss []series, ok bool) {
@@ -152,6 +166,187 @@ func (p Page) latencyChart(b *strings.Builder) {
 		return
 	}
 	lineChart(b, "Latency percentiles per interval", "seconds since pacing started", "milliseconds", ss, items)
+}
+
+// followed is one consumer group of one run: the pair's colour is the next of the palette,
+// so one group per run keeps the run's colour.
+type followed struct {
+	run   int
+	group string
+	color string
+}
+
+// followedGroups lists every run's followed groups (report "follow", or groups in its
+// intervals), runs in order, groups sorted.
+func (p Page) followedGroups() []followed {
+	var out []followed
+	for i, r := range p.Runs {
+		set := map[string]bool{}
+		for g := range r.Report.Follow {
+			set[g] = true
+		}
+		if s := r.Report.Stress; s != nil {
+			for _, iv := range s.Intervals {
+				for g := range iv.Follow {
+					set[g] = true
+				}
+			}
+		}
+		for _, g := range slices.Sorted(maps.Keys(set)) {
+			out = append(out, followed{run: i, group: g})
+		}
+	}
+	for k := range out {
+		out[k].color = colorOf(out[k].run)
+		if len(out) > len(p.Runs) {
+			out[k].color = colorOf(k)
+		}
+	}
+	return out
+}
+
+// groupSuffix is what a line of fg adds to its run's label: the group's name, unless every
+// followed group on the page has the same name (the charts' titles name it then).
+func (p Page) groupSuffix(fg followed) string {
+	if len(p.groupNames()) == 1 {
+		return ""
+	}
+	return " " + fg.group
+}
+
+// groupNames lists the distinct names of the followed groups on the page, sorted.
+func (p Page) groupNames() []string {
+	set := map[string]bool{}
+	for _, fg := range p.followedGroups() {
+		set[fg.group] = true
+	}
+	return slices.Sorted(maps.Keys(set))
+}
+
+// groupTitle names the followed group in a chart's title: "group clickstream_hits", or
+// "each group" when there are several.
+func (p Page) groupTitle() string {
+	if n := p.groupNames(); len(n) == 1 {
+		return "group " + n[0]
+	}
+	return "each group"
+}
+
+// followSeries builds, per run and followed group, the lines of y over the intervals that
+// pass keep (the points of the others are left out, not drawn as zero).
+func (p Page) followSeries(lines []struct{ suffix, dash string }, keep func(play.FollowInterval) bool,
+	y func(line int, f play.FollowInterval) float64) (ss []series, items []legendItem) {
+	for _, fg := range p.followedGroups() {
+		s := p.Runs[fg.run].Report.Stress
+		if s == nil {
+			continue
+		}
+		for li, l := range lines {
+			name := p.Runs[fg.run].Label + p.groupSuffix(fg) + l.suffix
+			sr := series{name: name, color: fg.color, dash: l.dash}
+			for _, iv := range s.Intervals {
+				if f, ok := iv.Follow[fg.group]; ok && keep(f) {
+					sr.x, sr.y = append(sr.x, iv.AtS), append(sr.y, y(li, f))
+				}
+			}
+			if len(sr.x) > 0 {
+				ss = append(ss, sr)
+				items = append(items, legendItem{name: name, color: fg.color, dash: l.dash})
+			}
+		}
+	}
+	return ss, items
+}
+
+const noFollowIntervals = "no report has intervals of a followed consumer group: a rate-paced run with --follow-group records them."
+
+// noTakes says why a chart of followed intervals has no line although some report has them.
+func (p Page) noTakes(b *strings.Builder) {
+	if len(p.followedGroups()) == 0 {
+		noData(b, noFollowIntervals)
+		return
+	}
+	noData(b, "the followed groups took nothing during the run's intervals (what they took, they took after the run: see the pipeline latency distribution).")
+}
+
+func (p Page) pipelineChart(b *strings.Builder) {
+	b.WriteString("<h2>Pipeline latency: from the intended send time until the consumer group took it</h2>\n")
+	ss, items := p.followSeries([]struct{ suffix, dash string }{{" pipeline p50", ""}, {" pipeline p99", "2 3"}, {" pipeline max", "7 4"}},
+		func(f play.FollowInterval) bool { return f.Taken > 0 },
+		func(line int, f play.FollowInterval) float64 { return [...]float64{f.P50MS, f.P99MS, f.MaxMS}[line] })
+	if len(ss) == 0 {
+		p.noTakes(b)
+		return
+	}
+	lineChart(b, "Pipeline latency of the messages "+p.groupTitle()+" took in each interval", "seconds since pacing started", "milliseconds", ss, items)
+	b.WriteString("<p>Taken: the group's committed offset passed the message, as clickgen's poll of the group's offsets saw it (--follow-every). An interval in which the group took nothing has no point.</p>\n")
+}
+
+func (p Page) consumerLagChart(b *strings.Builder) {
+	b.WriteString("<h2>Consumer lag</h2>\n")
+	ss, items := p.followSeries([]struct{ suffix, dash string }{{" consumer lag", ""}},
+		func(play.FollowInterval) bool { return true },
+		func(_ int, f play.FollowInterval) float64 { return float64(f.Lag) })
+	if len(ss) == 0 {
+		noData(b, noFollowIntervals)
+		return
+	}
+	lineChart(b, "Messages acknowledged but not yet taken by "+p.groupTitle()+", at each interval's end", "seconds since pacing started", "messages", ss, items)
+}
+
+// distributionSeries is the line of one distribution ([percentile, ms] pairs) on the
+// percentile axis; the maximum (p 100) is beyond the axis and goes into the name.
+func distributionSeries(name, color, dash string, dist [][2]float64) (series, legendItem, bool) {
+	s := series{color: color, dash: dash}
+	maxMS := math.NaN()
+	for _, pt := range dist {
+		if pt[0] >= 100 {
+			maxMS = pt[1]
+			continue
+		}
+		s.x, s.y = append(s.x, percentileX(pt[0])), append(s.y, pt[1])
+	}
+	if !math.IsNaN(maxMS) {
+		name += " (max " + fmtMS(maxMS) + ")"
+	}
+	s.name = name
+	return s, legendItem{name: name, color: color, dash: dash}, len(s.x) > 0
+}
+
+func (p Page) produceDistributionChart(b *strings.Builder) {
+	b.WriteString("<h2>Produce latency distribution</h2>\n")
+	var ss []series
+	var items []legendItem
+	for i, r := range p.Runs {
+		if s, it, ok := distributionSeries(r.Label, colorOf(i), "", r.Report.LatencyDistributionMS); ok {
+			ss, items = append(ss, s), append(items, it)
+		}
+	}
+	if len(ss) == 0 {
+		noData(b, "no report lists its produce latency distribution: a rate-paced run's report does (latency_distribution_ms).")
+		return
+	}
+	percentileChart(b, "Produce latency by percentile, from the intended send time to the acknowledgement", "milliseconds", ss, items)
+}
+
+func (p Page) pipelineDistributionChart(b *strings.Builder) {
+	b.WriteString("<h2>Pipeline latency distribution</h2>\n")
+	var ss []series
+	var items []legendItem
+	for _, fg := range p.followedGroups() {
+		g, ok := p.Runs[fg.run].Report.Follow[fg.group]
+		if !ok {
+			continue
+		}
+		if s, it, ok := distributionSeries(p.Runs[fg.run].Label+p.groupSuffix(fg)+" pipeline", fg.color, "", g.LatencyDistributionMS); ok {
+			ss, items = append(ss, s), append(items, it)
+		}
+	}
+	if len(ss) == 0 {
+		noData(b, "no report lists a followed group's latency distribution: --follow-group adds it (follow.GROUP.latency_distribution_ms).")
+		return
+	}
+	percentileChart(b, "Pipeline latency by percentile, intended send time until "+p.groupTitle()+" took the message", "milliseconds", ss, items)
 }
 
 func (p Page) lagChart(b *strings.Builder) {

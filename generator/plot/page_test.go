@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/clickgen/clickgen/generator/follow"
 	"github.com/clickgen/clickgen/generator/play"
 	"github.com/clickgen/clickgen/generator/sink"
 	"github.com/clickgen/clickgen/generator/world"
@@ -24,6 +25,19 @@ func stressRun(label string) Run {
 			{AtS: 3, PerS: 999, TargetPerS: 1000, P50MS: 1.3, P95MS: 2.9, P99MS: 6, LagMS: 0.3},
 		}},
 	}}
+}
+
+// followedRun is stressRun followed by consumer group "ch": its intervals carry the group's
+// latency and lag (nothing taken in the first), and both latencies their distribution.
+func followedRun(label string) Run {
+	r := stressRun(label)
+	r.Report.LatencyDistributionMS = [][2]float64{{0, 0.3}, {50, 1.2}, {90, 3}, {99, 8}, {99.9, 10}, {99.99, 11}, {100, 12}}
+	r.Report.Follow = map[string]follow.GroupReport{"ch": {Taken: 2990, LatencyMS: follow.Percentiles{P50: 700, P99: 1400, Max: 1500},
+		LatencyDistributionMS: [][2]float64{{0, 60}, {50, 700}, {90, 1100}, {99, 1400}, {99.9, 1480}, {100, 1500}}}}
+	for i, f := range []play.FollowInterval{{Lag: 990}, {Taken: 1500, P50MS: 650, P99MS: 1300, MaxMS: 1400, Lag: 480}, {Taken: 1490, P50MS: 720, P99MS: 1450, MaxMS: 1500, Lag: 0}} {
+		r.Report.Stress.Intervals[i].Follow = map[string]play.FollowInterval{"ch": f}
+	}
+	return r
 }
 
 // garbageRun is a report of one day's hits and a snapshot, with garbage and re-sends.
@@ -79,14 +93,19 @@ func TestChartsPerReportKind(t *testing.T) {
 		page           Page
 		charts, nodata int
 	}{
-		// rate, latency, lag, topics, partitions; no units: days and classes say no data
-		{"stress", Page{Runs: []Run{stressRun("a")}}, 5, 2},
-		{"two stress runs overlay", Page{Runs: []Run{stressRun("a"), stressRun("b")}}, 5, 2},
-		// no intervals: rate, latency and lag say no data
-		{"garbage", Page{Runs: []Run{garbageRun("g")}}, 4, 3},
-		{"garbage with inventory", Page{Runs: []Run{garbageRun("g")}, Inventory: inv}, 4, 3},
-		{"stress and garbage", Page{Runs: []Run{stressRun("s"), garbageRun("g")}, Inventory: inv}, 7, 0},
-		{"nothing", Page{}, 0, 8},
+		// rate, latency, lag, topics, partitions; no units: days and classes say no data, and
+		// without a followed group or a distribution: pipeline latency, consumer lag and both
+		// distributions
+		{"stress", Page{Runs: []Run{stressRun("a")}}, 5, 6},
+		{"two stress runs overlay", Page{Runs: []Run{stressRun("a"), stressRun("b")}}, 5, 6},
+		// no intervals: rate, latency and lag say no data, and the four others
+		{"garbage", Page{Runs: []Run{garbageRun("g")}}, 4, 7},
+		{"garbage with inventory", Page{Runs: []Run{garbageRun("g")}, Inventory: inv}, 4, 7},
+		{"stress and garbage", Page{Runs: []Run{stressRun("s"), garbageRun("g")}, Inventory: inv}, 7, 4},
+		// followed: pipeline latency, consumer lag and the two distributions drawn too
+		{"followed", Page{Runs: []Run{followedRun("f")}}, 9, 2},
+		{"followed beside stress", Page{Runs: []Run{followedRun("f"), stressRun("s")}}, 9, 2},
+		{"nothing", Page{}, 0, 12},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			page := render(t, tc.page)
@@ -106,6 +125,7 @@ func TestChartsPerReportKind(t *testing.T) {
 func TestZeroIntervalsSaysNoData(t *testing.T) {
 	r := stressRun("early")
 	r.Report.Stress.Intervals = []play.Interval{}
+	r.Report.LatencyDistributionMS = nil
 	page := render(t, Page{Runs: []Run{r}})
 	if n := strings.Count(page, "No data: none of the reports has intervals"); n != 3 {
 		t.Errorf("%d no-interval messages, want 3 (rate, latency, lag):\n%s", n, page)
@@ -161,5 +181,89 @@ func TestNiceTicks(t *testing.T) {
 		if s := strings.Join(got, " "); s != tc.want {
 			t.Errorf("niceTicks(%v) = %s, want %s", tc.hi, s, tc.want)
 		}
+	}
+}
+
+// TestPercentileAxis: percentiles sit on HdrHistogram's axis (90 % at 1, 99 % at 2, 99.9 % at
+// 3), ticks are named by percentile, and a distribution's points are placed there, its
+// maximum named in the legend instead of drawn (p 100 has no place on the axis).
+func TestPercentileAxis(t *testing.T) {
+	for _, c := range []struct {
+		p, x float64
+	}{{0, 0}, {90, 1}, {99, 2}, {99.9, 3}, {99.999, 5}} {
+		if got := percentileX(c.p); got < c.x-1e-9 || got > c.x+1e-9 {
+			t.Errorf("percentileX(%v) = %v, want %v", c.p, got, c.x)
+		}
+	}
+	var labels []string
+	for k := range 6 {
+		labels = append(labels, percentileLabel(k))
+	}
+	if got := strings.Join(labels, " "); got != "0% 90% 99% 99.9% 99.99% 99.999%" {
+		t.Errorf("tick labels %s", got)
+	}
+	page := render(t, Page{Runs: []Run{followedRun("f")}})
+	// The produce distribution reaches 99.99 %: an axis of 4 decades, 99.9 % at 3/4 of it.
+	at := num(padL + 3.0/4*plotW)
+	if !strings.Contains(page, `class="tick" text-anchor="middle">99.99%</text>`) || !strings.Contains(page, " "+at+",") {
+		t.Errorf("no 99.99%% tick, or no point at x %s (99.9 %%)", at)
+	}
+	if !strings.Contains(page, "<title>f (max 12.0 ms)</title>") || !strings.Contains(page, "<title>f pipeline (max 1500.0 ms)</title>") || fmtMS(26701.1) != "26.7 s" || !strings.Contains(page, "(max 12.0 ms)") || !strings.Contains(page, "until group ch took") {
+		t.Errorf("the distributions do not name their maximum")
+	}
+}
+
+// TestPipelineSkipsIntervalsWithoutTakes: an interval in which the group took nothing has no
+// point on the pipeline latency chart (it is not a latency of zero), but has its lag.
+func TestPipelineSkipsIntervalsWithoutTakes(t *testing.T) {
+	page := render(t, Page{Runs: []Run{followedRun("f")}})
+	points := func(name string) int {
+		i := strings.Index(page, "<title>"+name+"</title></polyline>")
+		if i < 0 {
+			t.Fatalf("no line %q", name)
+		}
+		start := strings.LastIndex(page[:i], `points="`)
+		return len(strings.Fields(page[start+len(`points="`) : strings.Index(page[start+len(`points="`):], `"`)+start+len(`points="`)]))
+	}
+	if n := points("f pipeline p50"); n != 2 {
+		t.Errorf("pipeline p50 has %d points, want 2 (the first interval took nothing)", n)
+	}
+	if n := points("f consumer lag"); n != 3 {
+		t.Errorf("consumer lag has %d points, want 3", n)
+	}
+}
+
+// TestPipelineTookNothingDuringRun: a followed group that took nothing while the intervals
+// were recorded (a consumer that commits only after the run) has no pipeline latency line, and
+// the page says why in words, while its lag is drawn.
+func TestPipelineTookNothingDuringRun(t *testing.T) {
+	r := followedRun("late")
+	for i := range r.Report.Stress.Intervals {
+		r.Report.Stress.Intervals[i].Follow = map[string]play.FollowInterval{"ch": {Lag: int64(1000 * (i + 1))}}
+	}
+	page := render(t, Page{Runs: []Run{r}})
+	if !strings.Contains(page, "No data: the followed groups took nothing during the run") {
+		t.Errorf("the pipeline chart does not say the group took nothing during the run")
+	}
+	if !strings.Contains(page, "<title>late consumer lag</title></polyline>") {
+		t.Errorf("no consumer lag line")
+	}
+}
+
+// TestGroupsNamedWhenSeveral: one followed group name on the page is named in the charts'
+// titles, not on every line; with two, every line carries its group.
+func TestGroupsNamedWhenSeveral(t *testing.T) {
+	one := render(t, Page{Runs: []Run{followedRun("a"), followedRun("b")}})
+	if !strings.Contains(one, "<title>b pipeline p99</title>") || !strings.Contains(one, "messages group ch took in each interval") {
+		t.Errorf("one group: lines should be named by run, the title by the group")
+	}
+	r := followedRun("c")
+	r.Report.Follow["other"] = r.Report.Follow["ch"]
+	for i := range r.Report.Stress.Intervals {
+		r.Report.Stress.Intervals[i].Follow["other"] = r.Report.Stress.Intervals[i].Follow["ch"]
+	}
+	two := render(t, Page{Runs: []Run{r}})
+	if !strings.Contains(two, "<title>c ch pipeline p99</title>") || !strings.Contains(two, "<title>c other pipeline p99</title>") || !strings.Contains(two, "messages each group took") {
+		t.Errorf("two groups: every line should carry its group")
 	}
 }

@@ -1,5 +1,7 @@
 // Package plot turns clickgen run reports into one self-contained HTML page of inline SVG
-// charts: rate target against achieved, latency percentiles and lag over time, acknowledged
+// charts: rate target against achieved, latency percentiles and lag over time, pipeline
+// latency and consumer lag of followed groups over time, the produce and pipeline latency
+// distributions (HdrHistogram's percentile axis), acknowledged
 // against sent per topic, the partitions' balance and, for runs of whole days, the messages
 // per day and per garbage class beside the inventory's expectation. Several reports overlay,
 // each in its own colour and labelled, so two runs compare on one page.
@@ -13,6 +15,7 @@ import (
 	"fmt"
 	"io"
 
+	"github.com/clickgen/clickgen/generator/follow"
 	"github.com/clickgen/clickgen/generator/play"
 	"github.com/clickgen/clickgen/generator/sink"
 	"github.com/clickgen/clickgen/generator/world"
@@ -23,10 +26,14 @@ import (
 // units of a run that reports them. Unknown keys are ignored, so older and newer reports
 // both read.
 type Report struct {
-	Topics      map[string]sink.TopicReport `json:"topics"`
-	Rate        sink.RateReport             `json:"rate"`
-	LatencyMS   map[string]float64          `json:"latency_ms"`
-	Interrupted bool                        `json:"interrupted"`
+	Topics    map[string]sink.TopicReport `json:"topics"`
+	Rate      sink.RateReport             `json:"rate"`
+	LatencyMS map[string]float64          `json:"latency_ms"`
+	// LatencyDistributionMS is a stress report's produce latency by percentile: [p, ms].
+	LatencyDistributionMS [][2]float64 `json:"latency_distribution_ms"`
+	Interrupted           bool         `json:"interrupted"`
+	// Follow is, per consumer group followed with --follow-group, its pipeline latency.
+	Follow map[string]follow.GroupReport `json:"follow"`
 	// Stress is nil for a run that was not rate-paced.
 	Stress *play.StressInfo  `json:"stress"`
 	Units  []play.UnitReport `json:"units"`

@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/clickgen/clickgen/generator/follow"
 	"github.com/clickgen/clickgen/generator/play"
 	"github.com/clickgen/clickgen/generator/world"
 )
@@ -73,6 +74,8 @@ func TestReportTextEscaped(t *testing.T) {
 	rep.Topics[evil] = rep.Topics["hits"]
 	rep.Stress.Shape, rep.Stress.Stopped = evil, evil
 	rep.LatencyMS[evil] = 3
+	rep.Follow = map[string]follow.GroupReport{evil: {LatencyDistributionMS: [][2]float64{{50, 1}, {99, 2}}}}
+	rep.Stress.Intervals[0].Follow = map[string]play.FollowInterval{evil: {Taken: 1, P50MS: 1, P99MS: 1, MaxMS: 1}}
 	rep.Units = []play.UnitReport{
 		{Kind: "hits", Day: 1, Clean: 10, Garbage: map[string]int{evil: 2}, Sent: 12, Flushed: true},
 		{Kind: evil, Day: 2, Clean: 5, Sent: 5},

@@ -208,3 +208,44 @@ func barChart(b *strings.Builder, title, yTitle string, groups []group, items []
 	legend(b, items)
 	b.WriteString("</svg>\n")
 }
+
+// percentileX is percentile p's place on HdrHistogram's axis: log10(1/(1−p/100)), so 90 %
+// is 1, 99 % 2, 99.9 % 3. p 100 has no place.
+func percentileX(p float64) float64 { return -math.Log10(1 - p/100) }
+
+// percentileLabel names the tick at percentileX k: 0%, 90%, 99%, 99.9%, …
+func percentileLabel(k int) string {
+	if k == 0 {
+		return "0%"
+	}
+	return strconv.FormatFloat(100-math.Pow(10, 2-float64(k)), 'f', max(0, k-2), 64) + "%"
+}
+
+// percentileChart draws ss, whose x are percentileX values, on a percentile axis with a tick
+// at each power of ten of 1/(1−p), as HdrHistogram plots a latency distribution.
+func percentileChart(b *strings.Builder, title, yTitle string, ss []series, items []legendItem) {
+	var xMax, yMax float64
+	for _, s := range ss {
+		for i := range s.x {
+			xMax, yMax = max(xMax, s.x[i]), max(yMax, s.y[i])
+		}
+	}
+	top := max(1, int(math.Ceil(xMax-1e-9)))
+	x := func(v float64) float64 { return padL + v/float64(top)*plotW }
+	y := frame(b, title, "percentile (log scale of 1/(1−p))", yTitle, niceTicks(yMax, 5))
+	for k := 0; k <= top; k++ {
+		fmt.Fprintf(b, `<line x1="%s" x2="%s" y1="%d" y2="%d" class="grid"/><text x="%s" y="%d" class="tick" text-anchor="middle">%s</text>`,
+			num(x(float64(k))), num(x(float64(k))), padT, padT+plotH, num(x(float64(k))), padT+plotH+16, esc(percentileLabel(k)))
+	}
+	b.WriteByte('\n')
+	for _, s := range ss {
+		var pts strings.Builder
+		for i := range s.x {
+			fmt.Fprintf(&pts, "%s,%s ", num(x(s.x[i])), num(y(s.y[i])))
+		}
+		fmt.Fprintf(b, `<polyline fill="none" stroke="%s" stroke-width="2" stroke-dasharray="%s" points="%s"><title>%s</title></polyline>`+"\n",
+			s.color, s.dash, strings.TrimSpace(pts.String()), esc(s.name))
+	}
+	legend(b, items)
+	b.WriteString("</svg>\n")
+}

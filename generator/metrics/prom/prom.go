@@ -27,6 +27,7 @@ import (
 	"github.com/twmb/franz-go/pkg/kgo"
 	"github.com/twmb/franz-go/plugin/kprom"
 
+	"github.com/clickgen/clickgen/generator/follow"
 	"github.com/clickgen/clickgen/generator/pace"
 	"github.com/clickgen/clickgen/generator/play"
 	"github.com/clickgen/clickgen/generator/sink"
@@ -44,9 +45,10 @@ type Server struct {
 	done chan struct{}
 	reg  *prometheus.Registry
 
-	snk   atomic.Pointer[sink.Sink]
-	lag   atomic.Int64 // nanoseconds: how late the latest paced message was handed to the sink
-	pacer atomic.Pointer[pacing]
+	snk    atomic.Pointer[sink.Sink]
+	follow atomic.Pointer[func() map[string]follow.State]
+	lag    atomic.Int64 // nanoseconds: how late the latest paced message was handed to the sink
+	pacer  atomic.Pointer[pacing]
 
 	day    *prometheus.GaugeVec
 	units  *prometheus.CounterVec
@@ -92,6 +94,8 @@ const (
 	ModelDay        = "clickgen_model_day"                   // gauge {kind}
 	UnitsDone       = "clickgen_units_done_total"            // counter {kind}
 	ExtraMessages   = "clickgen_extra_messages_sent_total"   // counter {topic, class}
+	PipelineLatency = "clickgen_pipeline_latency_seconds"    // histogram {group, topic}
+	ConsumerLag     = "clickgen_consumer_lag_messages"       // gauge {group, topic}
 	RedeliveryClass = "redelivery"                           // the class label of a re-send
 	KafkaNamespace  = "clickgen"                             // kprom's namespace…
 	KafkaSubsystem  = "kafka"                                // …and subsystem: clickgen_kafka_*
@@ -99,10 +103,16 @@ const (
 
 // Names lists clickgen's own series, for documentation and tests.
 var Names = []string{MessagesSent, MessagesAcked, MessagesFailed, AckedBytes, PartitionAcked, InFlight, Lag, MaxLag,
-	Latency, LatencyMax, LatencyRun, Released, Scheduled, TargetRate, ModelDay, UnitsDone, ExtraMessages}
+	Latency, LatencyMax, LatencyRun, Released, Scheduled, TargetRate, ModelDay, UnitsDone, ExtraMessages,
+	PipelineLatency, ConsumerLag}
 
 // LatencyBounds are the upper bounds of the latency histogram's buckets, in seconds.
 var LatencyBounds = []float64{0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30}
+
+// PipelineLatencyBounds are the upper bounds of the pipeline latency histogram's buckets, in
+// seconds: a consumer that flushes every few seconds or falls minutes behind still lands
+// below the last one.
+var PipelineLatencyBounds = []float64{0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 7.5, 10, 15, 30, 60, 120, 300, 600}
 
 // LatencyQuantiles are the whole-run quantiles of the latency summary: those the final line of a
 // stress run prints.
@@ -210,6 +220,15 @@ func (s *Server) Pace(shape pace.Pacer, runner *pace.Runner) {
 		return
 	}
 	s.pacer.Store(&pacing{shape: shape, runner: runner})
+}
+
+// Follow makes s serve the followed consumer groups' pipeline latency and lag by group and
+// topic, read from states (follow.Follower.States) at each scrape.
+func (s *Server) Follow(states func() map[string]follow.State) {
+	if s == nil || states == nil {
+		return
+	}
+	s.follow.Store(&states)
 }
 
 // Observer returns an observer of a run of plan that keeps s's model day, units done and
@@ -348,11 +367,13 @@ var (
 	descReleased = prometheus.NewDesc(Released, "Messages the pacer released.", nil, nil)
 	descSched    = prometheus.NewDesc(Scheduled, "Messages the rate shape had scheduled by now: its rate is the target rate.", nil, nil)
 	descTarget   = prometheus.NewDesc(TargetRate, "The rate shape's target rate: its mean over the messages it scheduled in the last second.", nil, nil)
+	descPipeline = prometheus.NewDesc(PipelineLatency, "Time from each acknowledged message's intended send time (unpaced: when it was handed to the producer) to the first poll that saw the consumer group's committed offset past it (--follow-group), by group and topic.", []string{"group", "topic"}, nil)
+	descConsLag  = prometheus.NewDesc(ConsumerLag, "Messages the run had acknowledged that the consumer group had not yet taken (committed past), by group and topic.", []string{"group", "topic"}, nil)
 )
 
 func (c statsCollector) Describe(ch chan<- *prometheus.Desc) {
 	for _, d := range []*prometheus.Desc{descSent, descAcked, descFailed, descBytes, descParts, descInFlight, descLag,
-		descMaxLag, descLatency, descLatMax, descLatRun, descReleased, descSched, descTarget} {
+		descMaxLag, descLatency, descLatMax, descLatRun, descReleased, descSched, descTarget, descPipeline, descConsLag} {
 		ch <- d
 	}
 }
@@ -389,6 +410,21 @@ func (c statsCollector) Collect(ch chan<- prometheus.Metric) {
 		qs[q] = h.Quantile(q).Seconds()
 	}
 	ch <- prometheus.MustNewConstSummary(descLatRun, h.Count(), h.Sum().Seconds(), qs)
+
+	if f := c.s.follow.Load(); f != nil {
+		states := (*f)()
+		for _, g := range slices.Sorted(maps.Keys(states)) {
+			for _, t := range slices.Sorted(maps.Keys(states[g].Topics)) {
+				ts := states[g].Topics[t]
+				b := make(map[float64]uint64, len(PipelineLatencyBounds))
+				for _, le := range PipelineLatencyBounds {
+					b[le] = ts.Latency.CountAtMost(time.Duration(le * float64(time.Second)))
+				}
+				ch <- prometheus.MustNewConstHistogram(descPipeline, ts.Latency.Count(), ts.Latency.Sum().Seconds(), b, g, t)
+				ch <- prometheus.MustNewConstMetric(descConsLag, prometheus.GaugeValue, float64(ts.Untaken), g, t)
+			}
+		}
+	}
 
 	if p := c.s.pacer.Load(); p != nil {
 		snap := p.runner.Snapshot()

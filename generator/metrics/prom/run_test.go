@@ -3,16 +3,20 @@ package prom
 import (
 	"context"
 	"fmt"
+	"io"
 	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
 	dto "github.com/prometheus/client_model/go"
+	"github.com/twmb/franz-go/pkg/kadm"
 	"github.com/twmb/franz-go/pkg/kgo"
 
+	"github.com/clickgen/clickgen/generator/follow"
 	"github.com/clickgen/clickgen/generator/internal/kafkatest"
 	"github.com/clickgen/clickgen/generator/metrics/grafana"
 	"github.com/clickgen/clickgen/generator/pace"
@@ -117,7 +121,20 @@ func playScraped(t *testing.T, at []int64, scraped func(n int64, fams map[string
 	_, addrs := kafkatest.NewCluster(t)
 	s := New()
 	written := newBatchWritten()
-	k := kafkatest.NewKafka(t, addrs, append(s.SinkOpts(), sink.Hooks(written))...)
+	// A follower of a group that never commits: every acknowledged message is its lag.
+	fcl, err := kgo.NewClient(kgo.SeedBrokers(addrs...))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(fcl.Close)
+	f, err := follow.New(kadm.NewClient(fcl), follow.Options{Groups: []string{"nobody"}, Topics: []string{"hits"}, Every: 50 * time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.Start(context.Background())
+	t.Cleanup(func() { f.Finish(io.Discard, true) })
+	s.Follow(f.States)
+	k := kafkatest.NewKafka(t, addrs, append(s.SinkOpts(), sink.Hooks(written), sink.OnAck(f.Acked))...)
 	g := &gate{Sink: k, at: map[int64]bool{}, reached: make(chan int64), resume: make(chan struct{}), written: written}
 	for _, n := range at {
 		g.at[n] = true
@@ -188,6 +205,9 @@ func TestScrapeDuringRun(t *testing.T) {
 			if got, _ := value(fams, name, "topic", "hits"); got != float64(n-1) {
 				t.Errorf("at message %d: %s = %v, want %d (the ones before it, flushed)", n, name, got, n-1)
 			}
+		}
+		if got, _ := value(fams, ConsumerLag, "group", "nobody", "topic", "hits"); got != float64(n-1) {
+			t.Errorf("at message %d: %s{group nobody} = %v, want %d (a group that takes nothing lags by all acknowledged)", n, ConsumerLag, got, n-1)
 		}
 	})
 	if len(stops) != 3 {
