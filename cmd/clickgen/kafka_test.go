@@ -15,7 +15,6 @@ import (
 	"github.com/clickgen/clickgen/generator/broker"
 	"github.com/clickgen/clickgen/schema"
 
-	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kfake"
 	"github.com/twmb/franz-go/pkg/kmsg"
 )
@@ -147,27 +146,7 @@ func checkPartitionOrder(t *testing.T, topic string, lines [][]byte, recs []brok
 // fail with exit 1, name the incomplete day, and report exactly what was acknowledged.
 func TestBrokerRejectsProduces(t *testing.T) {
 	c, addr := kfakeCluster(t)
-	var produces atomic.Int64
-	c.ControlKey(int16(kmsg.Produce), func(kreq kmsg.Request) (kmsg.Response, error, bool) {
-		c.KeepControl()
-		if produces.Add(1) <= 20 {
-			return nil, nil, false
-		}
-		req := kreq.(*kmsg.ProduceRequest)
-		resp := req.ResponseKind().(*kmsg.ProduceResponse)
-		for _, rt := range req.Topics {
-			st := kmsg.NewProduceResponseTopic()
-			st.Topic, st.TopicID = rt.Topic, rt.TopicID
-			for _, rp := range rt.Partitions {
-				sp := kmsg.NewProduceResponseTopicPartition()
-				sp.Partition = rp.Partition
-				sp.ErrorCode = kerr.TopicAuthorizationFailed.Code
-				st.Partitions = append(st.Partitions, sp)
-			}
-			resp.Topics = append(resp.Topics, st)
-		}
-		return resp, nil, true
-	})
+	refuseProducesAfter(c, 2000)
 	rep := filepath.Join(t.TempDir(), "report.json")
 	_, errs, code := clickgen(t, "batch", "--day", "0", "--days", "2", "--brokers", addr, "--topic", "hits", "--report", rep)
 	if code != 1 || !strings.Contains(errs, "day 0 (2026-06-01) is incomplete") {
