@@ -14,6 +14,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 
@@ -608,10 +609,11 @@ func (f *faultCluster) brokerRestarted(t *testing.T) {
 	}
 }
 
-// leaderElection: once day 0 is acknowledged, the replica lists of both partitions are
-// rotated (same replicas, another preferred leader) and a preferred leader election moves
-// both leaders mid-run, as kafka-leader-election --election-type preferred does after a
-// reassignment. Exit 0, verify clean, report = topic.
+// leaderElection: once day 0 is acknowledged, clickgen is frozen (SIGSTOP), the replica lists
+// of both partitions are rotated (same replicas, another preferred leader), a preferred leader
+// election moves both leaders, as kafka-leader-election --election-type preferred does after a
+// reassignment, and clickgen continues (SIGCONT) with days 1–3 to send through leaders it
+// does not know yet. Exit 0, verify clean, report = topic.
 func (f *faultCluster) leaderElection(t *testing.T) {
 	const topic, days = "hits-leader-election", 4
 	f.topic(t, topic, 2, nil)
@@ -629,6 +631,18 @@ func (f *faultCluster) leaderElection(t *testing.T) {
 	rep := filepath.Join(t.TempDir(), "r.json")
 	p := f.start(t, "batch", "--day", "0", "--days", strconv.Itoa(days), "--brokers", f.c.Bootstrap(), "--topic", topic, "--report", rep)
 	p.await(t, "clickgen: day 0 (")
+	// clickgen is frozen while the leaders move, so the election falls inside the run however
+	// fast the machine plays the remaining days (a quick one finished all four days before a
+	// loaded controller had moved a leader); when it continues, its producer still holds the
+	// old leaders and batches of day 1 that it must send to the new ones.
+	if err := p.cmd.Process.Signal(syscall.SIGSTOP); err != nil {
+		t.Fatalf("SIGSTOP clickgen: %v", err)
+	}
+	select {
+	case <-p.done:
+		t.Fatalf("the batch ended before the election could start:\n%s", p.stderr)
+	default:
+	}
 	if res, err := f.adm.AlterPartitionAssignments(f.ctx, req); err != nil || res.Error() != nil {
 		t.Fatalf("reassign: %v %v", err, res.Error())
 	}
@@ -653,11 +667,16 @@ func (f *faultCluster) leaderElection(t *testing.T) {
 				moved++
 			}
 		}
-		select {
-		case <-p.done:
-			t.Fatalf("the batch ended before the election moved %d of %d leaders:\n%s", len(before)-moved, len(before), p.stderr)
-		case <-time.After(100 * time.Millisecond):
+		if moved < len(before) {
+			select {
+			case <-f.ctx.Done():
+				t.Fatalf("the election moved %d of %d leaders before the test's deadline", moved, len(before))
+			case <-time.After(100 * time.Millisecond):
+			}
 		}
+	}
+	if err := p.cmd.Process.Signal(syscall.SIGCONT); err != nil {
+		t.Fatalf("SIGCONT clickgen: %v", err)
 	}
 	code := p.wait()
 	if code != 0 {
