@@ -103,7 +103,7 @@ func (p Profile) Describe() string {
 	case PaceReplay:
 		fmt.Fprintf(&b, ", replayed at x%g", p.Pacing.Speed)
 	case PaceRate:
-		fmt.Fprintf(&b, ", paced at %s", play.ShapeName(p.Shape().Pacer))
+		fmt.Fprintf(&b, ", paced at %s", pace.ShapeName(p.Shape().Pacer))
 	default:
 		b.WriteString(", unpaced")
 	}

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"math"
 	"strconv"
-	"strings"
 	"sync"
 	"time"
 
@@ -130,7 +129,7 @@ func (m *Meter) window(c *cursor) (Interval, totals) {
 	iv := Interval{
 		AtS:          snap.Elapsed.Seconds(),
 		Records:      cur.acked - c.tot.acked,
-		TargetPerS:   AllowedRate(m.shape, c.elapsed, snap.Elapsed),
+		TargetPerS:   pace.AllowedRate(m.shape, c.elapsed, snap.Elapsed),
 		AvgLatencyMS: msOf(mean),
 		MaxLatencyMS: msOf(maxLat),
 		P50MS:        msOf(win.Quantile(0.5)),
@@ -205,46 +204,6 @@ func (m *Meter) Final(elapsed time.Duration, target float64) string {
 
 func msOf(d time.Duration) float64 { return math.Round(float64(d)/float64(time.Microsecond)) / 1000 }
 
-// allowed returns how many messages the shape releases before the elapsed time t: the number
-// of n with Due(n) < t, found by bisection (Due is non-decreasing).
-func allowed(p pace.Pacer, t time.Duration) uint64 {
-	before := func(n uint64) bool {
-		d, ok := p.Due(n)
-		return ok && d < t
-	}
-	if !before(0) {
-		return 0
-	}
-	lo, hi := uint64(0), uint64(1) // before(lo); find hi with !before(hi)
-	for before(hi) {
-		lo, hi = hi, hi*2
-		if hi > 1<<62 {
-			return hi
-		}
-	}
-	for hi-lo > 1 {
-		mid := lo + (hi-lo)/2
-		if before(mid) {
-			lo = mid
-		} else {
-			hi = mid
-		}
-	}
-	return hi
-}
-
-// Scheduled returns how many messages the shape p releases before the elapsed time t: what
-// an open-loop sender should have released by then.
-func Scheduled(p pace.Pacer, t time.Duration) uint64 { return allowed(p, t) }
-
-// AllowedRate is the shape's mean rate between the elapsed times from and to, per second.
-func AllowedRate(p pace.Pacer, from, to time.Duration) float64 {
-	if to <= from {
-		return 0
-	}
-	return float64(allowed(p, to)-allowed(p, from)) / (to - from).Seconds()
-}
-
 // StressReport is the report document of a stress run: the sink's report, its latency
 // section extended with the mean and p99.9, and the run's pacing.
 type StressReport struct {
@@ -301,9 +260,6 @@ func (m *Meter) Report(r sink.Report, info StressInfo) StressReport {
 	}
 }
 
-// ShapeName is the shape as the report and the log spell it.
-func ShapeName(p pace.Pacer) string { return strings.TrimPrefix(p.String(), "constant:") }
-
 // Finish measures the end of a rate-paced run that started pacing at start (res.PacedFrom
 // when it paced anything) and ended with res and runErr: the final line, the target rate
 // over the time the shape was asked to pace, and the report's stress section.
@@ -326,7 +282,7 @@ func (m *Meter) Finish(res Result, runErr error, start time.Time, stop Stop, max
 			span = d
 		}
 	}
-	target = AllowedRate(m.shape, 0, span)
+	target = pace.AllowedRate(m.shape, 0, span)
 	stopped := string(res.Stopped)
 	switch {
 	case errors.Is(runErr, context.Canceled):
@@ -335,7 +291,7 @@ func (m *Meter) Finish(res Result, runErr error, start time.Time, stop Stop, max
 		stopped = "failed"
 	}
 	info = StressInfo{
-		Shape: ShapeName(m.shape), MaxRatePerS: float64(maxRate), PacedS: elapsed.Seconds(), Released: snap.Sent,
+		Shape: pace.ShapeName(m.shape), MaxRatePerS: float64(maxRate), PacedS: elapsed.Seconds(), Released: snap.Sent,
 		MaxLagMS: msOf(snap.MaxLag), FirstDay: res.FirstDay, LastDay: res.LastDay, Stopped: stopped,
 	}
 	return m.Final(elapsed, target), target, info

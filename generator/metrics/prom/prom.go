@@ -431,7 +431,7 @@ func (c statsCollector) Collect(ch chan<- prometheus.Metric) {
 		ch <- prometheus.MustNewConstMetric(descReleased, prometheus.CounterValue, float64(snap.Sent))
 		ch <- prometheus.MustNewConstMetric(descMaxLag, prometheus.GaugeValue, snap.MaxLag.Seconds())
 		if p.shape != nil {
-			ch <- prometheus.MustNewConstMetric(descSched, prometheus.CounterValue, float64(play.Scheduled(p.shape, snap.Elapsed)))
+			ch <- prometheus.MustNewConstMetric(descSched, prometheus.CounterValue, float64(pace.Scheduled(p.shape, snap.Elapsed)))
 			ch <- prometheus.MustNewConstMetric(descTarget, prometheus.GaugeValue, targetRate(p.shape, snap.Elapsed))
 		}
 	}
@@ -442,16 +442,16 @@ func (c statsCollector) Collect(ch chan<- prometheus.Metric) {
 // messages in a fixed time window instead would be off by up to one message per window.
 func targetRate(shape pace.Pacer, e time.Duration) float64 {
 	from := max(0, e-time.Second)
-	n := play.Scheduled(shape, e)
-	k := n - play.Scheduled(shape, from)
+	n := pace.Scheduled(shape, e)
+	k := n - pace.Scheduled(shape, from)
 	if n < 2 || k == 0 {
-		return play.AllowedRate(shape, from, e)
+		return pace.AllowedRate(shape, from, e)
 	}
 	k = min(k, n-1)
 	last, ok1 := shape.Due(n - 1)
 	first, ok2 := shape.Due(n - 1 - k)
 	if !ok1 || !ok2 || last <= first {
-		return play.AllowedRate(shape, from, e)
+		return pace.AllowedRate(shape, from, e)
 	}
 	return float64(k) / (last - first).Seconds()
 }
