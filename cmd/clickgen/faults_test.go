@@ -15,7 +15,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/clickgen/clickgen/generator/sink"
+	runreport "github.com/clickgen/clickgen/generator/report"
 	"github.com/twmb/franz-go/pkg/kmsg"
 )
 
@@ -96,7 +96,7 @@ func TestBatchBrokerKilledMidRun(t *testing.T) {
 	if rerr != nil {
 		t.Fatalf("no report: %v\n%s", rerr, out)
 	}
-	var r sink.Report
+	var r runreport.Report
 	if err := json.Unmarshal(b, &r); err != nil {
 		t.Fatal(err)
 	}
@@ -133,7 +133,7 @@ func TestFlushTimeoutNamesTheDay(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var r sink.Report
+	var r runreport.Report
 	if err := json.Unmarshal(b, &r); err != nil {
 		t.Fatal(err)
 	}

@@ -14,6 +14,7 @@ import (
 
 	"github.com/clickgen/clickgen/generator/follow"
 	"github.com/clickgen/clickgen/generator/play"
+	runreport "github.com/clickgen/clickgen/generator/report" // named apart from the tests' report type
 	"github.com/clickgen/clickgen/generator/sink"
 )
 
@@ -97,7 +98,7 @@ func (ff *followFlags) finisher() play.Finisher {
 
 // Finish waits for the groups to drain and reports them (follow.Follower.Finish), then closes
 // the follower's client.
-func (ff *followFlags) Finish(w io.Writer, interrupted bool) (any, error) {
+func (ff *followFlags) Finish(w io.Writer, interrupted bool) (map[string]runreport.FollowGroup, error) {
 	defer ff.cl.Close()
 	return ff.f.Finish(w, interrupted)
 }

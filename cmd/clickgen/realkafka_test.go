@@ -26,7 +26,7 @@ import (
 	"time"
 
 	"github.com/clickgen/clickgen/generator/broker/realkafka"
-	"github.com/clickgen/clickgen/generator/sink"
+	runreport "github.com/clickgen/clickgen/generator/report"
 	"github.com/clickgen/clickgen/schema"
 	"github.com/twmb/franz-go/pkg/kadm"
 	"github.com/twmb/franz-go/pkg/kerr"
@@ -204,7 +204,7 @@ func perPartition(t *testing.T, who, topic string, recs []kcatRecord) map[int32]
 
 // topicHoldsReport: topic holds exactly what the report says was acknowledged, per
 // partition, as the broker's end offsets, kcat and Kafka's Java consumer each see it.
-func topicHoldsReport(t *testing.T, c *realkafka.Cluster, topic string, r sink.TopicReport) {
+func topicHoldsReport(t *testing.T, c *realkafka.Cluster, topic string, r runreport.Topic) {
 	t.Helper()
 	want := map[int32]int64{}
 	for p, n := range r.Partitions {
@@ -230,13 +230,13 @@ func topicHoldsReport(t *testing.T, c *realkafka.Cluster, topic string, r sink.T
 	}
 }
 
-func readSinkReport(t *testing.T, path string) sink.Report {
+func readSinkReport(t *testing.T, path string) runreport.Report {
 	t.Helper()
 	b, err := os.ReadFile(path)
 	if err != nil {
 		t.Fatalf("report: %v", err)
 	}
-	var r sink.Report
+	var r runreport.Report
 	if err := json.Unmarshal(b, &r); err != nil {
 		t.Fatalf("report: %v\n%s", err, b)
 	}

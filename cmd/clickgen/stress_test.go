@@ -9,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/clickgen/clickgen/generator/play"
+	runreport "github.com/clickgen/clickgen/generator/report"
 )
 
 // stressDoc is the part of a stress report the tests read.
@@ -21,12 +21,12 @@ type stressDoc struct {
 	} `json:"rate"`
 	LatencyMS map[string]float64 `json:"latency_ms"`
 	Stress    struct {
-		Shape     string          `json:"shape"`
-		Released  uint64          `json:"released"`
-		Stopped   string          `json:"stopped"`
-		FirstDay  int             `json:"first_day"`
-		LastDay   int             `json:"last_day"`
-		Intervals []play.Interval `json:"intervals"`
+		Shape     string               `json:"shape"`
+		Released  uint64               `json:"released"`
+		Stopped   string               `json:"stopped"`
+		FirstDay  int                  `json:"first_day"`
+		LastDay   int                  `json:"last_day"`
+		Intervals []runreport.Interval `json:"intervals"`
 	} `json:"stress"`
 }
 

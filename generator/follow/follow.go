@@ -35,6 +35,7 @@ import (
 	"github.com/twmb/franz-go/pkg/kerr"
 
 	"github.com/clickgen/clickgen/generator/metrics"
+	"github.com/clickgen/clickgen/generator/report"
 	"github.com/clickgen/clickgen/generator/sink"
 )
 
@@ -227,9 +228,10 @@ func (f *Follower) untaken(g *group) map[string]int64 {
 
 // Finish ends the following once the run has flushed every message: it waits up to
 // Options.Timeout (not at all when interrupted) for each group to take everything the run
-// acknowledged, prints one line per group on w and returns the report, keyed by group, and
+// acknowledged, prints one line per group on w and returns its part of the report file
+// (report.Report.Follow), keyed by group, and
 // an error naming each group that did not finish and its lag.
-func (f *Follower) Finish(w io.Writer, interrupted bool) (any, error) {
+func (f *Follower) Finish(w io.Writer, interrupted bool) (map[string]report.FollowGroup, error) {
 	f.stop()
 	begin := time.Now()
 	deadline := begin.Add(f.opt.Timeout)
@@ -255,10 +257,10 @@ func (f *Follower) Finish(w io.Writer, interrupted bool) (any, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	from := f.measuredFrom()
-	rep := map[string]GroupReport{}
+	rep := map[string]report.FollowGroup{}
 	var failed []string
 	for _, g := range f.groups {
-		r := GroupReport{
+		r := report.FollowGroup{
 			LatencyMS: percentiles(g.hist), LatencyDistributionMS: g.hist.Distribution(), Taken: int64(g.hist.Count()), MeasuredFrom: from,
 			Lag: g.samples, PeakStateBytes: g.peakRuns * int64(unsafe.Sizeof(run{})), Polls: g.polls, PollErrors: g.errors, LastPollError: g.lastErr,
 		}
@@ -267,7 +269,7 @@ func (f *Follower) Finish(w io.Writer, interrupted bool) (any, error) {
 			r.Late += p.late
 		}
 		if r.Lag == nil {
-			r.Lag = []LagSample{}
+			r.Lag = []report.LagSample{}
 		}
 		for t := range f.topics {
 			if len(g.read) > 0 && !g.read[t] {
@@ -279,12 +281,12 @@ func (f *Follower) Finish(w io.Writer, interrupted bool) (any, error) {
 			s := d.Seconds()
 			r.DrainedS = &s
 			fmt.Fprintf(w, "follow %s: %d taken, drained %.2fs after the run; pipeline latency %s (measured from: %s)\n",
-				g.name, r.Taken, s, r.LatencyMS.line(), from)
+				g.name, r.Taken, s, percentilesLine(r.LatencyMS), from)
 		} else {
 			r.Untaken = f.untaken(g)
 			lag := lagText(r.Untaken)
 			fmt.Fprintf(w, "follow %s: NOT drained within %v: untaken %s; %d taken, pipeline latency %s (measured from: %s)\n",
-				g.name, f.opt.Timeout, lag, r.Taken, r.LatencyMS.line(), from)
+				g.name, f.opt.Timeout, lag, r.Taken, percentilesLine(r.LatencyMS), from)
 			failed = append(failed, fmt.Sprintf("group %s (lag %s)", g.name, lag))
 		}
 		if len(r.NotRead) > 0 {
@@ -372,58 +374,15 @@ func lagText(m map[string]int64) string {
 	return b.String()
 }
 
-// GroupReport is one followed group's part of the report (follow.<group>).
-type GroupReport struct {
-	// LatencyMS are the pipeline latency percentiles of the messages taken, in milliseconds.
-	LatencyMS Percentiles `json:"latency_ms"`
-	// LatencyDistributionMS is the same as [percentile, ms] pairs at
-	// metrics.DistributionPercentiles, for plotting the whole distribution; absent when
-	// nothing was taken.
-	LatencyDistributionMS [][2]float64 `json:"latency_distribution_ms,omitempty"`
-	// Taken counts the run's messages the group's commit passed.
-	Taken int64 `json:"taken"`
-	// DrainedS is how long after the run's last acknowledgement (the end of the flush) the
-	// group had taken everything; null when it did not within the timeout.
-	DrainedS *float64 `json:"drained_s"`
-	// Untaken counts, per partition ("topic/partition"), the messages not taken at the end.
-	Untaken map[string]int64 `json:"untaken,omitempty"`
-	// NotRead lists the run's topics the group committed nothing on while it committed on
-	// others: they do not count toward draining.
-	NotRead []string `json:"not_read,omitempty"`
-	// Lag samples the untaken messages per partition over the run.
-	Lag []LagSample `json:"lag"`
-	// MeasuredFrom says what latency is measured from: "intended send time" (paced runs) or
-	// "handed to producer" (unpaced runs).
-	MeasuredFrom string `json:"measured_from"`
-	// Reordered counts acknowledgements that came below a later offset of their partition
-	// (kept in offset order all the same); Late those the group had already committed past.
-	Reordered int64 `json:"reordered_acks"`
-	Late      int64 `json:"acked_after_taken"`
-	// PeakStateBytes is the most memory the group's untaken messages took at a poll: 24 bytes
-	// a run of consecutive offsets sent within Resolution.
-	PeakStateBytes int64  `json:"peak_state_bytes"`
-	Polls          int    `json:"polls"`
-	PollErrors     int    `json:"poll_errors"`
-	LastPollError  string `json:"last_poll_error,omitempty"`
-}
-
-// Percentiles of pipeline latency in milliseconds (microsecond resolution, within 1/64 of the
-// true value; max exact).
-type Percentiles struct {
-	P50  float64 `json:"p50"`
-	P90  float64 `json:"p90"`
-	P99  float64 `json:"p99"`
-	P999 float64 `json:"p99_9"`
-	Max  float64 `json:"max"`
-}
-
-func percentiles(h metrics.Histogram) Percentiles {
+// percentiles is h's pipeline latency as the report keeps it.
+func percentiles(h metrics.Histogram) report.Percentiles {
 	ms := func(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
-	return Percentiles{P50: ms(h.Quantile(0.5)), P90: ms(h.Quantile(0.9)), P99: ms(h.Quantile(0.99)),
+	return report.Percentiles{P50: ms(h.Quantile(0.5)), P90: ms(h.Quantile(0.9)), P99: ms(h.Quantile(0.99)),
 		P999: ms(h.Quantile(0.999)), Max: ms(h.Max())}
 }
 
-func (p Percentiles) line() string {
+// percentilesLine is p as the console's follow line spells it.
+func percentilesLine(p report.Percentiles) string {
 	if p.Max == 0 && p.P50 == 0 {
 		return "none (nothing taken)"
 	}
@@ -431,13 +390,6 @@ func (p Percentiles) line() string {
 		return time.Duration(ms * float64(time.Millisecond)).Round(100 * time.Microsecond).String()
 	}
 	return fmt.Sprintf("p50 %s p90 %s p99 %s p99.9 %s max %s", d(p.P50), d(p.P90), d(p.P99), d(p.P999), d(p.Max))
-}
-
-// LagSample is the untaken messages per partition ("topic/partition") at T seconds after
-// the follower started.
-type LagSample struct {
-	T          float64          `json:"t_s"`
-	Partitions map[string]int64 `json:"partitions"`
 }
 
 // maxSamples bounds a group's lag samples: past it, every other one is dropped and the
@@ -465,7 +417,7 @@ type group struct {
 	read     map[string]bool               // topics the group has committed on
 	hist     metrics.Histogram             // every message taken
 	byTopic  map[string]*metrics.Histogram // the same by topic
-	samples  []LagSample
+	samples  []report.LagSample
 	period   time.Duration // between lag samples
 	last     time.Duration // the last sample's time, -1 before the first
 	polls    int
@@ -503,7 +455,7 @@ func (g *group) sample(t time.Duration, keys []tp) {
 		return
 	}
 	g.last = t
-	s := LagSample{T: t.Seconds(), Partitions: map[string]int64{}}
+	s := report.LagSample{T: t.Seconds(), Partitions: map[string]int64{}}
 	for _, k := range keys {
 		s.Partitions[k.String()] = g.parts[k].pending
 	}

@@ -92,11 +92,11 @@ func TestRunsAndRelease(t *testing.T) {
 		t.Errorf("late ack: late %d, taken %d, max %v; want 1, 103, 3s exactly", p.late, g.hist.Count(), g.hist.Max())
 	}
 	rep, err := f.Finish(io.Discard, false)
-	if err != nil || rep.(map[string]GroupReport)["g"].DrainedS == nil || f.unknown != 1 {
+	if err != nil || rep["g"].DrainedS == nil || f.unknown != 1 {
 		t.Errorf("Finish = %v, %v (unknown acks %d); want drained, one unknown", rep, err, f.unknown)
 	}
 	// The most held at a poll: runs 40–99, 101 and 102 after the commit at 40.
-	if b := rep.(map[string]GroupReport)["g"].PeakStateBytes; b != 3*24 {
+	if b := rep["g"].PeakStateBytes; b != 3*24 {
 		t.Errorf("peak_state_bytes = %d, want 72 (3 runs of 24 B)", b)
 	}
 }
@@ -116,9 +116,8 @@ func TestFinishNamesLag(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), "group ghost (lag hits/0 4, hits/1 3)") || strings.Contains(err.Error(), "group ok") {
 		t.Fatalf("Finish error = %v, want group ghost and its lag named, not ok\n%s", err, w.String())
 	}
-	r := rep.(map[string]GroupReport)
-	if r["ghost"].DrainedS != nil || r["ok"].DrainedS == nil || r["ok"].MeasuredFrom != "handed to producer" {
-		t.Errorf("report %+v: want ghost not drained, ok drained, measured from handed to producer", r)
+	if rep["ghost"].DrainedS != nil || rep["ok"].DrainedS == nil || rep["ok"].MeasuredFrom != "handed to producer" {
+		t.Errorf("report %+v: want ghost not drained, ok drained, measured from handed to producer", rep)
 	}
 	if !strings.Contains(w.String(), "follow ghost: NOT drained") || !strings.Contains(w.String(), "follow ok: 7 taken, drained") {
 		t.Errorf("lines:\n%s", w.String())

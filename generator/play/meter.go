@@ -12,6 +12,7 @@ import (
 	"github.com/clickgen/clickgen/generator/follow"
 	"github.com/clickgen/clickgen/generator/metrics"
 	"github.com/clickgen/clickgen/generator/pace"
+	"github.com/clickgen/clickgen/generator/report"
 	"github.com/clickgen/clickgen/generator/sink"
 )
 
@@ -35,7 +36,7 @@ type Meter struct {
 	rec       cursor // where the previous recorded interval ended, when recording
 	recording bool   // the report's intervals come from Record, not from Line
 	follow    func() map[string]follow.State
-	intervals []Interval
+	intervals []report.Interval
 }
 
 // cursor is where an interval began: the figures at the end of the previous one.
@@ -58,40 +59,6 @@ func totalsOf(s sink.Stats) totals {
 	return t
 }
 
-// Interval is one interval line, as the JSON report keeps it.
-type Interval struct {
-	AtS          float64 `json:"at_s"`           // end of the interval, seconds since pacing started
-	Records      int64   `json:"records"`        // acknowledged in the interval
-	PerS         float64 `json:"per_s"`          // acknowledged per second
-	TargetPerS   float64 `json:"target_per_s"`   // what the shape asked for in the interval, per second
-	MBPerS       float64 `json:"mb_per_s"`       // value megabytes (10^6) acknowledged per second
-	AvgLatencyMS float64 `json:"avg_latency_ms"` // mean latency of the interval's acknowledgements
-	MaxLatencyMS float64 `json:"max_latency_ms"` // their maximum
-	// P50MS, P95MS and P99MS are the interval's latency percentiles (from each message's
-	// intended send time to its acknowledgement), from the histogram's window since the
-	// previous line: within 1/64 of the true value.
-	P50MS  float64 `json:"p50_ms"`
-	P95MS  float64 `json:"p95_ms"`
-	P99MS  float64 `json:"p99_ms"`
-	Errors int64   `json:"errors"` // messages failed in the interval
-	LagMS  float64 `json:"lag_ms"` // how late the last released message was, at the interval's end
-	// Follow is, per followed consumer group (--follow-group), the pipeline latency of the
-	// messages the group took in the interval and its lag at the interval's end.
-	Follow map[string]FollowInterval `json:"follow,omitempty"`
-}
-
-// FollowInterval is one followed group's part of an interval (generator/follow): the
-// percentiles of the pipeline latencies recorded in the interval (within 1/64; max at bucket
-// resolution unless it is a new overall maximum) and the messages acknowledged but not yet
-// taken at its end.
-type FollowInterval struct {
-	Taken int64   `json:"taken"`
-	P50MS float64 `json:"p50_ms"`
-	P99MS float64 `json:"p99_ms"`
-	MaxMS float64 `json:"max_ms"`
-	Lag   int64   `json:"lag_messages"`
-}
-
 // NewMeter measures a run into snk paced by runner after shape (the shape as asked for,
 // before any duration cut-off).
 func NewMeter(snk sink.Sink, shape pace.Pacer, runner *pace.Runner) *Meter {
@@ -110,7 +77,7 @@ func (m *Meter) Follow(states func() map[string]follow.State) {
 
 // window measures the interval from c to now and moves c to now; it returns the interval
 // and the totals now. Call with mu held.
-func (m *Meter) window(c *cursor) (Interval, totals) {
+func (m *Meter) window(c *cursor) (report.Interval, totals) {
 	now := time.Now()
 	st := m.snk.Stats()
 	cur := totalsOf(st)
@@ -126,7 +93,7 @@ func (m *Meter) window(c *cursor) (Interval, totals) {
 	}
 	win := st.Latency.Since(c.lat)
 	mean, maxLat := win.Mean(), win.Max()
-	iv := Interval{
+	iv := report.Interval{
 		AtS:          snap.Elapsed.Seconds(),
 		Records:      cur.acked - c.tot.acked,
 		TargetPerS:   pace.AllowedRate(m.shape, c.elapsed, snap.Elapsed),
@@ -145,10 +112,10 @@ func (m *Meter) window(c *cursor) (Interval, totals) {
 	var fs map[string]follow.State
 	if m.follow != nil {
 		fs = m.follow()
-		iv.Follow = make(map[string]FollowInterval, len(fs))
+		iv.Follow = make(map[string]report.FollowInterval, len(fs))
 		for g, s := range fs {
 			w := s.Latency.Since(c.follow[g].Latency)
-			iv.Follow[g] = FollowInterval{Taken: int64(w.Count()), P50MS: msOf(w.Quantile(0.5)), P99MS: msOf(w.Quantile(0.99)),
+			iv.Follow[g] = report.FollowInterval{Taken: int64(w.Count()), P50MS: msOf(w.Quantile(0.5)), P99MS: msOf(w.Quantile(0.99)),
 				MaxMS: msOf(w.Max()), Lag: s.Untaken}
 		}
 	}
@@ -204,54 +171,18 @@ func (m *Meter) Final(elapsed time.Duration, target float64) string {
 
 func msOf(d time.Duration) float64 { return math.Round(float64(d)/float64(time.Microsecond)) / 1000 }
 
-// StressReport is the report document of a stress run: the sink's report, its latency
-// section extended with the mean and p99.9, and the run's pacing.
-type StressReport struct {
-	sink.Report
-	// LatencyMS replaces the embedded report's latency_ms.
-	LatencyMS StressLatency `json:"latency_ms"`
-	// LatencyDistributionMS is the produce latency as [percentile, ms] pairs at
-	// metrics.DistributionPercentiles, for plotting the whole distribution; absent when
-	// nothing was acknowledged. Beside latency_ms, whose values readers take as numbers.
-	LatencyDistributionMS [][2]float64 `json:"latency_distribution_ms,omitempty"`
-	Stress                StressInfo   `json:"stress"`
-	// Units is what was sent of each model day, as in [RunReport].
-	Units []UnitReport `json:"units"`
-}
-
-type StressLatency struct {
-	Mean float64 `json:"mean"`
-	P50  float64 `json:"p50"`
-	P95  float64 `json:"p95"`
-	P99  float64 `json:"p99"`
-	P999 float64 `json:"p99_9"`
-	Max  float64 `json:"max"`
-}
-
-type StressInfo struct {
-	Shape       string     `json:"shape"`                    // the rate shape, canonical spelling
-	MaxRatePerS float64    `json:"max_rate_per_s,omitempty"` // the ceiling, if any
-	PacedS      float64    `json:"paced_s"`                  // from the first release to the end of the run, flush included
-	Released    uint64     `json:"released"`                 // messages the pacer released
-	MaxLagMS    float64    `json:"max_lag_ms"`               // the latest any message was released
-	FirstDay    int        `json:"first_day"`                // the model days played
-	LastDay     int        `json:"last_day"`
-	Stopped     string     `json:"stopped"` // what ended the run: duration, messages, schedule, days, interrupted or failed
-	Intervals   []Interval `json:"intervals"`
-}
-
 // Report builds the stress report from the sink's.
-func (m *Meter) Report(r sink.Report, info StressInfo) StressReport {
+func (m *Meter) Report(r report.Report, info report.StressInfo) report.Stress {
 	h := m.snk.Stats().Latency
 	m.mu.Lock()
 	info.Intervals = m.intervals
 	m.mu.Unlock()
 	if info.Intervals == nil {
-		info.Intervals = []Interval{}
+		info.Intervals = []report.Interval{}
 	}
-	return StressReport{
+	return report.Stress{
 		Report: r,
-		LatencyMS: StressLatency{
+		LatencyMS: report.StressLatency{
 			Mean: msOf(h.Mean()), P50: msOf(h.Quantile(0.5)), P95: msOf(h.Quantile(0.95)), P99: msOf(h.Quantile(0.99)),
 			P999: msOf(h.Quantile(0.999)), Max: msOf(h.Max()),
 		},
@@ -263,7 +194,7 @@ func (m *Meter) Report(r sink.Report, info StressInfo) StressReport {
 // Finish measures the end of a rate-paced run that started pacing at start (res.PacedFrom
 // when it paced anything) and ended with res and runErr: the final line, the target rate
 // over the time the shape was asked to pace, and the report's stress section.
-func (m *Meter) Finish(res Result, runErr error, start time.Time, stop Stop, maxRate pace.Rate) (line string, target float64, info StressInfo) {
+func (m *Meter) Finish(res Result, runErr error, start time.Time, stop Stop, maxRate pace.Rate) (line string, target float64, info report.StressInfo) {
 	var snap pace.Snapshot
 	if m.runner != nil {
 		snap = m.runner.Snapshot()
@@ -290,7 +221,7 @@ func (m *Meter) Finish(res Result, runErr error, start time.Time, stop Stop, max
 	case runErr != nil:
 		stopped = "failed"
 	}
-	info = StressInfo{
+	info = report.StressInfo{
 		Shape: pace.ShapeName(m.shape), MaxRatePerS: float64(maxRate), PacedS: elapsed.Seconds(), Released: snap.Sent,
 		MaxLagMS: msOf(snap.MaxLag), FirstDay: res.FirstDay, LastDay: res.LastDay, Stopped: stopped,
 	}

@@ -1,6 +1,10 @@
 package play
 
-import "io"
+import (
+	"io"
+
+	"github.com/clickgen/clickgen/generator/report"
+)
 
 // ExtraObserver is an [Observer] that also hears each malformed message and re-send the run
 // hands to the sink: topic, and the garbage class (world.Garbage*), "" for a re-send of a
@@ -52,7 +56,7 @@ func (m multiObserver) ExtraSent(topic, class string) {
 }
 
 // Finisher is what a [Session] tells at the end of a run (a follower of consumer groups):
-// Finish may wait, prints on w, and returns its part of the report.
+// Finish may wait, prints on w, and returns its part of the report (report.Report.Follow).
 type Finisher interface {
-	Finish(w io.Writer, interrupted bool) (any, error)
+	Finish(w io.Writer, interrupted bool) (map[string]report.FollowGroup, error)
 }

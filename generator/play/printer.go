@@ -10,6 +10,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/clickgen/clickgen/generator/report"
 	"github.com/clickgen/clickgen/generator/sink"
 	"github.com/clickgen/clickgen/generator/world"
 )
@@ -34,7 +35,7 @@ type Printer struct {
 	wg    sync.WaitGroup
 	mu    sync.Mutex
 	label string
-	units []UnitReport
+	units []report.Unit
 	line  func() string // if set, replaces the default line and is printed as a log line
 	// lastAcked and lastAt are the previous line's figures: the line shows the current
 	// rate, so a stalled broker shows 0 msg/s instead of a slowly falling average.
@@ -184,10 +185,10 @@ func (p *Printer) UnitDone(r UnitResult) {
 }
 
 // Units is the report line of every unit done so far, in order; never nil.
-func (p *Printer) Units() []UnitReport {
+func (p *Printer) Units() []report.Unit {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	return append([]UnitReport{}, p.units...)
+	return append([]report.Unit{}, p.units...)
 }
 
 // Stopped says which stop condition ended the run.
@@ -250,7 +251,7 @@ func round(d time.Duration) time.Duration {
 // NewReport is the report of a run whose sink ended with stats after elapsed: the sink's
 // counters, the target rate (0 for an unpaced run), the achieved rate (acknowledged messages
 // over elapsed) and whether the run was interrupted.
-func NewReport(stats sink.Stats, elapsed time.Duration, target float64, interrupted bool) sink.Report {
+func NewReport(stats sink.Stats, elapsed time.Duration, target float64, interrupted bool) report.Report {
 	r := sink.NewReport(stats)
 	r.Interrupted = interrupted
 	r.Rate.TargetPerS = target

@@ -5,11 +5,12 @@ import (
 	"testing"
 
 	"github.com/clickgen/clickgen/generator/play"
+	"github.com/clickgen/clickgen/generator/report"
 	"github.com/clickgen/clickgen/generator/world"
 )
 
 // unitReports keeps the report line of every unit done.
-type unitReports struct{ units []play.UnitReport }
+type unitReports struct{ units []report.Unit }
 
 func (l *unitReports) UnitStarted(play.Unit)                {}
 func (l *unitReports) UnitDone(r play.UnitResult)           { l.units = append(l.units, play.NewUnitReport(r)) }

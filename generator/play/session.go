@@ -10,6 +10,7 @@ import (
 
 	"github.com/clickgen/clickgen/generator/follow"
 	"github.com/clickgen/clickgen/generator/pace"
+	"github.com/clickgen/clickgen/generator/report"
 	"github.com/clickgen/clickgen/generator/sink"
 )
 
@@ -30,8 +31,8 @@ type Session struct {
 	// Target is the target rate for the report, 0 for unpaced runs.
 	Target float64
 	// Extend, if set, turns the report into the document the report file holds (a stress
-	// run's [StressReport]).
-	Extend func(sink.Report) any
+	// run's [report.Stress]).
+	Extend func(report.Report) any
 	// Settle, if set, is called once everything queued was flushed, before the summary: a
 	// stress run measures its end there, so its line and the topic summary agree.
 	Settle func()
@@ -61,7 +62,7 @@ func NewSession(w io.Writer, snk sink.Sink, flushTimeout time.Duration, total in
 // NewRateSession starts a session for a rate-paced plan (Pacing.ByCount) on snk, printing
 // on w, with a [Meter] of the plan's shape and runner: the meter's line is the progress every
 // lineEvery, and once the run has been flushed (Settle) its final line is printed, the achieved
-// rate is measured from when pacing began and the report becomes the meter's [StressReport].
+// rate is measured from when pacing began and the report becomes the meter's [report.Stress].
 // maxRate is the run's ceiling on top of the shape, which the report names (0: none).
 func NewRateSession(w io.Writer, snk sink.Sink, flushTimeout time.Duration, plan Plan, lineEvery time.Duration, maxRate pace.Rate) *Session {
 	// Built before the progress goroutine starts, which reads it.
@@ -136,7 +137,7 @@ func (s *Session) settleRate(stop Stop, res Result, runErr error) {
 		s.Start = res.PacedFrom // the achieved rate is over the paced time, not the setup
 	}
 	s.Logf("%s", line)
-	s.Extend = func(r sink.Report) any { return s.meter.Report(r, info) }
+	s.Extend = func(r report.Report) any { return s.meter.Report(r, info) }
 }
 
 // flush waits for every message sent so far, with its own timeout: an interrupted run still
@@ -179,7 +180,7 @@ func (s *Session) Finish(runErr error, reportPath string) error {
 	stats := s.Sink.Stats()
 	elapsed := time.Since(s.Start)
 	fmt.Fprint(s.w, Summary(stats, elapsed))
-	var follow any
+	var follow map[string]report.FollowGroup
 	if s.Follow != nil {
 		var ferr error
 		follow, ferr = s.Follow.Finish(s.w, interrupted)
@@ -188,10 +189,10 @@ func (s *Session) Finish(runErr error, reportPath string) error {
 	if reportPath != "" {
 		rep := NewReport(stats, elapsed, s.Target, interrupted)
 		rep.Follow = follow
-		var doc any = RunReport{Report: rep, Units: s.Units()}
+		var doc any = report.Run{Report: rep, Units: s.Units()}
 		if s.Extend != nil {
 			doc = s.Extend(rep)
-			if sr, ok := doc.(StressReport); ok {
+			if sr, ok := doc.(report.Stress); ok {
 				sr.Units = s.Units() // the extension does not know the units the printer kept
 				doc = sr
 			}

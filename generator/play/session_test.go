@@ -13,6 +13,7 @@ import (
 
 	"github.com/clickgen/clickgen/generator/pace"
 	"github.com/clickgen/clickgen/generator/play"
+	"github.com/clickgen/clickgen/generator/report"
 	"github.com/clickgen/clickgen/generator/sink"
 )
 
@@ -30,21 +31,21 @@ func TestSessionFinish(t *testing.T) {
 	if err != nil || res.Stopped != play.StopDays {
 		t.Fatalf("Play() = %v, %v; want stopped by days", res.Stopped, err)
 	}
-	report := filepath.Join(t.TempDir(), "r.json")
-	err = s.Finish(context.Canceled, report)
+	reportPath := filepath.Join(t.TempDir(), "r.json")
+	err = s.Finish(context.Canceled, reportPath)
 	if !errors.Is(err, context.Canceled) || !strings.HasPrefix(err.Error(), "interrupted: the summary above says exactly what was acknowledged") {
 		t.Errorf("Finish(canceled) = %v, want the interrupted explanation wrapping context.Canceled", err)
 	}
 	if !strings.Contains(lines.String(), "clickgen: hits: ") {
 		t.Errorf("Finish printed %q, want the summary", lines.String())
 	}
-	data, err := os.ReadFile(report)
+	data, err := os.ReadFile(reportPath)
 	if err != nil {
 		t.Fatal(err)
 	}
 	var rep struct {
 		Interrupted bool
-		Units       []play.UnitReport
+		Units       []report.Unit
 	}
 	if err := json.Unmarshal(data, &rep); err != nil || !rep.Interrupted || len(rep.Units) != 1 {
 		t.Errorf("report = %s (%v); want interrupted and one unit", data, err)
@@ -77,18 +78,18 @@ func TestRateSession(t *testing.T) {
 	if res, err := s.Play(context.Background(), plan); err != nil || res.Stopped != play.StopMessages {
 		t.Fatalf("Play() = %v, %v; want stopped by messages", res.Stopped, err)
 	}
-	report := filepath.Join(t.TempDir(), "r.json")
-	if err := s.Finish(nil, report); err != nil {
+	reportPath := filepath.Join(t.TempDir(), "r.json")
+	if err := s.Finish(nil, reportPath); err != nil {
 		t.Fatal(err)
 	}
 	if !strings.Contains(lines.String(), "clickgen: stress total: 200 records sent") {
 		t.Errorf("the session printed %q, want the stress line", lines.String())
 	}
-	data, err := os.ReadFile(report)
+	data, err := os.ReadFile(reportPath)
 	if err != nil {
 		t.Fatal(err)
 	}
-	var rep play.StressReport
+	var rep report.Stress
 	if err := json.Unmarshal(data, &rep); err != nil {
 		t.Fatal(err)
 	}

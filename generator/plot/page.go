@@ -9,7 +9,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/clickgen/clickgen/generator/play"
+	"github.com/clickgen/clickgen/generator/report"
 	"github.com/clickgen/clickgen/generator/world"
 )
 
@@ -234,8 +234,8 @@ func (p Page) groupTitle() string {
 
 // followSeries builds, per run and followed group, the lines of y over the intervals that
 // pass keep (the points of the others are left out, not drawn as zero).
-func (p Page) followSeries(lines []struct{ suffix, dash string }, keep func(play.FollowInterval) bool,
-	y func(line int, f play.FollowInterval) float64) (ss []series, items []legendItem) {
+func (p Page) followSeries(lines []struct{ suffix, dash string }, keep func(report.FollowInterval) bool,
+	y func(line int, f report.FollowInterval) float64) (ss []series, items []legendItem) {
 	for _, fg := range p.followedGroups() {
 		s := p.Runs[fg.run].Report.Stress
 		if s == nil {
@@ -272,8 +272,8 @@ func (p Page) noTakes(b *strings.Builder) {
 func (p Page) pipelineChart(b *strings.Builder) {
 	b.WriteString("<h2>Pipeline latency: from the intended send time until the consumer group took it</h2>\n")
 	ss, items := p.followSeries([]struct{ suffix, dash string }{{" pipeline p50", ""}, {" pipeline p99", "2 3"}, {" pipeline max", "7 4"}},
-		func(f play.FollowInterval) bool { return f.Taken > 0 },
-		func(line int, f play.FollowInterval) float64 { return [...]float64{f.P50MS, f.P99MS, f.MaxMS}[line] })
+		func(f report.FollowInterval) bool { return f.Taken > 0 },
+		func(line int, f report.FollowInterval) float64 { return [...]float64{f.P50MS, f.P99MS, f.MaxMS}[line] })
 	if len(ss) == 0 {
 		p.noTakes(b)
 		return
@@ -285,8 +285,8 @@ func (p Page) pipelineChart(b *strings.Builder) {
 func (p Page) consumerLagChart(b *strings.Builder) {
 	b.WriteString("<h2>Consumer lag</h2>\n")
 	ss, items := p.followSeries([]struct{ suffix, dash string }{{" consumer lag", ""}},
-		func(play.FollowInterval) bool { return true },
-		func(_ int, f play.FollowInterval) float64 { return float64(f.Lag) })
+		func(report.FollowInterval) bool { return true },
+		func(_ int, f report.FollowInterval) float64 { return float64(f.Lag) })
 	if len(ss) == 0 {
 		noData(b, noFollowIntervals)
 		return

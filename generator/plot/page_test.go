@@ -7,19 +7,17 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/clickgen/clickgen/generator/follow"
-	"github.com/clickgen/clickgen/generator/play"
-	"github.com/clickgen/clickgen/generator/sink"
+	"github.com/clickgen/clickgen/generator/report"
 	"github.com/clickgen/clickgen/generator/world"
 )
 
 // stressRun is a small rate-paced report with three intervals.
 func stressRun(label string) Run {
 	return Run{Label: label, Report: Report{
-		Topics:    map[string]sink.TopicReport{"hits": {Sent: 3000, Acked: 2990, Failed: 10, Partitions: map[int32]int64{0: 1500, 1: 1490}}},
-		Rate:      sink.RateReport{TargetPerS: 1000, AchievedPerS: 996.7},
+		Topics:    map[string]report.Topic{"hits": {Sent: 3000, Acked: 2990, Failed: 10, Partitions: map[int32]int64{0: 1500, 1: 1490}}},
+		Rate:      report.Rate{TargetPerS: 1000, AchievedPerS: 996.7},
 		LatencyMS: map[string]float64{"p50": 1.2, "p99": 8, "max": 12},
-		Stress: &play.StressInfo{Shape: "1000/s", Stopped: "duration", Intervals: []play.Interval{
+		Stress: &report.StressInfo{Shape: "1000/s", Stopped: "duration", Intervals: []report.Interval{
 			{AtS: 1, PerS: 990, TargetPerS: 1000, P50MS: 1, P95MS: 3, P99MS: 7, LagMS: 0.2},
 			{AtS: 2, PerS: 1001, TargetPerS: 1000, P50MS: 1.1, P95MS: 3.2, P99MS: 8, LagMS: 0.1},
 			{AtS: 3, PerS: 999, TargetPerS: 1000, P50MS: 1.3, P95MS: 2.9, P99MS: 6, LagMS: 0.3},
@@ -32,10 +30,10 @@ func stressRun(label string) Run {
 func followedRun(label string) Run {
 	r := stressRun(label)
 	r.Report.LatencyDistributionMS = [][2]float64{{0, 0.3}, {50, 1.2}, {90, 3}, {99, 8}, {99.9, 10}, {99.99, 11}, {100, 12}}
-	r.Report.Follow = map[string]follow.GroupReport{"ch": {Taken: 2990, LatencyMS: follow.Percentiles{P50: 700, P99: 1400, Max: 1500},
+	r.Report.Follow = map[string]report.FollowGroup{"ch": {Taken: 2990, LatencyMS: report.Percentiles{P50: 700, P99: 1400, Max: 1500},
 		LatencyDistributionMS: [][2]float64{{0, 60}, {50, 700}, {90, 1100}, {99, 1400}, {99.9, 1480}, {100, 1500}}}}
-	for i, f := range []play.FollowInterval{{Lag: 990}, {Taken: 1500, P50MS: 650, P99MS: 1300, MaxMS: 1400, Lag: 480}, {Taken: 1490, P50MS: 720, P99MS: 1450, MaxMS: 1500, Lag: 0}} {
-		r.Report.Stress.Intervals[i].Follow = map[string]play.FollowInterval{"ch": f}
+	for i, f := range []report.FollowInterval{{Lag: 990}, {Taken: 1500, P50MS: 650, P99MS: 1300, MaxMS: 1400, Lag: 480}, {Taken: 1490, P50MS: 720, P99MS: 1450, MaxMS: 1500, Lag: 0}} {
+		r.Report.Stress.Intervals[i].Follow = map[string]report.FollowInterval{"ch": f}
 	}
 	return r
 }
@@ -43,11 +41,11 @@ func followedRun(label string) Run {
 // garbageRun is a report of one day's hits and a snapshot, with garbage and re-sends.
 func garbageRun(label string) Run {
 	return Run{Label: label, Report: Report{
-		Topics: map[string]sink.TopicReport{
+		Topics: map[string]report.Topic{
 			"hits":   {Sent: 1100, Acked: 1100, Partitions: map[int32]int64{0: 560, 1: 540}},
 			"orders": {Sent: 52, Acked: 52, Partitions: map[int32]int64{0: 52}},
 		},
-		Units: []play.UnitReport{
+		Units: []report.Unit{
 			{Kind: "hits", Day: 1, Clean: 1000, Garbage: map[string]int{"not_an_object": 60, "vanishing": 30}, Redelivered: 10, Sent: 1100, Flushed: true},
 			{Kind: "snapshot", Day: 0, Clean: 50, Garbage: map[string]int{"field_invalid": 2}, Sent: 52, Flushed: true},
 		},
@@ -124,7 +122,7 @@ func TestChartsPerReportKind(t *testing.T) {
 // line says so in words where its time charts would be.
 func TestZeroIntervalsSaysNoData(t *testing.T) {
 	r := stressRun("early")
-	r.Report.Stress.Intervals = []play.Interval{}
+	r.Report.Stress.Intervals = []report.Interval{}
 	r.Report.LatencyDistributionMS = nil
 	page := render(t, Page{Runs: []Run{r}})
 	if n := strings.Count(page, "No data: none of the reports has intervals"); n != 3 {
@@ -239,7 +237,7 @@ func TestPipelineSkipsIntervalsWithoutTakes(t *testing.T) {
 func TestPipelineTookNothingDuringRun(t *testing.T) {
 	r := followedRun("late")
 	for i := range r.Report.Stress.Intervals {
-		r.Report.Stress.Intervals[i].Follow = map[string]play.FollowInterval{"ch": {Lag: int64(1000 * (i + 1))}}
+		r.Report.Stress.Intervals[i].Follow = map[string]report.FollowInterval{"ch": {Lag: int64(1000 * (i + 1))}}
 	}
 	page := render(t, Page{Runs: []Run{r}})
 	if !strings.Contains(page, "No data: the followed groups took nothing during the run") {

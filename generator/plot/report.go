@@ -15,28 +15,27 @@ import (
 	"fmt"
 	"io"
 
-	"github.com/clickgen/clickgen/generator/follow"
-	"github.com/clickgen/clickgen/generator/play"
-	"github.com/clickgen/clickgen/generator/sink"
+	"github.com/clickgen/clickgen/generator/report"
 	"github.com/clickgen/clickgen/generator/world"
 )
 
-// Report is what the page reads of a report written by --report: the keys every run has
-// (topics, rate, latency_ms, interrupted), the stress section of a rate-paced run and the
-// units of a run that reports them. Unknown keys are ignored, so older and newer reports
-// both read.
+// Report is what the page reads of a report written by --report (generator/report holds the
+// schema; this is the reader's view of either document): the keys every run has (topics,
+// rate, latency_ms, interrupted), the stress section of a rate-paced run and the units of a
+// run that reports them. latency_ms is read as a map because a stress report extends it.
+// Unknown keys are ignored, so older and newer reports both read.
 type Report struct {
-	Topics    map[string]sink.TopicReport `json:"topics"`
-	Rate      sink.RateReport             `json:"rate"`
-	LatencyMS map[string]float64          `json:"latency_ms"`
+	Topics    map[string]report.Topic `json:"topics"`
+	Rate      report.Rate             `json:"rate"`
+	LatencyMS map[string]float64      `json:"latency_ms"`
 	// LatencyDistributionMS is a stress report's produce latency by percentile: [p, ms].
 	LatencyDistributionMS [][2]float64 `json:"latency_distribution_ms"`
 	Interrupted           bool         `json:"interrupted"`
 	// Follow is, per consumer group followed with --follow-group, its pipeline latency.
-	Follow map[string]follow.GroupReport `json:"follow"`
+	Follow map[string]report.FollowGroup `json:"follow"`
 	// Stress is nil for a run that was not rate-paced.
-	Stress *play.StressInfo  `json:"stress"`
-	Units  []play.UnitReport `json:"units"`
+	Stress *report.StressInfo `json:"stress"`
+	Units  []report.Unit      `json:"units"`
 }
 
 // ReadReport decodes one report.

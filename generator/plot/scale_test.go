@@ -6,17 +6,16 @@ import (
 	"testing"
 	"time"
 
-	"github.com/clickgen/clickgen/generator/follow"
-	"github.com/clickgen/clickgen/generator/play"
+	"github.com/clickgen/clickgen/generator/report"
 	"github.com/clickgen/clickgen/generator/world"
 )
 
 // manyUnits is a page of one run of n hit days and an inventory of the same days.
 func manyUnits(n int) Page {
-	units := make([]play.UnitReport, n)
+	units := make([]report.Unit, n)
 	inv := &world.Inventory{GeneratorVersion: world.Version, Days: make([]world.InventoryDay, n)}
 	for i := range units {
-		units[i] = play.UnitReport{Kind: "hits", Day: i, Clean: 1000, Sent: 1000, Flushed: true}
+		units[i] = report.Unit{Kind: "hits", Day: i, Clean: 1000, Sent: 1000, Flushed: true}
 		inv.Days[i] = world.InventoryDay{Day: i, Messages: 1000}
 	}
 	run := garbageRun("a")
@@ -74,9 +73,9 @@ func TestReportTextEscaped(t *testing.T) {
 	rep.Topics[evil] = rep.Topics["hits"]
 	rep.Stress.Shape, rep.Stress.Stopped = evil, evil
 	rep.LatencyMS[evil] = 3
-	rep.Follow = map[string]follow.GroupReport{evil: {LatencyDistributionMS: [][2]float64{{50, 1}, {99, 2}}}}
-	rep.Stress.Intervals[0].Follow = map[string]play.FollowInterval{evil: {Taken: 1, P50MS: 1, P99MS: 1, MaxMS: 1}}
-	rep.Units = []play.UnitReport{
+	rep.Follow = map[string]report.FollowGroup{evil: {LatencyDistributionMS: [][2]float64{{50, 1}, {99, 2}}}}
+	rep.Stress.Intervals[0].Follow = map[string]report.FollowInterval{evil: {Taken: 1, P50MS: 1, P99MS: 1, MaxMS: 1}}
+	rep.Units = []report.Unit{
 		{Kind: "hits", Day: 1, Clean: 10, Garbage: map[string]int{evil: 2}, Sent: 12, Flushed: true},
 		{Kind: evil, Day: 2, Clean: 5, Sent: 5},
 	}

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/clickgen/clickgen/generator/metrics"
+	"github.com/clickgen/clickgen/generator/report"
 	. "github.com/clickgen/clickgen/generator/sink"
 )
 
@@ -23,7 +24,7 @@ func TestReportJSON(t *testing.T) {
 		Latency: lat,
 	}
 	r := NewReport(s)
-	r.Rate = RateReport{TargetPerS: 5000, AchievedPerS: 4987.5}
+	r.Rate = report.Rate{TargetPerS: 5000, AchievedPerS: 4987.5}
 	r.Interrupted = true
 	b, err := json.Marshal(r)
 	if err != nil {

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/clickgen/clickgen/generator/metrics"
+	"github.com/clickgen/clickgen/generator/report"
 )
 
 // Stats is a snapshot of a sink's counters. Counters are read one by one
@@ -241,67 +242,17 @@ func (r *recorder) snapshot() Stats {
 	return s
 }
 
-// Report is the JSON form of a run's final report (--report FILE). Build it
-// with [NewReport]; the caller fills Rate and Interrupted, which the sink
-// cannot know.
-type Report struct {
-	// Topics holds each topic's counters, by topic name.
-	Topics map[string]TopicReport `json:"topics"`
-	// Rate is the pacing outcome; the caller fills it.
-	Rate RateReport `json:"rate"`
-	// LatencyMS holds produce latency percentiles in milliseconds.
-	LatencyMS LatencyReport `json:"latency_ms"`
-	// Interrupted says the run was stopped (Ctrl-C, deadline) before it
-	// finished; the caller fills it.
-	Interrupted bool `json:"interrupted"`
-	// Follow holds, by group, what following consumer groups measured (generator/follow);
-	// the caller fills it, absent without --follow-group.
-	Follow any `json:"follow,omitempty"`
-}
-
-// TopicReport is one topic's line of a [Report]; the fields mean what
-// [TopicStats]'s do. Partitions are keyed by partition number (JSON object
-// keys are strings: {"0": 123}).
-type TopicReport struct {
-	Sent   int64 `json:"sent"`   // accepted by Send
-	Acked  int64 `json:"acked"`  // acknowledged
-	Failed int64 `json:"failed"` // never to be delivered
-	// Unaccounted is Sent - Acked - Failed when the report was made:
-	// messages handed to the brokers of which nothing is known. They may
-	// or may not be in the topic; a complete run has none.
-	Unaccounted int64           `json:"unaccounted"`
-	Bytes       int64           `json:"bytes"`                 // value bytes acknowledged
-	Partitions  map[int32]int64 `json:"partitions"`            // acknowledged per partition
-	FailedTags  []uint32        `json:"failed_tags,omitempty"` // distinct tags of failed messages
-}
-
-// RateReport is the pacing outcome, filled by the caller.
-type RateReport struct {
-	TargetPerS   float64 `json:"target_per_s"`   // messages/s asked for; 0 for an unpaced run
-	AchievedPerS float64 `json:"achieved_per_s"` // messages acknowledged per second of the run
-}
-
-// LatencyReport holds produce latency percentiles in milliseconds (with
-// microsecond resolution), measured from each message's Due to its
-// acknowledgement. Max is exact; percentiles are within 1/64 of the true
-// value.
-type LatencyReport struct {
-	P50 float64 `json:"p50"` // median
-	P95 float64 `json:"p95"` // 95th percentile
-	P99 float64 `json:"p99"` // 99th percentile
-	Max float64 `json:"max"` // exact maximum
-}
-
-// NewReport builds the report of s, leaving Rate and Interrupted zero.
-// Partitions is never nil, so it marshals as {} rather than null.
-func NewReport(s Stats) Report {
-	r := Report{Topics: make(map[string]TopicReport, len(s.Topics))}
+// NewReport builds the report of s (the report file's common keys, generator/report), leaving
+// Rate, Interrupted and Follow zero for the caller, who knows them. Partitions is never nil,
+// so it marshals as {} rather than null.
+func NewReport(s Stats) report.Report {
+	r := report.Report{Topics: make(map[string]report.Topic, len(s.Topics))}
 	for name, t := range s.Topics {
 		parts := maps.Clone(t.Partitions)
 		if parts == nil {
 			parts = map[int32]int64{}
 		}
-		r.Topics[name] = TopicReport{
+		r.Topics[name] = report.Topic{
 			Sent:        t.Sent,
 			Acked:       t.Acked,
 			Failed:      t.Failed,
@@ -311,7 +262,7 @@ func NewReport(s Stats) Report {
 			FailedTags:  slices.Clone(t.FailedTags),
 		}
 	}
-	r.LatencyMS = LatencyReport{
+	r.LatencyMS = report.Latency{
 		P50: ms(s.Latency.Quantile(0.50)),
 		P95: ms(s.Latency.Quantile(0.95)),
 		P99: ms(s.Latency.Quantile(0.99)),
