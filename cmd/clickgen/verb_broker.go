@@ -18,11 +18,11 @@ ClickHouse or the stand can use it; everything it holds is lost when it stops.`)
 	if err := parseFlags(fs, args, sio.out, false); err != nil {
 		return err
 	}
-	var opts []broker.BrokerOpt
+	var opts []broker.Opt
 	if *advertise != "" {
-		opts = append(opts, broker.BrokerAdvertisedHost(*advertise))
+		opts = append(opts, broker.AdvertisedHost(*advertise))
 	}
-	b, err := broker.StartBroker(*listen, opts...)
+	b, err := broker.Start(*listen, opts...)
 	if err != nil {
 		return fmt.Errorf("broker: %w", err)
 	}

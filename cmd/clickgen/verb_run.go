@@ -143,7 +143,7 @@ func startEmbedded(sf *sinkFlags, sio *stdio) (*broker.Broker, error) {
 	if sf.Kafka() {
 		return nil, nil
 	}
-	b, err := broker.StartBroker("127.0.0.1:0")
+	b, err := broker.Start("127.0.0.1:0")
 	if err != nil {
 		return nil, fmt.Errorf("embedded broker: %w", err)
 	}

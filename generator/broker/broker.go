@@ -14,30 +14,30 @@ import (
 // DefaultListen is where the embedded broker listens unless told otherwise.
 const DefaultListen = "127.0.0.1:9092"
 
-// BrokerOpt configures [StartBroker].
-type BrokerOpt interface{ applyBroker(*brokerCfg) }
+// Opt configures [Start].
+type Opt interface{ apply(*cfg) }
 
-type brokerOpt func(*brokerCfg)
+type optFunc func(*cfg)
 
-func (o brokerOpt) applyBroker(c *brokerCfg) { o(c) }
+func (o optFunc) apply(c *cfg) { o(c) }
 
-type brokerCfg struct {
+type cfg struct {
 	topics    map[string]int32
 	advertise string
 }
 
-// BrokerTopics sets the topics created at start, topic to partition count,
-// overriding the default of [DefaultTopics] (hits 2, orders 1).
-func BrokerTopics(topics map[string]int32) BrokerOpt {
-	return brokerOpt(func(c *brokerCfg) { c.topics = maps.Clone(topics) })
+// Topics sets the topics created at start, topic to partition count,
+// overriding the default of [sink.DefaultTopics] (hits 2, orders 1).
+func Topics(topics map[string]int32) Opt {
+	return optFunc(func(c *cfg) { c.topics = maps.Clone(topics) })
 }
 
-// BrokerAdvertisedHost sets the host the broker tells clients to connect to,
+// AdvertisedHost sets the host the broker tells clients to connect to,
 // overriding the default of the listen host, or 127.0.0.1 when listening on
 // all interfaces (0.0.0.0, ::, or an empty host). Set it when clients on
 // other machines or in containers use the broker.
-func BrokerAdvertisedHost(host string) BrokerOpt {
-	return brokerOpt(func(c *brokerCfg) { c.advertise = host })
+func AdvertisedHost(host string) Opt {
+	return optFunc(func(c *cfg) { c.advertise = host })
 }
 
 // Broker is an embedded, in-process Kafka-compatible broker (franz-go's
@@ -49,14 +49,14 @@ type Broker struct {
 	closeOnce sync.Once
 }
 
-// StartBroker starts an embedded broker listening on listen (host:port; ""
+// Start starts an embedded broker listening on listen (host:port; ""
 // means [DefaultListen]; port 0 picks a free port) with the topics of
-// [BrokerTopics] already created. It returns once the broker accepts
+// [Topics] already created. It returns once the broker accepts
 // connections.
-func StartBroker(listen string, opts ...BrokerOpt) (*Broker, error) {
-	c := brokerCfg{topics: sink.DefaultTopics()}
+func Start(listen string, opts ...Opt) (*Broker, error) {
+	c := cfg{topics: sink.DefaultTopics()}
 	for _, o := range opts {
-		o.applyBroker(&c)
+		o.apply(&c)
 	}
 	if listen == "" {
 		listen = DefaultListen

@@ -21,7 +21,7 @@ import (
 // their partition counts, and the embedded broker takes an idempotent lz4
 // producer (the sink's defaults) and gives the records back.
 func TestStartBroker(t *testing.T) {
-	b, err := broker.StartBroker("127.0.0.1:0")
+	b, err := broker.Start("127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -69,7 +69,7 @@ func TestStartBroker(t *testing.T) {
 
 func TestStartBrokerListenAndAdvertise(t *testing.T) {
 	// All interfaces: clients are told 127.0.0.1.
-	b, err := broker.StartBroker("0.0.0.0:0", broker.BrokerTopics(map[string]int32{"t": 3}))
+	b, err := broker.Start("0.0.0.0:0", broker.Topics(map[string]int32{"t": 3}))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -84,7 +84,7 @@ func TestStartBrokerListenAndAdvertise(t *testing.T) {
 	}
 
 	// An explicit advertised host.
-	b2, err := broker.StartBroker("127.0.0.1:0", broker.BrokerAdvertisedHost("localhost"))
+	b2, err := broker.Start("127.0.0.1:0", broker.AdvertisedHost("localhost"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -99,16 +99,16 @@ func TestStartBrokerListenAndAdvertise(t *testing.T) {
 
 	// The port is taken: a clear error.
 	_, port, _ := net.SplitHostPort(addr)
-	if _, err := broker.StartBroker("127.0.0.1:" + port); err == nil {
-		t.Errorf("StartBroker on busy port %s succeeded", port)
+	if _, err := broker.Start("127.0.0.1:" + port); err == nil {
+		t.Errorf("Start on busy port %s succeeded", port)
 	}
 	for _, bad := range []string{"nonsense", "127.0.0.1:http", "127.0.0.1:70000"} {
-		if _, err := broker.StartBroker(bad); err == nil {
-			t.Errorf("StartBroker(%q) succeeded", bad)
+		if _, err := broker.Start(bad); err == nil {
+			t.Errorf("Start(%q) succeeded", bad)
 		}
 	}
-	if _, err := broker.StartBroker("127.0.0.1:0", broker.BrokerTopics(map[string]int32{"x": 0})); err == nil {
-		t.Error("StartBroker with a 0-partition topic succeeded")
+	if _, err := broker.Start("127.0.0.1:0", broker.Topics(map[string]int32{"x": 0})); err == nil {
+		t.Error("Start with a 0-partition topic succeeded")
 	}
 }
 
@@ -116,7 +116,7 @@ func TestStartBrokerListenAndAdvertise(t *testing.T) {
 // closed, no goroutine they started is left.
 func TestCloseStopsGoroutines(t *testing.T) {
 	before := runtime.NumGoroutine()
-	b, err := broker.StartBroker("127.0.0.1:0")
+	b, err := broker.Start("127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
 	}

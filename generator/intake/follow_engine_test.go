@@ -190,7 +190,7 @@ func TestEngineFollowedByKafkaTable(t *testing.T) {
 	bin := clickgenBinary(t)
 	// A fresh embedded broker per run (hits with 2 partitions, orders with 1).
 	run := func(prefix string, flush time.Duration) followedReport {
-		b, err := broker.StartBroker("127.0.0.1:0")
+		b, err := broker.Start("127.0.0.1:0")
 		if err != nil {
 			t.Fatal(err)
 		}

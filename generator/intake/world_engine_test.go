@@ -552,7 +552,7 @@ func TestEngineWorldFile(t *testing.T) {
 // direct SELECT and parsed. The tables hold exactly the inventory's counts.
 func TestEngineWorldKafka(t *testing.T) {
 	s := intake.OpenEngine(t)
-	broker, err := broker.StartBroker("127.0.0.1:0") // hits with 2 partitions, orders with 1
+	broker, err := broker.Start("127.0.0.1:0") // hits with 2 partitions, orders with 1
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -19,7 +19,7 @@ import (
 // the broker and the sink (still open, for more sends) close when the test ends.
 func playDay1(t *testing.T, g world.Garbage) (*world.World, *broker.Broker, *sink.Kafka) {
 	t.Helper()
-	b, err := broker.StartBroker("127.0.0.1:0")
+	b, err := broker.Start("127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
 	}
