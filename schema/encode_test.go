@@ -263,6 +263,25 @@ func TestDatesAgreeWithTimePackage(t *testing.T) {
 	}
 }
 
+// TestDaysFromCivil: the day count of every month and day 1–31 of years around and far from
+// the epoch (negative ones included) is the time package's, a day past the month's end
+// counting on into the next month as time.Date normalises it.
+func TestDaysFromCivil(t *testing.T) {
+	for _, years := range [][2]int{{-401, -399}, {-1, 1}, {1600, 2400}, {9998, 9999}} {
+		for year := years[0]; year <= years[1]; year++ {
+			for month := 1; month <= 12; month++ {
+				for day := 1; day <= 31; day++ {
+					// Midnight UTC is a whole number of days from the epoch, so the division is exact.
+					want := time.Date(year, time.Month(month), day, 0, 0, 0, 0, time.UTC).Unix() / 86400
+					if got := DaysFromCivil(year, month, day); got != want {
+						t.Fatalf("DaysFromCivil(%d, %d, %d) = %d, want %d", year, month, day, got, want)
+					}
+				}
+			}
+		}
+	}
+}
+
 func TestAppendStringEscapes(t *testing.T) {
 	for _, tc := range []struct{ in, want string }{
 		{"Дом & уют — «да» ×", `"Дом & уют — «да» ×"`},

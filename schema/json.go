@@ -129,7 +129,7 @@ func DateOf(year, month, day int) (Date, bool) {
 	if month < 1 || month > 12 || day < 1 || day > daysIn(year, month) {
 		return 0, false
 	}
-	n := daysFromCivil(year, month, day)
+	n := DaysFromCivil(year, month, day)
 	if n < 0 || n > math.MaxUint16 {
 		return 0, false
 	}
@@ -204,8 +204,12 @@ func civil(days int64) (year, month, day int) {
 	return year, month, day
 }
 
-// daysFromCivil is the inverse of civil.
-func daysFromCivil(year, month, day int) int64 {
+// DaysFromCivil counts the days from 1970-01-01 to a proleptic Gregorian date, negative
+// before it (Howard Hinnant's days-from-civil algorithm, integer only; the inverse of
+// [Date.Civil]). month must be 1–12; day is not checked against the month, so a day past its
+// end counts on into the next month (2024-02-30 is 2024-03-01), as ClickHouse's date LUT and
+// time.Date count it. Use [DateOf] for a checked Date.
+func DaysFromCivil(year, month, day int) int64 {
 	y := int64(year)
 	if month <= 2 {
 		y--

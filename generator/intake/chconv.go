@@ -298,7 +298,7 @@ const (
 	lutMaxYear = 2299
 )
 
-var lutLastDay = daysSinceEpoch(2299, 12, 31)
+var lutLastDay = schema.DaysFromCivil(2299, 12, 31)
 
 // makeDayNum is DateLUTImpl::makeDayNum followed by the clamp to Date (convertToDayNum).
 func makeDayNum(year, month, day int) schema.Date {
@@ -309,30 +309,9 @@ func makeDayNum(year, month, day int) schema.Date {
 	if year > lutMaxYear {
 		n = lutLastDay
 	} else {
-		n = min(daysSinceEpoch(year, month, 1)+int64(day-1), lutLastDay)
+		n = min(schema.DaysFromCivil(year, month, 1)+int64(day-1), lutLastDay)
 	}
 	return schema.Date(min(max(n, 0), math.MaxUint16))
-}
-
-// daysSinceEpoch counts days from 1970-01-01 to a proleptic Gregorian date.
-func daysSinceEpoch(year, month, day int) int64 {
-	y := int64(year)
-	if month <= 2 {
-		y--
-	}
-	era := y / 400
-	if y < 0 && y%400 != 0 {
-		era--
-	}
-	yoe := y - era*400
-	m := int64(month)
-	mp := m - 3
-	if m <= 2 {
-		mp = m + 9
-	}
-	doy := (153*mp+2)/5 + int64(day) - 1
-	doe := yoe*365 + yoe/4 - yoe/100 + doy
-	return era*146097 + doe - 719468
 }
 
 // extractString stands for JSONExtractString(raw, key): the unescaped string, or "" for any
