@@ -66,7 +66,7 @@ func CheckReportPath(path, data string) error {
 	}
 	f, err := os.CreateTemp(filepath.Dir(path), ".clickgen-report-check-*")
 	if err != nil {
-		return fmt.Errorf("it cannot be written: %v", errors.Unwrap(err))
+		return fmt.Errorf("it cannot be written: %w", errors.Unwrap(err))
 	}
 	f.Close()
 	os.Remove(f.Name())

@@ -45,17 +45,17 @@ var ErrNoLibrary = errors.New("chdb: libchdb.so not available")
 func LibPath() (string, error) {
 	if p := os.Getenv(EnvLib); p != "" {
 		if _, err := os.Stat(p); err != nil {
-			return "", fmt.Errorf("%w: %s=%s: %v", ErrNoLibrary, EnvLib, p, err)
+			return "", fmt.Errorf("%w: %s=%s: %w", ErrNoLibrary, EnvLib, p, err)
 		}
 		return p, nil
 	}
 	root, err := moduleRoot()
 	if err != nil {
-		return "", fmt.Errorf("%w: %v (set %s)", ErrNoLibrary, err, EnvLib)
+		return "", fmt.Errorf("%w: %w (set %s)", ErrNoLibrary, err, EnvLib)
 	}
 	p := filepath.Join(root, filepath.FromSlash(DefaultLibPath))
 	if _, err := os.Stat(p); err != nil {
-		return "", fmt.Errorf("%w: %v (run `npm ci --prefix .ci/chdb` in %s, or set %s)",
+		return "", fmt.Errorf("%w: %w (run `npm ci --prefix .ci/chdb` in %s, or set %s)",
 			ErrNoLibrary, err, root, EnvLib)
 	}
 	return p, nil
@@ -113,11 +113,11 @@ func load(path string) (*api, error) {
 			ErrNoLibrary, runtime.GOOS, runtime.GOARCH)
 	}
 	if _, err := os.Stat(path); err != nil {
-		return nil, fmt.Errorf("%w: %v", ErrNoLibrary, err)
+		return nil, fmt.Errorf("%w: %w", ErrNoLibrary, err)
 	}
 	h, err := purego.Dlopen(path, purego.RTLD_NOW|purego.RTLD_LOCAL)
 	if err != nil {
-		return nil, fmt.Errorf("%w: dlopen %s: %v", ErrNoLibrary, path, err)
+		return nil, fmt.Errorf("%w: dlopen %s: %w", ErrNoLibrary, path, err)
 	}
 	a := new(api)
 	syms := []struct {

@@ -180,7 +180,7 @@ func (s *Session) WaitCount(ctx context.Context, query string, want uint64, inte
 		}
 		got, err = strconv.ParseUint(strings.TrimSpace(string(out)), 10, 64)
 		if err != nil {
-			return got, fmt.Errorf("chdb: WaitCount: %q is not a count: %v", out, err)
+			return got, fmt.Errorf("chdb: WaitCount: %q is not a count: %w", out, err)
 		}
 		switch {
 		case got == want:
