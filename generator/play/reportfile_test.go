@@ -1,0 +1,20 @@
+package play
+
+import (
+	"errors"
+	"io/fs"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// TestCheckReportPathWrapsCause: a report that cannot be written says so in its own words and
+// keeps the OS's reason for errors.Is, so a caller can tell a missing directory from a
+// permission problem.
+func TestCheckReportPathWrapsCause(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "no such dir", "r.json")
+	err := CheckReportPath(path, "")
+	if err == nil || !strings.HasPrefix(err.Error(), "it cannot be written: ") || !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("CheckReportPath(%s) = %v; want \"it cannot be written: ...\" wrapping fs.ErrNotExist", path, err)
+	}
+}
