@@ -33,8 +33,10 @@ type Plan struct {
 	// most [world.MaxWorkers].
 	Workers int
 	// Segment plays only the messages that share of the run owns (see [world.Segment]); the
-	// zero value plays the whole run. A rate-paced plan's Runner paces the segment's share:
-	// the caller divides a total rate by Segment.N (see [world.Segment.Rate]).
+	// zero value plays the whole run. Run does not divide the pace: a rate shape given to N
+	// segments is the run's total, so the caller builds a segment's Runner from its share,
+	// [pace.Share](shape, Segment.I, Segment.N), whose due times are the shape's interleaved
+	// (a ceiling likewise divided by N), and the N segments together send at the shape's rate.
 	Segment world.Segment
 	// FlushTimeout bounds each flush, independently of ctx, so an interrupted run still gets
 	// the chance to deliver what it queued; 0 means [DefaultFlushTimeout].
