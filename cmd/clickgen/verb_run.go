@@ -11,9 +11,9 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/clickgen/clickgen/generator/broker"
-	"github.com/clickgen/clickgen/generator/metrics/prom"
 	"github.com/clickgen/clickgen/generator/pace"
 	"github.com/clickgen/clickgen/generator/play"
+	"github.com/clickgen/clickgen/generator/prom"
 	"github.com/clickgen/clickgen/generator/sink"
 	"github.com/clickgen/clickgen/generator/world"
 	"github.com/clickgen/clickgen/profiles"
