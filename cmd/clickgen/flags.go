@@ -112,6 +112,7 @@ func (pf *playFlags) start(ctx context.Context, sio *stdio, kind string) (*play.
 // --metrics-addr and --metrics-linger.
 type sinkFlags struct {
 	sink.Settings
+	fs            *pflag.FlagSet
 	verb          string
 	report        string
 	metricsAddr   string
@@ -121,7 +122,7 @@ type sinkFlags struct {
 
 func addSinkFlags(fs *pflag.FlagSet) *sinkFlags {
 	sf := &sinkFlags{verb: fs.Name()}
-	sf.AddFlags(fs)
+	sf.addSettingFlags(fs)
 	fs.StringVar(&sf.report, "report", "", "write the final report as JSON to `FILE`")
 	addMetricsAddrFlag(fs, &sf.metricsAddr)
 	sf.follow = addFollowFlags(fs)
@@ -129,8 +130,8 @@ func addSinkFlags(fs *pflag.FlagSet) *sinkFlags {
 	return sf
 }
 
-// resolve applies the environment fallbacks and checks the combination (sink.Settings.Resolve).
-func (sf *sinkFlags) resolve() error { return sf.check(sf.Resolve(os.Getenv)) }
+// resolve applies the environment fallbacks and checks the combination (resolveSettings).
+func (sf *sinkFlags) resolve() error { return sf.check(sf.resolveSettings(os.LookupEnv)) }
 
 // check makes err, the settings' verdict, a usage error, then checks the outputs before
 // anything is sent: the report must be writable and must not be the data file (--report X
@@ -204,8 +205,12 @@ func (sf *sinkFlags) open(ctx context.Context, sio *stdio, want map[string]int32
 	snk, err := m.OpenSink(func(opts ...sink.Opt) (sink.Sink, error) {
 		s, err := sf.Open(ctx, sio.out, want, func(w string) { fmt.Fprintf(sio.err, "clickgen: warning: %s\n", w) }, opts...)
 		var ce *sink.ConfigError
-		if errors.As(err, &ce) {
+		var fe *sink.FileError
+		switch {
+		case errors.As(err, &ce):
 			return nil, usagef(sf.verb, "%v", ce.Err)
+		case errors.As(err, &fe):
+			return nil, fmt.Errorf("--file: %w", fe.Err)
 		}
 		return s, err
 	}, extra...)

@@ -134,7 +134,7 @@ func checkRunSink(sf *sinkFlags, workers int) error {
 	case !sf.Kafka() && (sf.TLS || sf.TLSCA != "" || sf.TLSCert != "" || sf.SASLMechanism != ""):
 		return usagef("run", "TLS and SASL flags need --brokers: the embedded broker speaks plaintext")
 	}
-	return sf.check(sf.Validate(os.Getenv))
+	return sf.check(sf.validateSettings(os.LookupEnv))
 }
 
 // startEmbedded starts the embedded broker when no --brokers were given and points the sink

@@ -20,7 +20,7 @@ import (
 // sending.
 func addReadFlags(fs *pflag.FlagSet) *sinkFlags {
 	sf := addSinkFlags(fs)
-	for _, name := range append(sink.SendOnlyFlags, "metrics-linger") {
+	for _, name := range append(sinkSendOnlyFlags, "metrics-linger") {
 		fs.MarkHidden(name)
 	}
 	return sf
@@ -115,7 +115,7 @@ func (v *verifyRun) parse(fs *pflag.FlagSet, args []string, sio *stdio) error {
 		return err
 	}
 	v.wf.Workers = renderWorkers(v.Workers, false)
-	if err := v.sf.check(v.sf.ResolveRead(os.Getenv, "verify", v.HitsTopic)); err != nil {
+	if err := v.sf.check(v.sf.resolveRead(os.LookupEnv, "verify", v.HitsTopic)); err != nil {
 		return err
 	}
 	v.w, err = newWorld("verify", v.wf, v.g)
