@@ -203,7 +203,7 @@ func (sf *sinkFlags) open(ctx context.Context, sio *stdio, want map[string]int32
 		})
 	}
 	snk, err := m.OpenSink(func(opts ...sink.Opt) (sink.Sink, error) {
-		s, err := sf.Open(ctx, sio.out, want, func(w string) { fmt.Fprintf(sio.err, "clickgen: warning: %s\n", w) }, opts...)
+		s, err := sf.Open(ctx, sio.out, want, func(w sink.PartitionsWarning) { fmt.Fprintf(sio.err, "clickgen: warning: %s\n", sinkWarning(w)) }, opts...)
 		var ce *sink.ConfigError
 		var fe *sink.FileError
 		switch {
@@ -211,6 +211,8 @@ func (sf *sinkFlags) open(ctx context.Context, sio *stdio, want map[string]int32
 			return nil, usagef(sf.verb, "%v", ce.Err)
 		case errors.As(err, &fe):
 			return nil, fmt.Errorf("--file: %w", fe.Err)
+		case err != nil:
+			return nil, sinkError(err)
 		}
 		return s, err
 	}, extra...)

@@ -155,6 +155,29 @@ func (sf *sinkFlags) settingsUsage(err error) error {
 	return errors.New(msg)
 }
 
+// sinkWarning words w, a topic Kafka has with another partition count, for the command
+// line: which flag verify then needs.
+func sinkWarning(w sink.PartitionsWarning) string {
+	return fmt.Sprintf("topic %s has %d partitions, want %d: keys are placed by murmur2 over %d partitions, not the %d the stand expects "+
+		"(an existing topic is left as it is, with --create-topics too); clickgen verify checks it with --hits-partitions %d (--orders-partitions %d for orders)",
+		w.Topic, w.Has, w.Want, w.Has, w.Want, w.Has, w.Has)
+}
+
+// sinkError words err, a failure to connect to Kafka or to find its topics, for the
+// command line: the flag to drop or add. Other errors stay as they are.
+func sinkError(err error) error {
+	var nl *sink.NoSASLListenerError
+	var mt *sink.MissingTopicsError
+	switch {
+	case errors.As(err, &nl):
+		return fmt.Errorf("sink: Kafka at %s %s (mechanism %s, user %q) and answers without SASL: it has no SASL listener on this port (drop --sasl-mechanism, or give the SASL listener's port): %w",
+			nl.Brokers, nl.What, nl.Mechanism, nl.User, nl.Err)
+	case errors.As(err, &mt):
+		return fmt.Errorf("sink: topic(s) %s missing on %s: create them, or use --create-topics", mt.List(), mt.Brokers)
+	}
+	return err
+}
+
 // sinkPassword is the SASL password from env's CLICKGEN_SASL_PASSWORD ("" when unset).
 func sinkPassword(env envLookup) string {
 	v, _ := env(sinkPasswordEnv)

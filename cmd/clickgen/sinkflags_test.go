@@ -1,6 +1,8 @@
 package main
 
 import (
+	"errors"
+	"io"
 	"strings"
 	"testing"
 
@@ -139,5 +141,33 @@ func TestSinkFlagsTopicFor(t *testing.T) {
 		if got != c.want || (err == nil) != (c.wantErr == "") || (err != nil && err.Error() != c.wantErr) {
 			t.Errorf("--topic %q, kind %s: TopicFor = %q, %v; want %q, %q", c.topic, c.kind, got, err, c.want, c.wantErr)
 		}
+	}
+}
+
+// TestSinkErrorAndWarning: Kafka's findings are worded with the flags to drop or add, in
+// the words clickgen has always printed.
+func TestSinkErrorAndWarning(t *testing.T) {
+	eof := io.EOF
+	for _, tc := range []struct {
+		err  error
+		want string
+	}{
+		{&sink.NoSASLListenerError{Brokers: "k:9", What: "closed the connection during the SASL handshake", Mechanism: "PLAIN", User: "u", Err: eof},
+			`sink: Kafka at k:9 closed the connection during the SASL handshake (mechanism PLAIN, user "u") and answers without SASL: it has no SASL listener on this port (drop --sasl-mechanism, or give the SASL listener's port): EOF`},
+		{&sink.MissingTopicsError{Topics: []string{"hits", "orders"}, Partitions: []int32{2, 1}, Brokers: "k:9"},
+			"sink: topic(s) hits (2 partitions), orders (1 partitions) missing on k:9: create them, or use --create-topics"},
+		{eof, "EOF"},
+	} {
+		if got := sinkError(tc.err); got == nil || got.Error() != tc.want {
+			t.Errorf("sinkError(%v) = %v, want %q", tc.err, got, tc.want)
+		}
+	}
+	if !errors.Is(sinkError(&sink.NoSASLListenerError{Err: eof}), eof) {
+		t.Error("sinkError lost the handshake's error")
+	}
+	const want = "topic hits has 3 partitions, want 2: keys are placed by murmur2 over 3 partitions, not the 2 the stand expects " +
+		"(an existing topic is left as it is, with --create-topics too); clickgen verify checks it with --hits-partitions 3 (--orders-partitions 3 for orders)"
+	if got := sinkWarning(sink.PartitionsWarning{Topic: "hits", Has: 3, Want: 2}); got != want {
+		t.Errorf("sinkWarning = %q, want %q", got, want)
 	}
 }

@@ -62,7 +62,7 @@ Exit status: 0 when everything agrees, 1 when anything differs or the topics can
 	if err := v.sf.CheckConnect(ctx); errors.As(err, &ce) {
 		return usagef("verify", "%v", ce.Err)
 	} else if err != nil {
-		return err
+		return sinkError(err)
 	}
 	r, err := v.Run(ctx, v.w, v.df.Day, v.df.Days, v.g, v.sf.Brokers, v.sf.ConnOpts(), func(format string, args ...any) {
 		fmt.Fprintf(sio.err, "clickgen: "+format+"\n", args...)

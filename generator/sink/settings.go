@@ -171,7 +171,7 @@ func (s *Settings) ConnOpts() []Opt {
 // warnings to warn. extra are added to the Kafka options (metrics hooks, a logger). A Kafka
 // failure caused by the settings themselves is a *[ConfigError], a file that cannot be
 // opened a *[FileError].
-func (s *Settings) Open(ctx context.Context, stdout io.Writer, want map[string]int32, warn func(string), extra ...Opt) (Sink, error) {
+func (s *Settings) Open(ctx context.Context, stdout io.Writer, want map[string]int32, warn func(PartitionsWarning), extra ...Opt) (Sink, error) {
 	if s.File == "" {
 		k, err := Dial(ctx, s.CreateTopics, want, warn, append(s.Opts(), extra...)...)
 		if err != nil {
