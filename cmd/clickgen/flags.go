@@ -13,8 +13,8 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/clickgen/clickgen/generator/logs"
-	"github.com/clickgen/clickgen/generator/metrics/prom"
 	"github.com/clickgen/clickgen/generator/play"
+	"github.com/clickgen/clickgen/generator/prom"
 	"github.com/clickgen/clickgen/generator/sink"
 	"github.com/clickgen/clickgen/generator/world"
 	"github.com/clickgen/clickgen/profiles"
@@ -112,6 +112,7 @@ func (pf *playFlags) start(ctx context.Context, sio *stdio, kind string) (*play.
 // --metrics-addr and --metrics-linger.
 type sinkFlags struct {
 	sink.Settings
+	fs            *pflag.FlagSet
 	verb          string
 	report        string
 	metricsAddr   string
@@ -121,16 +122,16 @@ type sinkFlags struct {
 
 func addSinkFlags(fs *pflag.FlagSet) *sinkFlags {
 	sf := &sinkFlags{verb: fs.Name()}
-	sf.AddFlags(fs)
+	sf.addSettingFlags(fs)
 	fs.StringVar(&sf.report, "report", "", "write the final report as JSON to `FILE`")
-	prom.AddFlag(fs, &sf.metricsAddr)
+	addMetricsAddrFlag(fs, &sf.metricsAddr)
 	sf.follow = addFollowFlags(fs)
 	fs.DurationVar(&sf.metricsLinger, "metrics-linger", 0, "after the run, keep serving --metrics-addr until one scrape has read the final values, for at most `DURATION` (longer than the scrape interval: a run shorter than one still leaves samples); a signal ends the wait")
 	return sf
 }
 
-// resolve applies the environment fallbacks and checks the combination (sink.Settings.Resolve).
-func (sf *sinkFlags) resolve() error { return sf.check(sf.Resolve(os.Getenv)) }
+// resolve applies the environment fallbacks and checks the combination (resolveSettings).
+func (sf *sinkFlags) resolve() error { return sf.check(sf.resolveSettings(os.LookupEnv)) }
 
 // check makes err, the settings' verdict, a usage error, then checks the outputs before
 // anything is sent: the report must be writable and must not be the data file (--report X
@@ -154,7 +155,7 @@ func (sf *sinkFlags) check(err error) error {
 	if err := sf.follow.check(sf.verb, sf.File); err != nil {
 		return err
 	}
-	return usage(sf.verb, prom.CheckAddr(sf.metricsAddr))
+	return usage(sf.verb, checkMetricsAddr(sf.metricsAddr))
 }
 
 // renderWorkers is the number of render workers for --workers n: n itself when set,
@@ -170,7 +171,7 @@ func renderWorkers(n int, kafka bool) int {
 
 // open opens the sink; Kafka checks (or with --create-topics creates) the topics of want.
 // With --metrics-addr the sink's metrics are served on /metrics until it is closed
-// (generator/metrics/prom: clickgen's series, the Kafka client's, the Go runtime's and the
+// (generator/prom: clickgen's series, the Kafka client's, the Go runtime's and the
 // process's), with --metrics-linger until a scrape of the final values, the server listening first, so a bad or busy address is a usage error before
 // connecting. With --log-format json the Kafka client logs its warnings and errors too.
 // Warnings go to stderr, bad options are usage errors.
@@ -179,7 +180,7 @@ func (sf *sinkFlags) open(ctx context.Context, sio *stdio, want map[string]int32
 	if l := logs.Of(sio.err); l != nil {
 		extra = append(extra, sink.Logger(l.Logger("kafka", slog.LevelWarn)))
 	}
-	m, err := prom.ListenOn(sf.metricsAddr)
+	m, err := listenMetrics(sf.metricsAddr)
 	if err != nil {
 		return nil, usage(sf.verb, err)
 	}
@@ -202,10 +203,16 @@ func (sf *sinkFlags) open(ctx context.Context, sio *stdio, want map[string]int32
 		})
 	}
 	snk, err := m.OpenSink(func(opts ...sink.Opt) (sink.Sink, error) {
-		s, err := sf.Open(ctx, sio.out, want, func(w string) { fmt.Fprintf(sio.err, "clickgen: warning: %s\n", w) }, opts...)
+		s, err := sf.Open(ctx, sio.out, want, func(w sink.PartitionsWarning) { fmt.Fprintf(sio.err, "clickgen: warning: %s\n", sinkWarning(w)) }, opts...)
 		var ce *sink.ConfigError
-		if errors.As(err, &ce) {
+		var fe *sink.FileError
+		switch {
+		case errors.As(err, &ce):
 			return nil, usagef(sf.verb, "%v", ce.Err)
+		case errors.As(err, &fe):
+			return nil, fmt.Errorf("--file: %w", fe.Err)
+		case err != nil:
+			return nil, sinkError(err)
 		}
 		return s, err
 	}, extra...)

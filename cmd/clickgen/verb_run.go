@@ -11,9 +11,9 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/clickgen/clickgen/generator/broker"
-	"github.com/clickgen/clickgen/generator/metrics/prom"
 	"github.com/clickgen/clickgen/generator/pace"
 	"github.com/clickgen/clickgen/generator/play"
+	"github.com/clickgen/clickgen/generator/prom"
 	"github.com/clickgen/clickgen/generator/sink"
 	"github.com/clickgen/clickgen/generator/world"
 	"github.com/clickgen/clickgen/profiles"
@@ -134,7 +134,7 @@ func checkRunSink(sf *sinkFlags, workers int) error {
 	case !sf.Kafka() && (sf.TLS || sf.TLSCA != "" || sf.TLSCert != "" || sf.SASLMechanism != ""):
 		return usagef("run", "TLS and SASL flags need --brokers: the embedded broker speaks plaintext")
 	}
-	return sf.check(sf.Validate(os.Getenv))
+	return sf.check(sf.validateSettings(os.LookupEnv))
 }
 
 // startEmbedded starts the embedded broker when no --brokers were given and points the sink

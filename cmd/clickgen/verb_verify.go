@@ -20,7 +20,7 @@ import (
 // sending.
 func addReadFlags(fs *pflag.FlagSet) *sinkFlags {
 	sf := addSinkFlags(fs)
-	for _, name := range append(sink.SendOnlyFlags, "metrics-linger") {
+	for _, name := range append(sinkSendOnlyFlags, "metrics-linger") {
 		fs.MarkHidden(name)
 	}
 	return sf
@@ -53,7 +53,7 @@ alone) may be absent.
 Exit status: 0 when everything agrees, 1 when anything differs or the topics cannot be read
 (within --connect-timeout and --timeout), 2 for usage errors.`)
 	v := &verifyRun{wf: profiles.AddWorldFlags(fs), df: profiles.AddDayFlags(fs, "number of run days the topics hold")}
-	v.AddFlags(fs)
+	addVerifyFlags(fs, &v.Verify)
 	v.gf, v.sf, v.seg = profiles.AddGarbageFlags(fs), addReadFlags(fs), profiles.AddSegmentFlags(fs)
 	if err := v.parse(fs, args, sio); err != nil {
 		return err
@@ -62,11 +62,12 @@ Exit status: 0 when everything agrees, 1 when anything differs or the topics can
 	if err := v.sf.CheckConnect(ctx); errors.As(err, &ce) {
 		return usagef("verify", "%v", ce.Err)
 	} else if err != nil {
-		return err
+		return sinkError(err)
 	}
-	r, err := v.Run(ctx, v.w, v.df.Day, v.df.Days, v.g, v.sf.Brokers, v.sf.Opts(), func(format string, args ...any) {
+	r, err := v.Run(ctx, v.w, v.df.Day, v.df.Days, v.g, v.sf.Brokers, v.sf.ConnOpts(), func(format string, args ...any) {
 		fmt.Fprintf(sio.err, "clickgen: "+format+"\n", args...)
 	})
+	err = verifyRunError(&v.Verify, err)
 	if r == nil {
 		return err
 	}
@@ -108,14 +109,14 @@ func (v *verifyRun) parse(fs *pflag.FlagSet, args []string, sio *stdio) error {
 	if v.Segment, err = v.seg.Resolve(os.LookupEnv); err != nil {
 		return usage("verify", err)
 	}
-	if err := v.Validate(); err != nil {
+	if err := checkVerify(&v.Verify); err != nil {
 		return usage("verify", err)
 	}
 	if err := checkWorkers("verify", v.Workers); err != nil {
 		return err
 	}
 	v.wf.Workers = renderWorkers(v.Workers, false)
-	if err := v.sf.check(v.sf.ResolveRead(os.Getenv, "verify", v.HitsTopic)); err != nil {
+	if err := v.sf.check(v.sf.resolveRead(os.LookupEnv, "verify", v.HitsTopic)); err != nil {
 		return err
 	}
 	v.w, err = newWorld("verify", v.wf, v.g)

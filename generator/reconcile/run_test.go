@@ -3,6 +3,7 @@ package reconcile_test
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"strings"
 	"testing"
@@ -87,21 +88,28 @@ func TestCheckRun(t *testing.T) {
 	}
 }
 
-// TestVerify: verify's settings refuse what cannot be read, and Run reconciles a played run,
-// names the run when the topics differ, and says which flag a partition count needs.
+// TestVerify: verify's settings refuse what cannot be read, naming the settings, not flags,
+// and Run reconciles a played run, names the run when the topics differ, and says what a
+// partition count needs to be.
 func TestVerify(t *testing.T) {
 	for _, tc := range []struct {
 		v    reconcile.Verify
-		want string
+		want error
 	}{
-		{reconcile.Verify{HitsTopic: "", OrdersTopic: "o", Timeout: 1}, "--hits-topic and --orders-topic must not be empty"},
-		{reconcile.Verify{HitsTopic: "x", OrdersTopic: "x", Timeout: 1}, `--hits-topic and --orders-topic are both "x"`},
-		{reconcile.Verify{HitsTopic: "h", OrdersTopic: "o", Timeout: 1}, "--hits-partitions and --orders-partitions must be at least 1"},
-		{reconcile.Verify{HitsTopic: "h", OrdersTopic: "o", Options: reconcile.Options{HitPartitions: 2, OrderPartitions: 1}}, "--timeout must be positive"},
+		{reconcile.Verify{HitsTopic: "", OrdersTopic: "o", Timeout: 1}, reconcile.ErrTopicUnnamed},
+		{reconcile.Verify{HitsTopic: "x", OrdersTopic: "x", Timeout: 1}, reconcile.ErrSameTopic},
+		{reconcile.Verify{HitsTopic: "h", OrdersTopic: "o", Timeout: 1}, reconcile.ErrPartitions},
+		{reconcile.Verify{HitsTopic: "h", OrdersTopic: "o", Options: reconcile.Options{HitPartitions: 2, OrderPartitions: 1}}, reconcile.ErrTimeout},
 	} {
-		if err := tc.v.Validate(); err == nil || err.Error() != tc.want {
-			t.Errorf("Validate(%+v) = %v, want %q", tc.v, err, tc.want)
+		if err := tc.v.Validate(); !errors.Is(err, tc.want) || strings.Contains(err.Error(), "--") {
+			t.Errorf("Validate(%+v) = %v, want %v", tc.v, err, tc.want)
 		}
+	}
+	if err := (&reconcile.Verify{HitsTopic: "x", OrdersTopic: "x", Timeout: 1}).Validate(); err == nil || err.Error() != `both "x": the hits and orders topics must differ` {
+		t.Errorf("Validate(the same topic twice) = %v, want it named", err)
+	}
+	if err := (&reconcile.Verify{HitsTopic: "h", OrdersTopic: "o", Timeout: 1, Options: reconcile.Options{HitPartitions: 2, OrderPartitions: 1}}).Validate(); err != nil {
+		t.Errorf("Validate(good settings) = %v", err)
 	}
 
 	ctx := context.Background()
@@ -119,7 +127,15 @@ func TestVerify(t *testing.T) {
 		t.Errorf("Run(a day that was not played) = %v; want the result and an error naming the run", err)
 	}
 	v.HitPartitions = 3
-	if _, err := v.Run(ctx, w, 1, 1, world.Garbage{}, b.Addrs(), nil, nil); err == nil || !strings.HasSuffix(err.Error(), "if it was created so, say --hits-partitions 2") {
-		t.Errorf("Run(--hits-partitions 3) = %v, want the flag to say", err)
+	var pe *reconcile.PartitionsError
+	if _, err := v.Run(ctx, w, 1, 1, world.Garbage{}, b.Addrs(), nil, nil); !errors.As(err, &pe) || pe.Topic != "hits" || pe.Has != 2 ||
+		!strings.HasSuffix(err.Error(), "if it was created so, set its partition count to 2") {
+		t.Errorf("Run(3 hits partitions) = %v, want a *PartitionsError that says the count", err)
+	}
+	v.HitPartitions, v.Timeout = 2, time.Nanosecond
+	var te *reconcile.TimeoutError
+	if _, err := v.Run(ctx, w, 1, 1, world.Garbage{}, b.Addrs(), nil, nil); !errors.As(err, &te) || te.Timeout != time.Nanosecond ||
+		!errors.Is(err, context.DeadlineExceeded) || !strings.HasSuffix(err.Error(), "(timeout 1ns)") {
+		t.Errorf("Run(a 1 ns timeout) = %v, want a *TimeoutError naming the timeout", err)
 	}
 }

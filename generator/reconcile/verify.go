@@ -6,55 +6,52 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/spf13/pflag"
-
 	"github.com/clickgen/clickgen/generator/sink"
 	"github.com/clickgen/clickgen/generator/world"
 )
 
 // Verify is what `clickgen verify` reads back and how: the two topics, the partition counts
 // their keys were placed with, the expectation's workers and segment ([Options]), and how
-// long reading may take. [Verify.AddFlags] makes them flags; [Verify.Run] does the work.
+// long reading may take. [Verify.Validate] checks them; [Verify.Run] does the work.
 type Verify struct {
 	HitsTopic, OrdersTopic string
 	Timeout                time.Duration
 	Options
 }
 
-// AddFlags registers verify's own flags on fs, with the stand's defaults: topics hits (2
-// partitions) and orders (1), a 5 minute timeout, all cores. The segment is not a flag here.
-func (v *Verify) AddFlags(fs *pflag.FlagSet) {
-	fs.StringVar(&v.HitsTopic, "hits-topic", TopicHits, "topic the hits were sent to")
-	fs.StringVar(&v.OrdersTopic, "orders-topic", TopicOrders, "topic the order snapshots were sent to")
-	fs.Int32Var(&v.HitPartitions, "hits-partitions", 2, "partition count the hits' keys were placed with (the stand's: 2)")
-	fs.Int32Var(&v.OrderPartitions, "orders-partitions", 1, "partition count the orders' keys were placed with (the stand's: 1)")
-	fs.DurationVar(&v.Timeout, "timeout", 5*time.Minute, "give up reading the topics after this long")
-	fs.IntVar(&v.Workers, "workers", 0, "the expectation is computed on this many cores; 0 means all")
-}
+// The refusals of [Verify.Validate], naming the settings; a caller that must say which flag
+// carried a value tells them apart with errors.Is. ErrSameTopic comes wrapped with the topic.
+var (
+	ErrTopicUnnamed = errors.New("the hits and orders topics must be named")
+	ErrSameTopic    = errors.New("the hits and orders topics must differ")
+	ErrPartitions   = errors.New("the hits' and orders' partition counts must be at least 1")
+	ErrTimeout      = errors.New("the timeout must be positive")
+)
 
 // Validate checks the settings: two different, named topics, partition counts of at least
-// 1 and a positive timeout. Errors name the flags.
+// 1 and a positive timeout. The first refusal found is one of the Err values above.
 func (v *Verify) Validate() error {
 	switch {
 	case v.HitsTopic == "" || v.OrdersTopic == "":
-		return errors.New("--hits-topic and --orders-topic must not be empty")
+		return ErrTopicUnnamed
 	case v.HitsTopic == v.OrdersTopic:
-		return fmt.Errorf("--hits-topic and --orders-topic are both %q", v.HitsTopic)
+		return fmt.Errorf("both %q: %w", v.HitsTopic, ErrSameTopic)
 	case v.HitPartitions < 1 || v.OrderPartitions < 1:
-		return errors.New("--hits-partitions and --orders-partitions must be at least 1")
+		return ErrPartitions
 	case v.Timeout <= 0:
-		return errors.New("--timeout must be positive")
+		return ErrTimeout
 	}
 	return nil
 }
 
 // Run builds the expectation of run days [from, from+n) of w with garbage g, reads both
-// topics back from brokers (connection options opts) into it within the timeout, and returns
-// the result. logf, if set, hears a line when the expectation is built and when each topic
-// was read. When the result does not reconcile, Run returns it with an error that names the
-// run and summarises the differences; a topic with another partition count, or a timeout,
-// is an error that says which flag to change.
-func (v *Verify) Run(ctx context.Context, w *world.World, from, n int, g world.Garbage, brokers []string, opts []sink.Opt,
+// topics back from brokers (with the connection options conn: TLS, SASL, timeouts; the
+// brokers are given only here) into it within the timeout, and returns the result. logf, if
+// set, hears a line when the expectation is built and when each topic was read. When the
+// result does not reconcile, Run returns it with an error that names the run and summarises
+// the differences; a topic with another partition count is an error wrapping a
+// *[PartitionsError], and running out of time a *[TimeoutError].
+func (v *Verify) Run(ctx context.Context, w *world.World, from, n int, g world.Garbage, brokers []string, conn []sink.Opt,
 	logf func(format string, args ...any)) (*Result, error) {
 	if logf == nil {
 		logf = func(string, ...any) {}
@@ -69,7 +66,7 @@ func (v *Verify) Run(ctx context.Context, w *world.World, from, n int, g world.G
 	rctx, cancel := context.WithTimeout(ctx, v.Timeout)
 	defer cancel()
 	c := e.NewChecker()
-	err = c.ReadTopics(rctx, brokers, v.HitsTopic, v.OrdersTopic, opts, func(t string, got int64, took time.Duration) {
+	err = c.ReadTopics(rctx, brokers, v.HitsTopic, v.OrdersTopic, conn, func(t string, got int64, took time.Duration) {
 		if got < 0 {
 			logf("verify: %s does not exist, and run %s sends nothing to it", t, RunDaysName(from, n))
 			return
@@ -79,10 +76,9 @@ func (v *Verify) Run(ctx context.Context, w *world.World, from, n int, g world.G
 	var pe *PartitionsError
 	switch {
 	case errors.As(err, &pe):
-		flag := map[string]string{v.HitsTopic: "--hits-partitions", v.OrdersTopic: "--orders-partitions"}[pe.Topic]
-		return nil, fmt.Errorf("verify: %w: if it was created so, say %s %d", err, flag, pe.Has)
+		return nil, fmt.Errorf("verify: %w: if it was created so, set its partition count to %d", err, pe.Has)
 	case errors.Is(err, context.DeadlineExceeded) && ctx.Err() == nil:
-		return nil, fmt.Errorf("verify: %w (--timeout %v)", err, v.Timeout)
+		return nil, &TimeoutError{Timeout: v.Timeout, Err: err}
 	case err != nil:
 		return nil, fmt.Errorf("verify: %w", err)
 	}
@@ -93,6 +89,19 @@ func (v *Verify) Run(ctx context.Context, w *world.World, from, n int, g world.G
 	}
 	return r, nil
 }
+
+// TimeoutError is [Verify.Run] running out of its Timeout while reading the topics; Err is
+// what the read returned.
+type TimeoutError struct {
+	Timeout time.Duration
+	Err     error
+}
+
+func (e *TimeoutError) Error() string {
+	return fmt.Sprintf("verify: %v (timeout %v)", e.Err, e.Timeout)
+}
+
+func (e *TimeoutError) Unwrap() error { return e.Err }
 
 // RunDaysName names run days [from, from+n) for messages: "day 3 (2026-06-04)" or "days 3…5".
 func RunDaysName(from, n int) string {

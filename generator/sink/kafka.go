@@ -197,7 +197,8 @@ func (k *Kafka) brokerList() string { return strings.Join(k.cfg.brokers, ",") }
 
 // CheckConnect asks the brokers for metadata, failing within the connect
 // timeout (see [ConnectTimeout]) or when ctx is done, whichever is first,
-// with an error naming the brokers. It also proves TLS and SASL work.
+// with an error naming the brokers. It also proves TLS and SASL work: a port
+// without a SASL listener is a *[NoSASLListenerError].
 func (k *Kafka) CheckConnect(ctx context.Context) error {
 	ctx, cancel := context.WithTimeout(ctx, k.cfg.connectTimeout)
 	defer cancel()
@@ -210,8 +211,7 @@ func (k *Kafka) CheckConnect(ctx context.Context) error {
 			if errors.Is(err, io.EOF) {
 				what = "closed the connection during the SASL handshake"
 			}
-			return fmt.Errorf("sink: Kafka at %s %s (mechanism %s, user %q) and answers without SASL: it has no SASL listener on this port (drop --sasl-mechanism, or give the SASL listener's port): %w",
-				k.brokerList(), what, s.mech, s.user, err)
+			return &NoSASLListenerError{Brokers: k.brokerList(), What: what, Mechanism: string(s.mech), User: s.user, Err: err}
 		}
 		if s := k.cfg.sasl; s != nil && (errors.Is(err, kerr.SaslAuthenticationFailed) || errors.Is(err, io.EOF) ||
 			errors.Is(err, kerr.UnsupportedSaslMechanism) || errors.Is(err, kerr.IllegalSaslState)) {
@@ -244,16 +244,15 @@ func (k *Kafka) answersWithoutSASL(ctx context.Context) bool {
 }
 
 // EnsureTopics checks that every topic of want exists, want mapping a topic
-// to its partition count (see [DefaultTopics]). A missing topic is an error
-// suggesting --create-topics, unless create is true: then it is created with
+// to its partition count (see [DefaultTopics]). Missing topics are a
+// *[MissingTopicsError], unless create is true: then each is created with
 // the wanted partitions and the configured [ReplicationFactor] (by default the
 // brokers' own). A topic that exists with a different partition count is left
 // as it is and is not an error (every message is still delivered, and a stress
 // cluster may want more partitions), but keys then land on other partitions
-// than the stand expects: each such topic gives one line in the returned
-// warnings, naming the partition count verify must then be told. Each request
-// is bounded by the connect timeout.
-func (k *Kafka) EnsureTopics(ctx context.Context, create bool, want map[string]int32) (warnings []string, err error) {
+// than the stand expects: each such topic gives a [PartitionsWarning]. Each
+// request is bounded by the connect timeout.
+func (k *Kafka) EnsureTopics(ctx context.Context, create bool, want map[string]int32) (warnings []PartitionsWarning, err error) {
 	names := slices.Sorted(maps.Keys(want))
 	if len(names) == 0 {
 		return nil, nil
@@ -290,24 +289,18 @@ func (k *Kafka) EnsureTopics(ctx context.Context, create bool, want map[string]i
 		case err != nil:
 			return nil, fmt.Errorf("sink: topic %s on %s: %w", t, k.brokerList(), err)
 		case int32(len(d.Partitions)) != want[t]:
-			n := len(d.Partitions)
-			warnings = append(warnings, fmt.Sprintf("topic %s has %d partitions, want %d: keys are placed by murmur2 over %d partitions, not the %d the stand expects "+
-				"(an existing topic is left as it is, with --create-topics too); clickgen verify checks it with --hits-partitions %d (--orders-partitions %d for orders)",
-				t, n, want[t], n, want[t], n, n))
+			warnings = append(warnings, PartitionsWarning{Topic: t, Has: int32(len(d.Partitions)), Want: want[t]})
 		}
 	}
 	if len(missing) == 0 {
 		return warnings, nil
 	}
 	if !create {
-		var b strings.Builder
+		parts := make([]int32, len(missing))
 		for i, t := range missing {
-			if i > 0 {
-				b.WriteString(", ")
-			}
-			fmt.Fprintf(&b, "%s (%d partitions)", t, want[t])
+			parts[i] = want[t]
 		}
-		return warnings, fmt.Errorf("sink: topic(s) %s missing on %s: create them, or use --create-topics", b.String(), k.brokerList())
+		return warnings, &MissingTopicsError{Topics: missing, Partitions: parts, Brokers: k.brokerList()}
 	}
 	for _, t := range missing {
 		cctx, cancel := context.WithTimeout(ctx, k.cfg.connectTimeout)
@@ -323,9 +316,9 @@ func (k *Kafka) EnsureTopics(ctx context.Context, create bool, want map[string]i
 
 // Dial is how a run opens Kafka: [NewKafka] with opts, [Kafka.CheckConnect], then
 // [Kafka.EnsureTopics] for want (creating missing topics when create is set). warn, if set,
-// hears each warning. On any error the sink is closed and nil returned; invalid options are a
+// hears each [PartitionsWarning]. On any error the sink is closed and nil returned; invalid options are a
 // [*ConfigError].
-func Dial(ctx context.Context, create bool, want map[string]int32, warn func(string), opts ...Opt) (*Kafka, error) {
+func Dial(ctx context.Context, create bool, want map[string]int32, warn func(PartitionsWarning), opts ...Opt) (*Kafka, error) {
 	k, err := NewKafka(opts...)
 	if err != nil {
 		return nil, &ConfigError{Err: err}
@@ -345,6 +338,61 @@ func Dial(ctx context.Context, create bool, want map[string]int32, warn func(str
 		return nil, err
 	}
 	return k, nil
+}
+
+// NoSASLListenerError is [Kafka.CheckConnect]'s finding that Brokers hung up on or refused
+// the SASL handshake (What says which) and answer a client without SASL: the port has no
+// SASL listener, and the password was never checked. Err is the handshake's error.
+type NoSASLListenerError struct {
+	Brokers, What, Mechanism, User string
+	Err                            error
+}
+
+func (e *NoSASLListenerError) Error() string {
+	return fmt.Sprintf("sink: Kafka at %s %s (mechanism %s, user %q) and answers without SASL: it has no SASL listener on this port (drop the SASL mechanism, or give the SASL listener's port): %v",
+		e.Brokers, e.What, e.Mechanism, e.User, e.Err)
+}
+
+func (e *NoSASLListenerError) Unwrap() error { return e.Err }
+
+// MissingTopicsError is [Kafka.EnsureTopics]' refusal when Topics (sorted, wanted with
+// Partitions each) do not exist on Brokers and it may not create them.
+type MissingTopicsError struct {
+	Topics     []string
+	Partitions []int32
+	Brokers    string
+}
+
+// List names the missing topics with the partitions each was wanted with: "hits (2
+// partitions), orders (1 partitions)".
+func (e *MissingTopicsError) List() string {
+	var b strings.Builder
+	for i, t := range e.Topics {
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		fmt.Fprintf(&b, "%s (%d partitions)", t, e.Partitions[i])
+	}
+	return b.String()
+}
+
+func (e *MissingTopicsError) Error() string {
+	return fmt.Sprintf("sink: topic(s) %s missing on %s: create them, or have them created", e.List(), e.Brokers)
+}
+
+// PartitionsWarning is [Kafka.EnsureTopics]' note that Topic exists with Has partitions, not
+// the Want asked for. The topic is left as it is (every message is still delivered), but keys
+// land on other partitions than the stand expects, and a reader that checks them must place
+// them over Has partitions.
+type PartitionsWarning struct {
+	Topic     string
+	Has, Want int32
+}
+
+func (w PartitionsWarning) String() string {
+	return fmt.Sprintf("topic %s has %d partitions, want %d: keys are placed by murmur2 over %d partitions, not the %d the stand expects "+
+		"(an existing topic is left as it is, even when topics are created); a reader must check them against %d partitions",
+		w.Topic, w.Has, w.Want, w.Has, w.Want, w.Has)
 }
 
 // ConfigError is a [Dial] failure caused by the options themselves, not by the cluster.

@@ -453,9 +453,9 @@ func TestCheckConnectOK(t *testing.T) {
 	}
 }
 
-// TestEnsureTopics: a missing topic is an error that suggests
-// --create-topics; with create it is created with the wanted partitions; a
-// topic with another partition count is a warning, not an error.
+// TestEnsureTopics: missing topics are a *MissingTopicsError that names them;
+// with create they are created with the wanted partitions; a topic with
+// another partition count is a warning, not an error.
 func TestEnsureTopics(t *testing.T) {
 	c, err := kfake.NewCluster(kfake.NumBrokers(1), kfake.SeedTopics(3, "hits"))
 	if err != nil {
@@ -469,19 +469,22 @@ func TestEnsureTopics(t *testing.T) {
 	want["events-5"] = 5
 
 	warns, err := k.EnsureTopics(ctx, false, want)
-	if err == nil || !strings.Contains(err.Error(), "--create-topics") || !strings.Contains(err.Error(), "orders") || !strings.Contains(err.Error(), "events-5") {
-		t.Fatalf("EnsureTopics(create=false) = %v, want an error naming orders and events-5 and suggesting --create-topics", err)
+	var mt *MissingTopicsError
+	if !errors.As(err, &mt) || mt.List() != "events-5 (5 partitions), orders (1 partitions)" || mt.Brokers != strings.Join(addrs, ",") ||
+		!strings.HasSuffix(err.Error(), ": create them, or have them created") || strings.Contains(err.Error(), "--") {
+		t.Fatalf("EnsureTopics(create=false) = %v, want a *MissingTopicsError naming orders and events-5, and no flag", err)
 	}
-	if len(warns) != 1 || !strings.Contains(warns[0], "hits has 3 partitions, want 2") {
-		t.Errorf("warnings %q, want one about hits having 3 partitions", warns)
+	if len(warns) != 1 || warns[0] != (PartitionsWarning{Topic: "hits", Has: 3, Want: 2}) ||
+		!strings.HasPrefix(warns[0].String(), "topic hits has 3 partitions, want 2") || strings.Contains(warns[0].String(), "--") {
+		t.Errorf("warnings %v, want one about hits having 3 partitions, naming no flag", warns)
 	}
 
 	warns, err = k.EnsureTopics(ctx, true, want)
 	if err != nil {
 		t.Fatalf("EnsureTopics(create=true): %v", err)
 	}
-	if len(warns) != 1 || !strings.Contains(warns[0], "hits") {
-		t.Errorf("warnings %q, want the hits partition mismatch only", warns)
+	if len(warns) != 1 || warns[0].Topic != "hits" {
+		t.Errorf("warnings %v, want the hits partition mismatch only", warns)
 	}
 	// A fresh client: kadm answers from a metadata cache up to 5 s old.
 	cl, err := kgo.NewClient(kgo.SeedBrokers(addrs...))
@@ -506,7 +509,7 @@ func TestEnsureTopics(t *testing.T) {
 	}
 	// Now everything exists: no error, the mismatch still reported.
 	if warns, err = k.EnsureTopics(ctx, false, want); err != nil || len(warns) != 1 {
-		t.Errorf("EnsureTopics after creation = %q, %v; want one warning, no error", warns, err)
+		t.Errorf("EnsureTopics after creation = %v, %v; want one warning, no error", warns, err)
 	}
 	// And the new topic takes messages, placed by murmur2 over 5 partitions.
 	msgs := testMessages("events-5", 500)
@@ -614,17 +617,17 @@ func TestDial(t *testing.T) {
 	if _, err := Dial(ctx, false, want, nil, SeedBrokers(addrs...)); err == nil || !strings.Contains(err.Error(), "orders") {
 		t.Errorf("Dial without orders, no create = %v, want an error naming orders", err)
 	}
-	var warned []string
-	k, err := Dial(ctx, true, want, func(w string) { warned = append(warned, w) }, SeedBrokers(addrs...))
+	var warned []PartitionsWarning
+	k, err := Dial(ctx, true, want, func(w PartitionsWarning) { warned = append(warned, w) }, SeedBrokers(addrs...))
 	if err != nil {
 		t.Fatalf("Dial with create: %v", err)
 	}
 	k.Close()
-	if _, err := Dial(ctx, false, map[string]int32{"hits": 3}, func(w string) { warned = append(warned, w) }, SeedBrokers(addrs...)); err != nil {
+	if _, err := Dial(ctx, false, map[string]int32{"hits": 3}, func(w PartitionsWarning) { warned = append(warned, w) }, SeedBrokers(addrs...)); err != nil {
 		t.Errorf("Dial with another partition count = %v, want a warning only", err)
 	}
-	if len(warned) != 1 || !strings.Contains(warned[0], "hits") {
-		t.Errorf("warnings %q, want one about hits' partition count", warned)
+	if len(warned) != 1 || warned[0].Topic != "hits" {
+		t.Errorf("warnings %v, want one about hits' partition count", warned)
 	}
 	var ce *ConfigError
 	if _, err := Dial(ctx, false, want, nil); !errors.As(err, &ce) {

@@ -2,6 +2,7 @@ package sink
 
 import (
 	"context"
+	"errors"
 	"strings"
 	"testing"
 	"time"
@@ -38,8 +39,12 @@ func checkNoSASLListener(t *testing.T, addrs []string) {
 	}
 	defer k.Close()
 	err = k.CheckConnect(context.Background())
-	const want = `the SASL handshake (mechanism PLAIN, user "admin") and answers without SASL: it has no SASL listener on this port (drop --sasl-mechanism, or give the SASL listener's port)`
+	const want = `the SASL handshake (mechanism PLAIN, user "admin") and answers without SASL: it has no SASL listener on this port (drop the SASL mechanism, or give the SASL listener's port)`
 	if err == nil || !strings.Contains(err.Error(), want) || strings.Contains(err.Error(), "secret") || strings.Contains(err.Error(), "refused the SASL credentials") {
 		t.Errorf("CheckConnect with SASL to a broker without it = %v; want %q", err, want)
+	}
+	var nl *NoSASLListenerError
+	if !errors.As(err, &nl) || nl.Mechanism != "PLAIN" || nl.User != "admin" || nl.Brokers != strings.Join(addrs, ",") || nl.Err == nil {
+		t.Errorf("CheckConnect with SASL to a broker without it = %#v, want a *NoSASLListenerError with the mechanism, user and brokers", err)
 	}
 }

@@ -6,24 +6,20 @@ import (
 	"fmt"
 	"io"
 	"time"
-
-	"github.com/spf13/pflag"
 )
 
-// Settings choose a sink from the command line: a file (or stdout), or a Kafka cluster with
-// its connection (TLS, SASL), batching and timeouts. [Settings.AddFlags] registers them as
-// flags, [Settings.Resolve] adds the environment's fallbacks and checks how they combine, and
-// [Settings.Open] opens the sink they choose. The zero value is not ready: use AddFlags, whose
-// defaults are those of the flags' help.
-//
-// The package still reads no environment: Resolve is handed a getenv (os.Getenv), and the
-// SASL password comes only from there, never from a flag.
+// Settings choose a sink: a file (or stdout), or a Kafka cluster with its connection (TLS,
+// SASL), batching and timeouts. They are plain values: [DefaultSettings] gives the defaults,
+// [Settings.Check] checks how they combine for a caller that sends to one topic or a file,
+// [Settings.Validate] checks the connection alone, and [Settings.Open] opens the sink they
+// choose. The package reads no flags and no environment: the command binds them and fills
+// SASLPassword from its environment, so a secret never travels as a flag.
 type Settings struct {
-	File            string // --file: write here, one message per line; "-" is the caller's stdout
-	Brokers         Brokers
-	Topic           string
-	CreateTopics    bool
-	Replication     int16 // --replication-factor of created topics; -1: the brokers' default.replication.factor
+	File            string  // write here, one message per line; "-" is the caller's stdout
+	Brokers         Brokers // Kafka bootstrap brokers; exactly one of File and Brokers
+	Topic           string  // the topic to send to; needed with Brokers by [Settings.Check]
+	CreateTopics    bool    // create missing topics ([Dial])
+	Replication     int16   // replication factor of created topics; -1: the brokers' default.replication.factor
 	Compression     Compression
 	Linger          time.Duration
 	ConnectTimeout  time.Duration
@@ -35,138 +31,94 @@ type Settings struct {
 	TLSKey          string
 	SASLMechanism   string
 	SASLUser        string
-	SASLPassword    string // from env [PasswordEnv], set by Resolve or ResolveRead
-
-	fs *pflag.FlagSet
+	SASLPassword    string
 }
 
-// PasswordEnv holds the SASL password: secrets never travel as flags.
-const PasswordEnv = "CLICKGEN_SASL_PASSWORD"
+// DefaultSettings are the settings a caller starts from: no sink chosen yet, lz4, a 10 ms
+// linger, a 10 s connect timeout, a 2 min delivery timeout, a 60 s flush timeout and the
+// brokers' default replication factor for created topics.
+func DefaultSettings() Settings {
+	return Settings{
+		Replication:     -1,
+		Compression:     CompressionLZ4,
+		Linger:          10 * time.Millisecond,
+		ConnectTimeout:  10 * time.Second,
+		DeliveryTimeout: 2 * time.Minute,
+		FlushTimeout:    60 * time.Second,
+	}
+}
 
-// The environment variables Resolve falls back to, as the stand's containers set them.
-const (
-	FileEnv    = "GENERATOR_FILE"
-	BrokersEnv = "KAFKA_BOOTSTRAP_SERVERS"
-	TopicEnv   = "KAFKA_TOPIC"
+// The refusals of [Settings.Check] and [Settings.Validate]. Each names the settings, not how
+// a caller spelled them; a caller that must say which flag or variable carried a value
+// tells them apart with errors.Is. ErrLinger, ErrReplication and ErrTwoSinks come wrapped
+// with the offending values.
+var (
+	ErrTwoSinks              = errors.New("both a file and brokers are set: choose one sink")
+	ErrNoSink                = errors.New("no sink: set a file (or '-' for stdout) or brokers and a topic")
+	ErrNoTopic               = errors.New("brokers need a topic")
+	ErrTLSPair               = errors.New("the TLS client certificate and key go together")
+	ErrSASLNoUser            = errors.New("a SASL mechanism needs a user")
+	ErrSASLNoPassword        = errors.New("a SASL mechanism needs a password")
+	ErrTimeouts              = errors.New("the connect, delivery and flush timeouts must be positive")
+	ErrLinger                = errors.New("want 0 or more")
+	ErrReplication           = errors.New("want at least 1, or -1 for the brokers' default")
+	ErrReplicationNoCreation = errors.New("a replication factor applies to the topics CreateTopics creates")
+	ErrSecureFile            = errors.New("TLS and SASL apply to brokers, not to a file")
+	ErrSASLNoMechanism       = errors.New("a SASL user needs a mechanism (PLAIN, SCRAM-SHA-256 or SCRAM-SHA-512)")
 )
 
-// AddFlags registers the sink flags on fs with their defaults (lz4, a 10 ms linger, a 10 s
-// connect timeout, a 2 min delivery timeout and a 60 s flush timeout) and remembers fs, so
-// Resolve can tell a flag that was given from one that was not.
-func (s *Settings) AddFlags(fs *pflag.FlagSet) {
-	s.fs, s.Compression = fs, CompressionLZ4
-	fs.StringVar(&s.File, "file", "", "write messages to `PATH`, one per line ('-' is stdout) (env "+FileEnv+")")
-	fs.Var(&s.Brokers, "brokers", "Kafka bootstrap `HOSTS`, comma-separated (env "+BrokersEnv+")")
-	fs.StringVar(&s.Topic, "topic", "", "Kafka topic (env "+TopicEnv+")")
-	fs.BoolVar(&s.CreateTopics, "create-topics", false, "create missing topics (hits with 2 partitions, orders with 1); an existing topic is left as it is")
-	fs.Int16Var(&s.Replication, "replication-factor", -1, "replication factor of topics --create-topics creates; -1 is the brokers' default.replication.factor")
-	fs.Var(&s.Compression, "compression", "batch compression: none, gzip, snappy, lz4 or zstd")
-	fs.DurationVar(&s.Linger, "linger", 10*time.Millisecond, "how long a partition waits for more records before sending a batch")
-	fs.DurationVar(&s.ConnectTimeout, "connect-timeout", 10*time.Second, "fail if the brokers cannot be reached within this time")
-	fs.DurationVar(&s.DeliveryTimeout, "delivery-timeout", 2*time.Minute, "fail the run when the brokers acknowledge nothing for this long (a broker that died)")
-	fs.DurationVar(&s.FlushTimeout, "flush-timeout", 60*time.Second, "how long to wait for acknowledgements at the end of a day (and after Ctrl-C)")
-	fs.BoolVar(&s.TLS, "tls", false, "connect to the brokers over TLS")
-	fs.StringVar(&s.TLSCA, "tls-ca", "", "CA certificate `FILE` to verify the brokers with (implies --tls)")
-	fs.StringVar(&s.TLSCert, "tls-cert", "", "client certificate `FILE` (implies --tls; needs --tls-key)")
-	fs.StringVar(&s.TLSKey, "tls-key", "", "client key `FILE` (implies --tls; needs --tls-cert)")
-	fs.StringVar(&s.SASLMechanism, "sasl-mechanism", "", "SASL mechanism: PLAIN, SCRAM-SHA-256 or SCRAM-SHA-512 (password from env "+PasswordEnv+")")
-	fs.StringVar(&s.SASLUser, "sasl-user", "", "SASL user name")
-}
-
-// Resolve fills what the command line left unset from the environment (getenv, usually
-// os.Getenv; an empty value counts as unset) and checks the combination for a caller that
-// sends to one topic or a file: exactly one of --file and --brokers, a topic with --brokers,
-// then [Settings.Validate]. A flag beats the other sink's variable: --brokers ignores
-// GENERATOR_FILE and --file ignores KAFKA_BOOTSTRAP_SERVERS. Every error is the caller's
-// mistake, worded for the command line.
-func (s *Settings) Resolve(getenv func(string) string) error {
-	fs := s.fs
-	if fs.Changed("file") && fs.Changed("brokers") {
-		return errors.New("both --file and --brokers given: choose one sink")
-	}
-	if !fs.Changed("brokers") {
-		if err := setFromEnv(fs, getenv, "file", FileEnv); err != nil {
-			return err
-		}
-	}
-	if !fs.Changed("file") {
-		if err := setFromEnv(fs, getenv, "brokers", BrokersEnv); err != nil {
-			return err
-		}
-	}
-	if err := setFromEnv(fs, getenv, "topic", TopicEnv); err != nil {
-		return err
-	}
+// Check checks the settings for a caller that sends to one topic or a file: exactly one of
+// File and Brokers ([ErrTwoSinks], [ErrNoSink]), a Topic with Brokers ([ErrNoTopic]), then
+// [Settings.Validate].
+func (s *Settings) Check() error {
 	switch {
 	case s.File != "" && len(s.Brokers) > 0:
-		return fmt.Errorf("both a file (%s) and brokers (%s) are set, by flags or environment: choose one sink", s.File, s.Brokers)
+		return fmt.Errorf("file %s and brokers %s: %w", s.File, s.Brokers, ErrTwoSinks)
 	case s.File == "" && len(s.Brokers) == 0:
-		return errors.New("no sink: give --file PATH (or '-' for stdout) or --brokers HOSTS --topic T")
+		return ErrNoSink
 	case len(s.Brokers) > 0 && s.Topic == "":
-		return errors.New("--brokers needs --topic (or env " + TopicEnv + ")")
+		return ErrNoTopic
 	}
-	return s.Validate(getenv)
+	return s.Validate()
 }
 
-// ResolveRead is Resolve for a caller that only reads topics (clickgen verify): --brokers (or
-// KAFKA_BOOTSTRAP_SERVERS) is required, and a flag that applies only to sending
-// ([SendOnlyFlags]) is refused, naming verb. topic is the first topic to be read.
-func (s *Settings) ResolveRead(getenv func(string) string, verb, topic string) error {
-	for _, name := range SendOnlyFlags {
-		if s.fs.Changed(name) {
-			return fmt.Errorf("--%s does not apply: %s only reads", name, verb)
-		}
-	}
-	if err := setFromEnv(s.fs, getenv, "brokers", BrokersEnv); err != nil {
-		return err
-	}
-	if len(s.Brokers) == 0 {
-		return errors.New("--brokers HOSTS is required (or env " + BrokersEnv + ")")
-	}
-	s.Topic = topic
-	return s.Resolve(getenv)
-}
-
-// SendOnlyFlags are the flags that mean nothing to a caller that only reads topics; it hides
-// them from its help and ResolveRead refuses them.
-var SendOnlyFlags = []string{"file", "topic", "create-topics", "replication-factor", "compression", "linger", "flush-timeout", "metrics-addr"}
-
-// Validate checks the connection settings: the TLS client certificate and key go together,
-// SASL has a user, a password (read from getenv's [PasswordEnv]) and a mechanism, the
-// timeouts are positive, the linger is not negative, and neither TLS nor SASL is asked of a
-// file. Resolve calls it; a caller that chooses the brokers itself calls it alone.
-func (s *Settings) Validate(getenv func(string) string) error {
-	s.SASLPassword = getenv(PasswordEnv)
+// Validate checks the connection settings, in this order: the TLS client certificate and key
+// go together, SASL has a user, a password and a mechanism, the timeouts are positive, the
+// linger is not negative, the replication factor is -1 or at least 1 and is set (not -1) only
+// with CreateTopics, and neither TLS nor SASL is asked of a file. The first refusal found is
+// returned, one of the Err values above. A caller that chooses the brokers itself calls it
+// alone.
+func (s *Settings) Validate() error {
 	switch {
 	case (s.TLSCert == "") != (s.TLSKey == ""):
-		return errors.New("--tls-cert and --tls-key go together")
+		return ErrTLSPair
 	case s.SASLMechanism != "" && s.SASLUser == "":
-		return errors.New("--sasl-mechanism needs --sasl-user")
+		return ErrSASLNoUser
 	case s.SASLMechanism != "" && s.SASLPassword == "":
-		return errors.New("--sasl-mechanism needs the password in env " + PasswordEnv)
+		return ErrSASLNoPassword
 	case s.ConnectTimeout <= 0 || s.FlushTimeout <= 0 || s.DeliveryTimeout <= 0:
-		return errors.New("--connect-timeout, --delivery-timeout and --flush-timeout must be positive")
+		return ErrTimeouts
 	case s.Linger < 0:
-		return fmt.Errorf("--linger %v: want 0 or more", s.Linger)
+		return fmt.Errorf("linger %v: %w", s.Linger, ErrLinger)
 	case s.Replication == 0 || s.Replication < -1:
-		return fmt.Errorf("--replication-factor %d: want at least 1, or -1 for the brokers' default", s.Replication)
-	case s.fs != nil && s.fs.Changed("replication-factor") && !s.CreateTopics:
-		return errors.New("--replication-factor applies to the topics --create-topics creates: add --create-topics")
+		return fmt.Errorf("replication factor %d: %w", s.Replication, ErrReplication)
+	case s.Replication != -1 && !s.CreateTopics:
+		return ErrReplicationNoCreation
 	case s.File != "" && (s.TLS || s.TLSCA != "" || s.TLSCert != "" || s.SASLMechanism != "" || s.SASLUser != ""):
-		return errors.New("TLS and SASL flags apply to --brokers, not --file")
+		return ErrSecureFile
 	case s.SASLUser != "" && s.SASLMechanism == "":
-		return errors.New("--sasl-user needs --sasl-mechanism (PLAIN, SCRAM-SHA-256 or SCRAM-SHA-512)")
+		return ErrSASLNoMechanism
 	}
 	return nil
 }
 
-// TopicFor is the topic verb sends kind ("hits" or "orders") to: --topic, or else kind's own
-// name. The other kind's topic is refused: batch --topic orders put hits into the orders
-// topic, where the stand's intake reads every one as garbage.
-func (s *Settings) TopicFor(verb, kind string) (string, error) {
+// TopicOf is the topic kind ("hits" or "orders") is sent to: Topic, or else kind's own name.
+// The other kind's topic is refused with a *[TopicError]: hits sent to the orders topic are
+// read by the stand's intake as garbage, every one.
+func (s *Settings) TopicOf(kind string) (string, error) {
 	for other := range DefaultTopics() {
 		if other != kind && s.Topic == other {
-			return "", fmt.Errorf("--topic %s: %s sends %s, and topic %s is for %s", s.Topic, verb, kind, s.Topic, other)
+			return "", &TopicError{Topic: s.Topic, Kind: kind, For: other}
 		}
 	}
 	if s.Topic == "" {
@@ -175,22 +127,36 @@ func (s *Settings) TopicFor(verb, kind string) (string, error) {
 	return s.Topic, nil
 }
 
+// TopicError is [Settings.TopicOf]'s refusal to send Kind to Topic, the topic of the kind For.
+type TopicError struct{ Topic, Kind, For string }
+
+func (e *TopicError) Error() string {
+	return fmt.Sprintf("topic %s is for %s, not %s", e.Topic, e.For, e.Kind)
+}
+
 // Kafka reports whether the settings send to Kafka (brokers were given) rather than a file.
 func (s *Settings) Kafka() bool { return len(s.Brokers) > 0 }
 
-// Opts are the Kafka options of the settings: the brokers, compression, linger, timeouts,
-// the replication factor of created topics, TLS and SASL. Reading a topic back uses them too (only the connection ones apply).
+// Opts are the Kafka options of the settings: the brokers, compression, linger, the delivery
+// timeout, the replication factor of created topics, and the connection options
+// ([Settings.ConnOpts]).
 func (s *Settings) Opts() []Opt {
 	opts := []Opt{
 		SeedBrokers(s.Brokers...),
 		BatchCompression(s.Compression),
 		Linger(s.Linger),
-		ConnectTimeout(s.ConnectTimeout),
 		DeliveryTimeout(s.DeliveryTimeout),
 	}
 	if s.Replication != 0 {
 		opts = append(opts, ReplicationFactor(s.Replication))
 	}
+	return append(opts, s.ConnOpts()...)
+}
+
+// ConnOpts are the options a reader of topics needs besides the brokers, which it is given
+// once, as a list: the connect timeout, TLS and SASL.
+func (s *Settings) ConnOpts() []Opt {
+	opts := []Opt{ConnectTimeout(s.ConnectTimeout)}
 	if s.TLS || s.TLSCA != "" || s.TLSCert != "" {
 		opts = append(opts, TLS(TLSConfig{CAFile: s.TLSCA, CertFile: s.TLSCert, KeyFile: s.TLSKey}))
 	}
@@ -203,8 +169,9 @@ func (s *Settings) Opts() []Opt {
 // Open opens the sink the settings choose: the file (stdout for "-"), or Kafka through
 // [Dial], checking the topics of want (creating them with CreateTopics) and passing Dial's
 // warnings to warn. extra are added to the Kafka options (metrics hooks, a logger). A Kafka
-// failure caused by the settings themselves is a *[ConfigError].
-func (s *Settings) Open(ctx context.Context, stdout io.Writer, want map[string]int32, warn func(string), extra ...Opt) (Sink, error) {
+// failure caused by the settings themselves is a *[ConfigError], a file that cannot be
+// opened a *[FileError].
+func (s *Settings) Open(ctx context.Context, stdout io.Writer, want map[string]int32, warn func(PartitionsWarning), extra ...Opt) (Sink, error) {
 	if s.File == "" {
 		k, err := Dial(ctx, s.CreateTopics, want, warn, append(s.Opts(), extra...)...)
 		if err != nil {
@@ -220,10 +187,16 @@ func (s *Settings) Open(ctx context.Context, stdout io.Writer, want map[string]i
 	}
 	w, err := OpenFile(ctx, s.File, wo, s.ConnectTimeout)
 	if err != nil {
-		return nil, fmt.Errorf("--file: %w", err)
+		return nil, &FileError{Err: err}
 	}
 	return w, nil
 }
+
+// FileError is [Settings.Open]'s failure to open the file of [Settings.File].
+type FileError struct{ Err error }
+
+func (e *FileError) Error() string { return "file: " + e.Err.Error() }
+func (e *FileError) Unwrap() error { return e.Err }
 
 // CheckConnect fails within the connect timeout when the brokers cannot be reached. A client
 // the settings cannot build is a *[ConfigError].
@@ -234,18 +207,4 @@ func (s *Settings) CheckConnect(ctx context.Context) error {
 	}
 	defer k.Close()
 	return k.CheckConnect(ctx)
-}
-
-// setFromEnv sets flag from the environment variable env when the command line did not set
-// it and the variable is not empty. A value that does not parse names the variable.
-func setFromEnv(fs *pflag.FlagSet, getenv func(string) string, flag, env string) error {
-	if fs.Changed(flag) {
-		return nil
-	}
-	if v := getenv(env); v != "" {
-		if err := fs.Set(flag, v); err != nil {
-			return fmt.Errorf("environment variable %s=%q: %v", env, v, err)
-		}
-	}
-	return nil
 }

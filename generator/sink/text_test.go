@@ -5,13 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/spf13/pflag"
 	"go.yaml.in/yaml/v3"
-)
-
-var (
-	_ pflag.Value = (*Compression)(nil)
-	_ pflag.Value = (*Brokers)(nil)
 )
 
 func TestCompressionText(t *testing.T) {

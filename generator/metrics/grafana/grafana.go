@@ -2,7 +2,7 @@
 // latency percentiles from intended send time (windowed and whole-run), lag, sent vs
 // acknowledged per topic, errors, the Kafka client per broker (request latency, records,
 // bytes, connections) and the process's CPU and memory, over the series clickgen serves with
-// --metrics-addr (generator/metrics/prom).
+// --metrics-addr (generator/prom).
 //
 // The file is a plain dashboard model, provisionable as it is: it drops unchanged into the
 // folder a Grafana file provider reads (the stand's reads /etc/grafana/provisioning/dashboards;

@@ -1,0 +1,173 @@
+package main
+
+import (
+	"errors"
+	"io"
+	"strings"
+	"testing"
+
+	"github.com/spf13/pflag"
+
+	"github.com/clickgen/clickgen/generator/sink"
+)
+
+// The sink's parsed values are the flags' values themselves.
+var (
+	_ pflag.Value = (*sink.Compression)(nil)
+	_ pflag.Value = (*sink.Brokers)(nil)
+)
+
+// sinkTestEnv is an envLookup over env.
+func sinkTestEnv(env map[string]string) envLookup {
+	return func(k string) (string, bool) { v, ok := env[k]; return v, ok }
+}
+
+// sinkFlagsFrom parses args into fresh sink flags and resolves them with env.
+func sinkFlagsFrom(t *testing.T, env map[string]string, args ...string) (*sinkFlags, error) {
+	t.Helper()
+	fs := pflag.NewFlagSet("test", pflag.ContinueOnError)
+	sf := &sinkFlags{verb: "test"}
+	sf.addSettingFlags(fs)
+	if err := fs.Parse(args); err != nil {
+		t.Fatalf("Parse(%q): %v", args, err)
+	}
+	return sf, sf.resolveSettings(sinkTestEnv(env))
+}
+
+func TestSinkFlagsResolve(t *testing.T) {
+	tests := []struct {
+		name    string
+		env     map[string]string
+		args    []string
+		wantErr string // "" for success
+		file    string
+		brokers string
+		topic   string
+	}{
+		{name: "file", args: []string{"--file", "-"}, file: "-"},
+		{name: "brokers and topic", args: []string{"--brokers", " a:1, b:2 ,", "--topic", "t"}, brokers: "a:1,b:2", topic: "t"},
+		{name: "env only", env: map[string]string{sinkBrokersEnv: "k:9", sinkTopicEnv: "hits"}, brokers: "k:9", topic: "hits"},
+		{name: "empty env is absent", env: map[string]string{sinkFileEnv: "", sinkBrokersEnv: "k:9", sinkTopicEnv: "hits"}, brokers: "k:9", topic: "hits"},
+		{name: "file env beats brokers env", env: map[string]string{sinkFileEnv: "out", sinkBrokersEnv: "k:9"}, file: "out"},
+		{name: "--brokers beats file env", env: map[string]string{sinkFileEnv: "out"}, args: []string{"--brokers", "k:9", "--topic", "t"}, brokers: "k:9", topic: "t"},
+		{name: "--file beats brokers env", env: map[string]string{sinkBrokersEnv: "k:9"}, args: []string{"--file", "x"}, file: "x"},
+		{name: "both flags", args: []string{"--file", "x", "--brokers", "k:9"}, wantErr: "both --file and --brokers given: choose one sink"},
+		{name: "none", wantErr: "no sink: give --file PATH (or '-' for stdout) or --brokers HOSTS --topic T"},
+		{name: "no topic", args: []string{"--brokers", "k:9"}, wantErr: "--brokers needs --topic (or env KAFKA_TOPIC)"},
+		{name: "cert without key", args: []string{"--file", "x", "--tls-cert", "c"}, wantErr: "--tls-cert and --tls-key go together"},
+		{name: "sasl without user", args: []string{"--brokers", "k:9", "--topic", "t", "--sasl-mechanism", "PLAIN"}, wantErr: "--sasl-mechanism needs --sasl-user"},
+		{name: "sasl without password", args: []string{"--brokers", "k:9", "--topic", "t", "--sasl-mechanism", "PLAIN", "--sasl-user", "u"},
+			wantErr: "--sasl-mechanism needs the password in env " + sinkPasswordEnv},
+		{name: "sasl with password", env: map[string]string{sinkPasswordEnv: "p"}, args: []string{"--brokers", "k:9", "--topic", "t", "--sasl-mechanism", "PLAIN", "--sasl-user", "u"},
+			brokers: "k:9", topic: "t"},
+		{name: "zero timeout", args: []string{"--file", "x", "--flush-timeout", "0"}, wantErr: "--connect-timeout, --delivery-timeout and --flush-timeout must be positive"},
+		{name: "negative linger", args: []string{"--file", "x", "--linger", "-1s"}, wantErr: "--linger -1s: want 0 or more"},
+		{name: "replication factor", args: []string{"--brokers", "k:9", "--topic", "t", "--create-topics", "--replication-factor", "3"}, brokers: "k:9", topic: "t"},
+		{name: "replication factor 0", args: []string{"--brokers", "k:9", "--topic", "t", "--create-topics", "--replication-factor", "0"},
+			wantErr: "--replication-factor 0: want at least 1, or -1 for the brokers' default"},
+		{name: "replication factor without create", args: []string{"--brokers", "k:9", "--topic", "t", "--replication-factor", "3"},
+			wantErr: "--replication-factor applies to the topics --create-topics creates: add --create-topics"},
+		{name: "replication factor -1 given without create", args: []string{"--brokers", "k:9", "--topic", "t", "--replication-factor", "-1"},
+			wantErr: "--replication-factor applies to the topics --create-topics creates: add --create-topics"},
+		{name: "TLS with a file", args: []string{"--file", "x", "--tls"}, wantErr: "TLS and SASL flags apply to --brokers, not --file"},
+		{name: "user without mechanism", args: []string{"--brokers", "k:9", "--topic", "t", "--sasl-user", "u"},
+			wantErr: "--sasl-user needs --sasl-mechanism (PLAIN, SCRAM-SHA-256 or SCRAM-SHA-512)"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			sf, err := sinkFlagsFrom(t, tt.env, tt.args...)
+			if tt.wantErr != "" {
+				if err == nil || err.Error() != tt.wantErr {
+					t.Fatalf("resolveSettings() error = %v, want %q", err, tt.wantErr)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatalf("resolveSettings() error = %v", err)
+			}
+			if sf.File != tt.file || sf.Brokers.String() != tt.brokers || sf.Topic != tt.topic {
+				t.Errorf("resolveSettings() = file %q brokers %q topic %q, want %q %q %q", sf.File, sf.Brokers, sf.Topic, tt.file, tt.brokers, tt.topic)
+			}
+		})
+	}
+}
+
+func TestSinkFlagsEnvValueThatDoesNotParse(t *testing.T) {
+	fs := pflag.NewFlagSet("test", pflag.ContinueOnError)
+	sf := &sinkFlags{verb: "test"}
+	sf.addSettingFlags(fs)
+	fs.Parse(nil)
+	err := setSinkFlagFromEnv(fs, sinkTestEnv(map[string]string{"X": "brotli"}), "compression", "X")
+	if err == nil || !strings.HasPrefix(err.Error(), `environment variable X="brotli": `) || !strings.Contains(err.Error(), "unknown compression") {
+		t.Fatalf("setSinkFlagFromEnv(compression) error = %v, want one naming the variable and the codec", err)
+	}
+}
+
+func TestSinkFlagsResolveRead(t *testing.T) {
+	read := func(env map[string]string, args ...string) (*sinkFlags, error) {
+		fs := pflag.NewFlagSet("verify", pflag.ContinueOnError)
+		sf := &sinkFlags{verb: "verify"}
+		sf.addSettingFlags(fs)
+		fs.Parse(args)
+		return sf, sf.resolveRead(sinkTestEnv(env), "verify", "hits")
+	}
+	if _, err := read(nil, "--linger", "1s", "--brokers", "k:9"); err == nil || err.Error() != "--linger does not apply: verify only reads" {
+		t.Errorf("resolveRead(--linger) error = %v, want the send-only flag refused", err)
+	}
+	if _, err := read(map[string]string{sinkFileEnv: "out"}); err == nil || err.Error() != "--brokers HOSTS is required (or env KAFKA_BOOTSTRAP_SERVERS)" {
+		t.Errorf("resolveRead() without brokers error = %v, want brokers required", err)
+	}
+	sf, err := read(map[string]string{sinkBrokersEnv: "k:9"})
+	if err != nil || sf.Topic != "hits" || sf.Brokers.String() != "k:9" {
+		t.Errorf("resolveRead() = topic %q brokers %q, %v; want hits, k:9, nil", sf.Topic, sf.Brokers, err)
+	}
+}
+
+// TestSinkFlagsTopicFor: a kind goes to --topic or its own topic, never to the other kind's,
+// and the refusal names --topic and the verb.
+func TestSinkFlagsTopicFor(t *testing.T) {
+	for _, c := range []struct {
+		topic, kind, want, wantErr string
+	}{
+		{"", "hits", "hits", ""},
+		{"", "orders", "orders", ""},
+		{"raw-hits", "hits", "raw-hits", ""},
+		{"hits", "hits", "hits", ""},
+		{"orders", "hits", "", "--topic orders: batch sends hits, and topic orders is for orders"},
+		{"hits", "orders", "", "--topic hits: batch sends orders, and topic hits is for hits"},
+	} {
+		sf := &sinkFlags{Settings: sink.Settings{Topic: c.topic}}
+		got, err := sf.TopicFor("batch", c.kind)
+		if got != c.want || (err == nil) != (c.wantErr == "") || (err != nil && err.Error() != c.wantErr) {
+			t.Errorf("--topic %q, kind %s: TopicFor = %q, %v; want %q, %q", c.topic, c.kind, got, err, c.want, c.wantErr)
+		}
+	}
+}
+
+// TestSinkErrorAndWarning: Kafka's findings are worded with the flags to drop or add, in
+// the words clickgen has always printed.
+func TestSinkErrorAndWarning(t *testing.T) {
+	eof := io.EOF
+	for _, tc := range []struct {
+		err  error
+		want string
+	}{
+		{&sink.NoSASLListenerError{Brokers: "k:9", What: "closed the connection during the SASL handshake", Mechanism: "PLAIN", User: "u", Err: eof},
+			`sink: Kafka at k:9 closed the connection during the SASL handshake (mechanism PLAIN, user "u") and answers without SASL: it has no SASL listener on this port (drop --sasl-mechanism, or give the SASL listener's port): EOF`},
+		{&sink.MissingTopicsError{Topics: []string{"hits", "orders"}, Partitions: []int32{2, 1}, Brokers: "k:9"},
+			"sink: topic(s) hits (2 partitions), orders (1 partitions) missing on k:9: create them, or use --create-topics"},
+		{eof, "EOF"},
+	} {
+		if got := sinkError(tc.err); got == nil || got.Error() != tc.want {
+			t.Errorf("sinkError(%v) = %v, want %q", tc.err, got, tc.want)
+		}
+	}
+	if !errors.Is(sinkError(&sink.NoSASLListenerError{Err: eof}), eof) {
+		t.Error("sinkError lost the handshake's error")
+	}
+	const want = "topic hits has 3 partitions, want 2: keys are placed by murmur2 over 3 partitions, not the 2 the stand expects " +
+		"(an existing topic is left as it is, with --create-topics too); clickgen verify checks it with --hits-partitions 3 (--orders-partitions 3 for orders)"
+	if got := sinkWarning(sink.PartitionsWarning{Topic: "hits", Has: 3, Want: 2}); got != want {
+		t.Errorf("sinkWarning = %q, want %q", got, want)
+	}
+}

@@ -1,0 +1,65 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"testing"
+	"time"
+
+	"github.com/clickgen/clickgen/generator/reconcile"
+)
+
+// TestCheckVerify: verify's settings are refused naming the flags that set them.
+func TestCheckVerify(t *testing.T) {
+	for _, tc := range []struct {
+		v    reconcile.Verify
+		want string
+	}{
+		{reconcile.Verify{HitsTopic: "", OrdersTopic: "o", Timeout: 1}, "--hits-topic and --orders-topic must not be empty"},
+		{reconcile.Verify{HitsTopic: "x", OrdersTopic: "x", Timeout: 1}, `--hits-topic and --orders-topic are both "x"`},
+		{reconcile.Verify{HitsTopic: "h", OrdersTopic: "o", Timeout: 1}, "--hits-partitions and --orders-partitions must be at least 1"},
+		{reconcile.Verify{HitsTopic: "h", OrdersTopic: "o", Options: reconcile.Options{HitPartitions: 2, OrderPartitions: 1}}, "--timeout must be positive"},
+	} {
+		if err := checkVerify(&tc.v); err == nil || err.Error() != tc.want {
+			t.Errorf("checkVerify(%+v) = %v, want %q", tc.v, err, tc.want)
+		}
+	}
+	ok := reconcile.Verify{HitsTopic: "h", OrdersTopic: "o", Timeout: 1, Options: reconcile.Options{HitPartitions: 2, OrderPartitions: 1}}
+	if err := checkVerify(&ok); err != nil {
+		t.Errorf("checkVerify(%+v) = %v, want nil", ok, err)
+	}
+}
+
+// TestVerifyRunError: a partition count that differs says which flag to give, running out
+// of time names --timeout, and both still wrap what Run returned.
+func TestVerifyRunError(t *testing.T) {
+	v := &reconcile.Verify{HitsTopic: "raw", OrdersTopic: "ord", Timeout: 5 * time.Minute}
+	for _, tc := range []struct {
+		err  error
+		want string
+	}{
+		{fmt.Errorf("verify: %w: whatever", &reconcile.PartitionsError{Topic: "raw", Has: 2, Want: 3}),
+			"verify: topic raw has 2 partitions, but its keys are checked against 3: if it was created so, say --hits-partitions 2"},
+		{fmt.Errorf("verify: %w: whatever", &reconcile.PartitionsError{Topic: "ord", Has: 4, Want: 1}),
+			"verify: topic ord has 4 partitions, but its keys are checked against 1: if it was created so, say --orders-partitions 4"},
+		{&reconcile.TimeoutError{Timeout: v.Timeout, Err: fmt.Errorf("broker: read raw: %w", context.DeadlineExceeded)},
+			"verify: broker: read raw: context deadline exceeded (--timeout 5m0s)"},
+		{errors.New("verify: other"), "verify: other"},
+	} {
+		got := verifyRunError(v, tc.err)
+		if got == nil || got.Error() != tc.want {
+			t.Errorf("verifyRunError(%v) = %v, want %q", tc.err, got, tc.want)
+		}
+	}
+	var pe *reconcile.PartitionsError
+	if !errors.As(verifyRunError(v, &reconcile.PartitionsError{Topic: "raw"}), &pe) {
+		t.Error("verifyRunError lost the *PartitionsError")
+	}
+	if !errors.Is(verifyRunError(v, &reconcile.TimeoutError{Err: context.DeadlineExceeded}), context.DeadlineExceeded) {
+		t.Error("verifyRunError lost the deadline")
+	}
+	if verifyRunError(v, nil) != nil {
+		t.Error("verifyRunError(nil) is not nil")
+	}
+}
