@@ -10,14 +10,14 @@
 // plays model day 0's hits and no snapshot, unpaced, without garbage. Unknown fields are
 // errors, so a typo never silently falls back to a default.
 //
-// The same fields are command-line flags ([AddWorldFlags], [AddDayFlags], [AddGarbageFlags],
-// [AddSegmentFlags], [AddRunFlags]): `clickgen run` applies them to a profile as [Overrides],
-// and the verbs that play without one (batch, live, snapshot, inventory, verify) use them
-// directly, with the stand's environment variables as fallbacks.
+// The same fields are command-line flags, bound in cmd/clickgen: `clickgen run` applies them
+// to a profile as [Overrides]. Every verb builds its world with [Profile.NewWorld].
 //
-// This package only describes runs; it sends nothing and reads no clock. It reads the
-// environment only through the [LookupEnv] its caller passes, and files only when named (a
-// catalog, a profile file).
+// This package only describes runs; it sends nothing, reads no clock, no flag and no
+// environment variable, and reads files only when named (a catalog, a profile file). Its
+// errors name a refused value by the profile field that holds it (world.scale) or by what it
+// is (a catalog), as typed errors ([ValueError], [FootprintError], [UnknownError]) the
+// command words as the flag or variable that carried the value.
 package profiles
 
 import (
@@ -89,7 +89,7 @@ type Profile struct {
 	// Pacing chooses when messages go.
 	Pacing Pacing `yaml:"pacing"`
 	// Garbage adds malformed messages and redeliveries to the clean streams: rate, mix (a
-	// mapping of class weights, or the text form of --garbage-mix) and redeliver.
+	// mapping of class weights, or its text form, as world.Mix parses it) and redeliver.
 	Garbage world.Garbage `yaml:"garbage"`
 	// Stop ends the run early; zero fields never stop it.
 	Stop Stop `yaml:"stop"`
@@ -195,8 +195,10 @@ func (p Profile) Validate() error {
 	if p.Name != "" && !nameRE.MatchString(p.Name) {
 		return fmt.Errorf("name %q: want lower-case letters, digits, '-' and '_'", p.Name)
 	}
-	if err := (world.Params{Scale: p.World.Scale}).Validate(); err != nil || p.World.Scale < 0 {
-		return fmt.Errorf("world.scale %v: want a factor in (0, %d], or 0 for 1", p.World.Scale, world.MaxScale)
+	if p.World.Scale != 0 { // 0 means 1
+		if err := CheckScale(p.World.Scale); err != nil {
+			return err
+		}
 	}
 	if p.World.Catalog != strings.TrimSpace(p.World.Catalog) {
 		return fmt.Errorf("world.catalog %q: leading or trailing space", p.World.Catalog)
@@ -512,10 +514,11 @@ func List() []string {
 	return names
 }
 
-// Source returns the embedded profile file of name as written, comments included.
+// Source returns the embedded profile file of name as written, comments included; a name
+// that is not one is an *[UnknownError].
 func Source(name string) ([]byte, error) {
 	if !slices.Contains(List(), name) {
-		return nil, fmt.Errorf("unknown profile %q: want one of %s, or --profile-file FILE", name, strings.Join(List(), ", "))
+		return nil, &UnknownError{Name: name}
 	}
 	return files.ReadFile(path.Join(".", name+".yaml"))
 }

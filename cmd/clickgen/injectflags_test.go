@@ -1,0 +1,47 @@
+package main
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/spf13/pflag"
+)
+
+// TestInjectKindFor: the contract comes from --kind or the topic's name, and every mistake in
+// class, count or day is refused naming the flag and what would do.
+func TestInjectKindFor(t *testing.T) {
+	for _, c := range []struct {
+		topic   string
+		args    []string
+		want    string
+		wantErr string
+	}{
+		{"hits", []string{"--class", "not_an_object"}, "hits", ""},
+		{"orders", []string{"--class", "field_invalid", "--count", "3", "--day", "2"}, "orders", ""},
+		{"raw", []string{"--class", "field_invalid", "--kind", "orders"}, "orders", ""},
+		{"hits", []string{"--class", "not_an_object", "--kind", "orders"}, "orders", ""},
+		{"raw", []string{"--class", "not_an_object"}, "", `cannot tell from topic "raw" which contract to break`},
+		{"hits", []string{"--class", "x", "--kind", "clicks"}, "", `--kind "clicks": want hits or orders`},
+		{"orders", nil, "", "--class is required: for orders one of not_an_object, keyset_mismatch, field_invalid"},
+		{"hits", []string{"--class", "nope"}, "", `unknown class "nope": for hits one of not_an_object`},
+		{"hits", []string{"--class", "field_invalid"}, "", "class field_invalid does not apply to hits: want one of"},
+		{"hits", []string{"--class", "vanishing", "--count", "0"}, "", "--count 0: want 1 to 100000"},
+		{"hits", []string{"--class", "vanishing", "--count", "100001"}, "", "--count 100001: want 1 to 100000"},
+		{"hits", []string{"--class", "vanishing", "--day", "-1"}, "", "--day -1: model days start at 0"},
+		// Issue 24 item 5: the other verbs' bound, in their words.
+		{"hits", []string{"--class", "accepted_bad", "--day", "29105"}, "", "--day: day 29105: the last model day is 29104 (2106-02-06)"},
+		{"hits", []string{"--class", "accepted_bad", "--day", "2147483647"}, "", "--day: day 2147483647: the last model day is 29104"},
+		{"orders", []string{"--class", "field_invalid", "--day", "100000"}, "", "--day: day 100000: the last model day is 29104"},
+		{"hits", []string{"--class", "accepted_bad", "--day", "29104"}, "hits", ""},
+	} {
+		fs := pflag.NewFlagSet("inject", pflag.ContinueOnError)
+		f := addInjectFlags(fs)
+		if err := fs.Parse(c.args); err != nil {
+			t.Fatal(err)
+		}
+		got, err := f.kindFor(c.topic)
+		if got != c.want || (c.wantErr == "") != (err == nil) || (err != nil && !strings.HasPrefix(err.Error(), c.wantErr)) {
+			t.Errorf("topic %s, %q: kind %q, error %v; want %q, error starting %q", c.topic, c.args, got, err, c.want, c.wantErr)
+		}
+	}
+}
