@@ -237,7 +237,7 @@ func (p Profile) Validate() error {
 		{"garbage.mix", world.Garbage{Rate: max(p.Garbage.Rate, 0), Mix: p.Garbage.Mix}},
 	} {
 		if err := r.g.Validate(); err != nil {
-			return fmt.Errorf("%s: %v", r.field, err)
+			return fmt.Errorf("%s: %w", r.field, err)
 		}
 	}
 	if p.Stop.Duration < 0 {
@@ -274,7 +274,7 @@ func (pc Pacing) validate() error {
 			return fmt.Errorf("pacing.speed %v: want a positive number of model seconds per real second", pc.Speed)
 		}
 		if _, err := pace.Replay(pc.Speed); err != nil {
-			return fmt.Errorf("pacing.speed: %v", err)
+			return fmt.Errorf("pacing.speed: %w", err)
 		}
 	}
 	if !pc.Rate.IsZero() && pc.Mode != PaceRate {
@@ -283,7 +283,7 @@ func (pc Pacing) validate() error {
 	if pc.MaxRate != 0 {
 		// The value was parsed when it was read; this checks one set in Go.
 		if _, err := pace.Constant(pc.MaxRate); err != nil {
-			return fmt.Errorf("pacing.max_rate: %v", err)
+			return fmt.Errorf("pacing.max_rate: %w", err)
 		}
 	}
 	return nil
@@ -423,7 +423,7 @@ func wholeNumbers(n *yaml.Node, path string, read map[string]string) error {
 			case err != nil && v.Tag == "!!float":
 				return fmt.Errorf("%s: %q is not a whole number (line %d)", field, v.Value, v.Line)
 			case err != nil:
-				return fmt.Errorf("%s: %q %v (line %d)", field, v.Value, err, v.Line)
+				return fmt.Errorf("%s: %q %w (line %d)", field, v.Value, err, v.Line)
 			case decimalLess(d, b.min) || decimalLess(b.max, d):
 				return fmt.Errorf("%s: %s is out of range: want %s to %s (line %d)", field, v.Value, b.min, b.max, v.Line)
 			}
