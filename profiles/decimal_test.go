@@ -1,6 +1,7 @@
 package profiles
 
 import (
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -77,7 +78,7 @@ func TestMixOverrideNeedsGarbage(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := fill.Apply(Overrides{Mix: &mix}); err == nil || !strings.Contains(err.Error(), "--garbage-mix without --garbage") {
+	if _, err := fill.Apply(Overrides{Mix: &mix}); !errors.Is(err, ErrMixWithoutRate) || !strings.Contains(err.Error(), "garbage.mix without garbage.rate") {
 		t.Errorf("fill with --garbage-mix: %v, want it refused", err)
 	}
 	g, err := Load("garbage")
@@ -112,7 +113,7 @@ func TestProfileSizeBounded(t *testing.T) {
 	if err := os.WriteFile(file, []byte("play:\n  day: 0\n"+strings.Repeat("# padding\n", 110000)), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := LoadFile(file); err == nil || !strings.Contains(err.Error(), "--profile-file "+file+": larger than 1 MiB: a profile is a few dozen lines") {
+	if _, err := LoadFile(file); err == nil || !strings.Contains(err.Error(), "profile file "+file+": larger than 1 MiB: a profile is a few dozen lines") {
 		t.Errorf("a 1.1 MB profile: %v, want it refused", err)
 	}
 }

@@ -2,7 +2,7 @@ package profiles
 
 import (
 	"encoding/json"
-	"fmt"
+	"errors"
 	"os"
 
 	"github.com/clickgen/clickgen/generator/world"
@@ -11,22 +11,22 @@ import (
 // MergeInventoryFiles reads the inventories in the files at paths (the JSON `clickgen
 // inventory --segment I/N` prints) and merges them into the whole run's
 // ([world.MergeInventories]). A file that cannot be read or decoded, or is not an inventory
-// (no generator_version: null, {}), is an error naming --merge and the file.
+// (no generator_version: null, {}), is a *[ValueError] named inventory file, with the file.
 func MergeInventoryFiles(paths []string) (*world.Inventory, error) {
 	var invs []*world.Inventory
 	for _, path := range paths {
 		data, err := os.ReadFile(path)
 		if err != nil {
-			return nil, fmt.Errorf("--merge: %v", err)
+			return nil, &ValueError{Name: "inventory file", Err: err} // the *fs.PathError names the file
 		}
 		inv := new(world.Inventory)
 		if err := json.Unmarshal(data, inv); err != nil {
-			return nil, fmt.Errorf("--merge %s: %v", path, err)
+			return nil, &ValueError{Name: "inventory file", Value: path, Err: err}
 		}
 		if inv.GeneratorVersion == "" {
 			// null and {} decode into the zero Inventory, which merged into an empty one;
 			// plot refuses the same file in the same words.
-			return nil, fmt.Errorf("--merge %s: not a clickgen inventory: no \"generator_version\" key", path)
+			return nil, &ValueError{Name: "inventory file", Value: path, Err: errors.New(`not a clickgen inventory: no "generator_version" key`)}
 		}
 		invs = append(invs, inv)
 	}

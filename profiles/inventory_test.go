@@ -3,6 +3,8 @@ package profiles
 import (
 	"context"
 	"encoding/json"
+	"errors"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -13,7 +15,7 @@ import (
 )
 
 // TestMergeInventoryFiles: the segments' inventory files merge into the whole run's counts;
-// a missing or broken file is refused naming --merge (and the file).
+// a missing or broken file is refused naming it an inventory file (the command says --merge).
 func TestMergeInventoryFiles(t *testing.T) {
 	w, err := world.NewWorld(world.Params{Seed: world.CanonicalSeed, Scale: 0.01})
 	if err != nil {
@@ -46,14 +48,14 @@ func TestMergeInventoryFiles(t *testing.T) {
 	if got, want := merged.Days[0].Events, whole.Days[0].Events; got != want {
 		t.Errorf("merged day 0 events = %d, want the whole run's %d", got, want)
 	}
-	if _, err := MergeInventoryFiles([]string{filepath.Join(dir, "none.json")}); err == nil || !strings.HasPrefix(err.Error(), "--merge: ") {
-		t.Errorf("a missing file: %v, want an error starting --merge:", err)
+	if _, err := MergeInventoryFiles([]string{filepath.Join(dir, "none.json")}); !errors.Is(err, fs.ErrNotExist) || !strings.HasPrefix(err.Error(), "inventory file: ") {
+		t.Errorf("a missing file: %v, want an error starting inventory file: and wrapping fs.ErrNotExist", err)
 	}
 	broken := filepath.Join(dir, "broken.json")
 	if err := os.WriteFile(broken, []byte("{"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := MergeInventoryFiles([]string{broken}); err == nil || !strings.HasPrefix(err.Error(), "--merge "+broken+": ") {
-		t.Errorf("a broken file: %v, want an error naming --merge %s", err, broken)
+	if _, err := MergeInventoryFiles([]string{broken}); err == nil || !strings.HasPrefix(err.Error(), "inventory file "+broken+": ") {
+		t.Errorf("a broken file: %v, want an error naming inventory file %s", err, broken)
 	}
 }

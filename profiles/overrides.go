@@ -2,7 +2,7 @@ package profiles
 
 import (
 	"errors"
-	"fmt"
+	"strconv"
 	"time"
 
 	"github.com/clickgen/clickgen/generator/pace"
@@ -12,10 +12,11 @@ import (
 // Overrides are changes to a profile made on the command line (the flags of `clickgen run`):
 // a nil field leaves the profile's value alone. The values are already parsed (a shape, a
 // rate, a mix); [Profile.Apply] checks them and how they combine. Errors about an override
-// name it as the flag spells it (--seed), since that is what the user wrote.
+// name the field it overrides (world.seed) as a *[ValueError], or are one of this package's
+// Err values; the command says which flag carried it.
 type Overrides struct {
-	Seed    *uint64  // world.seed; an explicit 0 is refused
-	Scale   *float64 // world.scale
+	Seed    *uint64  // world.seed; an explicit 0 is refused ([CheckSeed])
+	Scale   *float64 // world.scale; 0 means 1, as in a profile ([CheckScale] otherwise)
 	Catalog *string  // world.catalog
 
 	Day  *int    // play.day
@@ -47,18 +48,27 @@ func (e *InvalidError) Unwrap() error { return e.Err }
 
 // Apply returns p with o applied, validated. An override that changes what is played (the
 // world, the days, what is sent, garbage, the stop condition; not the pacing) drops p's Expect,
-// which describes the profile as written. An error about an override itself names its flag;
-// an invalid result is an *InvalidError. Defaults are not filled in: call WithDefaults.
+// which describes the profile as written. An error about an override itself is a *ValueError
+// naming the field it overrides, or ErrSpeedAndRate or ErrMixWithoutRate; an invalid result is
+// an *InvalidError. Defaults are not filled in: call WithDefaults.
 func (p Profile) Apply(o Overrides) (Profile, error) {
+	if o.Seed != nil {
+		if err := CheckSeed(*o.Seed); err != nil {
+			return p, err
+		}
+	}
+	if o.Scale != nil && *o.Scale != 0 {
+		if err := CheckScale(*o.Scale); err != nil {
+			return p, err
+		}
+	}
 	switch {
-	case o.Seed != nil && *o.Seed == 0:
-		return p, fmt.Errorf("--seed 0: %w", world.ErrZeroSeed)
 	case o.Days != nil && *o.Days < 1:
-		return p, fmt.Errorf("--days %d: want at least 1", *o.Days)
+		return p, &ValueError{Name: "play.days", Value: strconv.Itoa(*o.Days), Err: errors.New("want at least 1")}
 	case o.Mix != nil && *o.Mix == nil:
-		return p, errors.New("--garbage-mix: empty mix")
+		return p, &ValueError{Name: "garbage.mix", Err: errors.New("empty mix")}
 	case o.Speed != nil && o.Rate != nil:
-		return p, errors.New("--speed (replay) and --rate (a rate shape) exclude each other")
+		return p, ErrSpeedAndRate
 	}
 	changed := false // does an override change what is played?
 	apply := func(set bool, f func()) {
@@ -84,7 +94,7 @@ func (p Profile) Apply(o Overrides) (Profile, error) {
 	case o.Pace != nil:
 		mode = *o.Pace
 		if (o.Speed != nil && mode != PaceReplay) || (o.Rate != nil && mode != PaceRate) {
-			return p, fmt.Errorf("--pace %s contradicts --speed or --rate", mode)
+			return p, &ValueError{Name: "pacing.mode", Value: mode, Err: ErrModeContradicts}
 		}
 	case o.Speed != nil:
 		mode = PaceReplay
@@ -96,7 +106,7 @@ func (p Profile) Apply(o Overrides) (Profile, error) {
 	}
 	if o.Speed != nil {
 		if _, err := pace.Replay(*o.Speed); err != nil {
-			return p, fmt.Errorf("--speed: %w", err)
+			return p, &ValueError{Name: "pacing.speed", Err: err}
 		}
 		p.Pacing.Speed = *o.Speed
 	}
@@ -111,7 +121,7 @@ func (p Profile) Apply(o Overrides) (Profile, error) {
 	}
 	if o.Mix != nil && p.Garbage.Rate == 0 {
 		// batch refuses the same flags: a mix alone ran without garbage, exit 0.
-		return p, errors.New("--garbage-mix without --garbage: the mix weighs garbage that is not being made")
+		return p, ErrMixWithoutRate
 	}
 	if err := p.Validate(); err != nil {
 		return p, &InvalidError{err}

@@ -106,16 +106,18 @@ func TestApplyErrors(t *testing.T) {
 		want    string
 		invalid bool // an *InvalidError: the result, not the override, is wrong
 	}{
-		{Overrides{Seed: ptr[uint64](0)}, "--seed 0", false},
-		{Overrides{Days: ptr(0)}, "--days 0", false},
-		{Overrides{Mix: &nilMix}, "--garbage-mix: empty mix", false},
+		{Overrides{Seed: ptr[uint64](0)}, "world.seed 0: the seed must be positive", false},
+		{Overrides{Days: ptr(0)}, "play.days 0: want at least 1", false},
+		{Overrides{Mix: &nilMix}, "garbage.mix: empty mix", false},
 		{Overrides{Speed: ptr(60.0), Rate: shape(t, "5/s")}, "exclude each other", false},
 		{Overrides{Pace: ptr(PaceRate), Speed: ptr(60.0)}, "contradicts", false},
-		{Overrides{Speed: ptr(-1.0)}, "--speed", false},
+		{Overrides{Speed: ptr(-1.0)}, "pacing.speed: ", false},
 		{Overrides{Pace: ptr("warp")}, `pacing.mode "warp"`, true},
 		{Overrides{GarbageRate: ptr(20.0)}, "garbage.rate", true},
 		{Overrides{Day: ptr(-1)}, "play.day -1", true},
-		{Overrides{Scale: ptr(-1.0)}, "world.scale", true},
+		// The scale is checked as an override, as the seed is: one check, one wording.
+		{Overrides{Scale: ptr(-1.0)}, "world.scale -1: want a factor in (0, 1000]", false},
+		{Overrides{Scale: ptr(0.0001)}, "world.scale 0.0001: smaller than the smallest step 0.001", false},
 		{Overrides{MaxRate: ptr[pace.Rate](-5)}, "pacing.max_rate", true},
 	} {
 		_, err := Profile{}.Apply(tc.o)
@@ -123,5 +125,20 @@ func TestApplyErrors(t *testing.T) {
 		if err == nil || !strings.Contains(err.Error(), tc.want) || errors.As(err, &invalid) != tc.invalid {
 			t.Errorf("Apply(%+v) = %v; want an error mentioning %q, invalid result %v", tc.o, err, tc.want, tc.invalid)
 		}
+		// An override's own refusal is typed, so the command can name its flag.
+		var ve *ValueError
+		if !tc.invalid && !errors.As(err, &ve) && !errors.Is(err, ErrSpeedAndRate) {
+			t.Errorf("Apply(%+v) = %v (%T); want a *ValueError or ErrSpeedAndRate", tc.o, err, err)
+		}
+	}
+	if _, err := (Profile{}).Apply(Overrides{Seed: ptr[uint64](0)}); !errors.Is(err, world.ErrZeroSeed) {
+		t.Errorf("Apply(seed 0) = %v, want world.ErrZeroSeed wrapped", err)
+	}
+	if _, err := (Profile{}).Apply(Overrides{Pace: ptr(PaceRate), Speed: ptr(60.0)}); !errors.Is(err, ErrModeContradicts) {
+		t.Errorf("Apply(pace rate, speed 60) = %v, want ErrModeContradicts", err)
+	}
+	// 0 overrides the scale with the profile's default, as in a profile file.
+	if p, err := (Profile{World: World{Scale: 5}}).Apply(Overrides{Scale: ptr(0.0)}); err != nil || p.WithDefaults().World.Scale != 1 {
+		t.Errorf("Apply(scale 0) = scale %v, %v; want 1", p.World.Scale, err)
 	}
 }

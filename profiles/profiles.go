@@ -10,14 +10,14 @@
 // plays model day 0's hits and no snapshot, unpaced, without garbage. Unknown fields are
 // errors, so a typo never silently falls back to a default.
 //
-// The same fields are command-line flags ([AddWorldFlags], [AddDayFlags], [AddGarbageFlags],
-// [AddSegmentFlags], [AddRunFlags]): `clickgen run` applies them to a profile as [Overrides],
-// and the verbs that play without one (batch, live, snapshot, inventory, verify) use them
-// directly, with the stand's environment variables as fallbacks.
+// The same fields are command-line flags, bound in cmd/clickgen: `clickgen run` applies them
+// to a profile as [Overrides]. Every verb builds its world with [Profile.NewWorld].
 //
-// This package only describes runs; it sends nothing and reads no clock. It reads the
-// environment only through the [LookupEnv] its caller passes, and files only when named (a
-// catalog, a profile file).
+// This package only describes runs; it sends nothing, reads no clock, no flag and no
+// environment variable, and reads files only when named (a catalog, a profile file). Its
+// errors name a refused value by the profile field that holds it (world.scale) or by what it
+// is (a catalog), as typed errors ([ValueError], [FootprintError], [UnknownError]) the
+// command words as the flag or variable that carried the value.
 package profiles
 
 import (
@@ -89,7 +89,7 @@ type Profile struct {
 	// Pacing chooses when messages go.
 	Pacing Pacing `yaml:"pacing"`
 	// Garbage adds malformed messages and redeliveries to the clean streams: rate, mix (a
-	// mapping of class weights, or the text form of --garbage-mix) and redeliver.
+	// mapping of class weights, or its text form, as world.Mix parses it) and redeliver.
 	Garbage world.Garbage `yaml:"garbage"`
 	// Stop ends the run early; zero fields never stop it.
 	Stop Stop `yaml:"stop"`
@@ -195,8 +195,10 @@ func (p Profile) Validate() error {
 	if p.Name != "" && !nameRE.MatchString(p.Name) {
 		return fmt.Errorf("name %q: want lower-case letters, digits, '-' and '_'", p.Name)
 	}
-	if err := (world.Params{Scale: p.World.Scale}).Validate(); err != nil || p.World.Scale < 0 {
-		return fmt.Errorf("world.scale %v: want a factor in (0, %d], or 0 for 1", p.World.Scale, world.MaxScale)
+	if p.World.Scale != 0 { // 0 means 1
+		if err := CheckScale(p.World.Scale); err != nil {
+			return err
+		}
 	}
 	if p.World.Catalog != strings.TrimSpace(p.World.Catalog) {
 		return fmt.Errorf("world.catalog %q: leading or trailing space", p.World.Catalog)
@@ -235,7 +237,7 @@ func (p Profile) Validate() error {
 		{"garbage.mix", world.Garbage{Rate: max(p.Garbage.Rate, 0), Mix: p.Garbage.Mix}},
 	} {
 		if err := r.g.Validate(); err != nil {
-			return fmt.Errorf("%s: %v", r.field, err)
+			return fmt.Errorf("%s: %w", r.field, err)
 		}
 	}
 	if p.Stop.Duration < 0 {
@@ -272,7 +274,7 @@ func (pc Pacing) validate() error {
 			return fmt.Errorf("pacing.speed %v: want a positive number of model seconds per real second", pc.Speed)
 		}
 		if _, err := pace.Replay(pc.Speed); err != nil {
-			return fmt.Errorf("pacing.speed: %v", err)
+			return fmt.Errorf("pacing.speed: %w", err)
 		}
 	}
 	if !pc.Rate.IsZero() && pc.Mode != PaceRate {
@@ -281,7 +283,7 @@ func (pc Pacing) validate() error {
 	if pc.MaxRate != 0 {
 		// The value was parsed when it was read; this checks one set in Go.
 		if _, err := pace.Constant(pc.MaxRate); err != nil {
-			return fmt.Errorf("pacing.max_rate: %v", err)
+			return fmt.Errorf("pacing.max_rate: %w", err)
 		}
 	}
 	return nil
@@ -421,7 +423,7 @@ func wholeNumbers(n *yaml.Node, path string, read map[string]string) error {
 			case err != nil && v.Tag == "!!float":
 				return fmt.Errorf("%s: %q is not a whole number (line %d)", field, v.Value, v.Line)
 			case err != nil:
-				return fmt.Errorf("%s: %q %v (line %d)", field, v.Value, err, v.Line)
+				return fmt.Errorf("%s: %q %w (line %d)", field, v.Value, err, v.Line)
 			case decimalLess(d, b.min) || decimalLess(b.max, d):
 				return fmt.Errorf("%s: %s is out of range: want %s to %s (line %d)", field, v.Value, b.min, b.max, v.Line)
 			}
@@ -512,10 +514,11 @@ func List() []string {
 	return names
 }
 
-// Source returns the embedded profile file of name as written, comments included.
+// Source returns the embedded profile file of name as written, comments included; a name
+// that is not one is an *[UnknownError].
 func Source(name string) ([]byte, error) {
 	if !slices.Contains(List(), name) {
-		return nil, fmt.Errorf("unknown profile %q: want one of %s, or --profile-file FILE", name, strings.Join(List(), ", "))
+		return nil, &UnknownError{Name: name}
 	}
 	return files.ReadFile(path.Join(".", name+".yaml"))
 }

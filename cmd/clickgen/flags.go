@@ -20,15 +20,22 @@ import (
 	"github.com/clickgen/clickgen/profiles"
 )
 
-// newWorld builds the world wf chooses for a run with garbage g and sets the soft memory
-// limit they need; a bad value or catalog, or a run that cannot fit in memory, is a usage
-// error (nothing was sent).
-func newWorld(verb string, wf *profiles.WorldFlags, g world.Garbage) (*world.World, error) {
-	w, err := wf.NewWorld(os.LookupEnv, g)
-	if err != nil {
-		return nil, usage(verb, err)
+// newWorld builds the world of p for a run on workers render workers with
+// profiles.Profile.NewWorld, the one constructor every verb goes through, and sets the soft
+// memory limit the run needs: the one place it is set. A catalog that cannot be read (named
+// catalog, as the verb calls it) or a run that cannot fit in memory is a usage error
+// (nothing was sent).
+func newWorld(verb string, p profiles.Profile, max play.Bytes, workers int, catalog string) (*world.World, error) {
+	w, err := p.NewWorld(max, workers)
+	if ve, ok := err.(*profiles.ValueError); ok && ve.Name == "catalog" {
+		named := *ve
+		named.Name = catalog
+		err = &named
 	}
-	setMemoryLimit(w, world.Footprint{Scale: wf.Scale, Garbage: g, Workers: wf.Workers})
+	if err != nil {
+		return nil, usage(verb, flagNamed(err))
+	}
+	setMemoryLimit(w, world.Footprint{Scale: p.World.Scale, Garbage: p.Garbage, Workers: workers})
 	return w, nil
 }
 
@@ -52,31 +59,57 @@ func checkWorkers(verb string, n int) error {
 }
 
 // playFlags are the flags every verb that plays into a sink shares (batch, live, snapshot):
-// the world, the model days, garbage and the segment (profiles.PlayFlags), and the sink.
-// inventory uses them without the sink.
+// the world, the model days, garbage and the segment, registered in that order, and the
+// sink. inventory uses them without the sink.
 type playFlags struct {
-	*profiles.PlayFlags
-	fs   *pflag.FlagSet
-	sink *sinkFlags // nil without a sink
+	world   *worldFlags
+	days    *dayFlags
+	garbage *garbageFlags
+	segment *segmentFlags
+	fs      *pflag.FlagSet
+	sink    *sinkFlags // nil without a sink
 }
 
+// addPlayFlags registers the play flags on fs; daysHelp is --days' help, or "" for a verb
+// that plays one day (addDayFlags).
 func addPlayFlags(fs *pflag.FlagSet, daysHelp string, withSink bool) *playFlags {
-	pf := &playFlags{PlayFlags: profiles.AddPlayFlags(fs, daysHelp), fs: fs}
+	pf := &playFlags{world: addWorldFlags(fs), days: addDayFlags(fs, daysHelp), fs: fs}
+	pf.garbage = addGarbageFlags(fs)
+	pf.segment = addSegmentFlags(fs)
 	if withSink {
 		pf.sink = addSinkFlags(fs)
 	}
 	return pf
 }
 
-// parse reads args and checks every flag and environment fallback, with the verb's own
-// checks (check, may be nil) after the days: any mistake is a usage error before anything
-// is sent. It returns the plan of what the flags choose: world, days, garbage and segment.
+// parse reads args and checks every flag and environment fallback in the order the verbs
+// report mistakes: the days, then the verb's own checks (check, may be nil), the segment,
+// the garbage, the sink and the world: any mistake is a usage error before anything is sent.
+// It returns the plan of what the flags choose: world, days, garbage and segment.
 func (pf *playFlags) parse(args []string, out io.Writer, check func() error) (play.Plan, error) {
+	return pf.parseEnv(args, out, os.LookupEnv, check)
+}
+
+// parseEnv is parse with the environment read through env.
+func (pf *playFlags) parseEnv(args []string, out io.Writer, env envLookup, check func() error) (play.Plan, error) {
 	verb := pf.fs.Name()
 	if err := parseFlags(pf.fs, args, out, false); err != nil {
 		return play.Plan{}, err
 	}
-	if err := pf.Resolve(os.LookupEnv, check); err != nil {
+	if err := pf.days.resolve(env); err != nil {
+		return play.Plan{}, usage(verb, err)
+	}
+	if check != nil {
+		if err := check(); err != nil {
+			return play.Plan{}, usage(verb, err)
+		}
+	}
+	segment, err := pf.segment.resolve(env)
+	if err != nil {
+		return play.Plan{}, usage(verb, err)
+	}
+	g, err := pf.garbage.resolve()
+	if err != nil {
 		return play.Plan{}, usage(verb, err)
 	}
 	if pf.sink != nil {
@@ -84,12 +117,11 @@ func (pf *playFlags) parse(args []string, out io.Writer, check func() error) (pl
 			return play.Plan{}, err
 		}
 	}
-	w, err := pf.NewWorld(os.LookupEnv)
+	w, err := pf.world.newWorld(verb, env, g)
 	if err != nil {
-		return play.Plan{}, usage(verb, err)
+		return play.Plan{}, err
 	}
-	setMemoryLimit(w, world.Footprint{Scale: pf.World.Scale, Garbage: pf.Garbage, Workers: pf.World.Workers})
-	return play.Plan{World: w, From: pf.Days.Day, Days: pf.Days.Days, Garbage: pf.Garbage, Segment: pf.Segment}, nil
+	return play.Plan{World: w, From: pf.days.day, Days: pf.days.days, Garbage: g, Segment: segment}, nil
 }
 
 // start opens the sink for topic kind (hits or orders: the default topic name and the

@@ -119,7 +119,7 @@ func TestK8sManifests(t *testing.T) {
 				t.Errorf("args %q: want --segments %d (the completions)", c.Args, s.Completions)
 			}
 			for _, e := range c.Env {
-				if e.Name == profiles.SegmentEnv || e.Name == profiles.JobIndexEnv {
+				if e.Name == segmentEnv || e.Name == jobIndexEnv {
 					t.Errorf("env %s: Kubernetes sets the index, the args the count", e.Name)
 				}
 			}

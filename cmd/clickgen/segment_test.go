@@ -6,8 +6,6 @@ import (
 	"slices"
 	"strings"
 	"testing"
-
-	"github.com/clickgen/clickgen/profiles"
 )
 
 // TestSegmentFlags: the ways of choosing a segment, and the mistakes that are usage errors
@@ -24,13 +22,13 @@ func TestSegmentFlags(t *testing.T) {
 		want string // in stderr
 	}{
 		{"flag", nil, []string{"--segment", "1/3"}, 0, ""},
-		{"env", map[string]string{profiles.SegmentEnv: "2/3"}, nil, 0, ""},
-		{"indexed job", map[string]string{profiles.JobIndexEnv: "2"}, []string{"--segments", "3"}, 0, ""},
+		{"env", map[string]string{segmentEnv: "2/3"}, nil, 0, ""},
+		{"indexed job", map[string]string{jobIndexEnv: "2"}, []string{"--segments", "3"}, 0, ""},
 		{"out of range", nil, []string{"--segment", "3/3"}, 2, "segment 3/3"},
 		{"both", nil, []string{"--segment", "0/2", "--segments", "2"}, 2, "both --segment and --segments"},
-		{"no index", nil, []string{"--segments", "2"}, 2, "needs env " + profiles.JobIndexEnv},
-		{"index too large", map[string]string{profiles.JobIndexEnv: "4"}, []string{"--segments", "4"}, 2, profiles.JobIndexEnv},
-		{"bad env", map[string]string{profiles.SegmentEnv: "x"}, nil, 2, profiles.SegmentEnv},
+		{"no index", nil, []string{"--segments", "2"}, 2, "needs env " + jobIndexEnv},
+		{"index too large", map[string]string{jobIndexEnv: "4"}, []string{"--segments", "4"}, 2, jobIndexEnv},
+		{"bad env", map[string]string{segmentEnv: "x"}, nil, 2, segmentEnv},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			for k, v := range tc.env {

@@ -4,8 +4,6 @@ import (
 	"context"
 	"os"
 	"strconv"
-
-	"github.com/clickgen/clickgen/profiles"
 )
 
 func runBatch(ctx context.Context, sio *stdio, args []string) error {
@@ -19,13 +17,13 @@ call writes the same bytes, and 'clickgen inventory' with the same flags says wh
 	limit := fs.Int("limit", 0, "stop after this many messages in the whole run (events, and garbage if any); 0 means no limit (env GENERATOR_LIMIT)")
 	workers := fs.Int("workers", 0, "days are generated on this many cores; 0 means all")
 	plan, err := pf.parse(args, sio.out, func() error {
-		if err := profiles.SetFromEnv(fs, os.LookupEnv, "limit", "GENERATOR_LIMIT"); err != nil {
+		if err := setFromEnv(fs, os.LookupEnv, "limit", "GENERATOR_LIMIT"); err != nil {
 			return usage("batch", err)
 		}
 		if err := checkWorkers("batch", *workers); err != nil {
 			return err
 		}
-		pf.World.Workers = renderWorkers(*workers, false)
+		pf.world.workers = renderWorkers(*workers, false)
 		if *limit < 0 {
 			return usagef("batch", "--limit %d: want 0 (no limit) or more", *limit)
 		}

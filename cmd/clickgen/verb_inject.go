@@ -4,13 +4,13 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"os"
 	"strconv"
 	"strings"
 
 	"github.com/clickgen/clickgen/generator/play"
 	"github.com/clickgen/clickgen/generator/sink"
 	"github.com/clickgen/clickgen/generator/world"
-	"github.com/clickgen/clickgen/profiles"
 )
 
 func runInject(ctx context.Context, sio *stdio, args []string) error {
@@ -29,8 +29,8 @@ a pure function of (seed, kind, class, day, count): the same call sends the same
 and --count N+1 sends the N of --count N and one more. Each message is flushed before the next,
 and a line per message says what was sent and in which partition it landed. A delivery failure
 exits 1. 'clickgen verify' afterwards lists every injected message as unexpected.`)
-	wf := profiles.AddWorldFlags(fs)
-	inj := profiles.AddInjectFlags(fs)
+	wf := addWorldFlags(fs)
+	inj := addInjectFlags(fs)
 	sf := addSinkFlags(fs)
 	if err := parseFlags(fs, args, sio.out, false); err != nil {
 		return err
@@ -38,15 +38,15 @@ exits 1. 'clickgen verify' afterwards lists every injected message as unexpected
 	if err := sf.resolve(); err != nil {
 		return err
 	}
-	k, err := inj.KindFor(sf.Topic)
+	k, err := inj.kindFor(sf.Topic)
 	if err != nil {
 		return usage("inject", err)
 	}
-	w, err := newWorld("inject", wf, world.Garbage{})
+	w, err := wf.newWorld("inject", os.LookupEnv, world.Garbage{})
 	if err != nil {
 		return err
 	}
-	extras, err := w.Inject(k, inj.Class, inj.Day, inj.Count)
+	extras, err := w.Inject(k, inj.class, inj.day, inj.count)
 	if err != nil {
 		return err
 	}
@@ -64,7 +64,7 @@ exits 1. 'clickgen verify' afterwards lists every injected message as unexpected
 		out = sio.err
 	}
 	p := newPlayer(sio, snk, sf.FlushTimeout, len(extras))
-	err = injectAll(ctx, p, out, topic, k, inj.Day, extras)
+	err = injectAll(ctx, p, out, topic, k, inj.day, extras)
 	return p.Finish(err, sf.report)
 }
 

@@ -33,7 +33,7 @@ and redeliveries they add, and what the stand's raw, ODS and error tables must t
 		}
 		inv, err := profiles.MergeInventoryFiles(fs.Args())
 		if err != nil {
-			return usage("inventory", err)
+			return usage("inventory", flagNamed(err))
 		}
 		return printInventory(sio, inv)
 	}
@@ -41,7 +41,7 @@ and redeliveries they add, and what the stand's raw, ODS and error tables must t
 		if err := checkWorkers("inventory", *workers); err != nil {
 			return err
 		}
-		pf.World.Workers = renderWorkers(*workers, false)
+		pf.world.workers = renderWorkers(*workers, false)
 		return nil
 	})
 	if err != nil {

@@ -7,7 +7,6 @@ import (
 
 	"github.com/clickgen/clickgen/generator/pace"
 	"github.com/clickgen/clickgen/generator/play"
-	"github.com/clickgen/clickgen/profiles"
 )
 
 func runLive(ctx context.Context, sio *stdio, args []string) error {
@@ -21,12 +20,12 @@ same day; only the timing differs.`)
 	pf := addPlayFlags(fs, "", true)
 	speed := fs.Float64("speed", pace.DefaultSpeed, "model seconds per real second (env GENERATOR_SPEED)")
 	var maxRate pace.Rate
-	profiles.AddMaxRateFlag(fs, &maxRate, "a ceiling on top of the model-time schedule, e.g. 500/s")
+	addMaxRateFlag(fs, &maxRate, "a ceiling on top of the model-time schedule, e.g. 500/s")
 	every := fs.Duration("progress-every", time.Minute, "how often to print a progress line (at least 100ms)")
 	var schedule pace.Schedule
 	var opts []pace.Opt
 	plan, err := pf.parse(args, sio.out, func() error {
-		if err := profiles.SetFromEnv(fs, os.LookupEnv, "speed", "GENERATOR_SPEED"); err != nil {
+		if err := setFromEnv(fs, os.LookupEnv, "speed", "GENERATOR_SPEED"); err != nil {
 			return usage("live", err)
 		}
 		var err error

@@ -37,7 +37,7 @@ such a file (exit code 2 and the field at fault if it is broken) and prints it.`
 			return usagef("profiles", "show wants one profile NAME or --profile-file FILE")
 		}
 		if err != nil {
-			return usagef("profiles", "%v", err)
+			return usagef("profiles", "%w", flagNamed(err))
 		}
 		_, err = sio.out.Write(src)
 		return err

@@ -15,7 +15,6 @@ import (
 	"github.com/clickgen/clickgen/generator/play"
 	"github.com/clickgen/clickgen/generator/prom"
 	"github.com/clickgen/clickgen/generator/sink"
-	"github.com/clickgen/clickgen/generator/world"
 	"github.com/clickgen/clickgen/profiles"
 )
 
@@ -56,7 +55,7 @@ found a difference, 2 for usage errors (nothing was sent), 130 when interrupted.
 func runRun(ctx context.Context, sio *stdio, args []string) error {
 	fs := newFlags("run", "run [PROFILE] [flags]", runHelp)
 	var sf *sinkFlags
-	rf := profiles.AddRunFlags(fs, func(fs *pflag.FlagSet) {
+	rf := addRunFlags(fs, func(fs *pflag.FlagSet) {
 		sf = addSinkFlags(fs)
 		fs.Lookup("brokers").Usage = "Kafka bootstrap `HOSTS`, comma-separated; without it, an embedded broker is played into and read back"
 		fs.MarkHidden("file")
@@ -65,26 +64,25 @@ func runRun(ctx context.Context, sio *stdio, args []string) error {
 	if err := parseFlags(fs, args, sio.out, true); err != nil {
 		return err
 	}
-	p, segment, err := rf.Profile(os.LookupEnv)
+	p, segment, err := rf.profile(os.LookupEnv)
 	if err != nil {
 		return usage("run", err)
 	}
-	if err := checkRunSink(sf, rf.Workers); err != nil {
+	if err := checkRunSink(sf, rf.workers); err != nil {
 		return err
 	}
-	w, err := p.NewWorld(rf.World.MaxMemory, renderWorkers(rf.Workers, true))
+	w, err := newWorld("run", p, rf.world.maxMemory, renderWorkers(rf.workers, true), "catalog")
 	if err != nil {
-		return usage("run", err)
+		return err
 	}
-	setMemoryLimit(w, world.Footprint{Scale: p.World.Scale, Garbage: p.Garbage, Workers: renderWorkers(rf.Workers, true)})
-	every := rf.Interval
+	every := rf.interval
 	if p.Pacing.Mode == profiles.PaceReplay && !fs.Changed("interval") {
 		every = time.Minute
 	}
 	var pl *play.Session // set before the run starts, which is when progress is reported
 	// run always plays into Kafka: --brokers, or the embedded broker, whose address is known
 	// only once it has started (after the plan), so sf.Kafka() cannot tell yet.
-	plan, err := p.Plan(w, profiles.PlanOptions{Workers: renderWorkers(rf.Workers, true), ReplayEvery: every, Segment: segment,
+	plan, err := p.Plan(w, profiles.PlanOptions{Workers: renderWorkers(rf.workers, true), ReplayEvery: every, Segment: segment,
 		ReplayProgress: func(s pace.Snapshot) { replayLine(pl, p.Play.Day, s) }})
 	if err != nil {
 		return usagef("run", "%v", err)
@@ -107,11 +105,11 @@ func runRun(ctx context.Context, sio *stdio, args []string) error {
 	} else {
 		// Not after newPlayer: the session it started would go on printing its progress
 		// line every 10 s beside the rate session's, until the process ended.
-		pl = play.NewRateSession(sio.err, snk, sf.FlushTimeout, plan, rf.Interval, p.Pacing.MaxRate)
+		pl = play.NewRateSession(sio.err, snk, sf.FlushTimeout, plan, rf.interval, p.Pacing.MaxRate)
 		if f := sf.follow.f; f != nil {
 			pl.FollowIntervals(f.States)
 		}
-		pl.RecordEvery(play.ReportEvery(plan.Stop.Duration, rf.Interval), rf.Interval)
+		pl.RecordEvery(play.ReportEvery(plan.Stop.Duration, rf.interval), rf.interval)
 	}
 	pl.Follow = sf.follow.finisher()
 	out, runErr := playOn(ctx, pl, plan)

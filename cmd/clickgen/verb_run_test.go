@@ -145,7 +145,7 @@ func TestRunUsageErrors(t *testing.T) {
 		{[]string{"run", "--days", "0"}, "--days 0"},
 		{[]string{"run", "--day", "-1"}, "play.day -1"},
 		{[]string{"run", "--seed", "0"}, "--seed 0"},
-		{[]string{"run", "--scale", "-1"}, "world.scale"},
+		{[]string{"run", "--scale", "-1"}, "--scale -1: want a factor in (0, 1000]"}, // batch's wording
 		{[]string{"run", "--send", "clicks"}, `play.send "clicks"`},
 		{[]string{"run", "--garbage", "20"}, "garbage.rate"},
 		{[]string{"run", "--garbage-mix", "typo=1"}, "--garbage-mix"},

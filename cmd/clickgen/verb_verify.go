@@ -12,7 +12,6 @@ import (
 	"github.com/clickgen/clickgen/generator/reconcile"
 	"github.com/clickgen/clickgen/generator/sink"
 	"github.com/clickgen/clickgen/generator/world"
-	"github.com/clickgen/clickgen/profiles"
 )
 
 // addReadFlags adds the sink flags for a verb that reads topics: --brokers, the connection
@@ -52,9 +51,9 @@ alone) may be absent.
 
 Exit status: 0 when everything agrees, 1 when anything differs or the topics cannot be read
 (within --connect-timeout and --timeout), 2 for usage errors.`)
-	v := &verifyRun{wf: profiles.AddWorldFlags(fs), df: profiles.AddDayFlags(fs, "number of run days the topics hold")}
+	v := &verifyRun{wf: addWorldFlags(fs), df: addDayFlags(fs, "number of run days the topics hold")}
 	addVerifyFlags(fs, &v.Verify)
-	v.gf, v.sf, v.seg = profiles.AddGarbageFlags(fs), addReadFlags(fs), profiles.AddSegmentFlags(fs)
+	v.gf, v.sf, v.seg = addGarbageFlags(fs), addReadFlags(fs), addSegmentFlags(fs)
 	if err := v.parse(fs, args, sio); err != nil {
 		return err
 	}
@@ -64,7 +63,7 @@ Exit status: 0 when everything agrees, 1 when anything differs or the topics can
 	} else if err != nil {
 		return sinkError(err)
 	}
-	r, err := v.Run(ctx, v.w, v.df.Day, v.df.Days, v.g, v.sf.Brokers, v.sf.ConnOpts(), func(format string, args ...any) {
+	r, err := v.Run(ctx, v.w, v.df.day, v.df.days, v.g, v.sf.Brokers, v.sf.ConnOpts(), func(format string, args ...any) {
 		fmt.Fprintf(sio.err, "clickgen: "+format+"\n", args...)
 	})
 	err = verifyRunError(&v.Verify, err)
@@ -85,11 +84,11 @@ Exit status: 0 when everything agrees, 1 when anything differs or the topics can
 // verifyRun is what verify reads and against what.
 type verifyRun struct {
 	reconcile.Verify
-	wf  *profiles.WorldFlags
-	df  *profiles.DayFlags
-	gf  *profiles.GarbageFlags
+	wf  *worldFlags
+	df  *dayFlags
+	gf  *garbageFlags
 	sf  *sinkFlags
-	seg *profiles.SegmentFlags
+	seg *segmentFlags
 	w   *world.World
 	g   world.Garbage
 }
@@ -99,14 +98,14 @@ func (v *verifyRun) parse(fs *pflag.FlagSet, args []string, sio *stdio) error {
 	if err := parseFlags(fs, args, sio.out, false); err != nil {
 		return err
 	}
-	if err := v.df.Resolve(os.LookupEnv); err != nil {
+	if err := v.df.resolve(os.LookupEnv); err != nil {
 		return usage("verify", err)
 	}
 	var err error
-	if v.g, err = v.gf.Resolve(); err != nil {
+	if v.g, err = v.gf.resolve(); err != nil {
 		return usage("verify", err)
 	}
-	if v.Segment, err = v.seg.Resolve(os.LookupEnv); err != nil {
+	if v.Segment, err = v.seg.resolve(os.LookupEnv); err != nil {
 		return usage("verify", err)
 	}
 	if err := checkVerify(&v.Verify); err != nil {
@@ -115,10 +114,10 @@ func (v *verifyRun) parse(fs *pflag.FlagSet, args []string, sio *stdio) error {
 	if err := checkWorkers("verify", v.Workers); err != nil {
 		return err
 	}
-	v.wf.Workers = renderWorkers(v.Workers, false)
+	v.wf.workers = renderWorkers(v.Workers, false)
 	if err := v.sf.check(v.sf.resolveRead(os.LookupEnv, "verify", v.HitsTopic)); err != nil {
 		return err
 	}
-	v.w, err = newWorld("verify", v.wf, v.g)
+	v.w, err = v.wf.newWorld("verify", os.LookupEnv, v.g)
 	return err
 }

@@ -1,4 +1,4 @@
-package profiles
+package main
 
 import (
 	"strings"
@@ -35,11 +35,11 @@ func TestInjectKindFor(t *testing.T) {
 		{"hits", []string{"--class", "accepted_bad", "--day", "29104"}, "hits", ""},
 	} {
 		fs := pflag.NewFlagSet("inject", pflag.ContinueOnError)
-		f := AddInjectFlags(fs)
+		f := addInjectFlags(fs)
 		if err := fs.Parse(c.args); err != nil {
 			t.Fatal(err)
 		}
-		got, err := f.KindFor(c.topic)
+		got, err := f.kindFor(c.topic)
 		if got != c.want || (c.wantErr == "") != (err == nil) || (err != nil && !strings.HasPrefix(err.Error(), c.wantErr)) {
 			t.Errorf("topic %s, %q: kind %q, error %v; want %q, error starting %q", c.topic, c.args, got, err, c.want, c.wantErr)
 		}

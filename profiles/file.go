@@ -1,0 +1,82 @@
+package profiles
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+	"text/tabwriter"
+)
+
+// LoadFile reads and parses a user's profile file ([ParseFile]); an error is a *[ValueError]
+// named profile file, with the path and the field at fault. A file without a name is named
+// after the file.
+func LoadFile(path string) (Profile, error) {
+	p, _, err := loadFile(path)
+	return p, err
+}
+
+// SourceFile returns the text of the user's profile file at path as it is, comments
+// included, once it has passed [LoadFile]'s checks and its world.catalog, if any, has been
+// read and parsed as a run reads it (a missing catalog or a directory used to pass);
+// errors are LoadFile's, or name the profile file and world.catalog.
+func SourceFile(path string) ([]byte, error) {
+	p, data, err := loadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	if _, err := LoadCatalog(p.World.Catalog); err != nil {
+		var ve *ValueError
+		if errors.As(err, &ve) {
+			named := *ve
+			named.Name = "world.catalog" // the field of the file that names the catalog
+			err = &named
+		}
+		return nil, &ValueError{Name: "profile file", Value: path, Err: err}
+	}
+	return data, nil
+}
+
+// loadFile is LoadFile, returning the file's text too.
+func loadFile(path string) (Profile, []byte, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return Profile{}, nil, &ValueError{Name: "profile file", Err: err}
+	}
+	defer f.Close()
+	data, err := io.ReadAll(io.LimitReader(f, maxFileSize+1))
+	if err != nil {
+		return Profile{}, nil, &ValueError{Name: "profile file", Err: err}
+	}
+	if len(data) > maxFileSize {
+		return Profile{}, nil, &ValueError{Name: "profile file", Value: path, Err: errors.New("larger than 1 MiB: a profile is a few dozen lines")}
+	}
+	p, err := ParseFile(data)
+	if err != nil {
+		return Profile{}, nil, &ValueError{Name: "profile file", Value: path, Err: err}
+	}
+	if p.Name == "" {
+		base := path[strings.LastIndexAny(path, `/\`)+1:]
+		p.Name = strings.TrimSuffix(strings.TrimSuffix(base, ".yaml"), ".yml")
+	}
+	return p, data, nil
+}
+
+// WriteList writes the embedded profiles to w, one a line with its description, the default
+// one marked, in columns.
+func WriteList(w io.Writer) error {
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	for _, name := range List() {
+		p, err := Load(name)
+		if err != nil {
+			return err // an embedded profile is broken: a bug, caught by the tests
+		}
+		def := ""
+		if name == Default {
+			def = " (default)"
+		}
+		fmt.Fprintf(tw, "%s%s\t%s\n", name, def, p.Description)
+	}
+	return tw.Flush()
+}

@@ -1,0 +1,95 @@
+package profiles
+
+import (
+	"errors"
+	"fmt"
+	"os"
+
+	"github.com/clickgen/clickgen/generator/play"
+	"github.com/clickgen/clickgen/generator/world"
+)
+
+// NewWorld builds the world of p, with its defaults applied ([Profile.WithDefaults]): the
+// one constructor of a world every verb goes through. It refuses first a run whose memory
+// cannot fit ([CheckFootprint] with max, for workers render workers and p's garbage: the
+// scale alone may not fit), then a scale no world has ([CheckScale]), then reads p's catalog
+// (a *[ValueError] named catalog when it cannot be read or parsed), refuses a run whose
+// memory cannot fit with the catalog's rows counted, and builds the world. A seed of 0 is
+// the canonical one: a caller that took the seed from a user checks it first ([CheckSeed]).
+func (p Profile) NewWorld(max play.Bytes, workers int) (*world.World, error) {
+	f := world.Footprint{Scale: p.World.Scale, Garbage: p.Garbage, Workers: workers}
+	if err := CheckFootprint(f, max); err != nil {
+		return nil, err
+	}
+	if err := CheckScale(p.World.Scale); err != nil {
+		return nil, err
+	}
+	c, size, err := loadCatalog(p.World.Catalog)
+	if err != nil {
+		return nil, err
+	}
+	if c != nil {
+		f.Products, f.CatalogBytes = len(c.Products), size
+		if err := CheckFootprint(f, max); err != nil {
+			return nil, err
+		}
+	}
+	return world.NewWorld(world.Params{Seed: p.World.Seed, Scale: p.World.Scale, Catalog: c})
+}
+
+// LoadCatalog reads and parses the catalog file at path (nil for ""); an error is a
+// *[ValueError] named catalog, with the path and, for a bad file, the line and column.
+func LoadCatalog(path string) (*world.Catalog, error) {
+	c, _, err := loadCatalog(path)
+	return c, err
+}
+
+// loadCatalog is LoadCatalog, returning the file's size too. A file larger than
+// world.MaxCatalogBytes is refused before it is read.
+func loadCatalog(path string) (*world.Catalog, int, error) {
+	if path == "" {
+		return nil, 0, nil
+	}
+	if fi, err := os.Stat(path); err == nil && fi.Mode().IsRegular() && fi.Size() > world.MaxCatalogBytes {
+		return nil, 0, &ValueError{Name: "catalog", Value: path,
+			Err: fmt.Errorf("%d bytes, want at most %d (256 MiB)", fi.Size(), world.MaxCatalogBytes)}
+	}
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, 0, &ValueError{Name: "catalog", Err: err} // the *fs.PathError names the path
+	}
+	c, err := world.ParseCatalog(data)
+	if err != nil {
+		return nil, 0, &ValueError{Name: "catalog", Value: path, Err: err}
+	}
+	return c, len(data), nil
+}
+
+// CheckMemory refuses, before anything is built or sent, a run at scale with garbage g whose
+// estimated memory ([world.MemoryNeeded]) does not fit under max (0: none), the cgroup's
+// limit, the address-space limit or the system's available memory ([play.CheckMemory]).
+// Scale 1000 used to draw 24 GB and set off the OOM killer.
+func CheckMemory(scale float64, g world.Garbage, max play.Bytes) error {
+	return CheckFootprint(world.Footprint{Scale: scale, Garbage: g}, max)
+}
+
+// CheckFootprint is [CheckMemory] for the whole footprint of a run ([world.Footprint.Need]):
+// its scale and garbage, its render workers and its catalog. The refusal is a
+// *[FootprintError], which names each part that adds memory.
+func CheckFootprint(f world.Footprint, max play.Bytes) error {
+	var me *play.MemoryError
+	if err := play.CheckMemory(f.Need(), max); errors.As(err, &me) {
+		return &FootprintError{Footprint: f, Err: me}
+	}
+	return nil
+}
+
+// CheckDays refuses model days the wire formats cannot carry (see [world.MaxDay]), as a
+// *[ValueError] named play.day/play.days: day 9223372036854775807 used to exit 0 having sent
+// nothing, and from day 29 105 on UTCEventTime wrapped to 1970.
+func CheckDays(from, n int) error {
+	if err := world.CheckDays(from, n); err != nil {
+		return &ValueError{Name: "play.day/play.days", Err: err}
+	}
+	return nil
+}
