@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/clickgen/clickgen/generator/play"
 	"github.com/clickgen/clickgen/generator/world"
 )
 
@@ -88,7 +87,7 @@ func (e *UnknownError) Error() string {
 // command names the flags that set them.
 type FootprintError struct {
 	Footprint world.Footprint
-	Err       *play.MemoryError
+	Err       *MemoryError
 }
 
 // WorkersAdd reports whether the render workers add memory beyond the window the

@@ -5,20 +5,19 @@ import (
 	"fmt"
 	"os"
 
-	"github.com/clickgen/clickgen/generator/play"
 	"github.com/clickgen/clickgen/generator/world"
 )
 
 // NewWorld builds the world of p, with its defaults applied ([Profile.WithDefaults]): the
 // one constructor of a world every verb goes through. It refuses first a run whose memory
-// cannot fit ([CheckFootprint] with max, for workers render workers and p's garbage: the
+// cannot fit ([CheckFootprint] under limit, for workers render workers and p's garbage: the
 // scale alone may not fit), then a scale no world has ([CheckScale]), then reads p's catalog
 // (a *[ValueError] named catalog when it cannot be read or parsed), refuses a run whose
 // memory cannot fit with the catalog's rows counted, and builds the world. A seed of 0 is
 // the canonical one: a caller that took the seed from a user checks it first ([CheckSeed]).
-func (p Profile) NewWorld(max play.Bytes, workers int) (*world.World, error) {
+func (p Profile) NewWorld(limit MemoryLimit, workers int) (*world.World, error) {
 	f := world.Footprint{Scale: p.World.Scale, Garbage: p.Garbage, Workers: workers}
-	if err := CheckFootprint(f, max); err != nil {
+	if err := CheckFootprint(f, limit); err != nil {
 		return nil, err
 	}
 	if err := CheckScale(p.World.Scale); err != nil {
@@ -30,7 +29,7 @@ func (p Profile) NewWorld(max play.Bytes, workers int) (*world.World, error) {
 	}
 	if c != nil {
 		f.Products, f.CatalogBytes = len(c.Products), size
-		if err := CheckFootprint(f, max); err != nil {
+		if err := CheckFootprint(f, limit); err != nil {
 			return nil, err
 		}
 	}
@@ -66,19 +65,19 @@ func loadCatalog(path string) (*world.Catalog, int, error) {
 }
 
 // CheckMemory refuses, before anything is built or sent, a run at scale with garbage g whose
-// estimated memory ([world.MemoryNeeded]) does not fit under max (0: none), the cgroup's
-// limit, the address-space limit or the system's available memory ([play.CheckMemory]).
-// Scale 1000 used to draw 24 GB and set off the OOM killer.
-func CheckMemory(scale float64, g world.Garbage, max play.Bytes) error {
-	return CheckFootprint(world.Footprint{Scale: scale, Garbage: g}, max)
+// estimated memory ([world.MemoryNeeded]) does not fit under limit ([MemoryLimit.Check]; the
+// command measures it from --max-memory, the cgroup's limit, the address-space limit and the
+// system's available memory). Scale 1000 used to draw 24 GB and set off the OOM killer.
+func CheckMemory(scale float64, g world.Garbage, limit MemoryLimit) error {
+	return CheckFootprint(world.Footprint{Scale: scale, Garbage: g}, limit)
 }
 
 // CheckFootprint is [CheckMemory] for the whole footprint of a run ([world.Footprint.Need]):
 // its scale and garbage, its render workers and its catalog. The refusal is a
 // *[FootprintError], which names each part that adds memory.
-func CheckFootprint(f world.Footprint, max play.Bytes) error {
-	var me *play.MemoryError
-	if err := play.CheckMemory(f.Need(), max); errors.As(err, &me) {
+func CheckFootprint(f world.Footprint, limit MemoryLimit) error {
+	var me *MemoryError
+	if err := limit.Check(f.Need()); errors.As(err, &me) {
 		return &FootprintError{Footprint: f, Err: me}
 	}
 	return nil

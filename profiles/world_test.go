@@ -6,7 +6,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/clickgen/clickgen/generator/play"
 	"github.com/clickgen/clickgen/generator/world"
 )
 
@@ -14,11 +13,11 @@ import (
 // can, and names a catalog it cannot read as a value (catalog), wrapping the file's error.
 func TestNewWorld(t *testing.T) {
 	var fe *FootprintError
-	if _, err := (Profile{World: World{Scale: 100}}).NewWorld(1<<30, 0); !errors.As(err, &fe) || fe.Err.Source != "the explicit limit" ||
+	if _, err := (Profile{World: World{Scale: 100}}).NewWorld(explicit(1<<30), 0); !errors.As(err, &fe) || fe.Err.Source != "the explicit limit" ||
 		!strings.HasPrefix(err.Error(), "scale 100 needs about ") {
 		t.Errorf("NewWorld(scale 100, max 1 GiB) error = %v, want the memory refusal as a *FootprintError", err)
 	}
-	if w, err := (Profile{}).WithDefaults().NewWorld(1<<30, 0); err != nil || w.Scale() != 1 || w.Seed() != world.CanonicalSeed {
+	if w, err := (Profile{}).WithDefaults().NewWorld(explicit(1<<30), 0); err != nil || w.Scale() != 1 || w.Seed() != world.CanonicalSeed {
 		t.Errorf("NewWorld(zero profile with defaults, max 1 GiB) = %v, %v; want the canonical scale-1 world", w, err)
 	}
 	// The scale is checked after the memory (a scale that cannot fit is told so) and before
@@ -31,14 +30,14 @@ func TestNewWorld(t *testing.T) {
 		{-1, "world.scale -1: want a factor in (0, 1000]"},
 		{0.0001, "world.scale 0.0001: smaller than the smallest step 0.001"},
 	} {
-		if _, err := (Profile{World: World{Scale: tc.scale, Catalog: "/nonexistent"}}).NewWorld(0, 0); err == nil || err.Error() != tc.want {
+		if _, err := (Profile{World: World{Scale: tc.scale, Catalog: "/nonexistent"}}).NewWorld(MemoryLimit{}, 0); err == nil || err.Error() != tc.want {
 			t.Errorf("NewWorld(scale %v) = %v, want %q", tc.scale, err, tc.want)
 		}
 	}
-	if w, err := (Profile{World: World{Seed: 7, Scale: 0.5}}).NewWorld(0, 0); err != nil || w.Seed() != 7 || w.Scale() != 0.5 {
+	if w, err := (Profile{World: World{Seed: 7, Scale: 0.5}}).NewWorld(MemoryLimit{}, 0); err != nil || w.Seed() != 7 || w.Scale() != 0.5 {
 		t.Errorf("NewWorld(seed 7, scale 0.5) = %v, %v", w, err)
 	}
-	_, err := (Profile{World: World{Scale: 1, Catalog: "/nonexistent"}}).NewWorld(0, 0)
+	_, err := (Profile{World: World{Scale: 1, Catalog: "/nonexistent"}}).NewWorld(MemoryLimit{}, 0)
 	var ve *ValueError
 	if !errors.As(err, &ve) || ve.Name != "catalog" || !errors.Is(err, fs.ErrNotExist) || !strings.HasPrefix(err.Error(), "catalog: open /nonexistent: ") {
 		t.Errorf("NewWorld(catalog /nonexistent) error = %v, want catalog: open …, wrapping fs.ErrNotExist", err)
@@ -87,7 +86,7 @@ func TestFootprintCounted(t *testing.T) {
 	if d := big.Need() - world.MemoryNeeded(1, world.Garbage{}); d < 500<<20 {
 		t.Errorf("a 1 000 000-row catalog adds %d bytes; want its rows and file counted", d)
 	}
-	err := CheckFootprint(big, 256<<20)
+	err := CheckFootprint(big, explicit(256<<20))
 	var fe *FootprintError
 	if !errors.As(err, &fe) || fe.Footprint.Products != big.Products || fe.WorkersAdd() || fe.GarbageAdds() ||
 		!strings.Contains(err.Error(), "scale 1 with a catalog of 1000000 products (104857600 bytes) needs about") ||
@@ -97,8 +96,12 @@ func TestFootprintCounted(t *testing.T) {
 	if big.SoftLimit() <= world.SoftMemoryLimit(1, world.Garbage{})+300<<20 {
 		t.Errorf("soft limit %d with 1 000 000 products; want their rows above scale 1's", big.SoftLimit())
 	}
-	var me *play.MemoryError
-	if err := CheckFootprint(world.Footprint{Scale: 100, Workers: 1024, Garbage: world.Garbage{Rate: 1}}, 1<<30); !errors.As(err, &fe) || !fe.WorkersAdd() || !fe.GarbageAdds() || !errors.As(err, &me) {
+	var me *MemoryError
+	if err := CheckFootprint(world.Footprint{Scale: 100, Workers: 1024, Garbage: world.Garbage{Rate: 1}}, explicit(1<<30)); !errors.As(err, &fe) || !fe.WorkersAdd() || !fe.GarbageAdds() || !errors.As(err, &me) {
 		t.Errorf("CheckFootprint(scale 100, 1024 workers, garbage 1) = %v; want the workers and garbage named", err)
 	}
 }
+
+// explicit is a memory limit the caller gave, as the command passes --max-memory when it is
+// the smallest.
+func explicit(b Bytes) MemoryLimit { return MemoryLimit{Bytes: b, Source: "the explicit limit"} }

@@ -12,6 +12,7 @@ import (
 
 	"github.com/spf13/pflag"
 
+	"github.com/clickgen/clickgen/cmd/clickgen/internal/sysmem"
 	"github.com/clickgen/clickgen/generator/logs"
 	"github.com/clickgen/clickgen/generator/play"
 	"github.com/clickgen/clickgen/generator/prom"
@@ -22,11 +23,14 @@ import (
 
 // newWorld builds the world of p for a run on workers render workers with
 // profiles.Profile.NewWorld, the one constructor every verb goes through, and sets the soft
-// memory limit the run needs: the one place it is set. A catalog that cannot be read (named
+// memory limit the run needs: the one place it is set. The memory the run may take is
+// measured here (sysmem.Limit: max, 0 for none, the address-space and cgroup limits, the
+// available memory) and given to NewWorld as a value. A catalog that cannot be read (named
 // catalog, as the verb calls it) or a run that cannot fit in memory is a usage error
 // (nothing was sent).
-func newWorld(verb string, p profiles.Profile, max play.Bytes, workers int, catalog string) (*world.World, error) {
-	w, err := p.NewWorld(max, workers)
+func newWorld(verb string, p profiles.Profile, max profiles.Bytes, workers int, catalog string) (*world.World, error) {
+	limit, source := sysmem.Limit(int64(max))
+	w, err := p.NewWorld(profiles.MemoryLimit{Bytes: profiles.Bytes(limit), Source: source}, workers)
 	if ve, ok := err.(*profiles.ValueError); ok && ve.Name == "catalog" {
 		named := *ve
 		named.Name = catalog

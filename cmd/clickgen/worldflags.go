@@ -8,7 +8,7 @@ import (
 
 	"github.com/spf13/pflag"
 
-	"github.com/clickgen/clickgen/generator/play"
+	"github.com/clickgen/clickgen/cmd/clickgen/internal/sysmem"
 	"github.com/clickgen/clickgen/generator/world"
 	"github.com/clickgen/clickgen/profiles"
 )
@@ -34,8 +34,8 @@ const (
 type worldFlags struct {
 	seed      uint64
 	scale     float64
-	maxMemory play.Bytes // 0: only the cgroup's limit and the available memory apply
-	catalog   string     // a catalog CSV file; "" is the embedded catalog
+	maxMemory profiles.Bytes // 0: only the cgroup's limit and the available memory apply
+	catalog   string         // a catalog CSV file; "" is the embedded catalog
 	// workers is the number of render workers the run will use (0: GOMAXPROCS), counted in the
 	// memory check; the verb sets it from its --workers before newWorld.
 	workers int
@@ -262,7 +262,7 @@ func flagNamed(err error) error {
 // its footprint that adds memory, and --max-memory when that is the limit.
 func memoryRefusal(e *profiles.FootprintError) error {
 	f, limit := e.Footprint, *e.Err
-	if limit.Source == "the explicit limit" {
+	if limit.Source == sysmem.Explicit {
 		limit.Source = "--max-memory"
 	}
 	note, lower := "", []string{"--scale", "--garbage"}

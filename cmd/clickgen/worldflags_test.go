@@ -10,6 +10,7 @@ import (
 
 	"github.com/spf13/pflag"
 
+	"github.com/clickgen/clickgen/cmd/clickgen/internal/sysmem"
 	"github.com/clickgen/clickgen/generator/world"
 	"github.com/clickgen/clickgen/profiles"
 )
@@ -280,11 +281,16 @@ func TestPlayFlagsParse(t *testing.T) {
 	}
 }
 
+// maxMemory is the memory limit --max-memory b sets when it is the smallest (newWorld).
+func maxMemory(b profiles.Bytes) profiles.MemoryLimit {
+	return profiles.MemoryLimit{Bytes: b, Source: sysmem.Explicit}
+}
+
 // TestFlagNamed: package profiles' refusals, named by field, are worded as the flags that
 // carried them, and a memory refusal names the flags that set each part of the footprint.
 func TestFlagNamed(t *testing.T) {
 	big := world.Footprint{Scale: 1, Products: 1_000_000, CatalogBytes: 100 << 20}
-	err := flagNamed(profiles.CheckFootprint(big, 256<<20))
+	err := flagNamed(profiles.CheckFootprint(big, maxMemory(256<<20)))
 	if err == nil || !strings.Contains(err.Error(), "--scale 1 with a catalog of 1000000 products (104857600 bytes) needs about") ||
 		!strings.Contains(err.Error(), "more than --max-memory (256 MiB)") ||
 		!strings.Contains(err.Error(), "lower --scale, --garbage or the catalog, or raise --max-memory") {
@@ -294,7 +300,7 @@ func TestFlagNamed(t *testing.T) {
 	if !errors.As(err, &fe) {
 		t.Errorf("the named memory refusal %v does not wrap the *profiles.FootprintError", err)
 	}
-	err = flagNamed(profiles.CheckFootprint(world.Footprint{Scale: 100, Workers: 1024, Garbage: world.Garbage{Rate: 0.5}}, 1<<30))
+	err = flagNamed(profiles.CheckFootprint(world.Footprint{Scale: 100, Workers: 1024, Garbage: world.Garbage{Rate: 0.5}}, maxMemory(1<<30)))
 	if err == nil || !strings.HasPrefix(err.Error(), "--scale 100 with --garbage 0.5 --redeliver 0 with --workers 1024 needs about") ||
 		!strings.HasSuffix(err.Error(), ": lower --scale, --garbage or --workers, or raise --max-memory") {
 		t.Errorf("CheckFootprint(scale 100, garbage, 1024 workers) named = %v", err)
