@@ -12,6 +12,8 @@ import (
 
 	"github.com/spf13/pflag"
 
+	"github.com/clickgen/clickgen/cmd/clickgen/internal/console"
+	"github.com/clickgen/clickgen/cmd/clickgen/internal/reportfile"
 	"github.com/clickgen/clickgen/cmd/clickgen/internal/sysmem"
 	"github.com/clickgen/clickgen/generator/logs"
 	"github.com/clickgen/clickgen/generator/play"
@@ -130,7 +132,7 @@ func (pf *playFlags) parseEnv(args []string, out io.Writer, env envLookup, check
 
 // start opens the sink for topic kind (hits or orders: the default topic name and the
 // partitions a created topic gets) and returns the player and the topic to send to.
-func (pf *playFlags) start(ctx context.Context, sio *stdio, kind string) (*play.Session, string, error) {
+func (pf *playFlags) start(ctx context.Context, sio *stdio, kind string) (*console.Session, string, error) {
 	topic, err := pf.sink.TopicFor(pf.fs.Name(), kind)
 	if err != nil {
 		return nil, "", usage(pf.fs.Name(), err)
@@ -178,7 +180,7 @@ func (sf *sinkFlags) check(err error) error {
 		return usagef(sf.verb, "%v", err)
 	}
 	if sf.report != "" {
-		if err := play.CheckReportPath(sf.report, sf.File); err != nil {
+		if err := reportfile.Check(sf.report, sf.File); err != nil {
 			return usagef(sf.verb, "--report %s: %v", sf.report, err)
 		}
 	}
@@ -258,12 +260,12 @@ func (sf *sinkFlags) open(ctx context.Context, sio *stdio, want map[string]int32
 	return snk, err
 }
 
-// newPlayer starts a session playing into snk, printing on stderr (play.Session).
-func newPlayer(sio *stdio, snk sink.Sink, flushTimeout time.Duration, total int) *play.Session {
-	return play.NewSession(sio.err, snk, flushTimeout, total, 0, nil)
+// newPlayer starts a session playing into snk, printing on stderr (console.Session).
+func newPlayer(sio *stdio, snk sink.Sink, flushTimeout time.Duration, total int) *console.Session {
+	return console.NewSession(sio.err, snk, flushTimeout, total, 0, nil)
 }
 
 // playOn runs plan in session p, the metrics server (if any) hearing what happens too.
-func playOn(ctx context.Context, p *play.Session, plan play.Plan) (play.Result, error) {
+func playOn(ctx context.Context, p *console.Session, plan play.Plan) (play.Result, error) {
 	return p.Play(ctx, plan, prom.Of(p.Sink).Observer(plan))
 }

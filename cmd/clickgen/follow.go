@@ -12,8 +12,8 @@ import (
 	"github.com/twmb/franz-go/pkg/kadm"
 	"github.com/twmb/franz-go/pkg/kgo"
 
+	"github.com/clickgen/clickgen/cmd/clickgen/internal/console"
 	"github.com/clickgen/clickgen/generator/follow"
-	"github.com/clickgen/clickgen/generator/play"
 	runreport "github.com/clickgen/clickgen/generator/report" // named apart from the tests' report type
 	"github.com/clickgen/clickgen/generator/sink"
 )
@@ -89,7 +89,7 @@ func (ff *followFlags) abort() {
 }
 
 // finisher is what the session tells at the end of the run; nil without groups.
-func (ff *followFlags) finisher() play.Finisher {
+func (ff *followFlags) finisher() console.Finisher {
 	if ff == nil || ff.f == nil {
 		return nil
 	}

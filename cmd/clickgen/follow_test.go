@@ -234,7 +234,7 @@ func followPaused(t *testing.T, addr string) {
 }
 
 // checkPausedIntervals checks the paused run's report intervals: a 9-second run gets 1-second
-// intervals (play.ReportEvery), not the console's 5 s; each carries follow.g; the interval in
+// intervals (console.ReportEvery), not the console's 5 s; each carries follow.g; the interval in
 // which the held block was committed has a max pipeline latency of at least 5 s, one during
 // the pause ends with at least the held messages as lag, and the intervals' taken add up to at
 // most what the group took (what it took after the last interval is in no interval).

@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/clickgen/clickgen/cmd/clickgen/internal/console"
 	"github.com/clickgen/clickgen/generator/play"
 	"github.com/clickgen/clickgen/generator/sink"
 	"github.com/clickgen/clickgen/generator/world"
@@ -69,7 +70,7 @@ exits 1. 'clickgen verify' afterwards lists every injected message as unexpected
 }
 
 // injectAll sends the extras one at a time, flushing each, and prints where each landed.
-func injectAll(ctx context.Context, p *play.Session, out io.Writer, topic, kind string, day int, extras []world.Extra) error {
+func injectAll(ctx context.Context, p *console.Session, out io.Writer, topic, kind string, day int, extras []world.Extra) error {
 	from := "day " + strconv.Itoa(day)
 	if kind == world.KindOrders {
 		from = "snapshot " + strconv.Itoa(day)

@@ -5,6 +5,7 @@ import (
 	"os"
 	"time"
 
+	"github.com/clickgen/clickgen/cmd/clickgen/internal/console"
 	"github.com/clickgen/clickgen/generator/pace"
 	"github.com/clickgen/clickgen/generator/play"
 )
@@ -32,8 +33,8 @@ same day; only the timing differs.`)
 		if schedule, err = pace.Replay(*speed); err != nil {
 			return usagef("live", "--speed: %v", err)
 		}
-		if *every < play.MinProgressEvery {
-			return usagef("live", "--progress-every %v: want at least %v", *every, play.MinProgressEvery)
+		if *every < console.MinProgressEvery {
+			return usagef("live", "--progress-every %v: want at least %v", *every, console.MinProgressEvery)
 		}
 		return nil
 	})

@@ -10,6 +10,7 @@ import (
 
 	"github.com/spf13/pflag"
 
+	"github.com/clickgen/clickgen/cmd/clickgen/internal/console"
 	"github.com/clickgen/clickgen/generator/broker"
 	"github.com/clickgen/clickgen/generator/pace"
 	"github.com/clickgen/clickgen/generator/play"
@@ -79,7 +80,7 @@ func runRun(ctx context.Context, sio *stdio, args []string) error {
 	if p.Pacing.Mode == profiles.PaceReplay && !fs.Changed("interval") {
 		every = time.Minute
 	}
-	var pl *play.Session // set before the run starts, which is when progress is reported
+	var pl *console.Session // set before the run starts, which is when progress is reported
 	// run always plays into Kafka: --brokers, or the embedded broker, whose address is known
 	// only once it has started (after the plan), so sf.Kafka() cannot tell yet.
 	plan, err := p.Plan(w, profiles.PlanOptions{Workers: renderWorkers(rf.workers, true), ReplayEvery: every, Segment: segment,
@@ -105,11 +106,11 @@ func runRun(ctx context.Context, sio *stdio, args []string) error {
 	} else {
 		// Not after newPlayer: the session it started would go on printing its progress
 		// line every 10 s beside the rate session's, until the process ended.
-		pl = play.NewRateSession(sio.err, snk, sf.FlushTimeout, plan, rf.interval, p.Pacing.MaxRate)
+		pl = console.NewRateSession(sio.err, snk, sf.FlushTimeout, plan, rf.interval, p.Pacing.MaxRate)
 		if f := sf.follow.f; f != nil {
 			pl.FollowIntervals(f.States)
 		}
-		pl.RecordEvery(play.ReportEvery(plan.Stop.Duration, rf.interval), rf.interval)
+		pl.RecordEvery(console.ReportEvery(plan.Stop.Duration, rf.interval), rf.interval)
 	}
 	pl.Follow = sf.follow.finisher()
 	out, runErr := playOn(ctx, pl, plan)
@@ -151,7 +152,7 @@ func startEmbedded(sf *sinkFlags, sio *stdio) (*broker.Broker, error) {
 }
 
 // replayLine is the progress line of a replayed run.
-func replayLine(pl *play.Session, from int, s pace.Snapshot) {
+func replayLine(pl *console.Session, from int, s pace.Snapshot) {
 	m := s.Model
 	pl.Logf("played %d, model time day %d %02d:%02d, lag %.1fs (max %.1fs)",
 		s.Sent, from+int(m/(24*time.Hour)), int(m.Hours())%24, int(m.Minutes())%60, s.Lag.Seconds(), s.MaxLag.Seconds())

@@ -8,7 +8,7 @@ import (
 
 	"github.com/spf13/pflag"
 
-	"github.com/clickgen/clickgen/generator/play"
+	"github.com/clickgen/clickgen/cmd/clickgen/internal/reportfile"
 	"github.com/clickgen/clickgen/generator/reconcile"
 	"github.com/clickgen/clickgen/generator/sink"
 	"github.com/clickgen/clickgen/generator/world"
@@ -74,7 +74,7 @@ Exit status: 0 when everything agrees, 1 when anything differs or the topics can
 		return err
 	}
 	if v.sf.report != "" {
-		if err := play.WriteReport(v.sf.report, r); err != nil {
+		if err := reportfile.Write(v.sf.report, r); err != nil {
 			return fmt.Errorf("--report: %w", err)
 		}
 	}

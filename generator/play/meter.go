@@ -156,9 +156,10 @@ func (m *Meter) Final(elapsed time.Duration, target float64) string {
 	t := totalsOf(st)
 	h := st.Latency
 	secs := elapsed.Seconds()
-	// The records sent are the topic line's (Summary); the rate is of the acknowledged ones.
-	// When some were not acknowledged the line says how many were, so that it never counts
-	// acknowledged records as the sent ones (77 958 "sent" beside the topic's 87 958).
+	// The records sent are the topic line's (the command's summary); the rate is of the
+	// acknowledged ones. When some were not acknowledged the line says how many were, so that
+	// it never counts acknowledged records as the sent ones (77 958 "sent" beside the topic's
+	// 87 958).
 	sent := strconv.FormatInt(t.sent, 10) + " records sent"
 	if t.acked != t.sent {
 		sent += fmt.Sprintf(" (%d acked, %d failed, %d unaccounted)", t.acked, t.failed, t.sent-t.acked-t.failed)

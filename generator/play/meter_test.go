@@ -44,22 +44,6 @@ func TestMeterIntervalPercentiles(t *testing.T) {
 	}
 }
 
-// TestReportEvery: the report's interval is a sixtieth of the planned duration in whole
-// seconds, between 1 s and 5 s, never longer than the console's line period, and the line's
-// period when the duration is not known.
-func TestReportEvery(t *testing.T) {
-	s := time.Second
-	for _, tc := range []struct{ duration, line, want time.Duration }{
-		{15 * s, 5 * s, s}, {59 * s, 5 * s, s}, {2 * time.Minute, 5 * s, 2 * s}, {10 * time.Minute, 5 * s, 5 * s},
-		{time.Hour, 5 * s, 5 * s}, {time.Hour, 10 * s, 5 * s}, {15 * s, 500 * time.Millisecond, 500 * time.Millisecond},
-		{0, 5 * s, 5 * s}, {0, 2 * s, 2 * s},
-	} {
-		if got := ReportEvery(tc.duration, tc.line); got != tc.want {
-			t.Errorf("ReportEvery(%v, %v) = %v, want %v", tc.duration, tc.line, got, tc.want)
-		}
-	}
-}
-
 // TestMeterRecordApart: once the meter records on its own period, the report's intervals are
 // Record's (each with the records of its window only) and the progress lines add none, while
 // a line still counts everything since the previous line.

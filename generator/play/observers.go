@@ -1,11 +1,5 @@
 package play
 
-import (
-	"io"
-
-	"github.com/clickgen/clickgen/generator/report"
-)
-
 // ExtraObserver is an [Observer] that also hears each malformed message and re-send the run
 // hands to the sink: topic, and the garbage class (world.Garbage*), "" for a re-send of a
 // clean message. Run calls ExtraSent, when its observer has it, on the goroutine that called
@@ -53,10 +47,4 @@ func (m multiObserver) ExtraSent(topic, class string) {
 			x.ExtraSent(topic, class)
 		}
 	}
-}
-
-// Finisher is what a [Session] tells at the end of a run (a follower of consumer groups):
-// Finish may wait, prints on w, and returns its part of the report (report.Report.Follow).
-type Finisher interface {
-	Finish(w io.Writer, interrupted bool) (map[string]report.FollowGroup, error)
 }

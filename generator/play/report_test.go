@@ -3,37 +3,42 @@ package play_test
 import (
 	"context"
 	"testing"
+	"time"
 
 	"github.com/clickgen/clickgen/generator/play"
 	"github.com/clickgen/clickgen/generator/report"
 	"github.com/clickgen/clickgen/generator/world"
 )
 
-// unitReports keeps the report line of every unit done.
-type unitReports struct{ units []report.Unit }
-
-func (l *unitReports) UnitStarted(play.Unit)                {}
-func (l *unitReports) UnitDone(r play.UnitResult)           { l.units = append(l.units, play.NewUnitReport(r)) }
-func (l *unitReports) Stopped(play.StopReason, play.Result) {}
-
-// TestUnitReportCountsClasses: a garbage run's unit lines split every extra into its class or
-// a re-send, and what they count is what was sent, matching the inventory of the same days.
-func TestUnitReportCountsClasses(t *testing.T) {
+// TestCollectorCountsClasses: a run with a report and no console. The report's collector,
+// the only observer, keeps a line per unit that splits every extra into its class or a
+// re-send, and what the lines count is what was sent, matching the inventory of the same
+// days; the report built from the sink agrees.
+func TestCollectorCountsClasses(t *testing.T) {
 	w := smallWorld(t)
 	g := world.Garbage{Rate: 0.05, Redeliver: 0.02}
 	snk := discard(t)
-	var log unitReports
-	if _, err := play.Run(context.Background(), play.Plan{World: w, From: 1, Days: 2, Hits: "hits", Garbage: g}, snk, &log); err != nil {
+	var c play.Collector
+	if got := c.Units(); got == nil || len(got) != 0 {
+		t.Errorf("Units() before a run = %#v, want an empty list (the report's units are [], not null)", got)
+	}
+	res, err := play.Run(context.Background(), play.Plan{World: w, From: 1, Days: 2, Hits: "hits", Garbage: g}, snk, &c)
+	if err != nil {
 		t.Fatal(err)
 	}
 	inv, err := w.Inventory(context.Background(), 1, 2, world.PlayOptions{}, g)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(log.units) != 2 {
-		t.Fatalf("%d unit lines, want 2", len(log.units))
+	units := c.Units()
+	if len(units) != 2 {
+		t.Fatalf("%d unit lines, want 2", len(units))
 	}
-	for i, u := range log.units {
+	rep := report.Run{Report: play.NewReport(snk.Stats(), time.Second, 0, false), Units: units}
+	if h := rep.Topics["hits"]; h.Sent != res.Sent || h.Sent != units[0].Sent+units[1].Sent {
+		t.Errorf("report: hits sent %d; the run sent %d, its units %d + %d", h.Sent, res.Sent, units[0].Sent, units[1].Sent)
+	}
+	for i, u := range units {
 		want := inv.Days[i]
 		extras := u.Redelivered
 		for _, n := range u.Garbage {

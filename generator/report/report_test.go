@@ -14,9 +14,9 @@ import (
 var update = flag.Bool("update", false, "rewrite testdata/*.json from the types (only with a deliberate change of the report's schema)")
 
 // TestGolden pins the bytes of each report document, every key set and the optional ones
-// both present and absent, as WriteReport indents them: the key names, their order and
-// which keys are omitted when empty are the file's contract with its readers (clickgen plot,
-// a user's scripts). The golden files were written by the types before they moved here from
+// both present and absent, as the command's report file indents them: the key names, their
+// order and which keys are omitted when empty are the file's contract with its readers
+// (clickgen plot, a user's scripts). The golden files were written by the types before they moved here from
 // sink, play and follow, so they also prove the move changed no byte.
 func TestGolden(t *testing.T) {
 	drained := 1.25

@@ -1,4 +1,7 @@
-package play
+// Package reportfile writes the command's JSON reports (--report): checked before a run sends
+// anything ([Check]), written atomically at its end ([Write]), never into a device, a FIFO or
+// the run's data file.
+package reportfile
 
 import (
 	"encoding/json"
@@ -8,14 +11,14 @@ import (
 	"path/filepath"
 )
 
-// WriteReport writes v as indented JSON to path through a temporary file in the same
+// Write writes v as indented JSON to path through a temporary file in the same
 // directory and a rename, so a full disk or a crash leaves the old report or none, never a
 // truncated one. A symbolic link is followed: the file it names is replaced, the link stays.
 // A path that exists and is not a regular file (a device, a FIFO, a socket, or a link to
-// one, such as /dev/null or /proc/self/fd/1) is refused ([CheckReportPath]): the rename
+// one, such as /dev/null or /proc/self/fd/1) is refused ([Check]): the rename
 // would replace the node itself with a regular file (as root, --report /dev/null replaced
 // the host's /dev/null).
-func WriteReport(path string, v any) error {
+func Write(path string, v any) error {
 	b, err := json.MarshalIndent(v, "", "  ")
 	if err != nil {
 		return err
@@ -46,11 +49,11 @@ func WriteReport(path string, v any) error {
 	return nil
 }
 
-// CheckReportPath says, before a run sends anything, whether a report can be written to path
+// Check says, before a run sends anything, whether a report can be written to path
 // and does not clash with data, the run's data file ("" or "-" for none): a report found
 // unwritable only after a day was sent makes a scheduler retry and duplicate the run, and
 // a report written over the data file destroys it.
-func CheckReportPath(path, data string) error {
+func Check(path, data string) error {
 	if path == "-" {
 		return errors.New("the report is a file; give a path")
 	}

@@ -1,4 +1,4 @@
-package play_test
+package console_test
 
 import (
 	"bytes"
@@ -11,11 +11,23 @@ import (
 	"testing"
 	"time"
 
+	"github.com/clickgen/clickgen/cmd/clickgen/internal/console"
 	"github.com/clickgen/clickgen/generator/pace"
 	"github.com/clickgen/clickgen/generator/play"
 	"github.com/clickgen/clickgen/generator/report"
 	"github.com/clickgen/clickgen/generator/sink"
+	"github.com/clickgen/clickgen/generator/world"
 )
+
+// smallWorld is the smoke profile's world: ~700 events a day.
+func smallWorld(t testing.TB) *world.World {
+	t.Helper()
+	w, err := world.NewWorld(world.Params{Scale: 0.02})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return w
+}
 
 // TestSessionFinish: a session plays a day, and Finish prints the summary, writes a report
 // whose units are the day's, and closes the sink; an interrupted run says so and still wraps
@@ -26,7 +38,7 @@ func TestSessionFinish(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	s := play.NewSession(&lines, snk, time.Minute, 0, 0, nil)
+	s := console.NewSession(&lines, snk, time.Minute, 0, 0, nil)
 	res, err := s.Play(context.Background(), play.Plan{World: smallWorld(t), From: 0, Days: 1, Hits: "hits"})
 	if err != nil || res.Stopped != play.StopDays {
 		t.Fatalf("Play() = %v, %v; want stopped by days", res.Stopped, err)
@@ -74,7 +86,7 @@ func TestRateSession(t *testing.T) {
 	}
 	plan := play.Plan{World: smallWorld(t), From: 0, Days: 1, Hits: "hits", Stop: play.Stop{Messages: 200},
 		Pacing: play.Pacing{Runner: runner, ByCount: true, Shape: shape}}
-	s := play.NewRateSession(&lines, snk, time.Minute, plan, time.Hour, 50000)
+	s := console.NewRateSession(&lines, snk, time.Minute, plan, time.Hour, 50000)
 	if res, err := s.Play(context.Background(), plan); err != nil || res.Stopped != play.StopMessages {
 		t.Fatalf("Play() = %v, %v; want stopped by messages", res.Stopped, err)
 	}
@@ -95,5 +107,21 @@ func TestRateSession(t *testing.T) {
 	}
 	if st := rep.Stress; st.Shape != "100000/s" || st.MaxRatePerS != 50000 || st.Released != 200 || st.Stopped != "messages" {
 		t.Errorf("stress report %+v, want shape 100000/s, ceiling 50000, 200 released, stopped by messages", st)
+	}
+}
+
+// TestReportEvery: the report's interval is a sixtieth of the planned duration in whole
+// seconds, between 1 s and 5 s, never longer than the console's line period, and the line's
+// period when the duration is not known.
+func TestReportEvery(t *testing.T) {
+	s := time.Second
+	for _, tc := range []struct{ duration, line, want time.Duration }{
+		{15 * s, 5 * s, s}, {59 * s, 5 * s, s}, {2 * time.Minute, 5 * s, 2 * s}, {10 * time.Minute, 5 * s, 5 * s},
+		{time.Hour, 5 * s, 5 * s}, {time.Hour, 10 * s, 5 * s}, {15 * s, 500 * time.Millisecond, 500 * time.Millisecond},
+		{0, 5 * s, 5 * s}, {0, 2 * s, 2 * s},
+	} {
+		if got := console.ReportEvery(tc.duration, tc.line); got != tc.want {
+			t.Errorf("ReportEvery(%v, %v) = %v, want %v", tc.duration, tc.line, got, tc.want)
+		}
 	}
 }

@@ -1,4 +1,4 @@
-package play
+package console
 
 import (
 	"context"
@@ -8,14 +8,23 @@ import (
 	"sync"
 	"time"
 
+	"github.com/clickgen/clickgen/cmd/clickgen/internal/reportfile"
 	"github.com/clickgen/clickgen/generator/follow"
 	"github.com/clickgen/clickgen/generator/pace"
+	"github.com/clickgen/clickgen/generator/play"
 	"github.com/clickgen/clickgen/generator/report"
 	"github.com/clickgen/clickgen/generator/sink"
 )
 
-// Session plays into one sink and ends the run the way the command line does. It is a
-// [Printer] (progress and per-unit lines on w), it flushes with its own timeout, and
+// Finisher is what a [Session] tells at the end of a run (a follower of consumer groups):
+// Finish may wait, prints on w, and returns its part of the report (report.Report.Follow).
+type Finisher interface {
+	Finish(w io.Writer, interrupted bool) (map[string]report.FollowGroup, error)
+}
+
+// Session plays into one sink and ends the run the way the command line does. Its run is
+// heard by a [Printer] (progress and per-unit lines on w) and by a [play.Collector] (the
+// report's per-unit lines), two observers side by side; it flushes with its own timeout, and
 // [Session.Finish] keeps the shutdown order: flush what is queued, stop the progress, print
 // the summary, write the report, close the sink.
 type Session struct {
@@ -43,7 +52,8 @@ type Session struct {
 	Follow Finisher
 
 	w       io.Writer
-	meter   *Meter         // a rate-paced run's (NewRateSession), nil otherwise
+	units   play.Collector // the report's line of every unit done
+	meter   *play.Meter    // a rate-paced run's (NewRateSession), nil otherwise
 	recDone chan struct{}  // closed to stop RecordEvery's goroutine
 	recWG   sync.WaitGroup // RecordEvery's goroutine
 	maxRate pace.Rate      // the rate-paced run's ceiling, for its final line
@@ -60,13 +70,13 @@ func NewSession(w io.Writer, snk sink.Sink, flushTimeout time.Duration, total in
 }
 
 // NewRateSession starts a session for a rate-paced plan (Pacing.ByCount) on snk, printing
-// on w, with a [Meter] of the plan's shape and runner: the meter's line is the progress every
+// on w, with a [play.Meter] of the plan's shape and runner: the meter's line is the progress every
 // lineEvery, and once the run has been flushed (Settle) its final line is printed, the achieved
 // rate is measured from when pacing began and the report becomes the meter's [report.Stress].
 // maxRate is the run's ceiling on top of the shape, which the report names (0: none).
-func NewRateSession(w io.Writer, snk sink.Sink, flushTimeout time.Duration, plan Plan, lineEvery time.Duration, maxRate pace.Rate) *Session {
+func NewRateSession(w io.Writer, snk sink.Sink, flushTimeout time.Duration, plan play.Plan, lineEvery time.Duration, maxRate pace.Rate) *Session {
 	// Built before the progress goroutine starts, which reads it.
-	m := NewMeter(snk, plan.Pacing.Shape, plan.Pacing.Runner)
+	m := play.NewMeter(snk, plan.Pacing.Shape, plan.Pacing.Runner)
 	s := NewSession(w, snk, flushTimeout, 0, lineEvery, m.Line)
 	s.meter, s.maxRate = m, maxRate
 	return s
@@ -118,11 +128,11 @@ func (s *Session) FollowIntervals(states func() map[string]follow.State) {
 	}
 }
 
-// Play runs plan into the session's sink with the session's flush timeout; the session and
-// obs (nil ones are skipped) hear what happens.
-func (s *Session) Play(ctx context.Context, plan Plan, obs ...Observer) (Result, error) {
+// Play runs plan into the session's sink with the session's flush timeout; the printer, the
+// report's collector and obs (nil ones are skipped) hear what happens.
+func (s *Session) Play(ctx context.Context, plan play.Plan, obs ...play.Observer) (play.Result, error) {
 	plan.FlushTimeout = s.FlushTimeout
-	res, err := Run(ctx, plan, s.Sink, Observers(append([]Observer{s}, obs...)...))
+	res, err := play.Run(ctx, plan, s.Sink, play.Observers(append([]play.Observer{s.Printer, &s.units}, obs...)...))
 	if s.meter != nil {
 		s.Settle = func() { s.settleRate(plan.Stop, res, err) }
 	}
@@ -130,7 +140,7 @@ func (s *Session) Play(ctx context.Context, plan Plan, obs ...Observer) (Result,
 }
 
 // settleRate prints a rate-paced run's final line and prepares its report.
-func (s *Session) settleRate(stop Stop, res Result, runErr error) {
+func (s *Session) settleRate(stop play.Stop, res play.Result, runErr error) {
 	line, target, info := s.meter.Finish(res, runErr, s.Start, stop, s.maxRate)
 	s.Target = target
 	if !res.PacedFrom.IsZero() {
@@ -156,7 +166,7 @@ func (s *Session) Finish(runErr error, reportPath string) error {
 	interrupted := errors.Is(runErr, context.Canceled)
 	if runErr != nil && !errors.Is(runErr, sink.ErrIncomplete) { // a timed-out wait is not repeated
 		if ferr := s.flush(); ferr != nil && !interrupted {
-			var ie *IncompleteError
+			var ie *play.IncompleteError
 			var first, later *sink.DeliveryError
 			if errors.As(runErr, &ie) && errors.As(ie.Err, &first) && errors.As(ferr, &later) {
 				// The flush's count includes the failures the unit's error counted and those
@@ -187,17 +197,17 @@ func (s *Session) Finish(runErr error, reportPath string) error {
 		runErr = errors.Join(runErr, ferr)
 	}
 	if reportPath != "" {
-		rep := NewReport(stats, elapsed, s.Target, interrupted)
+		rep := play.NewReport(stats, elapsed, s.Target, interrupted)
 		rep.Follow = follow
-		var doc any = report.Run{Report: rep, Units: s.Units()}
+		var doc any = report.Run{Report: rep, Units: s.units.Units()}
 		if s.Extend != nil {
 			doc = s.Extend(rep)
 			if sr, ok := doc.(report.Stress); ok {
-				sr.Units = s.Units() // the extension does not know the units the printer kept
+				sr.Units = s.units.Units() // the extension does not know the units the collector kept
 				doc = sr
 			}
 		}
-		if err := WriteReport(reportPath, doc); err != nil {
+		if err := reportfile.Write(reportPath, doc); err != nil {
 			runErr = errors.Join(runErr, fmt.Errorf("--report: %w", err))
 		}
 	}

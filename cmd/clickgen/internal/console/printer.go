@@ -1,4 +1,8 @@
-package play
+// Package console is how the command speaks on stderr while it plays: a [Printer] of
+// progress and per-unit lines, the end-of-run [Summary], and the [Session] that ends a run in
+// the command's order (flush, summary, report file, close). The engine (generator/play) prints
+// nothing; the console is one more observer of it.
+package console
 
 import (
 	"fmt"
@@ -10,12 +14,12 @@ import (
 	"sync"
 	"time"
 
-	"github.com/clickgen/clickgen/generator/report"
+	"github.com/clickgen/clickgen/generator/play"
 	"github.com/clickgen/clickgen/generator/sink"
 	"github.com/clickgen/clickgen/generator/world"
 )
 
-// Printer is an [Observer] that prints a run as the command line does, in English, on w
+// Printer is a [play.Observer] that prints a run as the command line does, in English, on w
 // (stderr): a progress line (a bar rewritten in place on a terminal, a log line every
 // [ProgressEvery] otherwise), a line per unit done and the reason a run stopped. Its methods
 // are safe for concurrent use; Stop ends the progress goroutine.
@@ -24,7 +28,7 @@ type Printer struct {
 	// run stopped there; "" says "the messages limit".
 	LimitFlag string
 	// OnUnit, if set, hears each unit as it starts.
-	OnUnit func(Unit)
+	OnUnit func(play.Unit)
 
 	w     io.Writer
 	snk   sink.Sink
@@ -35,7 +39,6 @@ type Printer struct {
 	wg    sync.WaitGroup
 	mu    sync.Mutex
 	label string
-	units []report.Unit
 	line  func() string // if set, replaces the default line and is printed as a log line
 	// lastAcked and lastAt are the previous line's figures: the line shows the current
 	// rate, so a stalled broker shows 0 msg/s instead of a slowly falling average.
@@ -146,9 +149,9 @@ func (p *Printer) Stop() {
 }
 
 // UnitStarted labels the progress line with the unit being played.
-func (p *Printer) UnitStarted(u Unit) {
+func (p *Printer) UnitStarted(u play.Unit) {
 	label := fmt.Sprintf("day %d:", u.Day)
-	if u.Kind == SnapshotUnit {
+	if u.Kind == play.SnapshotUnit {
 		label = "snapshot of " + label
 	}
 	p.SetLabel(label)
@@ -158,14 +161,11 @@ func (p *Printer) UnitStarted(u Unit) {
 }
 
 // UnitDone logs a line per unit: what it held, how long it took, how late paced messages
-// left; and keeps the unit's report line for [Printer.Units].
-func (p *Printer) UnitDone(r UnitResult) {
-	p.mu.Lock()
-	p.units = append(p.units, NewUnitReport(r))
-	p.mu.Unlock()
+// left. (The report's line of the unit is play.Collector's.)
+func (p *Printer) UnitDone(r play.UnitResult) {
 	var line string
 	switch {
-	case r.Kind == SnapshotUnit:
+	case r.Kind == play.SnapshotUnit:
 		line = fmt.Sprintf("%s: %d rows (+%d malformed or redelivered); sent in %v, flushed in %v", r.Name(), r.Clean, r.Extras,
 			r.Played.Round(time.Millisecond), r.Flush.Round(time.Millisecond))
 	case !r.Flushed:
@@ -184,21 +184,14 @@ func (p *Printer) UnitDone(r UnitResult) {
 	p.Logf("%s", line)
 }
 
-// Units is the report line of every unit done so far, in order; never nil.
-func (p *Printer) Units() []report.Unit {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	return append([]report.Unit{}, p.units...)
-}
-
 // Stopped says which stop condition ended the run.
-func (p *Printer) Stopped(reason StopReason, res Result) {
+func (p *Printer) Stopped(reason play.StopReason, res play.Result) {
 	switch {
-	case reason == StopMessages && p.LimitFlag != "":
+	case reason == play.StopMessages && p.LimitFlag != "":
 		p.Logf("stopped at %s after %d hit messages", p.LimitFlag, res.Sent)
-	case reason == StopSchedule:
+	case reason == play.StopSchedule:
 		p.Logf("stopped: the rate schedule ended after %d hit messages", res.Sent)
-	case reason == StopLastDay:
+	case reason == play.StopLastDay:
 		p.Logf("stopped at the last model day %d (%s), where UTCEventTime ends, after %d hit messages", world.MaxDay, world.DayDate(world.MaxDay), res.Sent)
 	default:
 		p.Logf("stopped at the %s limit after %d hit messages", reason, res.Sent)
@@ -246,21 +239,4 @@ func round(d time.Duration) time.Duration {
 		return d.Round(10 * time.Microsecond)
 	}
 	return d.Round(time.Microsecond)
-}
-
-// NewReport is the report of a run whose sink ended with stats after elapsed: the sink's
-// counters, the target rate (0 for an unpaced run), the achieved rate (acknowledged messages
-// over elapsed) and whether the run was interrupted.
-func NewReport(stats sink.Stats, elapsed time.Duration, target float64, interrupted bool) report.Report {
-	r := sink.NewReport(stats)
-	r.Interrupted = interrupted
-	r.Rate.TargetPerS = target
-	var acked int64
-	for _, t := range stats.Topics {
-		acked += t.Acked
-	}
-	if s := elapsed.Seconds(); s > 0 {
-		r.Rate.AchievedPerS = float64(acked) / s
-	}
-	return r
 }

@@ -1,4 +1,4 @@
-package play
+package reportfile
 
 import (
 	"errors"
@@ -8,13 +8,13 @@ import (
 	"testing"
 )
 
-// TestCheckReportPathWrapsCause: a report that cannot be written says so in its own words and
+// TestReportCheckWrapsCause: a report that cannot be written says so in its own words and
 // keeps the OS's reason for errors.Is, so a caller can tell a missing directory from a
 // permission problem.
-func TestCheckReportPathWrapsCause(t *testing.T) {
+func TestReportCheckWrapsCause(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "no such dir", "r.json")
-	err := CheckReportPath(path, "")
+	err := Check(path, "")
 	if err == nil || !strings.HasPrefix(err.Error(), "it cannot be written: ") || !errors.Is(err, fs.ErrNotExist) {
-		t.Errorf("CheckReportPath(%s) = %v; want \"it cannot be written: ...\" wrapping fs.ErrNotExist", path, err)
+		t.Errorf("Check(%s) = %v; want \"it cannot be written: ...\" wrapping fs.ErrNotExist", path, err)
 	}
 }
