@@ -265,7 +265,9 @@ func newPlayer(sio *stdio, snk sink.Sink, flushTimeout time.Duration, total int)
 	return console.NewSession(sio.err, snk, flushTimeout, total, 0, nil)
 }
 
-// playOn runs plan in session p, the metrics server (if any) hearing what happens too.
+// playOn runs plan in session p, the metrics server (if any) hearing what happens too: the
+// one place Prometheus is attached to a run (prom.Server.Observer: its units, its extras and
+// its pacing), whichever verb plays.
 func playOn(ctx context.Context, p *console.Session, plan play.Plan) (play.Result, error) {
 	return p.Play(ctx, plan, prom.Of(p.Sink).Observer(plan))
 }

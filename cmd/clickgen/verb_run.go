@@ -14,7 +14,6 @@ import (
 	"github.com/clickgen/clickgen/generator/broker"
 	"github.com/clickgen/clickgen/generator/pace"
 	"github.com/clickgen/clickgen/generator/play"
-	"github.com/clickgen/clickgen/generator/prom"
 	"github.com/clickgen/clickgen/generator/sink"
 	"github.com/clickgen/clickgen/profiles"
 )
@@ -100,7 +99,6 @@ func runRun(ctx context.Context, sio *stdio, args []string) error {
 		return err
 	}
 	fmt.Fprintf(sio.err, "clickgen: run %s: %s, rendering on %d of %d cores\n", p.Name, p.Describe(), plan.Workers, runtime.GOMAXPROCS(0))
-	prom.Of(snk).Pace(plan.Pacing.Shape, plan.Pacing.Runner)
 	if !plan.Pacing.ByCount {
 		pl = newPlayer(sio, snk, sf.FlushTimeout, 0)
 	} else {

@@ -212,10 +212,11 @@ func Of(snk sink.Sink) *Server {
 	return nil
 }
 
-// Pace tells s the run's pacing: runner releases the messages (nil: not paced) after shape
-// (nil: not a rate shape). s then serves how many messages were released and the largest lag;
-// with a shape, also how many the shape had scheduled by now and its current target rate.
-func (s *Server) Pace(shape pace.Pacer, runner *pace.Runner) {
+// setPacing tells s the run's pacing ([Server.Observer] does): runner releases the messages
+// (nil: not paced) after shape (nil: not a rate shape). s then serves how many messages were
+// released and the largest lag; with a shape, also how many the shape had scheduled by now
+// and its current target rate.
+func (s *Server) setPacing(shape pace.Pacer, runner *pace.Runner) {
 	if s == nil || runner == nil {
 		return
 	}
@@ -233,11 +234,15 @@ func (s *Server) Follow(states func() map[string]follow.State) {
 
 // Observer returns an observer of a run of plan that keeps s's model day, units done and
 // extras by class; the extras' counters start at zero for every class plan's topics can carry.
-// It returns nil on a nil *Server (play.Observers skips it).
+// It also tells s the plan's pacing (plan.Pacing's Runner and Shape: the messages released,
+// the largest lag and, for a rate shape, what it scheduled and its target), so attaching the
+// observer is all a caller does for a run's metrics. It returns nil on a nil *Server
+// (play.Observers skips it).
 func (s *Server) Observer(plan play.Plan) play.Observer {
 	if s == nil {
 		return nil
 	}
+	s.setPacing(plan.Pacing.Shape, plan.Pacing.Runner)
 	o := &observer{s: s, extras: map[[2]string]prometheus.Counter{}}
 	for _, tc := range []struct {
 		topic   string

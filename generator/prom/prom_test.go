@@ -185,7 +185,7 @@ func TestNilServer(t *testing.T) {
 	if s.Observer(play.Plan{Hits: "hits"}) != nil || s.SinkOpts() != nil || s.KafkaHooks() != nil {
 		t.Errorf("a nil Server hands out observers, options or hooks")
 	}
-	s.Pace(nil, nil)
+	s.setPacing(nil, nil)
 	s.Stop()
 }
 

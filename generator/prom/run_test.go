@@ -154,7 +154,8 @@ func playScraped(t *testing.T, at []int64, scraped func(n int64, fams map[string
 	}
 	plan := play.Plan{World: w, From: 0, Days: 2, Hits: "hits", Garbage: world.Garbage{Rate: 0.05, Redeliver: 0.02},
 		Pacing: play.Pacing{ByCount: true, Shape: shape, Runner: runner}}
-	s.Pace(shape, runner)
+	// The observer is all the run attaches: it tells s the plan's pacing too.
+	obs := s.Observer(plan)
 	var announced atomic.Int64
 	type outcome struct {
 		res play.Result
@@ -162,7 +163,7 @@ func playScraped(t *testing.T, at []int64, scraped func(n int64, fams map[string
 	}
 	done := make(chan outcome, 1)
 	go func() {
-		res, err := play.Run(context.Background(), plan, snk, play.Observers(s.Observer(plan), announce{&announced}))
+		res, err := play.Run(context.Background(), plan, snk, play.Observers(obs, announce{&announced}))
 		done <- outcome{res, err}
 	}()
 
