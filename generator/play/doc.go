@@ -37,6 +37,13 @@
 // The [Observer] is called on the sending goroutine, between messages: when a unit (a day's
 // hits or a snapshot) starts, when it is done (and flushed), and when a stop condition ends
 // the run. Progress between those events is the sink's [sink.Sink.Stats], safe to read from
-// any goroutine. A rate-paced (stress) run is measured by a [Meter]: interval lines and the
-// extended report.
+// any goroutine. [Observers] tells several observers the same run, side by side.
+//
+// Run prints nothing. What a run reports is collected by observers, each with one job: a
+// [Collector] keeps the report's line of every unit (generator/report's report.Unit), and
+// [NewReport] reads the sink's counters at the end, so a program has a run's report without
+// any console (the command writes it to a file). The command's progress and per-unit lines
+// are another observer of its own (cmd/clickgen/internal/console), and its Prometheus series
+// another (generator/prom). A rate-paced (stress) run is measured by a [Meter]: interval
+// lines and the extended report.
 package play

@@ -56,7 +56,7 @@ func (dayPrinter) Stopped(reason play.StopReason, res play.Result) {
 
 // Example plays day 0 of the canonical world into a program's own sink. The hash is the
 // inventory's sha256 of day 0 (`clickgen inventory --day 0`): the same bytes, whoever sends
-// them.
+// them. A [play.Collector] beside the program's observer keeps the day's line of the report.
 func Example() {
 	w, err := world.NewWorld(world.Params{}) // the canonical world: seed 20260601, scale 1
 	if err != nil {
@@ -64,12 +64,16 @@ func Example() {
 	}
 	snk := &hashSink{h: sha256.New(), stats: sink.Stats{Topics: map[string]sink.TopicStats{}}}
 	plan := play.Plan{World: w, From: 0, Days: 1, Hits: "hits"}
-	res, err := play.Run(context.Background(), plan, snk, dayPrinter{})
+	// Two observers side by side: the program's own lines, and the report's unit lines.
+	var units play.Collector
+	res, err := play.Run(context.Background(), plan, snk, play.Observers(dayPrinter{}, &units))
 	if err != nil {
 		panic(err)
 	}
 	fmt.Println("run ended:", res.Stopped)
 	fmt.Printf("sha256 %x\n", snk.h.Sum(nil))
+	u := units.Units()[0]
+	fmt.Printf("report: %s day %d (%s), %d clean, %d sent, flushed %v\n", u.Kind, u.Day, u.Date, u.Clean, u.Sent, u.Flushed)
 
 	// A stop condition ends a run cleanly: the first 100 messages of the same day.
 	plan.Stop.Messages = 100
@@ -80,5 +84,6 @@ func Example() {
 	// day 0 (2026-06-01): 52100 events, 52100 messages sent
 	// run ended: days
 	// sha256 addb04abbf452d12a2d8d1566abf549378a741f7067ff81ea4f9d50b4bfd5a0e
+	// report: hits day 0 (2026-06-01), 52100 clean, 52100 sent, flushed true
 	// stopped by messages after 100 messages
 }
