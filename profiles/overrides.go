@@ -19,7 +19,7 @@ type Overrides struct {
 	Scale   *float64 // world.scale; 0 means 1, as in a profile ([CheckScale] otherwise)
 	Catalog *string  // world.catalog
 
-	Day  *int    // play.day
+	Day  *int    // play.day, at least 0
 	Days *int    // play.days, at least 1; ends play.endless
 	Send *string // play.send
 
@@ -36,7 +36,7 @@ type Overrides struct {
 	Redeliver   *float64   // garbage.redeliver
 
 	Duration *time.Duration // stop.duration
-	Messages *int64         // stop.messages
+	Messages *int64         // stop.messages, at least 0 (no limit)
 }
 
 // InvalidError is a profile that fails [Profile.Validate] once the overrides are applied. It
@@ -63,10 +63,14 @@ func (p Profile) Apply(o Overrides) (Profile, error) {
 		}
 	}
 	switch {
+	case o.Day != nil && *o.Day < 0:
+		return p, &ValueError{Name: "play.day", Value: strconv.Itoa(*o.Day), Err: errors.New("model days start at 0")}
 	case o.Days != nil && *o.Days < 1:
 		return p, &ValueError{Name: "play.days", Value: strconv.Itoa(*o.Days), Err: errors.New("want at least 1")}
 	case o.Mix != nil && *o.Mix == nil:
 		return p, &ValueError{Name: "garbage.mix", Err: errors.New("empty mix")}
+	case o.Messages != nil && *o.Messages < 0:
+		return p, &ValueError{Name: "stop.messages", Value: strconv.FormatInt(*o.Messages, 10), Err: errors.New("want 0 (no limit) or more")}
 	case o.Speed != nil && o.Rate != nil:
 		return p, ErrSpeedAndRate
 	}
