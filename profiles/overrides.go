@@ -9,14 +9,15 @@ import (
 	"github.com/clickgen/clickgen/generator/world"
 )
 
-// Overrides are changes to a profile made on the command line (the flags of `clickgen run`):
+// Overrides are changes to a profile made on the command line (the flags of `clickgen run`,
+// and of batch, live and snapshot, whose built-in profiles they apply to):
 // a nil field leaves the profile's value alone. The values are already parsed (a shape, a
 // rate, a mix); [Profile.Apply] checks them and how they combine. Errors about an override
 // name the field it overrides (world.seed) as a *[ValueError], or are one of this package's
 // Err values; the command says which flag carried it.
 type Overrides struct {
 	Seed    *uint64  // world.seed; an explicit 0 is refused ([CheckSeed])
-	Scale   *float64 // world.scale; 0 means 1, as in a profile ([CheckScale] otherwise)
+	Scale   *float64 // world.scale; 0 leaves it to its default ([CheckScale] otherwise; see [Batch])
 	Catalog *string  // world.catalog
 
 	Day  *int    // play.day, at least 0

@@ -13,10 +13,11 @@ import (
 	"github.com/clickgen/clickgen/profiles"
 )
 
-// A profile's sections as command-line flags. The verbs that play without a profile (batch,
-// live, snapshot, inventory, verify, inject) register the pieces they need, in the order
-// their help lists them, and fall back to the stand's environment variables; `clickgen run`
-// turns the same flags into profiles.Overrides (runFlags). Every error is the caller's
+// A profile's sections as command-line flags. The stand's verbs (batch, live, snapshot,
+// inventory, verify, inject) register the pieces they need, in the order their help lists
+// them, and fall back to the stand's environment variables; batch, live, snapshot and
+// inventory turn them into profiles.Overrides of their built-in profile (playFlags), as
+// `clickgen run` turns the same flags into overrides of the profile it plays (runFlags). Every error is the caller's
 // mistake, worded as the command line spells it (--seed), for the verb to report as a usage
 // error. The environment is read only through the envLookup the verb passes (os.LookupEnv).
 
