@@ -9,17 +9,18 @@ import (
 	"github.com/clickgen/clickgen/generator/world"
 )
 
-// Overrides are changes to a profile made on the command line (the flags of `clickgen run`):
+// Overrides are changes to a profile made on the command line (the flags of `clickgen run`,
+// and of batch, live and snapshot, whose built-in profiles they apply to):
 // a nil field leaves the profile's value alone. The values are already parsed (a shape, a
 // rate, a mix); [Profile.Apply] checks them and how they combine. Errors about an override
 // name the field it overrides (world.seed) as a *[ValueError], or are one of this package's
 // Err values; the command says which flag carried it.
 type Overrides struct {
 	Seed    *uint64  // world.seed; an explicit 0 is refused ([CheckSeed])
-	Scale   *float64 // world.scale; 0 means 1, as in a profile ([CheckScale] otherwise)
+	Scale   *float64 // world.scale; 0 leaves it to its default ([CheckScale] otherwise; see [Batch])
 	Catalog *string  // world.catalog
 
-	Day  *int    // play.day
+	Day  *int    // play.day, at least 0
 	Days *int    // play.days, at least 1; ends play.endless
 	Send *string // play.send
 
@@ -36,7 +37,7 @@ type Overrides struct {
 	Redeliver   *float64   // garbage.redeliver
 
 	Duration *time.Duration // stop.duration
-	Messages *int64         // stop.messages
+	Messages *int64         // stop.messages, at least 0 (no limit)
 }
 
 // InvalidError is a profile that fails [Profile.Validate] once the overrides are applied. It
@@ -63,10 +64,14 @@ func (p Profile) Apply(o Overrides) (Profile, error) {
 		}
 	}
 	switch {
+	case o.Day != nil && *o.Day < 0:
+		return p, &ValueError{Name: "play.day", Value: strconv.Itoa(*o.Day), Err: errors.New("model days start at 0")}
 	case o.Days != nil && *o.Days < 1:
 		return p, &ValueError{Name: "play.days", Value: strconv.Itoa(*o.Days), Err: errors.New("want at least 1")}
 	case o.Mix != nil && *o.Mix == nil:
 		return p, &ValueError{Name: "garbage.mix", Err: errors.New("empty mix")}
+	case o.Messages != nil && *o.Messages < 0:
+		return p, &ValueError{Name: "stop.messages", Value: strconv.FormatInt(*o.Messages, 10), Err: errors.New("want 0 (no limit) or more")}
 	case o.Speed != nil && o.Rate != nil:
 		return p, ErrSpeedAndRate
 	}

@@ -114,7 +114,8 @@ func TestApplyErrors(t *testing.T) {
 		{Overrides{Speed: ptr(-1.0)}, "pacing.speed: ", false},
 		{Overrides{Pace: ptr("warp")}, `pacing.mode "warp"`, true},
 		{Overrides{GarbageRate: ptr(20.0)}, "garbage.rate", true},
-		{Overrides{Day: ptr(-1)}, "play.day -1", true},
+		{Overrides{Day: ptr(-1)}, "play.day -1: model days start at 0", false},
+		{Overrides{Messages: ptr[int64](-1)}, "stop.messages -1: want 0 (no limit) or more", false},
 		// The scale is checked as an override, as the seed is: one check, one wording.
 		{Overrides{Scale: ptr(-1.0)}, "world.scale -1: want a factor in (0, 1000]", false},
 		{Overrides{Scale: ptr(0.0001)}, "world.scale 0.0001: smaller than the smallest step 0.001", false},

@@ -1,6 +1,7 @@
 package profiles
 
 import (
+	"cmp"
 	"fmt"
 	"io"
 	"strings"
@@ -20,14 +21,18 @@ type PlanOptions struct {
 	ReplayEvery    time.Duration
 	ReplayProgress func(pace.Snapshot)
 	// Segment plays that share of the profile (play.Plan.Segment). A rate shape and a
-	// pacing.max_rate are the whole run's: the segment paces its share of them (rate/N).
+	// pacing.max_rate are the whole run's: the segment paces its share of them (rate/N),
+	// computed here and nowhere else.
 	Segment world.Segment
+	// HitsTopic and OrdersTopic name the topics the hits and the snapshots go to, when the
+	// profile sends them; "" is the stand's own, hits and orders.
+	HitsTopic, OrdersTopic string
 }
 
 // Plan turns p, with its defaults applied and validated, into the engine's plan for world
 // w: its days, topics (hits, orders), garbage, stop conditions and pacing, the runner built
-// (a rate shape cut at stop.duration, a ceiling at pacing.max_rate). The topics are the
-// stand's: hits and orders.
+// (a rate shape cut at stop.duration, a ceiling at pacing.max_rate). The topics are
+// opt's, by default the stand's: hits and orders.
 func (p Profile) Plan(w *world.World, opt PlanOptions) (play.Plan, error) {
 	plan := play.Plan{World: w, From: p.Play.Day, Days: p.Play.Days, Garbage: p.Garbage,
 		Stop: play.Stop{Messages: p.Stop.Messages, Duration: p.Stop.Duration}, Workers: opt.Workers, Segment: opt.Segment}
@@ -39,10 +44,10 @@ func (p Profile) Plan(w *world.World, opt PlanOptions) (play.Plan, error) {
 		plan.Days = 0
 	}
 	if p.Play.Send == SendHits || p.Play.Send == SendBoth {
-		plan.Hits = "hits"
+		plan.Hits = cmp.Or(opt.HitsTopic, "hits")
 	}
 	if p.Play.Send == SendSnapshots || p.Play.Send == SendBoth {
-		plan.Orders = "orders"
+		plan.Orders = cmp.Or(opt.OrdersTopic, "orders")
 	}
 	var schedule pace.Schedule
 	var opts []pace.Opt

@@ -11,7 +11,9 @@
 // errors, so a typo never silently falls back to a default.
 //
 // The same fields are command-line flags, bound in cmd/clickgen: `clickgen run` applies them
-// to a profile as [Overrides]. Every verb builds its world with [Profile.NewWorld].
+// to a profile as [Overrides], and `batch`, `live` and `snapshot` to their built-in profiles
+// ([Batch], [Live], [Snapshot]). Every verb builds its world with [Profile.NewWorld] and
+// its plan with [Profile.Plan].
 //
 // This package only describes runs; it sends nothing, reads no clock, no flag and no
 // environment variable, and reads files only when named (a catalog, a profile file). Its

@@ -9,18 +9,19 @@ import (
 )
 
 // NewWorld builds the world of p, with its defaults applied ([Profile.WithDefaults]): the
-// one constructor of a world every verb goes through. It refuses first a run whose memory
-// cannot fit ([CheckFootprint] under limit, for workers render workers and p's garbage: the
-// scale alone may not fit), then a scale no world has ([CheckScale]), then reads p's catalog
-// (a *[ValueError] named catalog when it cannot be read or parsed), refuses a run whose
+// one constructor of a world every verb goes through. It refuses first a scale no world has
+// ([CheckScale]: --scale 5000 is out of range whatever the memory), then a run whose memory
+// cannot fit under limit ([CheckFootprint], for workers render workers and p's garbage;
+// the command measures limit, the zero limit is none), then reads p's catalog (a
+// *[ValueError] named catalog when it cannot be read or parsed), refuses a run whose
 // memory cannot fit with the catalog's rows counted, and builds the world. A seed of 0 is
 // the canonical one: a caller that took the seed from a user checks it first ([CheckSeed]).
 func (p Profile) NewWorld(limit MemoryLimit, workers int) (*world.World, error) {
-	f := world.Footprint{Scale: p.World.Scale, Garbage: p.Garbage, Workers: workers}
-	if err := CheckFootprint(f, limit); err != nil {
+	if err := CheckScale(p.World.Scale); err != nil {
 		return nil, err
 	}
-	if err := CheckScale(p.World.Scale); err != nil {
+	f := world.Footprint{Scale: p.World.Scale, Garbage: p.Garbage, Workers: workers}
+	if err := CheckFootprint(f, limit); err != nil {
 		return nil, err
 	}
 	c, size, err := loadCatalog(p.World.Catalog)

@@ -144,7 +144,7 @@ func TestMemoryRefusedBeforeSending(t *testing.T) {
 	for _, args := range [][]string{
 		{"--scale", "2", "--max-memory", "100MiB"},
 		{"--scale", "1", "--garbage", "3", "--max-memory", "256MiB"},
-		{"--scale", "1000000"}, // beyond any machine
+		{"--scale", "300", "--max-memory", "4GiB"},
 	} {
 		_, errs, code := clickgen(t, append([]string{"batch", "--day", "0", "--limit", "10", "--file", file}, args...)...)
 		if code != 2 || !strings.Contains(errs, "of memory, more than") {
@@ -152,6 +152,19 @@ func TestMemoryRefusedBeforeSending(t *testing.T) {
 		}
 		if _, err := os.Stat(file); err == nil {
 			t.Fatalf("%v: the data file was created before the memory check", args)
+		}
+	}
+	// A scale beyond any world is refused as out of range before the memory is counted, in
+	// run's words as in batch's (it used to be refused for its memory, beyond any machine).
+	for _, args := range [][]string{
+		{"batch", "--day", "0", "--limit", "10", "--file", file, "--scale", "1000000"},
+		{"run", "--scale", "1000000"},
+	} {
+		if _, errs, code := clickgen(t, args...); code != 2 || !strings.Contains(errs, ": --scale 1e+06: want a factor in (0, 1000]\n") {
+			t.Errorf("%v: exit %d, stderr %q; want exit 2 refusing the scale as out of range", args, code, errs)
+		}
+		if _, err := os.Stat(file); err == nil {
+			t.Fatalf("%v: the data file was created before the scale check", args)
 		}
 	}
 	if _, errs, code := clickgen(t, "batch", "--day", "0", "--limit", "10", "--file", file, "--max-memory", "1GiB"); code != 0 {

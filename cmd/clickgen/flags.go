@@ -66,7 +66,9 @@ func checkWorkers(verb string, n int) error {
 
 // playFlags are the flags every verb that plays into a sink shares (batch, live, snapshot):
 // the world, the model days, garbage and the segment, registered in that order, and the
-// sink. inventory uses them without the sink.
+// sink. inventory uses them without the sink. They are overrides of the verb's built-in
+// profile (profiles.Batch, Live, Snapshot), every one applied whether given or not: the
+// flags' defaults are the stand's.
 type playFlags struct {
 	world   *worldFlags
 	days    *dayFlags
@@ -74,6 +76,9 @@ type playFlags struct {
 	segment *segmentFlags
 	fs      *pflag.FlagSet
 	sink    *sinkFlags // nil without a sink
+	// names are the verb's own flags for profile fields flagNames does not name as it does
+	// (batch's --limit is stop.messages).
+	names map[string]string
 }
 
 // addPlayFlags registers the play flags on fs; daysHelp is --days' help, or "" for a verb
@@ -88,62 +93,121 @@ func addPlayFlags(fs *pflag.FlagSet, daysHelp string, withSink bool) *playFlags 
 	return pf
 }
 
-// parse reads args and checks every flag and environment fallback in the order the verbs
-// report mistakes: the days, then the verb's own checks (check, may be nil), the segment,
-// the garbage, the sink and the world: any mistake is a usage error before anything is sent.
-// It returns the plan of what the flags choose: world, days, garbage and segment.
-func (pf *playFlags) parse(args []string, out io.Writer, check func() error) (play.Plan, error) {
-	return pf.parseEnv(args, out, os.LookupEnv, check)
+// parse reads args and the environment fallbacks and applies them to base, the verb's
+// built-in profile, in the order the verbs report mistakes: --day given, then the verb's own
+// check (check, may be nil: its environment fallbacks, the flags that are not the profile's,
+// and the overrides of its own flags, which it adds to o), the segment, the garbage, the
+// sink, and then the profile's values, each refused once by profiles.Profile.Apply and
+// named by the flag that carried it: any mistake is a usage error before anything is sent.
+// It returns the profile and the segment the flags choose.
+func (pf *playFlags) parse(base profiles.Profile, args []string, out io.Writer, check func(o *profiles.Overrides) error) (profiles.Profile, world.Segment, error) {
+	return pf.parseEnv(base, args, out, os.LookupEnv, check)
 }
 
 // parseEnv is parse with the environment read through env.
-func (pf *playFlags) parseEnv(args []string, out io.Writer, env envLookup, check func() error) (play.Plan, error) {
+func (pf *playFlags) parseEnv(base profiles.Profile, args []string, out io.Writer, env envLookup, check func(o *profiles.Overrides) error) (profiles.Profile, world.Segment, error) {
 	verb := pf.fs.Name()
 	if err := parseFlags(pf.fs, args, out, false); err != nil {
-		return play.Plan{}, err
+		return base, world.Segment{}, err
 	}
 	if err := pf.days.resolve(env); err != nil {
-		return play.Plan{}, usage(verb, err)
+		return base, world.Segment{}, usage(verb, err)
 	}
+	o := pf.overrides()
 	if check != nil {
-		if err := check(); err != nil {
-			return play.Plan{}, usage(verb, err)
+		if err := check(&o); err != nil {
+			return base, world.Segment{}, usage(verb, err)
 		}
 	}
 	segment, err := pf.segment.resolve(env)
 	if err != nil {
-		return play.Plan{}, usage(verb, err)
+		return base, segment, usage(verb, err)
 	}
-	g, err := pf.garbage.resolve()
-	if err != nil {
-		return play.Plan{}, usage(verb, err)
+	if _, err := pf.garbage.resolve(); err != nil {
+		return base, segment, usage(verb, err)
 	}
 	if pf.sink != nil {
 		if err := pf.sink.resolve(); err != nil {
-			return play.Plan{}, err
+			return base, segment, err
 		}
 	}
-	w, err := pf.world.newWorld(verb, env, g)
+	if err := pf.world.resolveEnv(env); err != nil {
+		return base, segment, usage(verb, err)
+	}
+	p, err := base.Apply(o)
+	if err == nil {
+		err = profiles.CheckDays(p.Play.Day, p.Play.Days)
+	}
+	if err != nil {
+		return p, segment, usage(verb, flagNamedAs(err, pf.names))
+	}
+	return p, segment, nil
+}
+
+// overrides are the play flags as changes to the built-in profile: all of them, given or
+// not (their defaults are the stand's), but the garbage mix, which only a named mix sets.
+func (pf *playFlags) overrides() profiles.Overrides {
+	wf, g := pf.world, &pf.garbage.garbage
+	o := profiles.Overrides{Seed: &wf.seed, Scale: &wf.scale, Catalog: &wf.catalog, Day: &pf.days.day,
+		GarbageRate: &g.Rate, Redeliver: &g.Redeliver}
+	if pf.fs.Lookup("days") != nil {
+		o.Days = &pf.days.days
+	}
+	if g.Mix != nil {
+		o.Mix = &g.Mix
+	}
+	return o
+}
+
+// plan builds the world of p (newWorld: memory, scale, catalog, soft limit; the memory
+// counted for pf.world.workers render workers) and p's plan (profiles.Profile.Plan, the one
+// constructor of a plan every verb goes through) for segment, with opt. A verb with a sink
+// sends what p sends to the topic --topic names (sinkFlags.TopicFor). Refusals are usage
+// errors.
+func (pf *playFlags) plan(p profiles.Profile, segment world.Segment, opt profiles.PlanOptions) (play.Plan, error) {
+	verb := pf.fs.Name()
+	w, err := newWorld(verb, p, pf.world.maxMemory, pf.world.workers, "--catalog")
 	if err != nil {
 		return play.Plan{}, err
 	}
-	return play.Plan{World: w, From: pf.days.day, Days: pf.days.days, Garbage: g, Segment: segment}, nil
+	if pf.sink != nil {
+		kind := "hits"
+		if p.Play.Send == profiles.SendSnapshots {
+			kind = "orders"
+		}
+		topic, err := pf.sink.TopicFor(verb, kind)
+		if err != nil {
+			return play.Plan{}, usage(verb, err)
+		}
+		opt.HitsTopic, opt.OrdersTopic = topic, topic
+	}
+	opt.Segment = segment
+	plan, err := p.Plan(w, opt)
+	if err != nil {
+		return plan, usage(verb, flagNamedAs(err, pf.names))
+	}
+	return plan, nil
 }
 
-// start opens the sink for topic kind (hits or orders: the default topic name and the
-// partitions a created topic gets) and returns the player and the topic to send to.
-func (pf *playFlags) start(ctx context.Context, sio *stdio, kind string) (*console.Session, string, error) {
-	topic, err := pf.sink.TopicFor(pf.fs.Name(), kind)
-	if err != nil {
-		return nil, "", usage(pf.fs.Name(), err)
-	}
+// start opens the sink for plan's topic of kind (hits or orders: the partitions a created
+// topic gets) and returns the player.
+func (pf *playFlags) start(ctx context.Context, sio *stdio, kind string) (*console.Session, error) {
 	snk, err := pf.sink.open(ctx, sio, map[string]int32{pf.sink.Topic: sink.DefaultTopics()[kind]})
 	if err != nil {
-		return nil, "", err
+		return nil, err
 	}
 	p := newPlayer(sio, snk, pf.sink.FlushTimeout, 0)
 	p.Follow = pf.sink.follow.finisher()
-	return p, topic, nil
+	return p, nil
+}
+
+// checkEvery refuses a progress period below console.MinProgressEvery, naming flag (run's
+// --interval, live's --progress-every): the one wording of the floor.
+func checkEvery(flag string, d time.Duration) error {
+	if d < console.MinProgressEvery {
+		return fmt.Errorf("%s %v: want at least %v", flag, d, console.MinProgressEvery)
+	}
+	return nil
 }
 
 // sinkFlags are the sink's settings (generator/sink) with the run's outputs: --report,

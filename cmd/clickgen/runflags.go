@@ -7,7 +7,6 @@ import (
 
 	"github.com/spf13/pflag"
 
-	"github.com/clickgen/clickgen/cmd/clickgen/internal/console"
 	"github.com/clickgen/clickgen/generator/pace"
 	"github.com/clickgen/clickgen/generator/world"
 	"github.com/clickgen/clickgen/profiles"
@@ -118,8 +117,9 @@ func (rf *runFlags) profile(env envLookup) (profiles.Profile, world.Segment, err
 		return p, seg, fmt.Errorf("%s: %w", what, err)
 	case err != nil:
 		return p, seg, flagNamed(err)
-	case rf.interval < console.MinProgressEvery:
-		return p, seg, fmt.Errorf("--interval %v: want at least %v", rf.interval, console.MinProgressEvery)
+	}
+	if err := checkEvery("--interval", rf.interval); err != nil {
+		return p, seg, err
 	}
 	if seg, err = rf.segment.resolve(env); err != nil {
 		return p, seg, err

@@ -4,6 +4,8 @@ import (
 	"context"
 	"os"
 	"strconv"
+
+	"github.com/clickgen/clickgen/profiles"
 )
 
 func runBatch(ctx context.Context, sio *stdio, args []string) error {
@@ -16,28 +18,32 @@ call writes the same bytes, and 'clickgen inventory' with the same flags says wh
 	pf := addPlayFlags(fs, "number of days to play", true)
 	limit := fs.Int("limit", 0, "stop after this many messages in the whole run (events, and garbage if any); 0 means no limit (env GENERATOR_LIMIT)")
 	workers := fs.Int("workers", 0, "days are generated on this many cores; 0 means all")
-	plan, err := pf.parse(args, sio.out, func() error {
+	pf.names = map[string]string{"stop.messages": "--limit"}
+	var messages int64
+	prof, segment, err := pf.parse(profiles.Batch(), args, sio.out, func(o *profiles.Overrides) error {
 		if err := setFromEnv(fs, os.LookupEnv, "limit", "GENERATOR_LIMIT"); err != nil {
-			return usage("batch", err)
+			return err
 		}
 		if err := checkWorkers("batch", *workers); err != nil {
 			return err
 		}
 		pf.world.workers = renderWorkers(*workers, false)
-		if *limit < 0 {
-			return usagef("batch", "--limit %d: want 0 (no limit) or more", *limit)
-		}
+		messages = int64(*limit)
+		o.Messages = &messages
 		return nil
 	})
 	if err != nil {
 		return err
 	}
-	p, topic, err := pf.start(ctx, sio, "hits")
+	plan, err := pf.plan(prof, segment, profiles.PlanOptions{Workers: renderWorkers(*workers, pf.sink.Kafka())})
+	if err != nil {
+		return err
+	}
+	p, err := pf.start(ctx, sio, "hits")
 	if err != nil {
 		return err
 	}
 	p.LimitFlag = "--limit " + strconv.Itoa(*limit)
-	plan.Hits, plan.Stop.Messages, plan.Workers = topic, int64(*limit), renderWorkers(*workers, pf.sink.Kafka())
 	_, err = playOn(ctx, p, plan)
 	return p.Finish(err, pf.sink.report)
 }

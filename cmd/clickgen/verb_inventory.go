@@ -37,13 +37,18 @@ and redeliveries they add, and what the stand's raw, ODS and error tables must t
 		}
 		return printInventory(sio, inv)
 	}
-	plan, err := pf.parse(args, sio.out, func() error {
+	// The inventory is of what batch and snapshot send: it plays their world and days.
+	prof, segment, err := pf.parse(profiles.Batch(), args, sio.out, func(*profiles.Overrides) error {
 		if err := checkWorkers("inventory", *workers); err != nil {
 			return err
 		}
 		pf.world.workers = renderWorkers(*workers, false)
 		return nil
 	})
+	if err != nil {
+		return err
+	}
+	plan, err := pf.plan(prof, segment, profiles.PlanOptions{Workers: *workers})
 	if err != nil {
 		return err
 	}

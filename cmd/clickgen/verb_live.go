@@ -8,6 +8,7 @@ import (
 	"github.com/clickgen/clickgen/cmd/clickgen/internal/console"
 	"github.com/clickgen/clickgen/generator/pace"
 	"github.com/clickgen/clickgen/generator/play"
+	"github.com/clickgen/clickgen/profiles"
 )
 
 func runLive(ctx context.Context, sio *stdio, args []string) error {
@@ -23,45 +24,32 @@ same day; only the timing differs.`)
 	var maxRate pace.Rate
 	addMaxRateFlag(fs, &maxRate, "a ceiling on top of the model-time schedule, e.g. 500/s")
 	every := fs.Duration("progress-every", time.Minute, "how often to print a progress line (at least 100ms)")
-	var schedule pace.Schedule
-	var opts []pace.Opt
-	plan, err := pf.parse(args, sio.out, func() error {
+	prof, segment, err := pf.parse(profiles.Live(), args, sio.out, func(o *profiles.Overrides) error {
 		if err := setFromEnv(fs, os.LookupEnv, "speed", "GENERATOR_SPEED"); err != nil {
-			return usage("live", err)
+			return err
 		}
-		var err error
-		if schedule, err = pace.Replay(*speed); err != nil {
-			return usagef("live", "--speed: %v", err)
-		}
-		if *every < console.MinProgressEvery {
-			return usagef("live", "--progress-every %v: want at least %v", *every, console.MinProgressEvery)
-		}
-		return nil
+		o.Speed, o.MaxRate = speed, &maxRate
+		return checkEvery("--progress-every", *every)
 	})
 	if err != nil {
 		return err
 	}
-	if maxRate != 0 {
-		// The ceiling is the whole run's: a segment takes its share.
-		opts = append(opts, pace.WithMaxRate(maxRate/pace.Rate(max(1, plan.Segment.N))))
-	}
-	p, topic, err := pf.start(ctx, sio, "hits")
+	var p *console.Session // set before the run starts, which is when progress is reported
+	var total int
+	plan, err := pf.plan(prof, segment, profiles.PlanOptions{Workers: renderWorkers(0, pf.sink.Kafka()), ReplayEvery: *every,
+		ReplayProgress: func(s pace.Snapshot) {
+			m := s.Model
+			p.Logf("played %d of %d, model time %02d:%02d, lag %.1fs (max %.1fs)",
+				s.Sent, total, int(m.Hours()), int(m.Minutes())%60, s.Lag.Seconds(), s.MaxLag.Seconds())
+		}})
 	if err != nil {
 		return err
 	}
-	var total int
-	var runner *pace.Runner
-	opts = append(opts, pace.WithProgress(*every, func(s pace.Snapshot) {
-		m := s.Model
-		p.Logf("played %d of %d, model time %02d:%02d, lag %.1fs (max %.1fs)",
-			s.Sent, total, int(m.Hours()), int(m.Minutes())%60, s.Lag.Seconds(), s.MaxLag.Seconds())
-	}))
-	if runner, err = pace.NewRunner(schedule, opts...); err != nil {
-		return p.Finish(usagef("live", "%v", err), pf.sink.report)
+	if p, err = pf.start(ctx, sio, "hits"); err != nil {
+		return err
 	}
 	p.OnUnit = func(u play.Unit) { total = u.Clean }
-	plan.Hits, plan.Pacing.Runner, plan.Workers = topic, runner, renderWorkers(0, pf.sink.Kafka())
 	_, err = playOn(ctx, p, plan)
-	p.Target = float64(total) / (float64(24*time.Hour) / *speed / float64(time.Second))
+	p.Target = float64(total) / (float64(24*time.Hour) / prof.Pacing.Speed / float64(time.Second))
 	return p.Finish(err, pf.sink.report)
 }

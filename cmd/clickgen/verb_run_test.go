@@ -143,7 +143,8 @@ func TestRunUsageErrors(t *testing.T) {
 		{[]string{"run", "--max-rate", "lots"}, "--max-rate"},
 		{[]string{"run", "stress", "--duration", "0s"}, "play.endless needs stop.duration or stop.messages"},
 		{[]string{"run", "--days", "0"}, "--days 0"},
-		{[]string{"run", "--day", "-1"}, "play.day -1"},
+		{[]string{"run", "--day", "-1"}, "--day -1: model days start at 0"},               // batch's wording
+		{[]string{"run", "--messages", "-1"}, "--messages -1: want 0 (no limit) or more"}, // batch's --limit wording
 		{[]string{"run", "--seed", "0"}, "--seed 0"},
 		{[]string{"run", "--scale", "-1"}, "--scale -1: want a factor in (0, 1000]"}, // batch's wording
 		{[]string{"run", "--send", "clicks"}, `play.send "clicks"`},

@@ -2,6 +2,8 @@ package main
 
 import (
 	"context"
+
+	"github.com/clickgen/clickgen/profiles"
 )
 
 func runSnapshot(ctx context.Context, sio *stdio, args []string) error {
@@ -13,15 +15,18 @@ counter midnight, one JSON message per order keyed by order_id, in ascending ord
 model day a snapshot needs is generated once per call. The producer is flushed after every
 snapshot.`)
 	pf := addPlayFlags(fs, "number of run days", true)
-	plan, err := pf.parse(args, sio.out, nil)
+	prof, segment, err := pf.parse(profiles.Snapshot(), args, sio.out, nil)
 	if err != nil {
 		return err
 	}
-	p, topic, err := pf.start(ctx, sio, "orders")
+	plan, err := pf.plan(prof, segment, profiles.PlanOptions{})
 	if err != nil {
 		return err
 	}
-	plan.Orders = topic
+	p, err := pf.start(ctx, sio, "orders")
+	if err != nil {
+		return err
+	}
 	_, err = playOn(ctx, p, plan)
 	return p.Finish(err, pf.sink.report)
 }

@@ -101,6 +101,9 @@ func (v *verifyRun) parse(fs *pflag.FlagSet, args []string, sio *stdio) error {
 	if err := v.df.resolve(os.LookupEnv); err != nil {
 		return usage("verify", err)
 	}
+	if err := v.df.check(); err != nil {
+		return usage("verify", err)
+	}
 	var err error
 	if v.g, err = v.gf.resolve(); err != nil {
 		return usage("verify", err)

@@ -13,10 +13,11 @@ import (
 	"github.com/clickgen/clickgen/profiles"
 )
 
-// A profile's sections as command-line flags. The verbs that play without a profile (batch,
-// live, snapshot, inventory, verify, inject) register the pieces they need, in the order
-// their help lists them, and fall back to the stand's environment variables; `clickgen run`
-// turns the same flags into profiles.Overrides (runFlags). Every error is the caller's
+// A profile's sections as command-line flags. The stand's verbs (batch, live, snapshot,
+// inventory, verify, inject) register the pieces they need, in the order their help lists
+// them, and fall back to the stand's environment variables; batch, live, snapshot and
+// inventory turn them into profiles.Overrides of their built-in profile (playFlags), as
+// `clickgen run` turns the same flags into overrides of the profile it plays (runFlags). Every error is the caller's
 // mistake, worded as the command line spells it (--seed), for the verb to report as a usage
 // error. The environment is read only through the envLookup the verb passes (os.LookupEnv).
 
@@ -56,13 +57,19 @@ func addWorldFlags(fs *pflag.FlagSet) *worldFlags {
 // (profiles.CheckSeed: 0 is refused). The scale is checked with the world
 // (profiles.Profile.NewWorld: after the memory, so a scale that cannot fit is told so).
 func (wf *worldFlags) resolve(env envLookup) error {
-	if err := setFromEnv(wf.fs, env, "seed", seedEnv); err != nil {
-		return err
-	}
-	if err := setFromEnv(wf.fs, env, "catalog", catalogEnv); err != nil {
+	if err := wf.resolveEnv(env); err != nil {
 		return err
 	}
 	return flagNamed(profiles.CheckSeed(wf.seed))
+}
+
+// resolveEnv applies the fallbacks GENERATOR_SEED and GENERATOR_CATALOG; a verb that plays a
+// profile has the values checked as overrides (profiles.Profile.Apply).
+func (wf *worldFlags) resolveEnv(env envLookup) error {
+	if err := setFromEnv(wf.fs, env, "seed", seedEnv); err != nil {
+		return err
+	}
+	return setFromEnv(wf.fs, env, "catalog", catalogEnv)
 }
 
 // newWorld resolves the flags and builds the world they choose for a run with garbage g
@@ -94,8 +101,9 @@ func addDayFlags(fs *pflag.FlagSet, daysHelp string) *dayFlags {
 	return df
 }
 
-// resolve applies GENERATOR_DAY and GENERATOR_DAYS and checks the days: --day is required
-// (there is no default model day), and the range must be one the wire formats can carry.
+// resolve applies GENERATOR_DAY and GENERATOR_DAYS and checks that there is a day: --day is
+// required (there is no default model day). The values are checked as a profile's
+// (profiles.Profile.Apply, profiles.CheckDays), or by check.
 func (df *dayFlags) resolve(env envLookup) error {
 	if err := setFromEnv(df.fs, env, "day", dayEnv); err != nil {
 		return err
@@ -105,13 +113,21 @@ func (df *dayFlags) resolve(env envLookup) error {
 			return err
 		}
 	}
-	switch {
-	case !df.fs.Changed("day"):
+	if !df.fs.Changed("day") {
 		return errors.New("--day is required (there is no default model day)")
-	case df.day < 0:
-		return fmt.Errorf("--day %d: model days start at 0", df.day)
-	case df.days < 1:
-		return fmt.Errorf("--days %d: want at least 1", df.days)
+	}
+	return nil
+}
+
+// check refuses days no run plays, as a profile's overrides would (profiles.Profile.Apply,
+// profiles.CheckDays), for a verb that plays no profile (verify).
+func (df *dayFlags) check() error {
+	o := profiles.Overrides{Day: &df.day}
+	if df.fs.Lookup("days") != nil {
+		o.Days = &df.days
+	}
+	if _, err := (profiles.Profile{}).Apply(o); err != nil {
+		return flagNamed(err)
 	}
 	return flagNamed(profiles.CheckDays(df.day, df.days))
 }
@@ -224,6 +240,8 @@ var flagNames = map[string]string{
 	"play.day/play.days": "--day/--days",
 	"garbage.mix":        "--garbage-mix",
 	"pacing.speed":       "--speed",
+	"play.day":           "--day",
+	"stop.messages":      "--messages",
 	"profile file":       "--profile-file",
 	"inventory file":     "--merge",
 }
@@ -233,13 +251,21 @@ var flagNames = map[string]string{
 // --garbage, --workers and --max-memory, an unknown profile offers --profile-file. The
 // result still wraps what err wraps (world.ErrZeroSeed, fs.ErrNotExist). Other errors, and
 // nil, are returned as they are.
-func flagNamed(err error) error {
+func flagNamed(err error) error { return flagNamedAs(err, nil) }
+
+// flagNamedAs is flagNamed for a verb whose own flags (names, by profile field) carry some
+// fields under other names than flagNames says (batch's --limit is stop.messages).
+func flagNamedAs(err error, names map[string]string) error {
 	switch e := err.(type) {
 	case *profiles.ValueError:
 		if errors.Is(e.Err, profiles.ErrModeContradicts) {
 			return &reworded{fmt.Sprintf("--pace %s contradicts --speed or --rate", e.Value), e}
 		}
-		if flag, ok := flagNames[e.Name]; ok {
+		flag, ok := names[e.Name]
+		if !ok {
+			flag, ok = flagNames[e.Name]
+		}
+		if ok {
 			named := *e
 			named.Name = flag
 			return &named

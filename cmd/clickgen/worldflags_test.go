@@ -11,6 +11,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/clickgen/clickgen/cmd/clickgen/internal/sysmem"
+	"github.com/clickgen/clickgen/generator/play"
 	"github.com/clickgen/clickgen/generator/world"
 	"github.com/clickgen/clickgen/profiles"
 )
@@ -89,6 +90,9 @@ func TestDayFlagsResolve(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			df := parsed(t, add, tc.args...)
 			err := df.resolve(envOf(tc.env))
+			if err == nil {
+				err = df.check()
+			}
 			if !strings.HasPrefix(errText(err), tc.err) || (tc.err == "") != (err == nil) || df.day != tc.day || df.days != tc.days {
 				t.Errorf("resolve() = day %d days %d, %v; want %d %d, %q", df.day, df.days, err, tc.day, tc.days, tc.err)
 			}
@@ -248,9 +252,10 @@ func TestSetFromEnv(t *testing.T) {
 	}
 }
 
-// TestPlayFlagsParse: the days are checked first, then the verb's own check, then the
-// segment and the garbage; what they resolve to is kept, and the world is refused when it
-// cannot fit in memory before it is built.
+// TestPlayFlagsParse: --day is checked first, then the verb's own check, then the segment
+// and the garbage, then the profile's values as overrides of the built-in profile; what they
+// resolve to is kept, and the world is refused when it cannot fit in memory before it is
+// built.
 func TestPlayFlagsParse(t *testing.T) {
 	errCheck := errors.New("the verb's own check")
 	for _, c := range []struct {
@@ -262,21 +267,33 @@ func TestPlayFlagsParse(t *testing.T) {
 		{[]string{"--day", "0", "--segments", "2"}, errCheck, errCheck.Error()},
 		{[]string{"--day", "0", "--segments", "2", "--garbage", "-1"}, nil, "--segments 2 needs env"},
 		{[]string{"--day", "0", "--garbage-mix", "not_an_object=1"}, nil, "--garbage-mix without --garbage"},
+		{[]string{"--day", "-1", "--seed", "0"}, nil, "--seed 0: "},
+		{[]string{"--day", "-1"}, nil, "--day -1: model days start at 0"},
+		{[]string{"--day", "0", "--days", "0"}, nil, "--days 0: want at least 1"},
+		{[]string{"--day", "0", "--scale", "0"}, nil, "--scale 0: want a factor in (0, 1000]"},
 		{[]string{"--day", "2", "--days", "3", "--segment", "1/2", "--garbage", "0.5", "--scale", "0.01"}, nil, ""},
 	} {
 		fs := newFlags("test", "test", "")
 		pf := addPlayFlags(fs, "days", false)
-		plan, err := pf.parseEnv(c.args, nil, envOf(nil), func() error { return c.check })
+		var plan play.Plan
+		p, seg, err := pf.parseEnv(profiles.Batch(), c.args, nil, envOf(nil), func(*profiles.Overrides) error { return c.check })
+		if err == nil {
+			plan, err = pf.plan(p, seg, profiles.PlanOptions{})
+		}
 		if got := errText(err); !strings.Contains(got, c.wantErr) || (c.wantErr == "") != (err == nil) {
 			t.Errorf("%q: parse error %q, want one containing %q", c.args, got, c.wantErr)
 		}
-		if err == nil && (plan.Segment != world.Segment{I: 1, N: 2} || plan.Garbage.Rate != 0.5 || plan.From != 2 || plan.Days != 3 || plan.World.Scale() != 0.01) {
-			t.Errorf("%q: segment %v, garbage %v, days %d+%d, scale %v", c.args, plan.Segment, plan.Garbage.Rate, plan.From, plan.Days, plan.World.Scale())
+		if err == nil && (plan.Segment != world.Segment{I: 1, N: 2} || plan.Garbage.Rate != 0.5 || plan.From != 2 || plan.Days != 3 || plan.World.Scale() != 0.01 || plan.Hits != "hits" || plan.Orders != "") {
+			t.Errorf("%q: segment %v, garbage %v, days %d+%d, scale %v, topics %q %q", c.args, plan.Segment, plan.Garbage.Rate, plan.From, plan.Days, plan.World.Scale(), plan.Hits, plan.Orders)
 		}
 	}
 	fs := newFlags("test", "test", "")
 	pf := addPlayFlags(fs, "", false)
-	if _, err := pf.parseEnv([]string{"--day", "0", "--scale", "0.01", "--max-memory", "1KiB"}, nil, envOf(nil), nil); err == nil || !strings.Contains(err.Error(), "--max-memory") {
+	p, seg, err := pf.parseEnv(profiles.Live(), []string{"--day", "0", "--scale", "0.01", "--max-memory", "1KiB"}, nil, envOf(nil), nil)
+	if err == nil {
+		_, err = pf.plan(p, seg, profiles.PlanOptions{})
+	}
+	if err == nil || !strings.Contains(err.Error(), "--max-memory") {
 		t.Errorf("parse under --max-memory 1KiB: %v, want refused naming --max-memory", err)
 	}
 }
