@@ -63,7 +63,7 @@ func (ff *followFlags) open(ctx context.Context, sf *sinkFlags, want map[string]
 	if len(ff.groups) == 0 {
 		return nil, nil
 	}
-	opts, err := sink.ClientOpts(sf.Brokers, sf.Opts()...)
+	opts, err := sink.ClientOpts(sf.Brokers, sf.ConnOpts()...)
 	if err != nil {
 		return nil, usagef(sf.verb, "%v", err)
 	}
