@@ -2,10 +2,12 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"maps"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/spf13/pflag"
@@ -100,5 +102,10 @@ func (ff *followFlags) finisher() console.Finisher {
 // the follower's client.
 func (ff *followFlags) Finish(w io.Writer, interrupted bool) (map[string]runreport.FollowGroup, error) {
 	defer ff.cl.Close()
-	return ff.f.Finish(w, interrupted)
+	rep, err := ff.f.Finish(w, interrupted)
+	var nd *follow.NotDrainedError
+	if errors.As(err, &nd) {
+		err = fmt.Errorf("follow: %s did not take everything the run sent within --follow-timeout %v", strings.Join(nd.Groups, ", "), nd.Timeout)
+	}
+	return rep, err
 }

@@ -298,9 +298,20 @@ func (f *Follower) Finish(w io.Writer, interrupted bool) (map[string]report.Foll
 		rep[g.name] = r
 	}
 	if len(failed) > 0 && !interrupted {
-		return rep, fmt.Errorf("follow: %s did not take everything the run sent within --follow-timeout %v", strings.Join(failed, ", "), f.opt.Timeout)
+		return rep, &NotDrainedError{Groups: failed, Timeout: f.opt.Timeout}
 	}
 	return rep, nil
+}
+
+// NotDrainedError is Finish's error when a group did not take everything the run sent
+// within the follower's timeout: each of Groups reads "group NAME (lag TOPIC/P N, …)".
+type NotDrainedError struct {
+	Groups  []string
+	Timeout time.Duration
+}
+
+func (e *NotDrainedError) Error() string {
+	return fmt.Sprintf("follow: %s did not take everything the run sent within %v", strings.Join(e.Groups, ", "), e.Timeout)
 }
 
 // State is one group's figures at a moment of the run: the latency of every message it has

@@ -2,6 +2,7 @@ package follow
 
 import (
 	"context"
+	"errors"
 	"io"
 	"strings"
 	"sync"
@@ -115,6 +116,10 @@ func TestFinishNamesLag(t *testing.T) {
 	rep, err := f.Finish(&w, false)
 	if err == nil || !strings.Contains(err.Error(), "group ghost (lag hits/0 4, hits/1 3)") || strings.Contains(err.Error(), "group ok") {
 		t.Fatalf("Finish error = %v, want group ghost and its lag named, not ok\n%s", err, w.String())
+	}
+	var nd *NotDrainedError
+	if !errors.As(err, &nd) || len(nd.Groups) != 1 || nd.Timeout <= 0 || strings.Contains(err.Error(), "--") {
+		t.Errorf("Finish error = %#v: want a *NotDrainedError with one group and the timeout, naming no flag", err)
 	}
 	if rep["ghost"].DrainedS != nil || rep["ok"].DrainedS == nil || rep["ok"].MeasuredFrom != "handed to producer" {
 		t.Errorf("report %+v: want ghost not drained, ok drained, measured from handed to producer", rep)
