@@ -109,7 +109,7 @@ func exitCode(err error, stderr io.Writer) int {
 // cli is the whole command line: the global flags, the verb, the exit code. main and the
 // tests of global flags call it.
 func cli(ctx context.Context, args []string, stdout, stderr io.Writer) int {
-	rest, format, err := logs.CutFlag(args)
+	rest, format, err := cutLogFormat(args)
 	if err != nil {
 		return exitCode(usage("", err), stderr)
 	}

@@ -10,7 +10,6 @@ package logs
 import (
 	"bytes"
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"log/slog"
@@ -148,35 +147,4 @@ func (l *Lines) Logger(name string, level slog.Level) *slog.Logger {
 func Of(w io.Writer) *Lines {
 	l, _ := w.(*Lines)
 	return l
-}
-
-// CutFlag takes the global flag --log-format out of args, wherever it stands before a "--"
-// (--log-format json or --log-format=json; the last one wins), and returns the other
-// arguments in order and the format, Text when the flag is absent. A missing or unknown value
-// is an error naming the flag.
-func CutFlag(args []string) (rest []string, f Format, err error) {
-	f = Text
-	for i := 0; i < len(args); i++ {
-		a := args[i]
-		if a == "--" {
-			rest = append(rest, args[i:]...)
-			break
-		}
-		v, ok := strings.CutPrefix(a, "--log-format=")
-		if !ok && a == "--log-format" {
-			if i+1 == len(args) {
-				return args, f, errors.New("--log-format needs a value: text or json")
-			}
-			i++
-			v, ok = args[i], true
-		}
-		if !ok {
-			rest = append(rest, a)
-			continue
-		}
-		if err := f.Set(v); err != nil {
-			return args, f, fmt.Errorf("--log-format: %v", err)
-		}
-	}
-	return rest, f, nil
 }

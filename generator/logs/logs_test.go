@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"encoding/json"
 	"log/slog"
-	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -104,31 +103,5 @@ func TestTextIsUntouched(t *testing.T) {
 	}
 	if _, err := ParseFormat("logfmt"); err == nil {
 		t.Errorf("ParseFormat(logfmt) accepted")
-	}
-}
-
-func TestCutFlag(t *testing.T) {
-	for _, tc := range []struct {
-		args, rest []string
-		f          Format
-		err        string
-	}{
-		{[]string{"batch", "--day", "0"}, []string{"batch", "--day", "0"}, Text, ""},
-		{[]string{"--log-format", "json", "batch"}, []string{"batch"}, JSON, ""},
-		{[]string{"batch", "--log-format=json", "--day", "0"}, []string{"batch", "--day", "0"}, JSON, ""},
-		{[]string{"batch", "--", "--log-format=json"}, []string{"batch", "--", "--log-format=json"}, Text, ""},
-		{[]string{"batch", "--log-format"}, nil, Text, "--log-format needs a value: text or json"},
-		{[]string{"--log-format", "xml"}, nil, Text, "--log-format: "},
-	} {
-		rest, f, err := CutFlag(tc.args)
-		if tc.err != "" {
-			if err == nil || !strings.HasPrefix(err.Error(), tc.err) {
-				t.Errorf("CutFlag(%q) error = %v, want %q", tc.args, err, tc.err)
-			}
-			continue
-		}
-		if err != nil || f != tc.f || !slices.Equal(rest, tc.rest) {
-			t.Errorf("CutFlag(%q) = %q, %v, %v; want %q, %v", tc.args, rest, f, err, tc.rest, tc.f)
-		}
 	}
 }
