@@ -3,9 +3,7 @@ package play
 import (
 	"context"
 	"errors"
-	"fmt"
 	"math"
-	"strconv"
 	"sync"
 	"time"
 
@@ -18,14 +16,14 @@ import (
 
 // A stress run is a plan paced by a rate shape (Pacing.ByCount): the hits of model days back
 // to back, every message (malformed and redelivered ones too) released when the shape says,
-// its latency measured from that intended time. A Meter measures it: a line per interval in
-// the style of Kafka's producer performance tool, the final percentiles, and the extended
-// JSON report.
+// its latency measured from that intended time. A Meter measures it: the figures of each
+// interval (which the command prints as a line in the style of Kafka's producer performance
+// tool), the final percentiles, and the extended JSON report. It prints nothing.
 
-// Meter turns sink snapshots into interval lines and the report's intervals. Line is called
-// from the progress goroutine and Record from the session's recording one (when the report's
-// interval differs from the line's); mu guards their state. Final and Report are called after
-// the run.
+// Meter turns sink snapshots into intervals, for progress lines and the report. Interval is
+// called from the progress goroutine and Record from the session's recording one (when the
+// report's interval differs from the line's); mu guards their state. Finish and Report are
+// called after the run.
 type Meter struct {
 	snk    sink.Sink
 	shape  pace.Pacer // the shape as asked for, without the duration cut-off
@@ -34,7 +32,7 @@ type Meter struct {
 	mu        sync.Mutex
 	line      cursor // where the previous progress line ended
 	rec       cursor // where the previous recorded interval ended, when recording
-	recording bool   // the report's intervals come from Record, not from Line
+	recording bool   // the report's intervals come from Record, not from Interval
 	follow    func() map[string]follow.State
 	intervals []report.Interval
 }
@@ -123,21 +121,21 @@ func (m *Meter) window(c *cursor) (report.Interval, totals) {
 	return iv, cur
 }
 
-// Line is the progress line of the interval since the previous call; unless the meter is
-// recording on its own period (Record), the interval goes into the report too.
-func (m *Meter) Line() string {
+// Interval measures the interval since its previous call, for a progress line; unless the
+// meter is recording on its own period (Record), the interval goes into the report too. It
+// returns the records acknowledged so far, too.
+func (m *Meter) Interval() (iv report.Interval, acked int64) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	iv, cur := m.window(&m.line)
 	if !m.recording {
 		m.intervals = append(m.intervals, iv)
 	}
-	return fmt.Sprintf("stress %5.1fs: %d records sent, %.1f records/sec (%.2f MB/sec), %.1f ms avg latency, %.1f ms max latency, %d errors (target %.0f/s, lag %.1f ms, %d total)",
-		iv.AtS, iv.Records, iv.PerS, iv.MBPerS, iv.AvgLatencyMS, iv.MaxLatencyMS, iv.Errors, iv.TargetPerS, iv.LagMS, cur.acked)
+	return iv, cur.acked
 }
 
 // Record adds the interval since its previous call to the report; once it has been called,
-// Line no longer does. Before pacing has begun it records nothing (the setup is no interval).
+// Interval no longer does. Before pacing has begun it records nothing (the setup is no interval).
 func (m *Meter) Record() {
 	m.mu.Lock()
 	defer m.mu.Unlock()
@@ -149,25 +147,28 @@ func (m *Meter) Record() {
 	m.intervals = append(m.intervals, iv)
 }
 
-// Final is the summary line of the whole run, with percentiles, elapsed being the paced time
-// plus the final flush.
-func (m *Meter) Final(elapsed time.Duration, target float64) string {
+// Final is the whole run's figures: the topics' counts, the rate of the acknowledged records
+// over elapsed (the paced time plus the final flush) and the latency percentiles.
+type Final struct {
+	Sent, Acked, Failed int64
+	PerS, MBPerS        float64 // acknowledged records and their bytes per second of elapsed
+	MeanMS, MaxMS       float64
+	P50MS, P95MS, P99MS float64
+	P999MS, ElapsedS    float64
+	TargetPerS          float64 // the shape's mean over the time it was asked to pace
+	Unaccounted         int64   // sent − acked − failed
+}
+
+// final measures the whole run over elapsed.
+func (m *Meter) final(elapsed time.Duration, target float64) Final {
 	st := m.snk.Stats()
 	t := totalsOf(st)
 	h := st.Latency
 	secs := elapsed.Seconds()
-	// The records sent are the topic line's (the command's summary); the rate is of the
-	// acknowledged ones. When some were not acknowledged the line says how many were, so that
-	// it never counts acknowledged records as the sent ones (77 958 "sent" beside the topic's
-	// 87 958).
-	sent := strconv.FormatInt(t.sent, 10) + " records sent"
-	if t.acked != t.sent {
-		sent += fmt.Sprintf(" (%d acked, %d failed, %d unaccounted)", t.acked, t.failed, t.sent-t.acked-t.failed)
-	}
-	return fmt.Sprintf("stress total: %s, %.1f records/sec (%.2f MB/sec), %.2f ms avg latency, %.2f ms max latency, "+
-		"%.2f ms 50th, %.2f ms 95th, %.2f ms 99th, %.2f ms 99.9th, %d errors (target %.1f/s over %.1fs)",
-		sent, float64(t.acked)/secs, float64(t.bytes)/1e6/secs, msOf(h.Mean()), msOf(h.Max()),
-		msOf(h.Quantile(0.5)), msOf(h.Quantile(0.95)), msOf(h.Quantile(0.99)), msOf(h.Quantile(0.999)), t.failed, target, secs)
+	return Final{Sent: t.sent, Acked: t.acked, Failed: t.failed, Unaccounted: t.sent - t.acked - t.failed,
+		PerS: float64(t.acked) / secs, MBPerS: float64(t.bytes) / 1e6 / secs,
+		MeanMS: msOf(h.Mean()), MaxMS: msOf(h.Max()), P50MS: msOf(h.Quantile(0.5)), P95MS: msOf(h.Quantile(0.95)),
+		P99MS: msOf(h.Quantile(0.99)), P999MS: msOf(h.Quantile(0.999)), ElapsedS: secs, TargetPerS: target}
 }
 
 func msOf(d time.Duration) float64 { return math.Round(float64(d)/float64(time.Microsecond)) / 1000 }
@@ -193,9 +194,9 @@ func (m *Meter) Report(r report.Report, info report.StressInfo) report.Stress {
 }
 
 // Finish measures the end of a rate-paced run that started pacing at start (res.PacedFrom
-// when it paced anything) and ended with res and runErr: the final line, the target rate
-// over the time the shape was asked to pace, and the report's stress section.
-func (m *Meter) Finish(res Result, runErr error, start time.Time, stop Stop, maxRate pace.Rate) (line string, target float64, info report.StressInfo) {
+// when it paced anything) and ended with res and runErr: the whole run's figures (with the
+// target rate over the time the shape was asked to pace) and the report's stress section.
+func (m *Meter) Finish(res Result, runErr error, start time.Time, stop Stop, maxRate pace.Rate) (fin Final, info report.StressInfo) {
 	var snap pace.Snapshot
 	if m.runner != nil {
 		snap = m.runner.Snapshot()
@@ -214,7 +215,7 @@ func (m *Meter) Finish(res Result, runErr error, start time.Time, stop Stop, max
 			span = d
 		}
 	}
-	target = pace.AllowedRate(m.shape, 0, span)
+	target := pace.AllowedRate(m.shape, 0, span)
 	stopped := string(res.Stopped)
 	switch {
 	case errors.Is(runErr, context.Canceled):
@@ -226,5 +227,5 @@ func (m *Meter) Finish(res Result, runErr error, start time.Time, stop Stop, max
 		Shape: pace.ShapeName(m.shape), MaxRatePerS: float64(maxRate), PacedS: elapsed.Seconds(), Released: snap.Sent,
 		MaxLagMS: msOf(snap.MaxLag), FirstDay: res.FirstDay, LastDay: res.LastDay, Stopped: stopped,
 	}
-	return m.Final(elapsed, target), target, info
+	return m.final(elapsed, target), info
 }

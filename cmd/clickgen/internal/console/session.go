@@ -77,7 +77,7 @@ func NewSession(w io.Writer, snk sink.Sink, flushTimeout time.Duration, total in
 func NewRateSession(w io.Writer, snk sink.Sink, flushTimeout time.Duration, plan play.Plan, lineEvery time.Duration, maxRate pace.Rate) *Session {
 	// Built before the progress goroutine starts, which reads it.
 	m := play.NewMeter(snk, plan.Pacing.Shape, plan.Pacing.Runner)
-	s := NewSession(w, snk, flushTimeout, 0, lineEvery, m.Line)
+	s := NewSession(w, snk, flushTimeout, 0, lineEvery, func() string { return stressLine(m.Interval()) })
 	s.meter, s.maxRate = m, maxRate
 	return s
 }
@@ -141,12 +141,12 @@ func (s *Session) Play(ctx context.Context, plan play.Plan, obs ...play.Observer
 
 // settleRate prints a rate-paced run's final line and prepares its report.
 func (s *Session) settleRate(stop play.Stop, res play.Result, runErr error) {
-	line, target, info := s.meter.Finish(res, runErr, s.Start, stop, s.maxRate)
-	s.Target = target
+	fin, info := s.meter.Finish(res, runErr, s.Start, stop, s.maxRate)
+	s.Target = fin.TargetPerS
 	if !res.PacedFrom.IsZero() {
 		s.Start = res.PacedFrom // the achieved rate is over the paced time, not the setup
 	}
-	s.Logf("%s", line)
+	s.Logf("%s", stressTotal(fin))
 	s.Extend = func(r report.Report) any { return s.meter.Report(r, info) }
 }
 
