@@ -53,16 +53,6 @@ func addWorldFlags(fs *pflag.FlagSet) *worldFlags {
 	return wf
 }
 
-// resolve applies the fallbacks GENERATOR_SEED and GENERATOR_CATALOG and checks the seed
-// (profiles.CheckSeed: 0 is refused). The scale is checked with the world
-// (profiles.Profile.NewWorld: after the memory, so a scale that cannot fit is told so).
-func (wf *worldFlags) resolve(env envLookup) error {
-	if err := wf.resolveEnv(env); err != nil {
-		return err
-	}
-	return flagNamed(profiles.CheckSeed(wf.seed))
-}
-
 // resolveEnv applies the fallbacks GENERATOR_SEED and GENERATOR_CATALOG; a verb that plays a
 // profile has the values checked as overrides (profiles.Profile.Apply).
 func (wf *worldFlags) resolveEnv(env envLookup) error {
@@ -72,14 +62,20 @@ func (wf *worldFlags) resolveEnv(env envLookup) error {
 	return setFromEnv(wf.fs, env, "catalog", catalogEnv)
 }
 
-// newWorld resolves the flags and builds the world they choose for a run with garbage g
-// (newWorld, the one constructor: memory, scale, catalog, soft limit); every refusal is a
-// usage error of verb, naming the flags.
+// newWorld builds the world the flags choose for a verb that reads or injects rather than
+// plays (verify, inject), with garbage g, on the road every verb takes: the environment's
+// fallbacks, the flags as overrides of the built-in profile profiles.Batch (Apply: the seed
+// and the scale checked once, in one wording), then newWorld, the one constructor (scale,
+// memory, catalog, soft limit). Every refusal is a usage error of verb, naming the flags.
 func (wf *worldFlags) newWorld(verb string, env envLookup, g world.Garbage) (*world.World, error) {
-	if err := wf.resolve(env); err != nil {
+	if err := wf.resolveEnv(env); err != nil {
 		return nil, usage(verb, err)
 	}
-	p := profiles.Profile{World: profiles.World{Seed: wf.seed, Scale: wf.scale, Catalog: wf.catalog}, Garbage: g}
+	p, err := profiles.Batch().Apply(profiles.Overrides{Seed: &wf.seed, Scale: &wf.scale, Catalog: &wf.catalog})
+	if err != nil {
+		return nil, usage(verb, flagNamed(err))
+	}
+	p.Garbage = g
 	return newWorld(verb, p, wf.maxMemory, wf.workers, "--catalog")
 }
 
