@@ -21,6 +21,7 @@ import (
 	"github.com/twmb/franz-go/pkg/kadm"
 	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kgo"
+	"github.com/twmb/franz-go/pkg/kmsg"
 
 	"github.com/clickgen/clickgen/generator/broker"
 	"github.com/clickgen/clickgen/generator/broker/realkafka"
@@ -121,15 +122,42 @@ func (f *faultCluster) waitInSync(t *testing.T, topic string, parts int32) {
 			for _, p := range td.Partitions {
 				ok = ok && p.Err == nil && p.Leader >= 0 && len(p.ISR) == 3
 			}
-			if ok {
+			if ok && f.everyNodeKnows(topic, parts) {
 				return
 			}
 		}
 		if f.ctx.Err() != nil {
-			t.Fatalf("%s: partitions never all in sync: %v", topic, err)
+			t.Fatalf("%s: partitions never all in sync on every node: %v", topic, err)
 		}
 		time.Sleep(200 * time.Millisecond)
 	}
+}
+
+// everyNodeKnows reports whether each of the three nodes, asked itself, has topic with parts
+// partitions, each with a leader. A node learns of a new topic (or catches up after a restart)
+// on its own schedule: a clickgen run that asked a node which had not yet done so was told
+// the topic was missing.
+func (f *faultCluster) everyNodeKnows(topic string, parts int32) bool {
+	for id := int32(1); id <= 3; id++ {
+		req := kmsg.NewPtrMetadataRequest()
+		rt := kmsg.NewMetadataRequestTopic()
+		rt.Topic = kmsg.StringPtr(topic)
+		req.Topics = append(req.Topics, rt)
+		resp, err := f.cl.Broker(int(id)).Request(f.ctx, req)
+		if err != nil {
+			return false
+		}
+		md := resp.(*kmsg.MetadataResponse)
+		if len(md.Topics) != 1 || md.Topics[0].ErrorCode != 0 || int32(len(md.Topics[0].Partitions)) != parts {
+			return false
+		}
+		for _, p := range md.Topics[0].Partitions {
+			if p.ErrorCode != 0 || p.Leader < 0 {
+				return false
+			}
+		}
+	}
+	return true
 }
 
 // leader returns the node index (0-based) of the leader of topic's partition p.
