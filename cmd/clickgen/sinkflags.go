@@ -60,16 +60,16 @@ func (sf *sinkFlags) resolveSettings(env envLookup) error {
 	// A variable that sets a flag marks it given, so GENERATOR_FILE keeps
 	// KAFKA_BOOTSTRAP_SERVERS out as --file would.
 	if !fs.Changed("brokers") {
-		if err := setSinkFlagFromEnv(fs, env, "file", sinkFileEnv); err != nil {
+		if err := setFromEnv(fs, env, "file", sinkFileEnv); err != nil {
 			return err
 		}
 	}
 	if !fs.Changed("file") {
-		if err := setSinkFlagFromEnv(fs, env, "brokers", sinkBrokersEnv); err != nil {
+		if err := setFromEnv(fs, env, "brokers", sinkBrokersEnv); err != nil {
 			return err
 		}
 	}
-	if err := setSinkFlagFromEnv(fs, env, "topic", sinkTopicEnv); err != nil {
+	if err := setFromEnv(fs, env, "topic", sinkTopicEnv); err != nil {
 		return err
 	}
 	sf.SASLPassword = sinkPassword(env)
@@ -85,7 +85,7 @@ func (sf *sinkFlags) resolveRead(env envLookup, verb, topic string) error {
 			return fmt.Errorf("--%s does not apply: %s only reads", name, verb)
 		}
 	}
-	if err := setSinkFlagFromEnv(sf.fs, env, "brokers", sinkBrokersEnv); err != nil {
+	if err := setFromEnv(sf.fs, env, "brokers", sinkBrokersEnv); err != nil {
 		return err
 	}
 	if len(sf.Brokers) == 0 {
@@ -182,18 +182,4 @@ func sinkError(err error) error {
 func sinkPassword(env envLookup) string {
 	v, _ := env(sinkPasswordEnv)
 	return v
-}
-
-// setSinkFlagFromEnv sets flag from the environment variable name when the command line did
-// not set it and the variable is not empty. A value that does not parse names the variable.
-func setSinkFlagFromEnv(fs *pflag.FlagSet, env envLookup, flag, name string) error {
-	if fs.Changed(flag) {
-		return nil
-	}
-	if v, _ := env(name); v != "" {
-		if err := fs.Set(flag, v); err != nil {
-			return fmt.Errorf("environment variable %s=%q: %v", name, v, err)
-		}
-	}
-	return nil
 }

@@ -97,9 +97,9 @@ func TestSinkFlagsEnvValueThatDoesNotParse(t *testing.T) {
 	sf := &sinkFlags{verb: "test"}
 	sf.addSettingFlags(fs)
 	fs.Parse(nil)
-	err := setSinkFlagFromEnv(fs, sinkTestEnv(map[string]string{"X": "brotli"}), "compression", "X")
+	err := setFromEnv(fs, sinkTestEnv(map[string]string{"X": "brotli"}), "compression", "X")
 	if err == nil || !strings.HasPrefix(err.Error(), `environment variable X="brotli": `) || !strings.Contains(err.Error(), "unknown compression") {
-		t.Fatalf("setSinkFlagFromEnv(compression) error = %v, want one naming the variable and the codec", err)
+		t.Fatalf("setFromEnv(compression) error = %v, want one naming the variable and the codec", err)
 	}
 }
 
