@@ -8,8 +8,9 @@ import (
 	"github.com/clickgen/clickgen/generator/world"
 )
 
-// NewWorld builds the world of p, with its defaults applied ([Profile.WithDefaults]): the
-// one constructor of a world every verb goes through. It refuses first a scale no world has
+// NewWorld builds the world of p, a profile whose defaults are applied
+// ([Profile.WithDefaults]) or that is complete ([Batch]): the one constructor of a world every
+// verb goes through. It refuses first a scale no world has
 // ([CheckScale]: --scale 5000 is out of range whatever the memory), then a run whose memory
 // cannot fit under limit ([CheckFootprint], for workers render workers and p's garbage;
 // the command measures limit, the zero limit is none), then reads p's catalog (a
@@ -65,17 +66,12 @@ func loadCatalog(path string) (*world.Catalog, int, error) {
 	return c, len(data), nil
 }
 
-// CheckMemory refuses, before anything is built or sent, a run at scale with garbage g whose
-// estimated memory ([world.MemoryNeeded]) does not fit under limit ([MemoryLimit.Check]; the
-// command measures it from --max-memory, the cgroup's limit, the address-space limit and the
-// system's available memory). Scale 1000 used to draw 24 GB and set off the OOM killer.
-func CheckMemory(scale float64, g world.Garbage, limit MemoryLimit) error {
-	return CheckFootprint(world.Footprint{Scale: scale, Garbage: g}, limit)
-}
-
-// CheckFootprint is [CheckMemory] for the whole footprint of a run ([world.Footprint.Need]):
-// its scale and garbage, its render workers and its catalog. The refusal is a
-// *[FootprintError], which names each part that adds memory.
+// CheckFootprint refuses, before anything is built or sent, a run whose footprint
+// ([world.Footprint.Need]: its scale and garbage, its render workers and its catalog) does not
+// fit under limit ([MemoryLimit.Check]; the command measures it from --max-memory, the
+// cgroup's limit, the address-space limit and the system's available memory). Scale 1000
+// used to draw 24 GB and set off the OOM killer. The refusal is a *[FootprintError], which
+// names each part that adds memory.
 func CheckFootprint(f world.Footprint, limit MemoryLimit) error {
 	var me *MemoryError
 	if err := limit.Check(f.Need()); errors.As(err, &me) {
