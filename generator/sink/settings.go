@@ -34,16 +34,18 @@ type Settings struct {
 	SASLPassword    string
 }
 
-// DefaultSettings are the settings a caller starts from: no sink chosen yet, lz4, a 10 ms
-// linger, a 10 s connect timeout, a 2 min delivery timeout, a 60 s flush timeout and the
-// brokers' default replication factor for created topics.
+// DefaultSettings are the settings a caller starts from: no sink chosen yet, the Kafka
+// options' own defaults (lz4, a 10 ms linger, a 10 s connect timeout, a 2 min delivery
+// timeout, the brokers' default replication factor for created topics) and a 60 s flush
+// timeout.
 func DefaultSettings() Settings {
+	c := defaultCfg()
 	return Settings{
-		Replication:     -1,
-		Compression:     CompressionLZ4,
-		Linger:          10 * time.Millisecond,
-		ConnectTimeout:  10 * time.Second,
-		DeliveryTimeout: 2 * time.Minute,
+		Replication:     c.replicationFactor,
+		Compression:     c.compression,
+		Linger:          c.linger,
+		ConnectTimeout:  c.connectTimeout,
+		DeliveryTimeout: c.deliveryTimeout,
 		FlushTimeout:    60 * time.Second,
 	}
 }
