@@ -95,17 +95,17 @@ func addPlayFlags(fs *pflag.FlagSet, daysHelp string, withSink bool) *playFlags 
 
 // parse reads args and the environment fallbacks and applies them to base, the verb's
 // built-in profile, in the order the verbs report mistakes: --day given, then the verb's own
-// check (check, may be nil: its environment fallbacks, the flags that are not the profile's,
-// and the overrides of its own flags, which it adds to o), the segment, the garbage, the
-// sink, and then the profile's values, each refused once by profiles.Profile.Apply and
+// check (check, may be nil: its environment fallbacks, read through the same env, the flags
+// that are not the profile's, and the overrides of its own flags, which it adds to o), the
+// segment, the garbage, the sink, and then the profile's values, each refused once by profiles.Profile.Apply and
 // named by the flag that carried it: any mistake is a usage error before anything is sent.
 // It returns the profile and the segment the flags choose.
-func (pf *playFlags) parse(base profiles.Profile, args []string, out io.Writer, check func(o *profiles.Overrides) error) (profiles.Profile, world.Segment, error) {
+func (pf *playFlags) parse(base profiles.Profile, args []string, out io.Writer, check func(env envLookup, o *profiles.Overrides) error) (profiles.Profile, world.Segment, error) {
 	return pf.parseEnv(base, args, out, os.LookupEnv, check)
 }
 
 // parseEnv is parse with the environment read through env.
-func (pf *playFlags) parseEnv(base profiles.Profile, args []string, out io.Writer, env envLookup, check func(o *profiles.Overrides) error) (profiles.Profile, world.Segment, error) {
+func (pf *playFlags) parseEnv(base profiles.Profile, args []string, out io.Writer, env envLookup, check func(env envLookup, o *profiles.Overrides) error) (profiles.Profile, world.Segment, error) {
 	verb := pf.fs.Name()
 	if err := parseFlags(pf.fs, args, out, false); err != nil {
 		return base, world.Segment{}, err
@@ -115,7 +115,7 @@ func (pf *playFlags) parseEnv(base profiles.Profile, args []string, out io.Write
 	}
 	o := pf.overrides()
 	if check != nil {
-		if err := check(&o); err != nil {
+		if err := check(env, &o); err != nil {
 			return base, world.Segment{}, usage(verb, err)
 		}
 	}

@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"os"
 	"strconv"
 
 	"github.com/clickgen/clickgen/profiles"
@@ -20,8 +19,8 @@ call writes the same bytes, and 'clickgen inventory' with the same flags says wh
 	workers := fs.Int("workers", 0, "days are generated on this many cores; 0 means all")
 	pf.names = map[string]string{"stop.messages": "--limit"}
 	var messages int64
-	prof, segment, err := pf.parse(profiles.Batch(), args, sio.out, func(o *profiles.Overrides) error {
-		if err := setFromEnv(fs, os.LookupEnv, "limit", "GENERATOR_LIMIT"); err != nil {
+	prof, segment, err := pf.parse(profiles.Batch(), args, sio.out, func(env envLookup, o *profiles.Overrides) error {
+		if err := setFromEnv(fs, env, "limit", "GENERATOR_LIMIT"); err != nil {
 			return err
 		}
 		if err := checkWorkers("batch", *workers); err != nil {

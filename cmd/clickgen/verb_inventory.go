@@ -38,7 +38,7 @@ and redeliveries they add, and what the stand's raw, ODS and error tables must t
 		return printInventory(sio, inv)
 	}
 	// The inventory is of what batch and snapshot send: it plays their world and days.
-	prof, segment, err := pf.parse(profiles.Batch(), args, sio.out, func(*profiles.Overrides) error {
+	prof, segment, err := pf.parse(profiles.Batch(), args, sio.out, func(envLookup, *profiles.Overrides) error {
 		if err := checkWorkers("inventory", *workers); err != nil {
 			return err
 		}

@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"os"
 	"time"
 
 	"github.com/clickgen/clickgen/cmd/clickgen/internal/console"
@@ -24,8 +23,8 @@ same day; only the timing differs.`)
 	var maxRate pace.Rate
 	addMaxRateFlag(fs, &maxRate, "a ceiling on top of the model-time schedule, e.g. 500/s")
 	every := fs.Duration("progress-every", time.Minute, "how often to print a progress line (at least 100ms)")
-	prof, segment, err := pf.parse(profiles.Live(), args, sio.out, func(o *profiles.Overrides) error {
-		if err := setFromEnv(fs, os.LookupEnv, "speed", "GENERATOR_SPEED"); err != nil {
+	prof, segment, err := pf.parse(profiles.Live(), args, sio.out, func(env envLookup, o *profiles.Overrides) error {
+		if err := setFromEnv(fs, env, "speed", "GENERATOR_SPEED"); err != nil {
 			return err
 		}
 		o.Speed, o.MaxRate = speed, &maxRate

@@ -276,7 +276,7 @@ func TestPlayFlagsParse(t *testing.T) {
 		fs := newFlags("test", "test", "")
 		pf := addPlayFlags(fs, "days", false)
 		var plan play.Plan
-		p, seg, err := pf.parseEnv(profiles.Batch(), c.args, nil, envOf(nil), func(*profiles.Overrides) error { return c.check })
+		p, seg, err := pf.parseEnv(profiles.Batch(), c.args, nil, envOf(nil), func(envLookup, *profiles.Overrides) error { return c.check })
 		if err == nil {
 			plan, err = pf.plan(p, seg, profiles.PlanOptions{})
 		}
