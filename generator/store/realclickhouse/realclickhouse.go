@@ -633,6 +633,24 @@ func (s *Server) Pause() { s.signal(syscall.SIGSTOP, false) }
 // Resume continues a paused server (SIGCONT).
 func (s *Server) Resume() { s.signal(syscall.SIGCONT, false) }
 
+// Running says whether the server's process lives: false after Kill, and after the server
+// died by itself (18.16 crashes on some messages: README in .ci/clickhouse). Kill a server
+// that died before restarting it.
+func (s *Server) Running() bool {
+	s.mu.Lock()
+	cmd, exited := s.proc, s.exited
+	s.mu.Unlock()
+	if cmd == nil {
+		return false
+	}
+	select {
+	case <-exited:
+		return false
+	default:
+		return true
+	}
+}
+
 // Pid is the server's process id, 0 when it is not running.
 func (s *Server) Pid() int {
 	s.mu.Lock()

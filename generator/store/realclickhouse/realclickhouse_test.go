@@ -65,9 +65,12 @@ func TestKillRestartKeepsData(t *testing.T) {
 	s.Query("CREATE TABLE default.t (EventDate Date, WatchID UInt64) ENGINE = MergeTree PARTITION BY EventDate ORDER BY WatchID")
 	s.Insert("default.t", `{"EventDate":"2026-06-01","WatchID":1}`, `{"EventDate":"2026-06-02","WatchID":2}`)
 	pid := s.Pid()
+	if !s.Running() {
+		t.Fatal("a started server is not running")
+	}
 	s.Kill()
-	if s.Pid() != 0 {
-		t.Fatal("a killed server still has a pid")
+	if s.Pid() != 0 || s.Running() {
+		t.Fatal("a killed server still has a pid or runs")
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
