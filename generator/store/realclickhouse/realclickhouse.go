@@ -151,7 +151,6 @@ func Start(t testing.TB, opts Options) *Server {
 	s := &Server{
 		t:        t,
 		script:   script,
-		dir:      t.TempDir(),
 		password: opts.Password,
 		wait:     opts.Wait,
 		http:     &http.Client{Transport: &http.Transport{DisableKeepAlives: true}},
@@ -162,22 +161,38 @@ func Start(t testing.TB, opts Options) *Server {
 	if s.wait <= 0 {
 		s.wait = DefaultWait
 	}
-	s.port = freeBase(t)
-	out, err := exec.Command(script, "init", s.dir, strconv.Itoa(s.port), s.password).CombinedOutput()
-	if err != nil {
-		t.Fatalf("realclickhouse: init: %v\n%s", err, out)
-	}
 	t.Cleanup(s.close)
-	s.launch()
-	s.waitAnswers()
-	return s
+	// A port found free may be taken by another process before the server binds it (other
+	// tests on the machine open ports all the time): the server then exits, and a new folder
+	// and port are tried.
+	for attempt := 1; ; attempt++ {
+		s.dir = t.TempDir()
+		s.port = pickPort(t)
+		out, err := exec.Command(script, "init", s.dir, strconv.Itoa(s.port), s.password).CombinedOutput()
+		if err != nil {
+			t.Fatalf("realclickhouse: init: %v\n%s", err, out)
+		}
+		s.launch()
+		err = s.waitAnswers()
+		if err == nil {
+			return s
+		}
+		s.Kill()
+		if !errors.Is(err, errPortTaken) || attempt == 3 {
+			t.Fatalf("realclickhouse: %v", err)
+		}
+		t.Logf("realclickhouse: %v; trying another port", err)
+	}
 }
+
+// pickPort is freeBase; a test of the retry replaces it.
+var pickPort = freeBase
 
 // freeBase finds a port with the two after it (native protocol, interserver) free on
 // loopback.
 func freeBase(t testing.TB) int {
 	for range 100 {
-		base := 20000 + rand.IntN(30000)
+		base := 20000 + rand.IntN(12000) // below Linux's ephemeral ports (32768…)
 		ok := true
 		for p := base; p < base+3 && ok; p++ {
 			l, err := net.Listen("tcp", net.JoinHostPort("127.0.0.1", strconv.Itoa(p)))
@@ -236,26 +251,34 @@ func (s *Server) launch() {
 	s.mu.Unlock()
 }
 
-// waitAnswers waits until the server answers SELECT 1; it fails the test if the process exits
-// first or takes longer than startTimeout.
-func (s *Server) waitAnswers() {
-	s.t.Helper()
+// errPortTaken is a server that could not listen on its ports.
+var errPortTaken = errors.New("a port of the server was taken")
+
+// waitAnswers waits until the server answers over HTTP as itself: the cluster in its
+// configuration names its own native port, so an answer from another process that took the
+// port does not count. It fails when the process exits first or startTimeout passes.
+func (s *Server) waitAnswers() error {
 	s.mu.Lock()
 	exited := s.exited
 	s.mu.Unlock()
+	want := strconv.Itoa(s.NativePort())
 	deadline := time.After(startTimeout)
 	for {
 		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
-		out, err := s.QueryContext(ctx, "SELECT 1")
+		out, err := s.QueryContext(ctx, "SELECT port FROM system.clusters WHERE cluster = 'clickstream_cluster'")
 		cancel()
-		if err == nil && out == "1" {
-			return
+		if err == nil && out == want {
+			return nil
 		}
 		select {
 		case <-exited:
-			s.t.Fatalf("realclickhouse: the server exited while starting:\n%s", s.LogTail(30))
+			tail := s.LogTail(30)
+			if strings.Contains(tail, "Address already in use") {
+				return fmt.Errorf("%w (%s):\n%s", errPortTaken, s.Addr(), tail)
+			}
+			return fmt.Errorf("the server exited while starting:\n%s", tail)
 		case <-deadline:
-			s.t.Fatalf("realclickhouse: the server did not answer SELECT 1 within %v (last: %v):\n%s", startTimeout, err, s.LogTail(30))
+			return fmt.Errorf("the server did not answer as itself within %v (last: %q, %v):\n%s", startTimeout, out, err, s.LogTail(30))
 		case <-time.After(50 * time.Millisecond):
 		}
 	}
@@ -623,7 +646,9 @@ func (s *Server) Restart() {
 		s.t.Fatal("realclickhouse: Restart of a running server (Kill it first)")
 	}
 	s.launch()
-	s.waitAnswers()
+	if err := s.waitAnswers(); err != nil {
+		s.t.Fatalf("realclickhouse: restart: %v", err)
+	}
 }
 
 // Pause freezes the server (SIGSTOP): it still accepts connections (the kernel does) and
