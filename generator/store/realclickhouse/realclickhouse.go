@@ -651,9 +651,52 @@ func (s *Server) Restart() {
 	}
 }
 
-// Pause freezes the server (SIGSTOP): it still accepts connections (the kernel does) and
-// answers nothing until Resume.
-func (s *Server) Pause() { s.signal(syscall.SIGSTOP, false) }
+// Pause freezes the server (SIGSTOP) and waits until every thread of it has stopped: it
+// still accepts connections (the kernel does) and answers nothing until Resume. (SIGSTOP
+// stops the threads one by one as each is scheduled; on a busy machine a thread answered a
+// request after kill(2) had returned.)
+func (s *Server) Pause() {
+	s.t.Helper()
+	s.signal(syscall.SIGSTOP, false)
+	pid := s.Pid()
+	if pid == 0 {
+		return
+	}
+	deadline := time.After(startTimeout)
+	for {
+		running, err := runningThreads(pid)
+		if err != nil || running == 0 {
+			return // gone (Kill reports that), or stopped
+		}
+		select {
+		case <-deadline:
+			s.t.Fatalf("realclickhouse: %d threads of the server still run %v after SIGSTOP", running, startTimeout)
+		case <-time.After(5 * time.Millisecond):
+		}
+	}
+}
+
+// runningThreads counts the threads of process pid not in the stopped state (T), from
+// /proc/PID/task/TID/stat.
+func runningThreads(pid int) (int, error) {
+	dir := "/proc/" + strconv.Itoa(pid) + "/task"
+	tasks, err := os.ReadDir(dir)
+	if err != nil {
+		return 0, err
+	}
+	n := 0
+	for _, task := range tasks {
+		b, err := os.ReadFile(filepath.Join(dir, task.Name(), "stat"))
+		if err != nil {
+			continue // the thread ended
+		}
+		// "TID (comm) S ...": the state follows the last ')' (comm may hold spaces or parentheses).
+		if i := bytes.LastIndexByte(b, ')'); i >= 0 && i+2 < len(b) && b[i+2] != 'T' {
+			n++
+		}
+	}
+	return n, nil
+}
 
 // Resume continues a paused server (SIGCONT).
 func (s *Server) Resume() { s.signal(syscall.SIGCONT, false) }
