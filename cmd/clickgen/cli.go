@@ -11,6 +11,7 @@ import (
 
 	"github.com/spf13/pflag"
 
+	"github.com/clickgen/clickgen/generator/fileio"
 	"github.com/clickgen/clickgen/generator/logs"
 	"github.com/clickgen/clickgen/profiles"
 )
@@ -124,6 +125,9 @@ func cli(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 // run is clickgen without the process: tests call it directly.
 func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	sio := &stdio{out: stdout, err: stderr}
+	ctx = fileio.WithNotice(ctx, func(w fileio.Waiting) {
+		fmt.Fprintf(stderr, "clickgen: waiting for %s (%s) to be written to its end, at most %v (Ctrl-C stops)\n", w.Path, w.Kind, w.Wait)
+	})
 	if len(args) == 0 {
 		printHelp(stderr)
 		return usagef("", "no verb given")

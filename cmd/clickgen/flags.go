@@ -29,10 +29,10 @@ import (
 // measured here (sysmem.Limit: max, 0 for none, the address-space and cgroup limits, the
 // available memory) and given to NewWorld as a value. A catalog that cannot be read (named
 // catalog, as the verb calls it) or a run that cannot fit in memory is a usage error
-// (nothing was sent).
-func newWorld(verb string, p profiles.Profile, max profiles.Bytes, workers int, catalog string) (*world.World, error) {
+// (nothing was sent); ctx ends the catalog's read (a FIFO nobody writes).
+func newWorld(ctx context.Context, verb string, p profiles.Profile, max profiles.Bytes, workers int, catalog string) (*world.World, error) {
 	limit, source := sysmem.Limit(int64(max))
-	w, err := p.NewWorld(profiles.MemoryLimit{Bytes: profiles.Bytes(limit), Source: source}, workers)
+	w, err := p.NewWorld(ctx, profiles.MemoryLimit{Bytes: profiles.Bytes(limit), Source: source}, workers)
 	if ve, ok := err.(*profiles.ValueError); ok && ve.Name == "catalog" {
 		named := *ve
 		named.Name = catalog
@@ -164,9 +164,9 @@ func (pf *playFlags) overrides() profiles.Overrides {
 // constructor of a plan every verb goes through) for segment, with opt. A verb with a sink
 // sends what p sends to the topic --topic names (sinkFlags.TopicFor). Refusals are usage
 // errors.
-func (pf *playFlags) plan(p profiles.Profile, segment world.Segment, opt profiles.PlanOptions) (play.Plan, error) {
+func (pf *playFlags) plan(ctx context.Context, p profiles.Profile, segment world.Segment, opt profiles.PlanOptions) (play.Plan, error) {
 	verb := pf.fs.Name()
-	w, err := newWorld(verb, p, pf.world.maxMemory, pf.world.workers, "--catalog")
+	w, err := newWorld(ctx, verb, p, pf.world.maxMemory, pf.world.workers, "--catalog")
 	if err != nil {
 		return play.Plan{}, err
 	}
@@ -278,6 +278,14 @@ func renderWorkers(n int, kafka bool) int {
 // connecting. With --log-format json the Kafka client logs its warnings and errors too.
 // Warnings go to stderr, bad options are usage errors.
 func (sf *sinkFlags) open(ctx context.Context, sio *stdio, want map[string]int32) (sink.Sink, error) {
+	// The TLS files are read once, here, before any client (the sink's, a follower's) is
+	// built from the settings: a FIFO among them waits within ctx.
+	if err := sf.LoadTLS(ctx); err != nil {
+		if ce := (*sink.ConfigError)(nil); errors.As(err, &ce) {
+			return nil, usagef(sf.verb, "%v", ce.Err)
+		}
+		return nil, err // interrupted
+	}
 	var extra []sink.Opt
 	if l := logs.Of(sio.err); l != nil {
 		extra = append(extra, sink.Logger(l.Logger("kafka", slog.LevelWarn)))

@@ -43,7 +43,7 @@ exits 1. 'clickgen verify' afterwards lists every injected message as unexpected
 	if err != nil {
 		return usage("inject", err)
 	}
-	w, err := wf.newWorld("inject", os.LookupEnv, world.Garbage{})
+	w, err := wf.newWorld(ctx, "inject", os.LookupEnv, world.Garbage{})
 	if err != nil {
 		return err
 	}

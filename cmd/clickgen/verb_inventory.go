@@ -31,7 +31,7 @@ and redeliveries they add, and what the stand's raw, ODS and error tables must t
 		if !*merge || fs.NFlag() != 1 || fs.NArg() == 0 {
 			return usagef("inventory", "--merge takes only inventory files: inventory --merge A.json B.json …")
 		}
-		inv, err := profiles.MergeInventoryFiles(fs.Args())
+		inv, err := profiles.MergeInventoryFiles(ctx, fs.Args())
 		if err != nil {
 			return usage("inventory", flagNamed(err))
 		}
@@ -48,7 +48,7 @@ and redeliveries they add, and what the stand's raw, ODS and error tables must t
 	if err != nil {
 		return err
 	}
-	plan, err := pf.plan(prof, segment, profiles.PlanOptions{Workers: *workers})
+	plan, err := pf.plan(ctx, prof, segment, profiles.PlanOptions{Workers: *workers})
 	if err != nil {
 		return err
 	}

@@ -6,7 +6,7 @@ import (
 	"github.com/clickgen/clickgen/generator/plot"
 )
 
-func runPlot(_ context.Context, sio *stdio, args []string) error {
+func runPlot(ctx context.Context, sio *stdio, args []string) error {
 	fs := newFlags("plot", "plot REPORT.json [REPORT2.json ...] [--label NAME ...] [--inventory FILE] > run.html",
 		`Write one self-contained HTML page (inline SVG, no scripts, nothing fetched) drawing the
 reports that --report wrote: rate target against achieved, latency p50/p95/p99 and lag per
@@ -30,11 +30,11 @@ run's flags (the report says what was sent; the inventory, what the world plans)
 		return usagef("plot", "%d labels for %d reports", len(*labels), fs.NArg())
 	}
 	page := plot.Page{Title: *title}
-	if err := page.AddReportFiles(fs.Args(), *labels); err != nil {
+	if err := page.AddReportFiles(ctx, fs.Args(), *labels); err != nil {
 		return err
 	}
 	if *invFile != "" {
-		if err := page.SetInventoryFile(*invFile); err != nil {
+		if err := page.SetInventoryFile(ctx, *invFile); err != nil {
 			return err
 		}
 	}

@@ -32,7 +32,7 @@ such a file (exit code 2 and the field at fault if it is broken) and prints it.`
 		case fs.NArg() == 2 && *file == "":
 			src, err = profiles.Source(fs.Arg(1))
 		case fs.NArg() == 1 && *file != "":
-			src, err = profiles.SourceFile(*file)
+			src, err = profiles.SourceFile(ctx, *file)
 		default:
 			return usagef("profiles", "show wants one profile NAME or --profile-file FILE")
 		}

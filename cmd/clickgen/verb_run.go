@@ -64,14 +64,14 @@ func runRun(ctx context.Context, sio *stdio, args []string) error {
 	if err := parseFlags(fs, args, sio.out, true); err != nil {
 		return err
 	}
-	p, segment, err := rf.profile(os.LookupEnv)
+	p, segment, err := rf.profile(ctx, os.LookupEnv)
 	if err != nil {
 		return usage("run", err)
 	}
 	if err := checkRunSink(sf, rf.workers); err != nil {
 		return err
 	}
-	w, err := newWorld("run", p, rf.world.maxMemory, renderWorkers(rf.workers, true), "catalog")
+	w, err := newWorld(ctx, "run", p, rf.world.maxMemory, renderWorkers(rf.workers, true), "catalog")
 	if err != nil {
 		return err
 	}

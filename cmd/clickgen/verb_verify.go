@@ -54,7 +54,7 @@ Exit status: 0 when everything agrees, 1 when anything differs or the topics can
 	v := &verifyRun{wf: addWorldFlags(fs), df: addDayFlags(fs, "number of run days the topics hold")}
 	addVerifyFlags(fs, &v.Verify)
 	v.gf, v.sf, v.seg = addGarbageFlags(fs), addReadFlags(fs), addSegmentFlags(fs)
-	if err := v.parse(fs, args, sio); err != nil {
+	if err := v.parse(ctx, fs, args, sio); err != nil {
 		return err
 	}
 	var ce *sink.ConfigError
@@ -94,7 +94,7 @@ type verifyRun struct {
 }
 
 // parse reads and checks verify's flags: every mistake is a usage error before connecting.
-func (v *verifyRun) parse(fs *pflag.FlagSet, args []string, sio *stdio) error {
+func (v *verifyRun) parse(ctx context.Context, fs *pflag.FlagSet, args []string, sio *stdio) error {
 	if err := parseFlags(fs, args, sio.out, false); err != nil {
 		return err
 	}
@@ -121,6 +121,6 @@ func (v *verifyRun) parse(fs *pflag.FlagSet, args []string, sio *stdio) error {
 	if err := v.sf.check(v.sf.resolveRead(os.LookupEnv, "verify", v.HitsTopic)); err != nil {
 		return err
 	}
-	v.w, err = v.wf.newWorld("verify", os.LookupEnv, v.g)
+	v.w, err = v.wf.newWorld(ctx, "verify", os.LookupEnv, v.g)
 	return err
 }

@@ -11,6 +11,11 @@ import (
 	"github.com/clickgen/clickgen/schema"
 )
 
+// MaxInventoryBytes bounds an inventory read back from a file (inventory --merge, plot
+// --inventory): an inventory takes about 1.2 KB a model day, so every day a run can play
+// (MaxDay) fits in 36 MB.
+const MaxInventoryBytes = 64 << 20
+
 // Inventory is what a storage must contain after the hits of days [from, from+n) and the
 // snapshots that the same range sends (those of days from−1 … from+n−2) have arrived. Its keys
 // extend the upstream world passport (seed, generator_version, catalog_sha256, days[],

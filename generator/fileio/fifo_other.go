@@ -1,6 +1,6 @@
 //go:build !linux
 
-package files
+package fileio
 
 import "golang.org/x/sys/unix"
 

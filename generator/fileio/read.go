@@ -1,4 +1,4 @@
-// Package files is how clickgen opens what it reads and resolves what it writes. Every input
+// Package fileio is how clickgen opens what it reads and resolves what it writes. Every input
 // (a catalog, a profile, a report, an inventory, a CA bundle) is read by [Read]: a regular
 // file up to a size limit, anything else (a FIFO, a pipe, a terminal, a device) up to the
 // same limit and within a deadline, and every read ends as soon as the caller's context does.
@@ -8,7 +8,7 @@
 // the run's inputs or another of its outputs, and [Replace] can write a file atomically
 // where the path leads. The package reads no flags: callers name each path as their users
 // spell it.
-package files
+package fileio
 
 import (
 	"context"
@@ -126,9 +126,13 @@ func Read(ctx context.Context, path string, lim Limit) ([]byte, error) {
 	}
 	regular := fi.Mode().IsRegular()
 	r := &reader{f: f, max: lim.Bytes, fifo: fi.Mode()&fs.ModeNamedPipe != 0}
+	size := int64(0)
+	if regular {
+		size = fi.Size()
+	}
 	done := make(chan error, 1)
 	go func() {
-		err := r.readAll()
+		err := r.readAll(size)
 		f.Close()
 		done <- err
 	}()
@@ -150,14 +154,14 @@ func Read(ctx context.Context, path string, lim Limit) ([]byte, error) {
 			if err != nil {
 				return nil, &fs.PathError{Op: "read", Path: path, Err: err}
 			}
-			if int64(len(r.buf)) > lim.Bytes {
-				size := int64(-1)
+			if n := r.got.Load(); n > lim.Bytes {
+				size := int64(-1) // a stream is not read further
 				if regular {
-					size = int64(len(r.buf)) // it grew while it was read
+					size = max(fi.Size(), n) // it grew while it was read
 				}
 				return nil, &fs.PathError{Op: "read", Path: path, Err: &TooLargeError{Size: size, Limit: lim.Bytes}}
 			}
-			return r.buf, nil
+			return r.bytes(), nil
 		case <-notice:
 			ctx.Value(noticeKey{}).(func(Waiting))(Waiting{Path: path, Kind: Kind(fi.Mode()), Wait: wait})
 		case <-deadline:
@@ -175,39 +179,91 @@ func Read(ctx context.Context, path string, lim Limit) ([]byte, error) {
 	return nil, &fs.PathError{Op: "read", Path: path, Err: cause()}
 }
 
-// reader reads one opened file on a goroutine of its own.
+// reader reads one opened file on a goroutine of its own, into chunks: a stream read up to a
+// limit of 256 MiB and refused holds 256 MiB at most (a slice grown by doubling held half as
+// much again, and the copies).
 type reader struct {
-	f    *os.File
-	max  int64
-	fifo bool
-	buf  []byte
-	got  atomic.Int64 // bytes read so far: what a WaitError says was read
+	f      *os.File
+	max    int64
+	fifo   bool
+	chunks [][]byte
+	got    atomic.Int64 // bytes read so far: what a WaitError says was read
 }
 
-// readAll reads to the end, or one byte past the limit. A FIFO is read through its raw
-// descriptor: read(2) says 0 bytes both when its writer closed it and before any process
-// opened it for writing, and only the first is its end.
-func (r *reader) readAll() error {
+// chunk is the largest piece a stream is read in.
+const chunk = 1 << 20
+
+// room returns where the next bytes go: the rest of the last chunk, or a new one (of size,
+// the file's size when it is known, else up to chunk), never past one byte beyond the limit.
+func (r *reader) room(size int64) []byte {
+	if n := len(r.chunks); n > 0 && len(r.chunks[n-1]) < cap(r.chunks[n-1]) {
+		c := r.chunks[n-1]
+		return c[len(c):cap(c)]
+	}
+	left := r.max + 1 - r.got.Load()
+	if left <= 0 {
+		return nil
+	}
+	grow := int64(chunk)
+	if len(r.chunks) < 8 {
+		grow = 4 << 10 << len(r.chunks) // 4 KiB, doubling: most inputs are small
+	}
+	c := make([]byte, 0, min(left, max(size, grow)))
+	r.chunks = append(r.chunks, c)
+	return c[:cap(c)]
+}
+
+// add counts n bytes read into the room given last.
+func (r *reader) add(n int) {
+	last := &r.chunks[len(r.chunks)-1]
+	*last = (*last)[:len(*last)+n]
+	r.got.Add(int64(n))
+}
+
+// bytes returns what was read, in one slice.
+func (r *reader) bytes() []byte {
+	if len(r.chunks) == 1 {
+		return r.chunks[0]
+	}
+	return slices.Concat(r.chunks...)
+}
+
+// readAll reads to the end, or one byte past the limit; size is a regular file's size, read
+// in one piece (0 for a stream). A FIFO is read through its raw descriptor: read(2) says 0
+// bytes both when its writer closed it and before any process opened it for writing, and
+// only the first is its end.
+func (r *reader) readAll(size int64) error {
 	if !r.fifo {
-		var err error
-		r.buf, err = io.ReadAll(io.LimitReader(r.f, r.max+1))
-		r.got.Store(int64(len(r.buf)))
-		return err
+		for {
+			room := r.room(size + 1) // one byte more: a file that grew is seen
+			if room == nil {
+				return nil
+			}
+			n, err := r.f.Read(room)
+			r.add(n)
+			if err == io.EOF {
+				return nil
+			}
+			if err != nil {
+				return err
+			}
+		}
 	}
 	rc, err := r.f.SyscallConn()
 	if err != nil {
 		return err
 	}
-	r.buf = make([]byte, 0, min(r.max+1, 64<<10))
 	var rerr error
 	end := false
 	for !end && rerr == nil {
 		err := rc.Read(func(fd uintptr) bool {
 			for {
-				if len(r.buf) == cap(r.buf) {
-					r.buf = slices.Grow(r.buf, min(int(r.max+1)-len(r.buf), cap(r.buf)))
+				room := r.room(0)
+				if room == nil {
+					end = true // one byte past the limit
+					return true
 				}
-				n, err := syscall.Read(int(fd), r.buf[len(r.buf):cap(r.buf)])
+				n, err := syscall.Read(int(fd), room)
 				switch {
 				case err == syscall.EINTR:
 					continue
@@ -217,13 +273,8 @@ func (r *reader) readAll() error {
 					rerr = err
 					return true
 				case n > 0:
-					r.buf = r.buf[:len(r.buf)+n]
-					r.got.Store(int64(len(r.buf)))
-					if int64(len(r.buf)) > r.max {
-						end = true
-						return true
-					}
-				case len(r.buf) > 0 || writerGone(fd):
+					r.add(n)
+				case r.got.Load() > 0 || writerGone(fd):
 					end = true // no writer left, and one has been: the end
 					return true
 				default:

@@ -1,4 +1,4 @@
-package files
+package fileio
 
 import "golang.org/x/sys/unix"
 

@@ -1,4 +1,4 @@
-package files
+package fileio
 
 import (
 	"errors"
