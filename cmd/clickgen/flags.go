@@ -15,6 +15,7 @@ import (
 	"github.com/clickgen/clickgen/cmd/clickgen/internal/console"
 	"github.com/clickgen/clickgen/cmd/clickgen/internal/reportfile"
 	"github.com/clickgen/clickgen/cmd/clickgen/internal/sysmem"
+	"github.com/clickgen/clickgen/generator/fileio"
 	"github.com/clickgen/clickgen/generator/logs"
 	"github.com/clickgen/clickgen/generator/play"
 	"github.com/clickgen/clickgen/generator/prom"
@@ -141,7 +142,11 @@ func (pf *playFlags) parseEnv(base profiles.Profile, args []string, out io.Write
 	if err != nil {
 		return p, segment, usage(verb, flagNamedAs(err, pf.names))
 	}
-	return p, segment, nil
+	uses := []fileio.Use{fileio.Input("--catalog", p.World.Catalog)}
+	if pf.sink != nil {
+		uses = append(uses, pf.sink.paths()...)
+	}
+	return p, segment, checkPaths(verb, uses...)
 }
 
 // overrides are the play flags as changes to the built-in profile: all of them, given or
@@ -235,16 +240,16 @@ func addSinkFlags(fs *pflag.FlagSet) *sinkFlags {
 // resolve applies the environment fallbacks and checks the combination (resolveSettings).
 func (sf *sinkFlags) resolve() error { return sf.check(sf.resolveSettings(os.LookupEnv)) }
 
-// check makes err, the settings' verdict, a usage error, then checks the outputs before
-// anything is sent: the report must be writable and must not be the data file (--report X
-// --file X overwrote the data with the report), and an unwritable report must not be found
-// only after a day was sent (a scheduler then retries and duplicates the run).
+// check makes err, the settings' verdict, a usage error, then checks the report before
+// anything is sent: an unwritable report must not be found only after a day was sent (a
+// scheduler then retries and duplicates the run). Whether it is also the data file or an
+// input is checkPaths' to say, with the run's other files.
 func (sf *sinkFlags) check(err error) error {
 	if err != nil {
 		return usagef(sf.verb, "%v", err)
 	}
 	if sf.report != "" {
-		if err := reportfile.Check(sf.report, sf.File); err != nil {
+		if err := reportfile.Check(sf.report); err != nil {
 			return usagef(sf.verb, "--report %s: %v", sf.report, err)
 		}
 	}

@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 
+	"github.com/clickgen/clickgen/generator/fileio"
 	"github.com/clickgen/clickgen/generator/plot"
 )
 
@@ -28,6 +29,13 @@ run's flags (the report says what was sent; the inventory, what the world plans)
 	}
 	if len(*labels) > fs.NArg() {
 		return usagef("plot", "%d labels for %d reports", len(*labels), fs.NArg())
+	}
+	uses := []fileio.Use{fileio.Input("--inventory", *invFile)}
+	for _, path := range fs.Args() {
+		uses = append(uses, fileio.Input("REPORT", path))
+	}
+	if err := checkPaths("plot", uses...); err != nil {
+		return err
 	}
 	page := plot.Page{Title: *title}
 	if err := page.AddReportFiles(ctx, fs.Args(), *labels); err != nil {

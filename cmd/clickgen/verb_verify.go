@@ -9,6 +9,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/clickgen/clickgen/cmd/clickgen/internal/reportfile"
+	"github.com/clickgen/clickgen/generator/fileio"
 	"github.com/clickgen/clickgen/generator/reconcile"
 	"github.com/clickgen/clickgen/generator/sink"
 	"github.com/clickgen/clickgen/generator/world"
@@ -122,5 +123,8 @@ func (v *verifyRun) parse(ctx context.Context, fs *pflag.FlagSet, args []string,
 		return err
 	}
 	v.w, err = v.wf.newWorld(ctx, "verify", os.LookupEnv, v.g)
-	return err
+	if err != nil {
+		return err
+	}
+	return checkPaths("verify", append(v.sf.paths(), fileio.Input("--catalog", v.wf.catalog))...)
 }

@@ -26,8 +26,11 @@ func (e *NotRegularError) Error() string {
 // A file found unwritable only after a run sent its data makes a scheduler retry, and
 // duplicate, the run.
 func CheckReplace(path string) error {
-	t, err := replaceable(path)
+	t, err := Resolve(path)
 	if err != nil {
+		return fmt.Errorf("it cannot be written: %w", unwrapPath(err))
+	}
+	if err := replaceable(t); err != nil {
 		return err
 	}
 	dir, _ := split(t.Path)
@@ -40,19 +43,16 @@ func CheckReplace(path string) error {
 	return nil
 }
 
-// replaceable resolves path for Replace, refusing what it cannot replace.
-func replaceable(path string) (Target, error) {
-	t, err := Resolve(path)
-	if err != nil {
-		return t, unwrapPath(err)
+// replaceable refuses a target Replace cannot replace: an existing directory, or an existing
+// file that is not a regular one.
+func replaceable(t Target) error {
+	switch {
+	case !t.Exists() || t.Info.Mode().IsRegular():
+		return nil
+	case t.Info.IsDir():
+		return errors.New("it is a directory")
 	}
-	if t.Exists() && !t.Info.Mode().IsRegular() {
-		if t.Info.IsDir() {
-			return t, errors.New("it is a directory")
-		}
-		return t, &NotRegularError{Kind: Kind(t.Info.Mode())}
-	}
-	return t, nil
+	return &NotRegularError{Kind: Kind(t.Info.Mode())}
 }
 
 // Replace writes data to the file path leads to ([Resolve]: through symbolic links, a
@@ -62,40 +62,79 @@ func replaceable(path string) (Target, error) {
 // new one gets 0644. An existing file that is not a regular one is refused (a
 // *[NotRegularError]), as is a directory.
 func Replace(path string, data []byte) error {
-	t, err := replaceable(path)
+	r, err := NewReplacement(path)
 	if err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
+		return err
 	}
-	perm := fs.FileMode(0o644)
+	if _, err := r.Write(data); err != nil {
+		r.Abort()
+		return fmt.Errorf("write %s: %w", path, unwrapPath(err))
+	}
+	return r.Commit()
+}
+
+// Replacement is a file written in full before it replaces the file a path leads to, as
+// [Replace] writes one: its writes go to a temporary file in the same directory, and
+// [Replacement.Commit] renames it into place. A caller that writes as it goes (a CPU
+// profile) holds one until it is done.
+type Replacement struct {
+	*os.File // the temporary file
+	path     string
+	target   string
+	perm     fs.FileMode
+}
+
+// NewReplacement starts a replacement of the file path leads to, refusing what [Replace]
+// refuses; nothing at path changes until Commit.
+func NewReplacement(path string) (*Replacement, error) {
+	t, err := Resolve(path)
+	if err == nil {
+		err = replaceable(t)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("write %s: %w", path, unwrapPath(err))
+	}
+	r := &Replacement{path: path, target: t.Path, perm: 0o644}
 	if t.Exists() {
-		perm = t.Info.Mode().Perm()
+		r.perm = t.Info.Mode().Perm()
 	}
 	dir, name := split(t.Path)
-	f, err := os.CreateTemp(dir, "."+name+".*")
-	if err != nil {
-		return fmt.Errorf("write %s: %w", path, unwrapPath(err))
+	if r.File, err = os.CreateTemp(dir, "."+name+".*"); err != nil {
+		return nil, fmt.Errorf("write %s: %w", path, unwrapPath(err))
 	}
-	_, werr := f.Write(data)
-	serr := f.Sync()
-	cerr := f.Close()
-	err = errors.Join(werr, serr, cerr)
+	return r, nil
+}
+
+// Commit syncs and closes the temporary file and renames it over the target; on any error
+// the target is left as it was and the temporary file removed.
+func (r *Replacement) Commit() error {
+	serr := r.Sync()
+	cerr := r.Close()
+	err := errors.Join(serr, cerr)
 	if err == nil {
-		err = os.Chmod(f.Name(), perm)
+		err = os.Chmod(r.Name(), r.perm)
 	}
 	if err == nil {
-		err = os.Rename(f.Name(), t.Path)
+		err = os.Rename(r.Name(), r.target)
 	}
 	if err != nil {
-		os.Remove(f.Name())
-		return fmt.Errorf("write %s: %w", path, unwrapPath(err))
+		os.Remove(r.Name())
+		return fmt.Errorf("write %s: %w", r.path, unwrapPath(err))
 	}
 	// The rename is durable once the directory is synced; a directory that cannot be
 	// synced (some file systems refuse) still holds the renamed file.
+	dir, _ := split(r.target)
 	if d, err := os.Open(dir); err == nil {
 		d.Sync()
 		d.Close()
 	}
 	return nil
+}
+
+// Abort removes the temporary file: the target stays as it was.
+func (r *Replacement) Abort() {
+	r.Close()
+	os.Remove(r.Name())
 }
 
 // WriteFile writes data to path as [Replace] does, atomically, when path leads to a regular
