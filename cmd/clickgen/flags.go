@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"os"
 	"runtime/debug"
+	"strings"
 	"time"
 
 	"github.com/spf13/pflag"
@@ -291,7 +292,12 @@ func (sf *sinkFlags) open(ctx context.Context, sio *stdio, want map[string]int32
 		}
 		return nil, err // interrupted
 	}
-	var extra []sink.Opt
+	extra := []sink.Opt{sink.OnCreate(func(c sink.Created) {
+		fmt.Fprintf(sio.err, "clickgen: created topic %s (%d partitions, replication factor %d)\n", c.Topic, c.Partitions, c.Replication)
+	}, func(w sink.LeaderWait) {
+		fmt.Fprintf(sio.err, "clickgen: waiting until every broker knows a leader for each partition of %s (%d not yet), at most %v (--connect-timeout; Ctrl-C stops)\n",
+			strings.Join(w.Topics, ", "), w.Pending, w.Bound)
+	})}
 	if l := logs.Of(sio.err); l != nil {
 		extra = append(extra, sink.Logger(l.Logger("kafka", slog.LevelWarn)))
 	}

@@ -168,6 +168,8 @@ type cfg struct {
 	logger             *slog.Logger
 	hooks              []kgo.Hook
 	onAck              func(Ack)
+	onCreated          func(Created)
+	onLeaderWait       func(LeaderWait)
 
 	tlsCfg *tls.Config // built by validate from tls
 }
