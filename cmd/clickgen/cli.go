@@ -8,11 +8,13 @@ import (
 	"log/slog"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/spf13/pflag"
 
 	"github.com/clickgen/clickgen/generator/fileio"
 	"github.com/clickgen/clickgen/generator/logs"
+	"github.com/clickgen/clickgen/generator/world"
 	"github.com/clickgen/clickgen/profiles"
 )
 
@@ -125,9 +127,11 @@ func cli(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 // run is clickgen without the process: tests call it directly.
 func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	sio := &stdio{out: stdout, err: stderr}
+	// Waits the libraries cannot avoid say what they wait for once they pass a second.
 	ctx = fileio.WithNotice(ctx, func(w fileio.Waiting) {
 		fmt.Fprintf(stderr, "clickgen: waiting for %s (%s) to be written to its end, at most %v (Ctrl-C stops)\n", w.Path, w.Kind, w.Wait)
 	})
+	ctx = world.WithModelProgress(ctx, newModelNotice(stderr, time.Now).heard)
 	if len(args) == 0 {
 		printHelp(stderr)
 		return usagef("", "no verb given")

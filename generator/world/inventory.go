@@ -159,7 +159,15 @@ func (b *OrderBook) classesOf(d int, seg Segment) *OrderClasses {
 // SnapshotRows returns the encoded rows of snapshot d, without newlines, and their keys
 // (order_id), in ascending order_id. Rows and keys share one buffer; callers may keep them.
 func (b *OrderBook) SnapshotRows(d int) (rows, keys [][]byte, err error) {
-	orders := b.Snapshot(d)
+	return b.snapshotRows(context.Background(), d)
+}
+
+// snapshotRows is SnapshotRows building the days it needs within ctx.
+func (b *OrderBook) snapshotRows(ctx context.Context, d int) (rows, keys [][]byte, err error) {
+	orders, err := b.snapshot(ctx, d)
+	if err != nil {
+		return nil, nil, err
+	}
 	var buf []byte
 	ends := make([]int, len(orders))
 	for i := range orders {
