@@ -293,7 +293,11 @@ func (sf *sinkFlags) open(ctx context.Context, sio *stdio, want map[string]int32
 		return nil, err // interrupted
 	}
 	extra := []sink.Opt{sink.OnCreate(func(c sink.Created) {
-		fmt.Fprintf(sio.err, "clickgen: created topic %s (%d partitions, replication factor %d)\n", c.Topic, c.Partitions, c.Replication)
+		parts := "partitions"
+		if c.Partitions == 1 {
+			parts = "partition"
+		}
+		fmt.Fprintf(sio.err, "clickgen: created topic %s (%d %s, replication factor %d)\n", c.Topic, c.Partitions, parts, c.Replication)
 	}, func(w sink.LeaderWait) {
 		fmt.Fprintf(sio.err, "clickgen: waiting until every broker knows a leader for each partition of %s (%d not yet), at most %v (--connect-timeout; Ctrl-C stops)\n",
 			strings.Join(w.Topics, ", "), w.Pending, w.Bound)

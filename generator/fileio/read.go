@@ -152,7 +152,7 @@ func Read(ctx context.Context, path string, lim Limit) ([]byte, error) {
 		select {
 		case err := <-done:
 			if err != nil {
-				return nil, &fs.PathError{Op: "read", Path: path, Err: err}
+				return nil, &fs.PathError{Op: "read", Path: path, Err: unwrapPath(err)}
 			}
 			if n := r.got.Load(); n > lim.Bytes {
 				size := int64(-1) // a stream is not read further
