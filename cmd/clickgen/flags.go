@@ -8,7 +8,6 @@ import (
 	"log/slog"
 	"os"
 	"runtime/debug"
-	"strings"
 	"time"
 
 	"github.com/spf13/pflag"
@@ -284,24 +283,10 @@ func renderWorkers(n int, kafka bool) int {
 // connecting. With --log-format json the Kafka client logs its warnings and errors too.
 // Warnings go to stderr, bad options are usage errors.
 func (sf *sinkFlags) open(ctx context.Context, sio *stdio, want map[string]int32) (sink.Sink, error) {
-	// The TLS files are read once, here, before any client (the sink's, a follower's) is
-	// built from the settings: a FIFO among them waits within ctx.
-	if err := sf.LoadTLS(ctx); err != nil {
-		if ce := (*sink.ConfigError)(nil); errors.As(err, &ce) {
-			return nil, usagef(sf.verb, "%v", ce.Err)
-		}
-		return nil, err // interrupted
+	extra, err := sf.prepare(ctx, sio)
+	if err != nil {
+		return nil, err
 	}
-	extra := []sink.Opt{sink.OnCreate(func(c sink.Created) {
-		parts := "partitions"
-		if c.Partitions == 1 {
-			parts = "partition"
-		}
-		fmt.Fprintf(sio.err, "clickgen: created topic %s (%d %s, replication factor %d)\n", c.Topic, c.Partitions, parts, c.Replication)
-	}, func(w sink.LeaderWait) {
-		fmt.Fprintf(sio.err, "clickgen: waiting until every broker knows a leader for each partition of %s (%d not yet), at most %v (--connect-timeout; Ctrl-C stops)\n",
-			strings.Join(w.Topics, ", "), w.Pending, w.Bound)
-	})}
 	if l := logs.Of(sio.err); l != nil {
 		extra = append(extra, sink.Logger(l.Logger("kafka", slog.LevelWarn)))
 	}
