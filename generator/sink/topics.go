@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/twmb/franz-go/pkg/kerr"
@@ -64,30 +66,44 @@ func (e *LeaderlessError) Unwrap() error { return e.Err }
 // of want, each with a leader: a producer that asks a broker which does not know a topic yet
 // is told UNKNOWN_TOPIC_OR_PARTITION, and after a few such answers fails its records (a whole
 // batch failed once in eleven runs on a three-node cluster). It waits at most the connect
-// timeout, or until ctx ends; after a second it tells the function of [OnCreate].
+// timeout, or until ctx ends; after a second it tells the function of [OnCreate], from a
+// timer, so a broker that does not answer at all is told of too.
 func (k *Kafka) waitLeaders(ctx context.Context, topics []string, want map[string]int32) error {
 	bound := k.cfg.connectTimeout
 	wctx, cancel := context.WithTimeout(ctx, bound)
 	defer cancel()
-	notice := time.NewTimer(time.Second)
-	defer notice.Stop()
+	var pending atomic.Int64
+	for _, t := range topics {
+		pending.Add(int64(want[t]))
+	}
+	if f := k.cfg.onLeaderWait; f != nil {
+		var told sync.WaitGroup
+		told.Add(1)
+		notice := time.AfterFunc(time.Second, func() {
+			defer told.Done()
+			f(LeaderWait{Topics: topics, Pending: int(pending.Load()), Bound: bound})
+		})
+		defer func() {
+			if notice.Stop() {
+				told.Done()
+			}
+			told.Wait() // the notice is said before what follows the wait
+		}()
+	}
 	poll := time.NewTicker(leaderPoll)
 	defer poll.Stop()
 	start := time.Now()
 	for {
-		pending, err := k.leaderless(wctx, topics, want)
-		if err == nil && pending == 0 {
+		n, err := k.leaderless(wctx, topics, want)
+		pending.Store(int64(n))
+		if err == nil && n == 0 {
 			return nil
 		}
 		select {
 		case <-ctx.Done():
 			return fmt.Errorf("sink: waiting for the leaders of created topic(s) %s: %w", strings.Join(topics, ", "), context.Cause(ctx))
 		case <-wctx.Done():
-			return &LeaderlessError{Topics: topics, Pending: pending, Waited: time.Since(start).Round(time.Millisecond), Brokers: k.brokerList(), Err: err}
-		case <-notice.C:
-			if k.cfg.onLeaderWait != nil {
-				k.cfg.onLeaderWait(LeaderWait{Topics: topics, Pending: pending, Bound: bound})
-			}
+			return &LeaderlessError{Topics: topics, Pending: n, Waited: time.Since(start).Round(time.Millisecond), Brokers: k.brokerList(), Err: err}
 		case <-poll.C:
 		}
 	}

@@ -20,7 +20,8 @@ import (
 // leaderlessCluster is a three-broker kfake cluster whose brokers, once a topic has been
 // created, answer every metadata request naming it with LEADER_NOT_AVAILABLE until release
 // is called: a real cluster's brokers learn of a new topic and elect its leaders on their
-// own schedule. asked counts the requests so answered.
+// own schedule. With hang, they do not answer such a request at all until then (an
+// unresponsive broker). asked counts the requests so answered.
 type leaderlessCluster struct {
 	addrs   []string
 	asked   atomic.Int64
@@ -28,6 +29,10 @@ type leaderlessCluster struct {
 }
 
 func newLeaderlessCluster(t *testing.T, topic string) *leaderlessCluster {
+	return newStalledCluster(t, topic, false)
+}
+
+func newStalledCluster(t *testing.T, topic string, hang bool) *leaderlessCluster {
 	t.Helper()
 	c, err := kfake.NewCluster(kfake.NumBrokers(3))
 	if err != nil {
@@ -45,7 +50,10 @@ func newLeaderlessCluster(t *testing.T, topic string) *leaderlessCluster {
 		t.Fatal(err)
 	}
 	var created, released atomic.Bool
-	lc.release = func() { released.Store(true) }
+	wake := make(chan struct{})
+	var once sync.Once
+	lc.release = func() { released.Store(true); once.Do(func() { close(wake) }) }
+	t.Cleanup(lc.release)
 	c.ControlKey(int16(kmsg.CreateTopics), func(kmsg.Request) (kmsg.Response, error, bool) {
 		created.Store(true)
 		return nil, nil, false // observed only: the cluster creates it
@@ -59,6 +67,9 @@ func newLeaderlessCluster(t *testing.T, topic string) *leaderlessCluster {
 			return nil, nil, false
 		}
 		lc.asked.Add(1)
+		if hang {
+			c.SleepControl(func() { <-wake })
+		}
 		resp := req.ResponseKind().(*kmsg.MetadataResponse)
 		resp.Brokers, resp.ControllerID = real.Brokers, real.ControllerID
 		rt := kmsg.NewMetadataResponseTopic()
@@ -170,5 +181,25 @@ func TestLeaderWaitBounded(t *testing.T) {
 		}
 	case <-time.After(30 * time.Second):
 		t.Fatal("a cancelled wait for leaders still waits 30 s later")
+	}
+
+	// Brokers that do not answer at all: the wait is told all the same after a second, with
+	// every partition pending, and the first signal ends it.
+	lc = newStalledCluster(t, "hits", true)
+	h = heard{}
+	k = newKafka(t, lc.addrs, ConnectTimeout(time.Minute), h.opt())
+	ctx, cancel = context.WithCancel(context.Background())
+	go func() { <-h.waiting; cancel() }()
+	go func() {
+		_, err := k.EnsureTopics(ctx, true, map[string]int32{"hits": 2})
+		done <- err
+	}()
+	select {
+	case err := <-done:
+		if !errors.Is(err, context.Canceled) || len(h.waits) != 1 || h.waits[0].Pending != 2 || h.waits[0].Bound != time.Minute {
+			t.Errorf("EnsureTopics against brokers that never answer, cancelled at the notice = %v, notices %+v; want context.Canceled after one notice of 2 pending, bound 1m", err, h.waits)
+		}
+	case <-time.After(30 * time.Second):
+		t.Fatal("a wait on brokers that never answer was neither told nor ended within 30 s")
 	}
 }
