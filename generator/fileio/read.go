@@ -82,7 +82,7 @@ type noticeKey struct{}
 // WithNotice returns a copy of ctx whose reads ([Read]) call notice, once each, when a stream
 // has kept them waiting for [NoticeAfter]: a program says so on its console, so that a read
 // from a FIFO nobody writes does not look like a hang. notice must return at once; it is
-// called from the reading goroutine.
+// called from the goroutine that called Read.
 func WithNotice(ctx context.Context, notice func(Waiting)) context.Context {
 	return context.WithValue(ctx, noticeKey{}, notice)
 }
