@@ -44,7 +44,7 @@ func TestBuiltins(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := p.NewWorld(MemoryLimit{}, 1); err == nil || err.Error() != "world.scale 0: want a factor in (0, 1000]" {
+	if _, err := p.NewWorld(t.Context(), MemoryLimit{}, 1); err == nil || err.Error() != "world.scale 0: want a factor in (0, 1000]" {
 		t.Errorf("Batch with scale 0: NewWorld() = %v, want the scale refused", err)
 	}
 }

@@ -113,7 +113,7 @@ func TestProfileSizeBounded(t *testing.T) {
 	if err := os.WriteFile(file, []byte("play:\n  day: 0\n"+strings.Repeat("# padding\n", 110000)), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := LoadFile(file); err == nil || !strings.Contains(err.Error(), "profile file "+file+": larger than 1 MiB: a profile is a few dozen lines") {
+	if _, err := LoadFile(t.Context(), file); err == nil || !strings.Contains(err.Error(), "profile file "+file+": 1100015 bytes, larger than 1 MiB: a profile is a few dozen lines") {
 		t.Errorf("a 1.1 MB profile: %v, want it refused", err)
 	}
 }

@@ -1,19 +1,22 @@
 package profiles
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"strings"
 	"text/tabwriter"
+
+	"github.com/clickgen/clickgen/generator/fileio"
 )
 
-// LoadFile reads and parses a user's profile file ([ParseFile]); an error is a *[ValueError]
-// named profile file, with the path and the field at fault. A file without a name is named
-// after the file.
-func LoadFile(path string) (Profile, error) {
-	p, _, err := loadFile(path)
+// LoadFile reads and parses a user's profile file ([ParseFile]), as every input is read
+// (fileio.Read: at most 1 MiB; a FIFO, a pipe or a device within fileio.DefaultWait; given up
+// when ctx ends, wrapping its cause); an error is a *[ValueError] named profile file, with
+// the path and the field at fault. A file without a name is named after the file.
+func LoadFile(ctx context.Context, path string) (Profile, error) {
+	p, _, err := loadFile(ctx, path)
 	return p, err
 }
 
@@ -21,12 +24,12 @@ func LoadFile(path string) (Profile, error) {
 // included, once it has passed [LoadFile]'s checks and its world.catalog, if any, has been
 // read and parsed as a run reads it (a missing catalog or a directory used to pass);
 // errors are LoadFile's, or name the profile file and world.catalog.
-func SourceFile(path string) ([]byte, error) {
-	p, data, err := loadFile(path)
+func SourceFile(ctx context.Context, path string) ([]byte, error) {
+	p, data, err := loadFile(ctx, path)
 	if err != nil {
 		return nil, err
 	}
-	if _, err := LoadCatalog(p.World.Catalog); err != nil {
+	if _, err := LoadCatalog(ctx, p.World.Catalog); err != nil {
 		var ve *ValueError
 		if errors.As(err, &ve) {
 			named := *ve
@@ -39,18 +42,13 @@ func SourceFile(path string) ([]byte, error) {
 }
 
 // loadFile is LoadFile, returning the file's text too.
-func loadFile(path string) (Profile, []byte, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return Profile{}, nil, &ValueError{Name: "profile file", Err: err}
+func loadFile(ctx context.Context, path string) (Profile, []byte, error) {
+	data, err := fileio.Read(ctx, path, fileio.Limit{Bytes: maxFileSize})
+	if tl := (*fileio.TooLargeError)(nil); errors.As(err, &tl) {
+		return Profile{}, nil, &ValueError{Name: "profile file", Value: path, Err: fmt.Errorf("%w: a profile is a few dozen lines", tl)}
 	}
-	defer f.Close()
-	data, err := io.ReadAll(io.LimitReader(f, maxFileSize+1))
 	if err != nil {
-		return Profile{}, nil, &ValueError{Name: "profile file", Err: err}
-	}
-	if len(data) > maxFileSize {
-		return Profile{}, nil, &ValueError{Name: "profile file", Value: path, Err: errors.New("larger than 1 MiB: a profile is a few dozen lines")}
+		return Profile{}, nil, &ValueError{Name: "profile file", Err: err} // the *fs.PathError names the path
 	}
 	p, err := ParseFile(data)
 	if err != nil {

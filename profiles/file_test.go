@@ -14,12 +14,12 @@ func TestLoadFileNamesTheProfile(t *testing.T) {
 	if err := os.WriteFile(file, []byte("play:\n  day: 1\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	p, err := LoadFile(file)
+	p, err := LoadFile(t.Context(), file)
 	if err != nil || p.Name != "my-run" || p.Play.Day != 1 {
 		t.Errorf("LoadFile(%s) = name %q day %d, %v; want my-run, 1", file, p.Name, p.Play.Day, err)
 	}
 	missing := filepath.Join(t.TempDir(), "none.yaml")
-	if _, err := LoadFile(missing); !errors.Is(err, fs.ErrNotExist) || !strings.HasPrefix(err.Error(), "profile file: open "+missing) {
+	if _, err := LoadFile(t.Context(), missing); !errors.Is(err, fs.ErrNotExist) || !strings.HasPrefix(err.Error(), "profile file: open "+missing) {
 		t.Errorf("LoadFile(missing) = %v, want profile file: open …, wrapping fs.ErrNotExist", err)
 	}
 }
@@ -36,13 +36,13 @@ func TestSourceFile(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	if got, err := SourceFile(good); err != nil || string(got) != src {
+	if got, err := SourceFile(t.Context(), good); err != nil || string(got) != src {
 		t.Errorf("SourceFile(good) = %q, %v; want the file as it is", got, err)
 	}
-	if _, err := SourceFile(bad); err == nil || !strings.HasPrefix(err.Error(), "profile file "+bad+": ") || !strings.Contains(err.Error(), "dya") {
+	if _, err := SourceFile(t.Context(), bad); err == nil || !strings.HasPrefix(err.Error(), "profile file "+bad+": ") || !strings.Contains(err.Error(), "dya") {
 		t.Errorf("SourceFile(bad) = %v, want an error naming the file and the field", err)
 	}
-	if _, err := SourceFile(nocat); !errors.Is(err, fs.ErrNotExist) || !strings.HasPrefix(err.Error(), "profile file "+nocat+": world.catalog: open /nonexistent") {
+	if _, err := SourceFile(t.Context(), nocat); !errors.Is(err, fs.ErrNotExist) || !strings.HasPrefix(err.Error(), "profile file "+nocat+": world.catalog: open /nonexistent") {
 		t.Errorf("SourceFile(nocat) = %v, want the file and world.catalog named, wrapping fs.ErrNotExist", err)
 	}
 }

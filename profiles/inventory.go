@@ -1,21 +1,25 @@
 package profiles
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
-	"os"
 
+	"github.com/clickgen/clickgen/generator/fileio"
 	"github.com/clickgen/clickgen/generator/world"
 )
 
 // MergeInventoryFiles reads the inventories in the files at paths (the JSON `clickgen
 // inventory --segment I/N` prints) and merges them into the whole run's
-// ([world.MergeInventories]). A file that cannot be read or decoded, or is not an inventory
-// (no generator_version: null, {}), is a *[ValueError] named inventory file, with the file.
-func MergeInventoryFiles(paths []string) (*world.Inventory, error) {
+// ([world.MergeInventories]). Each is read as every input is (fileio.Read: at most
+// world.MaxInventoryBytes; a FIFO, a pipe or a device within fileio.DefaultWait; given up when
+// ctx ends, wrapping its cause). A file that cannot be read or decoded, or is not an
+// inventory (no generator_version: null, {}), is a *[ValueError] named inventory file, with
+// the file.
+func MergeInventoryFiles(ctx context.Context, paths []string) (*world.Inventory, error) {
 	var invs []*world.Inventory
 	for _, path := range paths {
-		data, err := os.ReadFile(path)
+		data, err := fileio.Read(ctx, path, fileio.Limit{Bytes: world.MaxInventoryBytes})
 		if err != nil {
 			return nil, &ValueError{Name: "inventory file", Err: err} // the *fs.PathError names the file
 		}

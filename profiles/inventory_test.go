@@ -41,21 +41,21 @@ func TestMergeInventoryFiles(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	merged, err := MergeInventoryFiles(paths)
+	merged, err := MergeInventoryFiles(t.Context(), paths)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if got, want := merged.Days[0].Events, whole.Days[0].Events; got != want {
 		t.Errorf("merged day 0 events = %d, want the whole run's %d", got, want)
 	}
-	if _, err := MergeInventoryFiles([]string{filepath.Join(dir, "none.json")}); !errors.Is(err, fs.ErrNotExist) || !strings.HasPrefix(err.Error(), "inventory file: ") {
+	if _, err := MergeInventoryFiles(t.Context(), []string{filepath.Join(dir, "none.json")}); !errors.Is(err, fs.ErrNotExist) || !strings.HasPrefix(err.Error(), "inventory file: ") {
 		t.Errorf("a missing file: %v, want an error starting inventory file: and wrapping fs.ErrNotExist", err)
 	}
 	broken := filepath.Join(dir, "broken.json")
 	if err := os.WriteFile(broken, []byte("{"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := MergeInventoryFiles([]string{broken}); err == nil || !strings.HasPrefix(err.Error(), "inventory file "+broken+": ") {
+	if _, err := MergeInventoryFiles(t.Context(), []string{broken}); err == nil || !strings.HasPrefix(err.Error(), "inventory file "+broken+": ") {
 		t.Errorf("a broken file: %v, want an error naming inventory file %s", err, broken)
 	}
 }

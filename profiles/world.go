@@ -1,10 +1,10 @@
 package profiles
 
 import (
+	"context"
 	"errors"
-	"fmt"
-	"os"
 
+	"github.com/clickgen/clickgen/generator/fileio"
 	"github.com/clickgen/clickgen/generator/world"
 )
 
@@ -13,11 +13,11 @@ import (
 // verb goes through. It refuses first a scale no world has
 // ([CheckScale]: --scale 5000 is out of range whatever the memory), then a run whose memory
 // cannot fit under limit ([CheckFootprint], for workers render workers and p's garbage;
-// the command measures limit, the zero limit is none), then reads p's catalog (a
-// *[ValueError] named catalog when it cannot be read or parsed), refuses a run whose
+// the command measures limit, the zero limit is none), then reads p's catalog ([LoadCatalog]:
+// a *[ValueError] named catalog when it cannot be read or parsed), refuses a run whose
 // memory cannot fit with the catalog's rows counted, and builds the world. A seed of 0 is
 // the canonical one: a caller that took the seed from a user checks it first ([CheckSeed]).
-func (p Profile) NewWorld(limit MemoryLimit, workers int) (*world.World, error) {
+func (p Profile) NewWorld(ctx context.Context, limit MemoryLimit, workers int) (*world.World, error) {
 	if err := CheckScale(p.World.Scale); err != nil {
 		return nil, err
 	}
@@ -25,7 +25,7 @@ func (p Profile) NewWorld(limit MemoryLimit, workers int) (*world.World, error) 
 	if err := CheckFootprint(f, limit); err != nil {
 		return nil, err
 	}
-	c, size, err := loadCatalog(p.World.Catalog)
+	c, size, err := loadCatalog(ctx, p.World.Catalog)
 	if err != nil {
 		return nil, err
 	}
@@ -38,24 +38,21 @@ func (p Profile) NewWorld(limit MemoryLimit, workers int) (*world.World, error) 
 	return world.NewWorld(world.Params{Seed: p.World.Seed, Scale: p.World.Scale, Catalog: c})
 }
 
-// LoadCatalog reads and parses the catalog file at path (nil for ""); an error is a
-// *[ValueError] named catalog, with the path and, for a bad file, the line and column.
-func LoadCatalog(path string) (*world.Catalog, error) {
-	c, _, err := loadCatalog(path)
+// LoadCatalog reads and parses the catalog file at path (nil for ""), as every input is read
+// (fileio.Read: at most world.MaxCatalogBytes; a FIFO, a pipe or a device within
+// fileio.DefaultWait; given up when ctx ends, wrapping its cause); an error is a *[ValueError]
+// named catalog, with the path and, for a bad file, the line and column.
+func LoadCatalog(ctx context.Context, path string) (*world.Catalog, error) {
+	c, _, err := loadCatalog(ctx, path)
 	return c, err
 }
 
-// loadCatalog is LoadCatalog, returning the file's size too. A file larger than
-// world.MaxCatalogBytes is refused before it is read.
-func loadCatalog(path string) (*world.Catalog, int, error) {
+// loadCatalog is LoadCatalog, returning the file's size too.
+func loadCatalog(ctx context.Context, path string) (*world.Catalog, int, error) {
 	if path == "" {
 		return nil, 0, nil
 	}
-	if fi, err := os.Stat(path); err == nil && fi.Mode().IsRegular() && fi.Size() > world.MaxCatalogBytes {
-		return nil, 0, &ValueError{Name: "catalog", Value: path,
-			Err: fmt.Errorf("%d bytes, want at most %d (256 MiB)", fi.Size(), world.MaxCatalogBytes)}
-	}
-	data, err := os.ReadFile(path)
+	data, err := fileio.Read(ctx, path, fileio.Limit{Bytes: world.MaxCatalogBytes})
 	if err != nil {
 		return nil, 0, &ValueError{Name: "catalog", Err: err} // the *fs.PathError names the path
 	}

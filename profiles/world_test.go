@@ -13,11 +13,11 @@ import (
 // can, and names a catalog it cannot read as a value (catalog), wrapping the file's error.
 func TestNewWorld(t *testing.T) {
 	var fe *FootprintError
-	if _, err := (Profile{World: World{Scale: 100}}).NewWorld(explicit(1<<30), 0); !errors.As(err, &fe) || fe.Err.Source != "the explicit limit" ||
+	if _, err := (Profile{World: World{Scale: 100}}).NewWorld(t.Context(), explicit(1<<30), 0); !errors.As(err, &fe) || fe.Err.Source != "the explicit limit" ||
 		!strings.HasPrefix(err.Error(), "scale 100 needs about ") {
 		t.Errorf("NewWorld(scale 100, max 1 GiB) error = %v, want the memory refusal as a *FootprintError", err)
 	}
-	if w, err := (Profile{}).WithDefaults().NewWorld(explicit(1<<30), 0); err != nil || w.Scale() != 1 || w.Seed() != world.CanonicalSeed {
+	if w, err := (Profile{}).WithDefaults().NewWorld(t.Context(), explicit(1<<30), 0); err != nil || w.Scale() != 1 || w.Seed() != world.CanonicalSeed {
 		t.Errorf("NewWorld(zero profile with defaults, max 1 GiB) = %v, %v; want the canonical scale-1 world", w, err)
 	}
 	// The scale is checked after the memory (a scale that cannot fit is told so) and before
@@ -30,14 +30,14 @@ func TestNewWorld(t *testing.T) {
 		{-1, "world.scale -1: want a factor in (0, 1000]"},
 		{0.0001, "world.scale 0.0001: smaller than the smallest step 0.001"},
 	} {
-		if _, err := (Profile{World: World{Scale: tc.scale, Catalog: "/nonexistent"}}).NewWorld(MemoryLimit{}, 0); err == nil || err.Error() != tc.want {
+		if _, err := (Profile{World: World{Scale: tc.scale, Catalog: "/nonexistent"}}).NewWorld(t.Context(), MemoryLimit{}, 0); err == nil || err.Error() != tc.want {
 			t.Errorf("NewWorld(scale %v) = %v, want %q", tc.scale, err, tc.want)
 		}
 	}
-	if w, err := (Profile{World: World{Seed: 7, Scale: 0.5}}).NewWorld(MemoryLimit{}, 0); err != nil || w.Seed() != 7 || w.Scale() != 0.5 {
+	if w, err := (Profile{World: World{Seed: 7, Scale: 0.5}}).NewWorld(t.Context(), MemoryLimit{}, 0); err != nil || w.Seed() != 7 || w.Scale() != 0.5 {
 		t.Errorf("NewWorld(seed 7, scale 0.5) = %v, %v", w, err)
 	}
-	_, err := (Profile{World: World{Scale: 1, Catalog: "/nonexistent"}}).NewWorld(MemoryLimit{}, 0)
+	_, err := (Profile{World: World{Scale: 1, Catalog: "/nonexistent"}}).NewWorld(t.Context(), MemoryLimit{}, 0)
 	var ve *ValueError
 	if !errors.As(err, &ve) || ve.Name != "catalog" || !errors.Is(err, fs.ErrNotExist) || !strings.HasPrefix(err.Error(), "catalog: open /nonexistent: ") {
 		t.Errorf("NewWorld(catalog /nonexistent) error = %v, want catalog: open …, wrapping fs.ErrNotExist", err)

@@ -68,8 +68,8 @@ func TestReportCheckedBeforeSending(t *testing.T) {
 		report, want string
 	}{
 		{filepath.Join(dir, "no-such-dir", "r.json"), "cannot be written"},
-		{data, "would overwrite the data"},
-		{filepath.Join(dir, ".", "hits.jsonl"), "would overwrite the data"},
+		{data, "it is the file --file " + data + " writes"},
+		{filepath.Join(dir, ".", "hits.jsonl"), "one output would overwrite the other"},
 		{dir, "is a directory"},
 	} {
 		_, errs, code := clickgen(t, "batch", "--day", "0", "--limit", "5", "--file", data, "--report", tc.report)

@@ -6,12 +6,17 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"os"
 	"slices"
 	"strings"
+	"sync"
+	"time"
 
 	"github.com/spf13/pflag"
 
+	"github.com/clickgen/clickgen/generator/fileio"
 	"github.com/clickgen/clickgen/generator/logs"
+	"github.com/clickgen/clickgen/generator/world"
 	"github.com/clickgen/clickgen/profiles"
 )
 
@@ -123,7 +128,13 @@ func cli(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 
 // run is clickgen without the process: tests call it directly.
 func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	stderr = serialized(stderr)
 	sio := &stdio{out: stdout, err: stderr}
+	// Waits the libraries cannot avoid say what they wait for once they pass a second.
+	ctx = fileio.WithNotice(ctx, func(w fileio.Waiting) {
+		fmt.Fprintf(stderr, "clickgen: waiting for %s (%s) to be written to its end, at most %v (Ctrl-C stops)\n", w.Path, w.Kind, w.Wait)
+	})
+	ctx = world.WithModelProgress(ctx, newModelNotice(stderr, time.Now).heard)
 	if len(args) == 0 {
 		printHelp(stderr)
 		return usagef("", "no verb given")
@@ -234,4 +245,29 @@ func printVerbHelp(fs *pflag.FlagSet, out io.Writer) {
 	}
 	// pflag spells optional bool values as "[=true|false]"; a plain switch reads better.
 	fmt.Fprintf(out, "Flags:\n%s", strings.ReplaceAll(fs.FlagUsagesWrapped(100), "[=true|false]", "              "))
+}
+
+// serialized returns w if it is safe for concurrent use (a file, such as os.Stderr, or the
+// JSON lines of --log-format json), else w behind a mutex: a day's model tells its progress
+// from the goroutine building it (world.WithModelProgress) while the console prints its own
+// lines, and a caller of run (a test) may give a bytes.Buffer. A file stays a file, so the
+// console still tells a terminal.
+func serialized(w io.Writer) io.Writer {
+	switch w.(type) {
+	case *os.File, *logs.Lines, *lockedWriter:
+		return w
+	}
+	return &lockedWriter{w: w}
+}
+
+// lockedWriter is a writer whose writes are serialized.
+type lockedWriter struct {
+	mu sync.Mutex
+	w  io.Writer
+}
+
+func (l *lockedWriter) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.w.Write(p)
 }

@@ -15,6 +15,7 @@ import (
 	"github.com/clickgen/clickgen/cmd/clickgen/internal/console"
 	"github.com/clickgen/clickgen/cmd/clickgen/internal/reportfile"
 	"github.com/clickgen/clickgen/cmd/clickgen/internal/sysmem"
+	"github.com/clickgen/clickgen/generator/fileio"
 	"github.com/clickgen/clickgen/generator/logs"
 	"github.com/clickgen/clickgen/generator/play"
 	"github.com/clickgen/clickgen/generator/prom"
@@ -29,10 +30,10 @@ import (
 // measured here (sysmem.Limit: max, 0 for none, the address-space and cgroup limits, the
 // available memory) and given to NewWorld as a value. A catalog that cannot be read (named
 // catalog, as the verb calls it) or a run that cannot fit in memory is a usage error
-// (nothing was sent).
-func newWorld(verb string, p profiles.Profile, max profiles.Bytes, workers int, catalog string) (*world.World, error) {
+// (nothing was sent); ctx ends the catalog's read (a FIFO nobody writes).
+func newWorld(ctx context.Context, verb string, p profiles.Profile, max profiles.Bytes, workers int, catalog string) (*world.World, error) {
 	limit, source := sysmem.Limit(int64(max))
-	w, err := p.NewWorld(profiles.MemoryLimit{Bytes: profiles.Bytes(limit), Source: source}, workers)
+	w, err := p.NewWorld(ctx, profiles.MemoryLimit{Bytes: profiles.Bytes(limit), Source: source}, workers)
 	if ve, ok := err.(*profiles.ValueError); ok && ve.Name == "catalog" {
 		named := *ve
 		named.Name = catalog
@@ -141,7 +142,11 @@ func (pf *playFlags) parseEnv(base profiles.Profile, args []string, out io.Write
 	if err != nil {
 		return p, segment, usage(verb, flagNamedAs(err, pf.names))
 	}
-	return p, segment, nil
+	uses := []fileio.Use{fileio.Input("--catalog", p.World.Catalog)}
+	if pf.sink != nil {
+		uses = append(uses, pf.sink.paths()...)
+	}
+	return p, segment, checkPaths(verb, uses...)
 }
 
 // overrides are the play flags as changes to the built-in profile: all of them, given or
@@ -164,9 +169,9 @@ func (pf *playFlags) overrides() profiles.Overrides {
 // constructor of a plan every verb goes through) for segment, with opt. A verb with a sink
 // sends what p sends to the topic --topic names (sinkFlags.TopicFor). Refusals are usage
 // errors.
-func (pf *playFlags) plan(p profiles.Profile, segment world.Segment, opt profiles.PlanOptions) (play.Plan, error) {
+func (pf *playFlags) plan(ctx context.Context, p profiles.Profile, segment world.Segment, opt profiles.PlanOptions) (play.Plan, error) {
 	verb := pf.fs.Name()
-	w, err := newWorld(verb, p, pf.world.maxMemory, pf.world.workers, "--catalog")
+	w, err := newWorld(ctx, verb, p, pf.world.maxMemory, pf.world.workers, "--catalog")
 	if err != nil {
 		return play.Plan{}, err
 	}
@@ -235,16 +240,16 @@ func addSinkFlags(fs *pflag.FlagSet) *sinkFlags {
 // resolve applies the environment fallbacks and checks the combination (resolveSettings).
 func (sf *sinkFlags) resolve() error { return sf.check(sf.resolveSettings(os.LookupEnv)) }
 
-// check makes err, the settings' verdict, a usage error, then checks the outputs before
-// anything is sent: the report must be writable and must not be the data file (--report X
-// --file X overwrote the data with the report), and an unwritable report must not be found
-// only after a day was sent (a scheduler then retries and duplicates the run).
+// check makes err, the settings' verdict, a usage error, then checks the report before
+// anything is sent: an unwritable report must not be found only after a day was sent (a
+// scheduler then retries and duplicates the run). Whether it is also the data file or an
+// input is checkPaths' to say, with the run's other files.
 func (sf *sinkFlags) check(err error) error {
 	if err != nil {
 		return usagef(sf.verb, "%v", err)
 	}
 	if sf.report != "" {
-		if err := reportfile.Check(sf.report, sf.File); err != nil {
+		if err := reportfile.Check(sf.report); err != nil {
 			return usagef(sf.verb, "--report %s: %v", sf.report, err)
 		}
 	}
@@ -278,7 +283,10 @@ func renderWorkers(n int, kafka bool) int {
 // connecting. With --log-format json the Kafka client logs its warnings and errors too.
 // Warnings go to stderr, bad options are usage errors.
 func (sf *sinkFlags) open(ctx context.Context, sio *stdio, want map[string]int32) (sink.Sink, error) {
-	var extra []sink.Opt
+	extra, err := sf.prepare(ctx, sio)
+	if err != nil {
+		return nil, err
+	}
 	if l := logs.Of(sio.err); l != nil {
 		extra = append(extra, sink.Logger(l.Logger("kafka", slog.LevelWarn)))
 	}

@@ -198,7 +198,7 @@ func TestUnreachableBrokerAndMissingTopic(t *testing.T) {
 }
 
 // missingTopic: a topic that does not exist at addr is refused, suggesting --create-topics,
-// which then creates it.
+// which then creates it and says so (issue 31), with its partitions and replication factor.
 func missingTopic(t *testing.T, addr string) {
 	_, errs, code := clickgen(t, "batch", "--day", "0", "--limit", "10", "--brokers", addr, "--topic", "clicks")
 	if code != 1 || !strings.Contains(errs, "--create-topics") {
@@ -207,5 +207,8 @@ func missingTopic(t *testing.T, addr string) {
 	_, errs, code = clickgen(t, "batch", "--day", "0", "--limit", "10", "--brokers", addr, "--topic", "clicks", "--create-topics")
 	if code != 0 || len(consume(t, addr, "clicks")) != 10 {
 		t.Errorf("--create-topics: exit %d, stderr %q", code, errs)
+	}
+	if !strings.Contains(errs, "clickgen: created topic clicks (2 partitions, replication factor ") {
+		t.Errorf("--create-topics said %q; want the topic it created, its partitions and replication factor", errs)
 	}
 }

@@ -40,12 +40,16 @@ func main() {
 	// on a write to fd 1 or 2 (exit 141, no summary, no report); with one, every write to a
 	// broken pipe returns EPIPE (os/signal, "SIGPIPE").
 	signal.Notify(make(chan os.Signal, 1), syscall.SIGPIPE)
-	stopProfile, err := metrics.ProfileCPU(os.Getenv("CLICKGEN_CPUPROFILE"))
+	stopProfile, err := metrics.ProfileCPU(os.Getenv(cpuProfileEnv))
 	if err != nil {
-		fmt.Fprintln(os.Stderr, "clickgen: CLICKGEN_CPUPROFILE:", err)
+		fmt.Fprintln(os.Stderr, "clickgen: "+cpuProfileEnv+":", err)
 	}
 	code := cli(ctx, os.Args[1:], os.Stdout, os.Stderr)
-	stopProfile()
+	// A refused run (exit 2) keeps no profile: its path may be what it was refused for
+	// (checkPaths), an input the profile would replace.
+	if err := stopProfile(code != 2); err != nil {
+		fmt.Fprintln(os.Stderr, "clickgen: "+cpuProfileEnv+":", err)
+	}
 	signal.Stop(sigs)
 	cancel()
 	os.Exit(code)

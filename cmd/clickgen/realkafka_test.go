@@ -638,4 +638,28 @@ func TestRealKafkaReplicated(t *testing.T) {
 	kcatPath(t)
 	topicHoldsReport(t, c, "hits", readSinkReport(t, rep).Topics["hits"])
 	mustRun(t, "verify", "--brokers", addr, "--day", "1", "--scale", "0.1")
+
+	// Issue 29 N6 and issue 31: --create-topics says what it created and waits until every
+	// broker knows a leader of each partition before sending (a run straight after creation
+	// failed a whole batch with UNKNOWN_TOPIC_OR_PARTITION once in eleven). Fresh topics, each
+	// produced to at once, with the Kafka client's warnings logged: none may say the topic
+	// was unknown, and every message is acknowledged.
+	for i := range 6 {
+		topic := fmt.Sprintf("fresh-%d", i)
+		rep := filepath.Join(t.TempDir(), "r.json")
+		_, errs := mustRun(t, "--log-format", "json", "batch", "--day", "0", "--scale", "0.05", "--limit", "2000",
+			"--brokers", addr, "--topic", topic, "--create-topics", "--report", rep)
+		if !strings.Contains(errs, "created topic "+topic+" (2 partitions, replication factor 3)") ||
+			strings.Contains(errs, "UNKNOWN_TOPIC_OR_PARTITION") || strings.Contains(errs, "unknown topic") {
+			t.Errorf("batch --create-topics --topic %s said:\n%s\nwant the topic announced and never unknown", topic, errs)
+		}
+		for _, line := range strings.Split(errs, "\n") {
+			if strings.Contains(line, "created topic") || strings.Contains(line, "waiting until") {
+				t.Logf("%s", line)
+			}
+		}
+		if h := readSinkReport(t, rep).Topics[topic]; h.Acked != 2000 || h.Failed != 0 {
+			t.Errorf("--topic %s: %d acked, %d failed; want 2000 and none", topic, h.Acked, h.Failed)
+		}
+	}
 }

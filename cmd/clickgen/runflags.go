@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"time"
@@ -81,7 +82,7 @@ func addMaxRateFlag(fs *pflag.FlagSet, r *pace.Rate, usage string) {
 // applies the flags that were given, fills in the defaults and checks the days. It returns
 // the segment to play too. GENERATOR_CATALOG is the one stand variable run reads: an image
 // with a baked catalog plays it in every verb. Errors name the flags.
-func (rf *runFlags) profile(env envLookup) (profiles.Profile, world.Segment, error) {
+func (rf *runFlags) profile(ctx context.Context, env envLookup) (profiles.Profile, world.Segment, error) {
 	fs := rf.fs
 	var p profiles.Profile
 	var seg world.Segment
@@ -92,7 +93,7 @@ func (rf *runFlags) profile(env envLookup) (profiles.Profile, world.Segment, err
 	case fs.NArg() == 1 && rf.profileFile != "":
 		return p, seg, fmt.Errorf("both profile %s and --profile-file given: choose one", fs.Arg(0))
 	case rf.profileFile != "":
-		p, err = profiles.LoadFile(rf.profileFile)
+		p, err = profiles.LoadFile(ctx, rf.profileFile)
 	default:
 		name := profiles.Default
 		if fs.NArg() == 1 {

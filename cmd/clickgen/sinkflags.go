@@ -168,12 +168,15 @@ func sinkWarning(w sink.PartitionsWarning) string {
 func sinkError(err error) error {
 	var nl *sink.NoSASLListenerError
 	var mt *sink.MissingTopicsError
+	var ll *sink.LeaderlessError
 	switch {
 	case errors.As(err, &nl):
 		return fmt.Errorf("sink: Kafka at %s %s (mechanism %s, user %q) and answers without SASL: it has no SASL listener on this port (drop --sasl-mechanism, or give the SASL listener's port): %w",
 			nl.Brokers, nl.What, nl.Mechanism, nl.User, nl.Err)
 	case errors.As(err, &mt):
 		return fmt.Errorf("sink: topic(s) %s missing on %s: create them, or use --create-topics", mt.List(), mt.Brokers)
+	case errors.As(err, &ll):
+		return fmt.Errorf("%w (--connect-timeout bounds the wait)", err)
 	}
 	return err
 }

@@ -34,7 +34,7 @@ call writes the same bytes, and 'clickgen inventory' with the same flags says wh
 	if err != nil {
 		return err
 	}
-	plan, err := pf.plan(prof, segment, profiles.PlanOptions{Workers: renderWorkers(*workers, pf.sink.Kafka())})
+	plan, err := pf.plan(ctx, prof, segment, profiles.PlanOptions{Workers: renderWorkers(*workers, pf.sink.Kafka())})
 	if err != nil {
 		return err
 	}

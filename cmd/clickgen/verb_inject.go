@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/clickgen/clickgen/cmd/clickgen/internal/console"
+	"github.com/clickgen/clickgen/generator/fileio"
 	"github.com/clickgen/clickgen/generator/play"
 	"github.com/clickgen/clickgen/generator/sink"
 	"github.com/clickgen/clickgen/generator/world"
@@ -43,8 +44,11 @@ exits 1. 'clickgen verify' afterwards lists every injected message as unexpected
 	if err != nil {
 		return usage("inject", err)
 	}
-	w, err := wf.newWorld("inject", os.LookupEnv, world.Garbage{})
+	w, err := wf.newWorld(ctx, "inject", os.LookupEnv, world.Garbage{})
 	if err != nil {
+		return err
+	}
+	if err := checkPaths("inject", append(sf.paths(), fileio.Input("--catalog", wf.catalog))...); err != nil {
 		return err
 	}
 	extras, err := w.Inject(k, inj.class, inj.day, inj.count)

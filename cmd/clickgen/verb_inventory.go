@@ -3,10 +3,10 @@ package main
 import (
 	"context"
 	"encoding/json"
-	"os"
 	"slices"
 	"strings"
 
+	"github.com/clickgen/clickgen/generator/fileio"
 	"github.com/clickgen/clickgen/generator/world"
 	"github.com/clickgen/clickgen/profiles"
 )
@@ -31,7 +31,14 @@ and redeliveries they add, and what the stand's raw, ODS and error tables must t
 		if !*merge || fs.NFlag() != 1 || fs.NArg() == 0 {
 			return usagef("inventory", "--merge takes only inventory files: inventory --merge A.json B.json …")
 		}
-		inv, err := profiles.MergeInventoryFiles(fs.Args())
+		var uses []fileio.Use
+		for _, path := range fs.Args() {
+			uses = append(uses, fileio.Input("--merge", path))
+		}
+		if err := checkPaths("inventory", uses...); err != nil {
+			return err
+		}
+		inv, err := profiles.MergeInventoryFiles(ctx, fs.Args())
 		if err != nil {
 			return usage("inventory", flagNamed(err))
 		}
@@ -48,7 +55,7 @@ and redeliveries they add, and what the stand's raw, ODS and error tables must t
 	if err != nil {
 		return err
 	}
-	plan, err := pf.plan(prof, segment, profiles.PlanOptions{Workers: *workers})
+	plan, err := pf.plan(ctx, prof, segment, profiles.PlanOptions{Workers: *workers})
 	if err != nil {
 		return err
 	}
@@ -71,7 +78,7 @@ func runCatalog(ctx context.Context, sio *stdio, args []string) error {
 		`Write the embedded catalog (6 categories × 30 products: sku,name,category,brand,price,demand;
 price in integer kopecks) in the stand's dictionary format, to stdout or a file. The same file
 given back with --catalog reproduces the default world.`)
-	file := fs.String("file", "-", "write to `PATH` ('-' is stdout)")
+	file := fs.String("file", "-", "write to `PATH` ('-' is stdout); a file is replaced whole or not at all")
 	if err := parseFlags(fs, args, sio.out, false); err != nil {
 		return err
 	}
@@ -79,5 +86,10 @@ given back with --catalog reproduces the default world.`)
 		_, err := sio.out.Write(world.DefaultCatalogCSV)
 		return err
 	}
-	return os.WriteFile(*file, world.DefaultCatalogCSV, 0o644)
+	if err := checkPaths("catalog", fileio.Output("--file", *file)); err != nil {
+		return err
+	}
+	// Written whole, then renamed into place: a full disk left a 0-byte catalog (issue 29
+	// N13), which a run given it as --catalog then refused.
+	return fileio.WriteFile(*file, world.DefaultCatalogCSV)
 }

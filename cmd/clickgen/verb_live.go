@@ -35,7 +35,7 @@ same day; only the timing differs.`)
 	}
 	var p *console.Session // set before the run starts, which is when progress is reported
 	var total int
-	plan, err := pf.plan(prof, segment, profiles.PlanOptions{Workers: renderWorkers(0, pf.sink.Kafka()), ReplayEvery: *every,
+	plan, err := pf.plan(ctx, prof, segment, profiles.PlanOptions{Workers: renderWorkers(0, pf.sink.Kafka()), ReplayEvery: *every,
 		ReplayProgress: func(s pace.Snapshot) {
 			m := s.Model
 			p.Logf("played %d of %d, model time %02d:%02d, lag %.1fs (max %.1fs)",

@@ -3,10 +3,11 @@ package main
 import (
 	"context"
 
+	"github.com/clickgen/clickgen/generator/fileio"
 	"github.com/clickgen/clickgen/generator/plot"
 )
 
-func runPlot(_ context.Context, sio *stdio, args []string) error {
+func runPlot(ctx context.Context, sio *stdio, args []string) error {
 	fs := newFlags("plot", "plot REPORT.json [REPORT2.json ...] [--label NAME ...] [--inventory FILE] > run.html",
 		`Write one self-contained HTML page (inline SVG, no scripts, nothing fetched) drawing the
 reports that --report wrote: rate target against achieved, latency p50/p95/p99 and lag per
@@ -29,12 +30,19 @@ run's flags (the report says what was sent; the inventory, what the world plans)
 	if len(*labels) > fs.NArg() {
 		return usagef("plot", "%d labels for %d reports", len(*labels), fs.NArg())
 	}
+	uses := []fileio.Use{fileio.Input("--inventory", *invFile)}
+	for _, path := range fs.Args() {
+		uses = append(uses, fileio.Input("REPORT", path))
+	}
+	if err := checkPaths("plot", uses...); err != nil {
+		return err
+	}
 	page := plot.Page{Title: *title}
-	if err := page.AddReportFiles(fs.Args(), *labels); err != nil {
+	if err := page.AddReportFiles(ctx, fs.Args(), *labels); err != nil {
 		return err
 	}
 	if *invFile != "" {
-		if err := page.SetInventoryFile(*invFile); err != nil {
+		if err := page.SetInventoryFile(ctx, *invFile); err != nil {
 			return err
 		}
 	}

@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 
+	"github.com/clickgen/clickgen/generator/fileio"
 	"github.com/clickgen/clickgen/profiles"
 )
 
@@ -32,7 +33,10 @@ such a file (exit code 2 and the field at fault if it is broken) and prints it.`
 		case fs.NArg() == 2 && *file == "":
 			src, err = profiles.Source(fs.Arg(1))
 		case fs.NArg() == 1 && *file != "":
-			src, err = profiles.SourceFile(*file)
+			if err := checkPaths("profiles", fileio.Input("--profile-file", *file)); err != nil {
+				return err
+			}
+			src, err = profiles.SourceFile(ctx, *file)
 		default:
 			return usagef("profiles", "show wants one profile NAME or --profile-file FILE")
 		}

@@ -12,6 +12,7 @@ import (
 
 	"github.com/clickgen/clickgen/cmd/clickgen/internal/console"
 	"github.com/clickgen/clickgen/generator/broker"
+	"github.com/clickgen/clickgen/generator/fileio"
 	"github.com/clickgen/clickgen/generator/pace"
 	"github.com/clickgen/clickgen/generator/play"
 	"github.com/clickgen/clickgen/generator/sink"
@@ -64,14 +65,21 @@ func runRun(ctx context.Context, sio *stdio, args []string) error {
 	if err := parseFlags(fs, args, sio.out, true); err != nil {
 		return err
 	}
-	p, segment, err := rf.profile(os.LookupEnv)
+	p, segment, err := rf.profile(ctx, os.LookupEnv)
 	if err != nil {
 		return usage("run", err)
 	}
 	if err := checkRunSink(sf, rf.workers); err != nil {
 		return err
 	}
-	w, err := newWorld("run", p, rf.world.maxMemory, renderWorkers(rf.workers, true), "catalog")
+	catalog := "world.catalog" // of the profile
+	if fs.Changed("catalog") {
+		catalog = "--catalog"
+	}
+	if err := checkPaths("run", append(sf.paths(), fileio.Input("--profile-file", rf.profileFile), fileio.Input(catalog, p.World.Catalog))...); err != nil {
+		return err
+	}
+	w, err := newWorld(ctx, "run", p, rf.world.maxMemory, renderWorkers(rf.workers, true), "catalog")
 	if err != nil {
 		return err
 	}

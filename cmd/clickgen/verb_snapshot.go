@@ -19,7 +19,7 @@ snapshot.`)
 	if err != nil {
 		return err
 	}
-	plan, err := pf.plan(prof, segment, profiles.PlanOptions{})
+	plan, err := pf.plan(ctx, prof, segment, profiles.PlanOptions{})
 	if err != nil {
 		return err
 	}

@@ -9,6 +9,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/clickgen/clickgen/cmd/clickgen/internal/reportfile"
+	"github.com/clickgen/clickgen/generator/fileio"
 	"github.com/clickgen/clickgen/generator/reconcile"
 	"github.com/clickgen/clickgen/generator/sink"
 	"github.com/clickgen/clickgen/generator/world"
@@ -54,7 +55,7 @@ Exit status: 0 when everything agrees, 1 when anything differs or the topics can
 	v := &verifyRun{wf: addWorldFlags(fs), df: addDayFlags(fs, "number of run days the topics hold")}
 	addVerifyFlags(fs, &v.Verify)
 	v.gf, v.sf, v.seg = addGarbageFlags(fs), addReadFlags(fs), addSegmentFlags(fs)
-	if err := v.parse(fs, args, sio); err != nil {
+	if err := v.parse(ctx, fs, args, sio); err != nil {
 		return err
 	}
 	var ce *sink.ConfigError
@@ -94,7 +95,7 @@ type verifyRun struct {
 }
 
 // parse reads and checks verify's flags: every mistake is a usage error before connecting.
-func (v *verifyRun) parse(fs *pflag.FlagSet, args []string, sio *stdio) error {
+func (v *verifyRun) parse(ctx context.Context, fs *pflag.FlagSet, args []string, sio *stdio) error {
 	if err := parseFlags(fs, args, sio.out, false); err != nil {
 		return err
 	}
@@ -121,6 +122,9 @@ func (v *verifyRun) parse(fs *pflag.FlagSet, args []string, sio *stdio) error {
 	if err := v.sf.check(v.sf.resolveRead(os.LookupEnv, "verify", v.HitsTopic)); err != nil {
 		return err
 	}
-	v.w, err = v.wf.newWorld("verify", os.LookupEnv, v.g)
-	return err
+	v.w, err = v.wf.newWorld(ctx, "verify", os.LookupEnv, v.g)
+	if err != nil {
+		return err
+	}
+	return checkPaths("verify", append(v.sf.paths(), fileio.Input("--catalog", v.wf.catalog))...)
 }

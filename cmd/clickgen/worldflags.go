@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"strconv"
@@ -67,7 +68,7 @@ func (wf *worldFlags) resolveEnv(env envLookup) error {
 // fallbacks, the flags as overrides of the built-in profile profiles.Batch (Apply: the seed
 // and the scale checked once, in one wording), then newWorld, the one constructor (scale,
 // memory, catalog, soft limit). Every refusal is a usage error of verb, naming the flags.
-func (wf *worldFlags) newWorld(verb string, env envLookup, g world.Garbage) (*world.World, error) {
+func (wf *worldFlags) newWorld(ctx context.Context, verb string, env envLookup, g world.Garbage) (*world.World, error) {
 	if err := wf.resolveEnv(env); err != nil {
 		return nil, usage(verb, err)
 	}
@@ -76,7 +77,7 @@ func (wf *worldFlags) newWorld(verb string, env envLookup, g world.Garbage) (*wo
 		return nil, usage(verb, flagNamed(err))
 	}
 	p.Garbage = g
-	return newWorld(verb, p, wf.maxMemory, wf.workers, "--catalog")
+	return newWorld(ctx, verb, p, wf.maxMemory, wf.workers, "--catalog")
 }
 
 // dayFlags are --day and --days: the first model day and how many run days.

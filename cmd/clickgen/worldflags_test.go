@@ -114,7 +114,7 @@ func TestWorldFlags(t *testing.T) {
 		{"catalog", map[string]string{catalogEnv: "/nonexistent"}, nil, "test: --catalog: open /nonexistent: "},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			_, err := parsed(t, addWorldFlags, tc.args...).newWorld("test", envOf(tc.env), world.Garbage{})
+			_, err := parsed(t, addWorldFlags, tc.args...).newWorld(t.Context(), "test", envOf(tc.env), world.Garbage{})
 			var ue *usageError
 			if err == nil || !strings.HasPrefix(err.Error(), tc.err) || !errors.As(err, &ue) {
 				t.Errorf("newWorld() error = %v, want a usage error %q", err, tc.err)
@@ -122,22 +122,22 @@ func TestWorldFlags(t *testing.T) {
 		})
 	}
 	// The catalog's error is wrapped, not flattened.
-	if _, err := parsed(t, addWorldFlags).newWorld("test", envOf(map[string]string{catalogEnv: "/nonexistent"}), world.Garbage{}); !errors.Is(err, fs.ErrNotExist) {
+	if _, err := parsed(t, addWorldFlags).newWorld(t.Context(), "test", envOf(map[string]string{catalogEnv: "/nonexistent"}), world.Garbage{}); !errors.Is(err, fs.ErrNotExist) {
 		t.Errorf("newWorld(GENERATOR_CATALOG=/nonexistent) = %v, want fs.ErrNotExist wrapped", err)
 	}
-	if _, err := parsed(t, addWorldFlags, "--seed", "0").newWorld("test", envOf(nil), world.Garbage{}); !errors.Is(err, world.ErrZeroSeed) {
+	if _, err := parsed(t, addWorldFlags, "--seed", "0").newWorld(t.Context(), "test", envOf(nil), world.Garbage{}); !errors.Is(err, world.ErrZeroSeed) {
 		t.Errorf("newWorld(--seed 0) = %v, want world.ErrZeroSeed wrapped", err)
 	}
-	w, err := parsed(t, addWorldFlags, "--seed", "7").newWorld("test", envOf(map[string]string{seedEnv: "9"}), world.Garbage{})
+	w, err := parsed(t, addWorldFlags, "--seed", "7").newWorld(t.Context(), "test", envOf(map[string]string{seedEnv: "9"}), world.Garbage{})
 	if err != nil || w.Seed() != 7 {
 		t.Errorf("newWorld(--seed 7, GENERATOR_SEED=9) = %v, %v; want seed 7 (the flag wins)", w, err)
 	}
 	// newWorld refuses what cannot fit before building, and builds what can.
 	wf := parsed(t, addWorldFlags, "--scale", "100", "--max-memory", "1GiB")
-	if _, err := wf.newWorld("test", envOf(nil), world.Garbage{}); err == nil || !strings.Contains(err.Error(), "more than --max-memory") {
+	if _, err := wf.newWorld(t.Context(), "test", envOf(nil), world.Garbage{}); err == nil || !strings.Contains(err.Error(), "more than --max-memory") {
 		t.Errorf("newWorld(--scale 100 --max-memory 1GiB) error = %v, want the memory refusal", err)
 	}
-	if w, err := parsed(t, addWorldFlags, "--max-memory", "1GiB").newWorld("test", envOf(nil), world.Garbage{}); err != nil || w.Scale() != 1 {
+	if w, err := parsed(t, addWorldFlags, "--max-memory", "1GiB").newWorld(t.Context(), "test", envOf(nil), world.Garbage{}); err != nil || w.Scale() != 1 {
 		t.Errorf("newWorld(--max-memory 1GiB) = %v, %v; want the scale-1 world", w, err)
 	}
 }
@@ -162,7 +162,7 @@ func TestRunFlagsProfile(t *testing.T) {
 		})
 	}
 	rf := parsed(t, add, "smoke", "--seed", "5", "--days", "2", "--segment", "1/2")
-	p, seg, err := rf.profile(envOf(nil))
+	p, seg, err := rf.profile(t.Context(), envOf(nil))
 	if err != nil || p.Name != "smoke" || p.World.Seed != 5 || p.Play.Days != 2 || seg != (world.Segment{I: 1, N: 2}) {
 		t.Errorf("profile() = %s seed %d days %d segment %v, %v; want smoke, 5, 2, 1/2", p.Name, p.World.Seed, p.Play.Days, seg, err)
 	}
@@ -198,7 +198,7 @@ func TestRunFlagsProfile(t *testing.T) {
 		{"days beyond the wire", nil, []string{"--day", "9223372036854775807"}, "--day/--days: "},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			p, _, err := parsed(t, add, tc.args...).profile(envOf(tc.env))
+			p, _, err := parsed(t, add, tc.args...).profile(t.Context(), envOf(tc.env))
 			if tc.name == "catalog env" {
 				if err != nil || p.World.Catalog != "/nonexistent" {
 					t.Errorf("profile() catalog = %q, %v; want GENERATOR_CATALOG's", p.World.Catalog, err)
@@ -210,10 +210,10 @@ func TestRunFlagsProfile(t *testing.T) {
 			}
 		})
 	}
-	if _, _, err := parsed(t, add, "--seed", "0").profile(envOf(nil)); !errors.Is(err, world.ErrZeroSeed) {
+	if _, _, err := parsed(t, add, "--seed", "0").profile(t.Context(), envOf(nil)); !errors.Is(err, world.ErrZeroSeed) {
 		t.Errorf("profile(--seed 0) = %v, want world.ErrZeroSeed wrapped", err)
 	}
-	if _, _, err := parsed(t, add, "--profile-file", filepath.Join(dir, "none.yaml")).profile(envOf(nil)); !errors.Is(err, fs.ErrNotExist) {
+	if _, _, err := parsed(t, add, "--profile-file", filepath.Join(dir, "none.yaml")).profile(t.Context(), envOf(nil)); !errors.Is(err, fs.ErrNotExist) {
 		t.Errorf("profile(missing file) = %v, want fs.ErrNotExist wrapped", err)
 	}
 }
@@ -278,7 +278,7 @@ func TestPlayFlagsParse(t *testing.T) {
 		var plan play.Plan
 		p, seg, err := pf.parseEnv(profiles.Batch(), c.args, nil, envOf(nil), func(envLookup, *profiles.Overrides) error { return c.check })
 		if err == nil {
-			plan, err = pf.plan(p, seg, profiles.PlanOptions{})
+			plan, err = pf.plan(t.Context(), p, seg, profiles.PlanOptions{})
 		}
 		if got := errText(err); !strings.Contains(got, c.wantErr) || (c.wantErr == "") != (err == nil) {
 			t.Errorf("%q: parse error %q, want one containing %q", c.args, got, c.wantErr)
@@ -291,7 +291,7 @@ func TestPlayFlagsParse(t *testing.T) {
 	pf := addPlayFlags(fs, "", false)
 	p, seg, err := pf.parseEnv(profiles.Live(), []string{"--day", "0", "--scale", "0.01", "--max-memory", "1KiB"}, nil, envOf(nil), nil)
 	if err == nil {
-		_, err = pf.plan(p, seg, profiles.PlanOptions{})
+		_, err = pf.plan(t.Context(), p, seg, profiles.PlanOptions{})
 	}
 	if err == nil || !strings.Contains(err.Error(), "--max-memory") {
 		t.Errorf("parse under --max-memory 1KiB: %v, want refused naming --max-memory", err)

@@ -1,29 +1,40 @@
 package metrics
 
 import (
-	"os"
 	"runtime/pprof"
+
+	"github.com/clickgen/clickgen/generator/fileio"
 )
 
 // ProfileCPU writes a CPU profile of the whole process (pprof's format) to the file at path
 // until stop is called; clickgen's default.pgo, the profile the Go toolchain optimises the
-// command with, is made of such profiles of whole runs. An empty path profiles nothing. When
-// the file cannot be created or the profiler is already running it returns the error, and a
-// stop that does nothing, so the caller can go on without a profile.
-func ProfileCPU(path string) (stop func(), err error) {
+// command with, is made of such profiles of whole runs. An empty path profiles nothing. The
+// profile is written as every replaced file is (fileio.NewReplacement: through symbolic
+// links, into a temporary file renamed over the target by stop(true)), so the file at path is
+// untouched while the process runs and stays as it was after stop(false): a run refused
+// because its profile would overwrite one of its inputs leaves that input whole. When the
+// file cannot be created (a directory, a device, a missing directory) or the profiler is
+// already running it returns the error, and a stop that does nothing, so the caller can go
+// on without a profile.
+func ProfileCPU(path string) (stop func(keep bool) error, err error) {
+	none := func(bool) error { return nil }
 	if path == "" {
-		return func() {}, nil
+		return none, nil
 	}
-	f, err := os.Create(path)
+	f, err := fileio.NewReplacement(path)
 	if err != nil {
-		return func() {}, err
+		return none, err
 	}
 	if err := pprof.StartCPUProfile(f); err != nil {
-		f.Close()
-		return func() {}, err
+		f.Abort()
+		return none, err
 	}
-	return func() {
+	return func(keep bool) error {
 		pprof.StopCPUProfile()
-		f.Close()
+		if !keep {
+			f.Abort()
+			return nil
+		}
+		return f.Commit()
 	}, nil
 }

@@ -8,10 +8,12 @@ import (
 )
 
 // TestProfileCPU: a profile is written to the file and complete once stopped (pprof's
-// gzipped protobuf); no path profiles nothing; a file that cannot be created is an error with
-// a stop that does nothing.
+// gzipped protobuf); until then, and after a stop that does not keep it, the file is as it
+// was (a run refused because its profile is its catalog leaves the catalog whole); no path
+// profiles nothing; a file that cannot be created is an error with a stop that does nothing.
 func TestProfileCPU(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "cpu.pprof")
+	os.WriteFile(path, []byte("before"), 0o644)
 	stop, err := ProfileCPU(path)
 	if err != nil {
 		t.Fatalf("ProfileCPU(%s): %v", path, err)
@@ -19,19 +21,37 @@ func TestProfileCPU(t *testing.T) {
 	if _, err := ProfileCPU(filepath.Join(t.TempDir(), "second")); err == nil {
 		t.Error("a second ProfileCPU while one runs: no error")
 	}
-	stop()
+	if b, _ := os.ReadFile(path); string(b) != "before" {
+		t.Errorf("while profiling the file holds %q, want it untouched", b)
+	}
+	if err := stop(true); err != nil {
+		t.Fatal(err)
+	}
 	data, err := os.ReadFile(path)
 	if err != nil || !bytes.HasPrefix(data, []byte{0x1f, 0x8b}) {
 		t.Errorf("profile file: %d bytes, error %v; want a gzipped profile", len(data), err)
 	}
+	os.WriteFile(path, []byte("before"), 0o644)
+	if stop, err = ProfileCPU(path); err != nil {
+		t.Fatal(err)
+	}
+	stop(false)
+	if b, _ := os.ReadFile(path); string(b) != "before" {
+		t.Errorf("after stop(false) the file holds %q, want it untouched", b)
+	}
+	if entries, _ := os.ReadDir(filepath.Dir(path)); len(entries) != 1 {
+		t.Errorf("the directory holds %d entries, want the file alone (no temporary file left)", len(entries))
+	}
 	if stop, err := ProfileCPU(""); err != nil {
 		t.Errorf(`ProfileCPU(""): %v, want nothing to do`, err)
 	} else {
-		stop()
+		stop(true)
 	}
-	stop, err = ProfileCPU(filepath.Join(t.TempDir(), "missing", "cpu.pprof"))
-	if err == nil {
-		t.Error("ProfileCPU into a missing directory: no error")
+	for _, bad := range []string{filepath.Join(t.TempDir(), "missing", "cpu.pprof"), t.TempDir()} {
+		stop, err = ProfileCPU(bad)
+		if err == nil {
+			t.Errorf("ProfileCPU(%s): no error", bad)
+		}
+		stop(true)
 	}
-	stop()
 }

@@ -14,17 +14,17 @@ func TestAddReportFile(t *testing.T) {
 		t.Fatal(err)
 	}
 	var p Page
-	if err := p.AddReportFile(bad, "x"); err == nil || !strings.HasPrefix(err.Error(), bad+": ") || len(p.Runs) != 0 {
+	if err := p.AddReportFile(t.Context(), bad, "x"); err == nil || !strings.HasPrefix(err.Error(), bad+": ") || len(p.Runs) != 0 {
 		t.Errorf("AddReportFile(broken) = %v, %d runs; want an error naming the file and no run", err, len(p.Runs))
 	}
-	if err := p.SetInventoryFile(filepath.Join(dir, "none.json")); !os.IsNotExist(err) {
+	if err := p.SetInventoryFile(t.Context(), filepath.Join(dir, "none.json")); !os.IsNotExist(err) {
 		t.Errorf("SetInventoryFile(missing) = %v, want the open error", err)
 	}
 	good := filepath.Join(dir, "good.json")
 	if err := os.WriteFile(good, []byte(`{"topics":{}}`), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if err := p.AddReportFile(good, "mine"); err != nil || len(p.Runs) != 1 || p.Runs[0].Label != "mine" {
+	if err := p.AddReportFile(t.Context(), good, "mine"); err != nil || len(p.Runs) != 1 || p.Runs[0].Label != "mine" {
 		t.Errorf("AddReportFile(good) = %v, runs %+v; want one run labelled mine", err, p.Runs)
 	}
 }
@@ -42,7 +42,7 @@ func TestAddReportFiles(t *testing.T) {
 		paths = append(paths, path)
 	}
 	var p Page
-	if err := p.AddReportFiles(paths, []string{"first"}); err != nil {
+	if err := p.AddReportFiles(t.Context(), paths, []string{"first"}); err != nil {
 		t.Fatal(err)
 	}
 	var got []string

@@ -9,14 +9,17 @@ import (
 	"crypto/x509"
 	"crypto/x509/pkix"
 	"encoding/pem"
+	"errors"
 	"math/big"
 	"net"
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
+	"github.com/clickgen/clickgen/generator/fileio"
 	. "github.com/clickgen/clickgen/generator/sink"
 
 	"github.com/twmb/franz-go/pkg/kfake"
@@ -217,6 +220,30 @@ func TestKafkaMutualTLS(t *testing.T) {
 		t.Errorf("String() = %q, want tls=on", k.String())
 	}
 
+	// Settings read the files once, with the caller's context: the options carry their
+	// contents, so a client built after the files are gone still connects.
+	st := DefaultSettings()
+	st.Brokers, st.Topic = addrs, "hits"
+	st.TLSCA, st.TLSCert, st.TLSKey = files.CAFile, files.CertFile, files.KeyFile
+	if err := st.LoadTLS(ctx); err != nil {
+		t.Fatalf("LoadTLS: %v", err)
+	}
+	moved := t.TempDir()
+	for _, f := range []string{files.CAFile, files.CertFile, files.KeyFile} {
+		if err := os.Rename(f, filepath.Join(moved, filepath.Base(f))); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := st.CheckConnect(ctx); err != nil {
+		t.Errorf("CheckConnect with the TLS files read and then removed: %v", err)
+	}
+	if got := len(consumeAll(t, addrs, "hits", st.ConnOpts()...)); got != 100 {
+		t.Errorf("read back %d records with Settings.ConnOpts, want 100", got)
+	}
+	for _, f := range []string{files.CAFile, files.CertFile, files.KeyFile} {
+		os.Rename(filepath.Join(moved, filepath.Base(f)), f)
+	}
+
 	for name, cfg := range map[string]TLSConfig{
 		"no client certificate": {CAFile: files.CAFile},
 		"system roots only":     {CertFile: files.CertFile, KeyFile: files.KeyFile},
@@ -227,5 +254,36 @@ func TestKafkaMutualTLS(t *testing.T) {
 				t.Error("CheckConnect succeeded, want a TLS failure")
 			}
 		})
+	}
+}
+
+// TestLoadTLSInterrupted is issue 29 N1 for --tls-ca: a CA "file" that is a FIFO nobody
+// writes blocked for ever, deaf to signals. LoadTLS waits for it within the context: its
+// end ends the wait, and the error is the interruption, not a mistake in the settings.
+func TestLoadTLSInterrupted(t *testing.T) {
+	fifo := filepath.Join(t.TempDir(), "ca.pem")
+	if err := syscall.Mkfifo(fifo, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	st := DefaultSettings()
+	st.Brokers, st.Topic, st.TLSCA = Brokers{"127.0.0.1:1"}, "hits", fifo
+	ctx, cancel := context.WithCancel(context.Background())
+	waiting := make(chan struct{})
+	ctx = fileio.WithNotice(ctx, func(fileio.Waiting) { close(waiting) })
+	go func() { <-waiting; cancel() }()
+	done := make(chan error, 1)
+	go func() { done <- st.CheckConnect(ctx) }()
+	select {
+	case err := <-done:
+		var ce *ConfigError
+		if !errors.Is(err, context.Canceled) || errors.As(err, &ce) || !strings.HasPrefix(err.Error(), "TLS CA file: read "+fifo+": interrupted") {
+			t.Errorf("CheckConnect with a FIFO CA, cancelled: %v; want the interruption, not a *ConfigError", err)
+		}
+	case <-time.After(30 * time.Second):
+		t.Fatal("CheckConnect with a FIFO CA still waits 30 s after its context ended")
+	}
+	st.TLSCA = "/dev/zero"
+	if err := st.LoadTLS(context.Background()); err == nil || err.Error() != "TLS CA file: read /dev/zero: larger than 1 MiB" {
+		t.Errorf("LoadTLS(/dev/zero) = %v, want it refused past 1 MiB", err)
 	}
 }

@@ -251,7 +251,10 @@ func (k *Kafka) answersWithoutSASL(ctx context.Context) bool {
 // as it is and is not an error (every message is still delivered, and a stress
 // cluster may want more partitions), but keys then land on other partitions
 // than the stand expects: each such topic gives a [PartitionsWarning]. Each
-// request is bounded by the connect timeout.
+// request is bounded by the connect timeout. Topics it creates are told to the
+// function of [OnCreate], and waited for until every broker knows a leader for
+// each of their partitions, within the connect timeout (a *[LeaderlessError]
+// after it) and ctx.
 func (k *Kafka) EnsureTopics(ctx context.Context, create bool, want map[string]int32) (warnings []PartitionsWarning, err error) {
 	names := slices.Sorted(maps.Keys(want))
 	if len(names) == 0 {
@@ -304,14 +307,27 @@ func (k *Kafka) EnsureTopics(ctx context.Context, create bool, want map[string]i
 	}
 	for _, t := range missing {
 		cctx, cancel := context.WithTimeout(ctx, k.cfg.connectTimeout)
-		_, err := k.adm.CreateTopic(cctx, want[t], k.cfg.replicationFactor, nil, t)
+		resp, err := k.adm.CreateTopic(cctx, want[t], k.cfg.replicationFactor, nil, t)
 		cancel()
-		if err != nil && !errors.Is(err, kerr.TopicAlreadyExists) {
+		switch {
+		case errors.Is(err, kerr.TopicAlreadyExists):
+			// Another process created it since it was found missing: it is waited for all
+			// the same, but it is not this run's to announce.
+		case err != nil:
 			return warnings, fmt.Errorf("sink: create topic %s (%d partitions, replication factor %d) on %s: %w",
 				t, want[t], k.cfg.replicationFactor, k.brokerList(), err)
+		case k.cfg.onCreated != nil:
+			c := Created{Topic: t, Partitions: resp.NumPartitions, Replication: resp.ReplicationFactor}
+			if c.Partitions <= 0 { // a broker too old to say
+				c.Partitions = want[t]
+			}
+			if c.Replication <= 0 {
+				c.Replication = k.cfg.replicationFactor
+			}
+			k.cfg.onCreated(c)
 		}
 	}
-	return warnings, nil
+	return warnings, k.waitLeaders(ctx, missing, want)
 }
 
 // Dial is how a run opens Kafka: [NewKafka] with opts, [Kafka.CheckConnect], then

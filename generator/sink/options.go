@@ -1,12 +1,12 @@
 package sink
 
 import (
+	"context"
 	"crypto/tls"
 	"crypto/x509"
 	"errors"
 	"fmt"
 	"log/slog"
-	"os"
 	"strconv"
 	"strings"
 	"time"
@@ -16,6 +16,8 @@ import (
 	"github.com/twmb/franz-go/pkg/sasl/plain"
 	"github.com/twmb/franz-go/pkg/sasl/scram"
 	"github.com/twmb/franz-go/plugin/kslog"
+
+	"github.com/clickgen/clickgen/generator/fileio"
 )
 
 // Opt configures a [Kafka] sink (and, for its connection options, [Consume]).
@@ -133,6 +135,12 @@ type TLSConfig struct {
 	// CertFile and KeyFile are a PEM client certificate and its key for
 	// mutual TLS; both or neither.
 	CertFile, KeyFile string
+	// CA, Cert and Key are the contents of CAFile, CertFile and KeyFile when the
+	// caller has read them ([Settings.LoadTLS] does, with its context); a file
+	// whose contents are given is not read again. Otherwise the files are read
+	// when the client is built, as every input is (at most [MaxPEMBytes] each;
+	// a FIFO or a device within fileio.DefaultWait).
+	CA, Cert, Key []byte
 	// ServerName overrides the name verified in broker certificates; by
 	// default it is each broker's host name.
 	ServerName string
@@ -160,6 +168,8 @@ type cfg struct {
 	logger             *slog.Logger
 	hooks              []kgo.Hook
 	onAck              func(Ack)
+	onCreated          func(Created)
+	onLeaderWait       func(LeaderWait)
 
 	tlsCfg *tls.Config // built by validate from tls
 }
@@ -333,13 +343,41 @@ func (c *cfg) validate() error {
 	return nil
 }
 
+// MaxPEMBytes bounds each TLS file read (a CA bundle, a client certificate, its key): a
+// system's whole bundle of root certificates is about 200 KiB.
+const MaxPEMBytes = 1 << 20
+
+// readPEM returns data when the caller read the file already, else the file at path read as
+// every input is: at most MaxPEMBytes, a stream within fileio.DefaultWait, until ctx ends.
+func readPEM(ctx context.Context, data []byte, path string) ([]byte, error) {
+	if data != nil || path == "" {
+		return data, nil
+	}
+	return fileio.Read(ctx, path, fileio.Limit{Bytes: MaxPEMBytes})
+}
+
+// load reads the files t names whose contents it does not hold yet, until ctx ends.
+func (t *TLSConfig) load(ctx context.Context) error {
+	var err error
+	if t.CA, err = readPEM(ctx, t.CA, t.CAFile); err != nil {
+		return fmt.Errorf("TLS CA file: %w", err)
+	}
+	if t.Cert, err = readPEM(ctx, t.Cert, t.CertFile); err != nil {
+		return fmt.Errorf("TLS client certificate: %w", err)
+	}
+	if t.Key, err = readPEM(ctx, t.Key, t.KeyFile); err != nil {
+		return fmt.Errorf("TLS client key: %w", err)
+	}
+	return nil
+}
+
 func (t *TLSConfig) build() (*tls.Config, error) {
 	tc := &tls.Config{MinVersion: tls.VersionTLS12, ServerName: t.ServerName}
-	if t.CAFile != "" {
-		pem, err := os.ReadFile(t.CAFile)
-		if err != nil {
-			return nil, fmt.Errorf("TLS CA file: %w", err)
-		}
+	if err := t.load(context.Background()); err != nil {
+		return nil, err
+	}
+	if t.CAFile != "" || t.CA != nil {
+		pem := t.CA
 		pool := x509.NewCertPool()
 		if !pool.AppendCertsFromPEM(pem) {
 			return nil, fmt.Errorf("TLS CA file %s holds no PEM certificate", t.CAFile)
@@ -349,8 +387,8 @@ func (t *TLSConfig) build() (*tls.Config, error) {
 	if (t.CertFile == "") != (t.KeyFile == "") {
 		return nil, errors.New("TLS client certificate and key must be given together")
 	}
-	if t.CertFile != "" {
-		cert, err := tls.LoadX509KeyPair(t.CertFile, t.KeyFile)
+	if t.CertFile != "" || t.Cert != nil {
+		cert, err := tls.X509KeyPair(t.Cert, t.Key)
 		if err != nil {
 			return nil, fmt.Errorf("TLS client certificate %s / key %s: %w", t.CertFile, t.KeyFile, err)
 		}

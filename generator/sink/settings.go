@@ -32,6 +32,8 @@ type Settings struct {
 	SASLMechanism   string
 	SASLUser        string
 	SASLPassword    string
+
+	tlsFiles *TLSConfig // TLSCA, TLSCert and TLSKey as LoadTLS read them
 }
 
 // DefaultSettings are the settings a caller starts from: no sink chosen yet, the Kafka
@@ -156,16 +158,43 @@ func (s *Settings) Opts() []Opt {
 }
 
 // ConnOpts are the options a reader of topics needs besides the brokers, which it is given
-// once, as a list: the connect timeout, TLS and SASL.
+// once, as a list: the connect timeout, TLS and SASL. The TLS files are those
+// [Settings.LoadTLS] read, or else are read when a client is built from the options.
 func (s *Settings) ConnOpts() []Opt {
 	opts := []Opt{ConnectTimeout(s.ConnectTimeout)}
 	if s.TLS || s.TLSCA != "" || s.TLSCert != "" {
-		opts = append(opts, TLS(TLSConfig{CAFile: s.TLSCA, CertFile: s.TLSCert, KeyFile: s.TLSKey}))
+		t := TLSConfig{CAFile: s.TLSCA, CertFile: s.TLSCert, KeyFile: s.TLSKey}
+		if f := s.tlsFiles; f != nil && f.CAFile == t.CAFile && f.CertFile == t.CertFile && f.KeyFile == t.KeyFile {
+			t = *f
+		}
+		opts = append(opts, TLS(t))
 	}
 	if s.SASLMechanism != "" {
 		opts = append(opts, SASL(SASLMechanism(s.SASLMechanism), s.SASLUser, s.SASLPassword))
 	}
 	return opts
+}
+
+// LoadTLS reads the TLS files the settings name (TLSCA, TLSCert, TLSKey) as every input is
+// read: at most [MaxPEMBytes] each, a FIFO or a device within fileio.DefaultWait, and given
+// up when ctx ends (the error then wraps ctx's cause). The options of [Settings.ConnOpts]
+// then carry their contents, so no client reads them again. [Settings.Open] and
+// [Settings.CheckConnect] call it; a caller that builds options itself calls it first. A file
+// that cannot be read is a *[ConfigError]. It reads each file once: a second call does
+// nothing unless the paths changed.
+func (s *Settings) LoadTLS(ctx context.Context) error {
+	t := TLSConfig{CAFile: s.TLSCA, CertFile: s.TLSCert, KeyFile: s.TLSKey}
+	if f := s.tlsFiles; f != nil && f.CAFile == t.CAFile && f.CertFile == t.CertFile && f.KeyFile == t.KeyFile {
+		return nil
+	}
+	if err := t.load(ctx); err != nil {
+		if ctx.Err() != nil {
+			return err // interrupted: not a mistake in the settings
+		}
+		return &ConfigError{Err: err}
+	}
+	s.tlsFiles = &t
+	return nil
 }
 
 // Open opens the sink the settings choose: the file (stdout for "-"), or Kafka through
@@ -175,6 +204,9 @@ func (s *Settings) ConnOpts() []Opt {
 // opened a *[FileError].
 func (s *Settings) Open(ctx context.Context, stdout io.Writer, want map[string]int32, warn func(PartitionsWarning), extra ...Opt) (Sink, error) {
 	if s.File == "" {
+		if err := s.LoadTLS(ctx); err != nil {
+			return nil, err
+		}
 		k, err := Dial(ctx, s.CreateTopics, want, warn, append(s.Opts(), extra...)...)
 		if err != nil {
 			return nil, err // not a nil *Kafka in a non-nil Sink
@@ -203,6 +235,9 @@ func (e *FileError) Unwrap() error { return e.Err }
 // CheckConnect fails within the connect timeout when the brokers cannot be reached. A client
 // the settings cannot build is a *[ConfigError].
 func (s *Settings) CheckConnect(ctx context.Context) error {
+	if err := s.LoadTLS(ctx); err != nil {
+		return err
+	}
 	k, err := NewKafka(s.Opts()...)
 	if err != nil {
 		return &ConfigError{Err: err}

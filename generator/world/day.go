@@ -169,14 +169,22 @@ func (w *World) SegmentDay(ctx context.Context, d int, seg Segment) (*Day, error
 // dayOf builds day d for seg (the whole day for the zero Segment).
 func (w *World) dayOf(ctx context.Context, d int, seg Segment) (*Day, error) {
 	day := &Day{World: w, N: d, seg: seg, part: dayPart(d)}
-	if err := w.prefetchCohorts(ctx, d); err != nil {
+	progress := progressOf(ctx)
+	ready, err := w.prefetchCohorts(ctx, d, progress)
+	if err != nil {
 		return nil, err
 	}
 	var lists [prehistoryDays + 1][]activeCookie
 	for cd := d - prehistoryDays; cd <= d; cd++ {
+		if err := ctx.Err(); err != nil {
+			return nil, err // on one core the cohorts are computed here, one by one
+		}
 		lists[cd-d+prehistoryDays] = w.activeOn(cd, d)
 		day.Stats.Audience += len(lists[cd-d+prehistoryDays])
+		progress(ModelProgress{Day: d, Phase: ModelCohorts, Done: max(ready, cd-d+prehistoryDays+1), Total: prehistoryDays + 1})
 	}
+	visitors := ModelProgress{Day: d, Phase: ModelVisitors, Total: day.Stats.Audience}
+	progress(visitors)
 	// Capacities from the world's averages (1.4 visits per active cookie, 4.9 pages per
 	// visit, rounded up): growing these slices was ~15 % of the serial day model.
 	share := day.Stats.Audience/max(seg.N, 1) + 16
@@ -191,15 +199,20 @@ func (w *World) dayOf(ctx context.Context, d int, seg Segment) (*Day, error) {
 		}
 		list := lists[cd-d+prehistoryDays]
 		for i := range list {
-			if i%ctxEvery == ctxEvery-1 && ctx.Err() != nil {
-				return nil, ctx.Err()
+			if i%ctxEvery == ctxEvery-1 {
+				if ctx.Err() != nil {
+					return nil, ctx.Err()
+				}
+				progress(visitors)
 			}
+			visitors.Done++
 			ck := &list[i]
 			owned := seg.Whole() || seg.OwnsKey(strconv.AppendUint(buf[:0], ck.clientID, 10))
 			b.cookie(ck, d-cd, owned)
 		}
 	}
 	b.finish()
+	progress(visitors)
 	return day, nil
 }
 
@@ -208,12 +221,14 @@ const ctxEvery = 4096
 
 // prefetchCohorts computes the cohorts of day d's audience that are not cached yet on all
 // cores: the first day of a run needs 91 of them (4 s at scale 100 on one core), a later day
-// one. Only time depends on it: the cache holds pure values.
-func (w *World) prefetchCohorts(ctx context.Context, d int) error {
+// one. Only time depends on it: the cache holds pure values. progress hears the cohorts of
+// the day computed, counting those already cached; ready is how many the day finds cached
+// now (on one core, those cached before: the day computes the others as it goes).
+func (w *World) prefetchCohorts(ctx context.Context, d int, progress func(ModelProgress)) (ready int, err error) {
 	missing := w.cohorts.missing(d-prehistoryDays, d)
 	workers := min(runtime.GOMAXPROCS(0), len(missing))
 	if workers < 2 {
-		return ctx.Err()
+		return prehistoryDays + 1 - len(missing), ctx.Err()
 	}
 	next := make(chan int)
 	var wg sync.WaitGroup
@@ -224,15 +239,17 @@ func (w *World) prefetchCohorts(ctx context.Context, d int) error {
 			}
 		})
 	}
-	for _, cd := range missing {
+	cached := prehistoryDays + 1 - len(missing)
+	for i, cd := range missing {
 		if ctx.Err() != nil {
 			break
 		}
+		progress(ModelProgress{Day: d, Phase: ModelCohorts, Done: cached + max(0, i-workers), Total: prehistoryDays + 1})
 		next <- cd
 	}
 	close(next)
 	wg.Wait()
-	return ctx.Err()
+	return prehistoryDays + 1, ctx.Err()
 }
 
 // dayBuilder builds one day cookie by cookie: each active cookie's visits, pages and baskets

@@ -11,6 +11,11 @@ import (
 	"github.com/clickgen/clickgen/schema"
 )
 
+// MaxInventoryBytes bounds an inventory read back from a file (inventory --merge, plot
+// --inventory): an inventory takes about 1.2 KB a model day, so every day a run can play
+// (MaxDay) fits in 36 MB.
+const MaxInventoryBytes = 64 << 20
+
 // Inventory is what a storage must contain after the hits of days [from, from+n) and the
 // snapshots that the same range sends (those of days from−1 … from+n−2) have arrived. Its keys
 // extend the upstream world passport (seed, generator_version, catalog_sha256, days[],
@@ -154,7 +159,15 @@ func (b *OrderBook) classesOf(d int, seg Segment) *OrderClasses {
 // SnapshotRows returns the encoded rows of snapshot d, without newlines, and their keys
 // (order_id), in ascending order_id. Rows and keys share one buffer; callers may keep them.
 func (b *OrderBook) SnapshotRows(d int) (rows, keys [][]byte, err error) {
-	orders := b.Snapshot(d)
+	return b.snapshotRows(context.Background(), d)
+}
+
+// snapshotRows is SnapshotRows building the days it needs within ctx.
+func (b *OrderBook) snapshotRows(ctx context.Context, d int) (rows, keys [][]byte, err error) {
+	orders, err := b.snapshot(ctx, d)
+	if err != nil {
+		return nil, nil, err
+	}
 	var buf []byte
 	ends := make([]int, len(orders))
 	for i := range orders {

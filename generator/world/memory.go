@@ -12,6 +12,13 @@ import (
 // window of rendered batches); garbage adds about 1.2 KB per malformed or redelivered message,
 // which a day holds in memory until it is sent (--garbage 3 at scale 4: 1.22 GB). The
 // constants below round those up, for days larger than day 0 and for a run without the limit.
+// At high scales they hold with room (issue 29 N16, Go 1.26, two shared cores): days 0–2 at
+// scale 100 peaked at 1.64 GB (the estimate: 2.1 GB), days 0–1 at scale 300 at 3.67 GB (6.1
+// GB); day 0's model alone, before its first message, took 0.44 s and 152 MB at scale 10,
+// 3.8 s and 852 MB at 100, 19 s and 2.36 GB at 300, 53 s and 7.4 GB at 1000 (20.1 GB
+// estimated for a run holding two days). What a hostile run at scale 1000 met was that time,
+// spent in silence (the cohorts of 91 prehistory days, then every visitor): the model now
+// tells its progress (WithModelProgress).
 const (
 	memoryBase        = 96 << 20 // bytes, whatever the scale
 	memoryPerScale    = 20 << 20 // bytes per unit of scale

@@ -1,6 +1,7 @@
 package world
 
 import (
+	"context"
 	"sync"
 
 	"github.com/clickgen/clickgen/schema"
@@ -228,17 +229,29 @@ func (b *OrderBook) Add(day *Day) {
 
 // Born returns the orders born on day d, generating the day if needed.
 func (b *OrderBook) Born(d int) []Order {
+	o, _ := b.born(context.Background(), d)
+	return o
+}
+
+// born is Born building the day within ctx ([World.DayContext]: a snapshot of day 7 at
+// scale 100 builds seven days, 20 s that a signal now ends), returning ctx's error when it
+// ends first.
+func (b *OrderBook) born(ctx context.Context, d int) ([]Order, error) {
 	b.mu.Lock()
 	o, ok := b.days[d]
 	b.mu.Unlock()
 	if ok {
-		return o
+		return o, nil
 	}
-	o = b.ordersOf(b.w.Day(d))
+	day, err := b.w.DayContext(ctx, d)
+	if err != nil {
+		return nil, err
+	}
+	o = b.ordersOf(day)
 	b.mu.Lock()
 	b.days[d] = o
 	b.mu.Unlock()
-	return o
+	return o, nil
 }
 
 // Forget drops the orders born before day d (they are out of every later window).
@@ -255,14 +268,23 @@ func (b *OrderBook) Forget(before int) {
 // Snapshot returns the rows of snapshot d (d ≥ 0) in ascending order_id: orders born
 // max(0, d−6) … d that have arrived, in their state at counter midnight d|d+1.
 func (b *OrderBook) Snapshot(d int) []schema.Order {
+	rows, _ := b.snapshot(context.Background(), d)
+	return rows
+}
+
+// snapshot is Snapshot building the days it needs within ctx.
+func (b *OrderBook) snapshot(ctx context.Context, d int) ([]schema.Order, error) {
 	var rows []schema.Order
-	for born := max(0, d-orderWindowDays+1); born <= d; born++ {
-		orders := b.Born(born)
+	for day := max(0, d-orderWindowDays+1); day <= d; day++ {
+		orders, err := b.born(ctx, day)
+		if err != nil {
+			return nil, err
+		}
 		for i := range orders {
 			if orders[i].InSnapshot(d) {
 				rows = append(rows, orders[i].Row(d))
 			}
 		}
 	}
-	return rows
+	return rows, nil
 }

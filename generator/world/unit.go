@@ -223,7 +223,7 @@ func (w *World) Units(ctx context.Context, from, n int, opt UnitOptions) iter.Se
 				yield(nil, err)
 				return
 			}
-			u, err := w.snapshotUnit(book, d, opt.Garbage, opt.Segment)
+			u, err := w.snapshotUnit(ctx, book, d, opt.Garbage, opt.Segment)
 			if err != nil {
 				yield(nil, err)
 				return
@@ -290,9 +290,10 @@ func (w *World) hitUnits(ctx context.Context, from, n int, opt UnitOptions, book
 	}
 }
 
-// snapshotUnit renders snapshot d and its extras, the share of seg.
-func (w *World) snapshotUnit(book *OrderBook, d int, g Garbage, seg Segment) (*Unit, error) {
-	rows, keys, err := book.SnapshotRows(d)
+// snapshotUnit renders snapshot d and its extras, the share of seg, building the days it
+// needs within ctx.
+func (w *World) snapshotUnit(ctx context.Context, book *OrderBook, d int, g Garbage, seg Segment) (*Unit, error) {
+	rows, keys, err := book.snapshotRows(ctx, d)
 	if err != nil {
 		return nil, err
 	}

@@ -13,7 +13,7 @@ import (
 // permission problem.
 func TestReportCheckWrapsCause(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "no such dir", "r.json")
-	err := Check(path, "")
+	err := Check(path)
 	if err == nil || !strings.HasPrefix(err.Error(), "it cannot be written: ") || !errors.Is(err, fs.ErrNotExist) {
 		t.Errorf("Check(%s) = %v; want \"it cannot be written: ...\" wrapping fs.ErrNotExist", path, err)
 	}

@@ -50,7 +50,7 @@ func specialFiles(t *testing.T) (map[string]string, func(name, path string) bool
 func TestReportNeverReplacesSpecialFiles(t *testing.T) {
 	files, same := specialFiles(t)
 	for name, path := range files {
-		if err := Check(path, ""); err == nil || !strings.Contains(err.Error(), "it is not a regular file") {
+		if err := Check(path); err == nil || !strings.Contains(err.Error(), "it is not a regular file") {
 			t.Errorf("Check(%s) = %v; want it refused as not a regular file", name, err)
 		}
 		if err := Write(path, map[string]int{"sent": 1}); err == nil || !strings.Contains(err.Error(), "not a regular file") {
@@ -65,7 +65,7 @@ func TestReportNeverReplacesSpecialFiles(t *testing.T) {
 	os.WriteFile(target, []byte("old\n"), 0o644)
 	link := filepath.Join(dir, "link.json")
 	os.Symlink("real.json", link)
-	if err := Check(link, ""); err != nil {
+	if err := Check(link); err != nil {
 		t.Errorf("Check(link to a regular file) = %v", err)
 	}
 	if err := Write(link, map[string]int{"sent": 1}); err != nil {

@@ -1,0 +1,34 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/clickgen/clickgen/generator/sink"
+)
+
+// prepare readies the sink flags for opening: the TLS files are read once, here, before any
+// client (the sink's, a follower's) is built from the settings, so a FIFO among them waits
+// within ctx (an unreadable one is a usage error); and the options it returns make
+// --create-topics say each topic it created, with its partitions and replication factor, and,
+// past a second, what it waits for before sending and how long at most (issue 31).
+func (sf *sinkFlags) prepare(ctx context.Context, sio *stdio) ([]sink.Opt, error) {
+	if err := sf.LoadTLS(ctx); err != nil {
+		if ce := (*sink.ConfigError)(nil); errors.As(err, &ce) {
+			return nil, usagef(sf.verb, "%v", ce.Err)
+		}
+		return nil, err // interrupted
+	}
+	return []sink.Opt{sink.OnCreate(func(c sink.Created) {
+		parts := "partitions"
+		if c.Partitions == 1 {
+			parts = "partition"
+		}
+		fmt.Fprintf(sio.err, "clickgen: created topic %s (%d %s, replication factor %d)\n", c.Topic, c.Partitions, parts, c.Replication)
+	}, func(w sink.LeaderWait) {
+		fmt.Fprintf(sio.err, "clickgen: waiting until every broker knows a leader for each partition of %s (%d not yet), at most %v (--connect-timeout; Ctrl-C stops)\n",
+			strings.Join(w.Topics, ", "), w.Pending, w.Bound)
+	})}, nil
+}
