@@ -101,17 +101,13 @@ func Outcomes(topic string) []string {
 }
 
 // labelOutcome is what the generator says the intake does with a message of label l: the
-// intake model's word ([intake.HitOutcome], [intake.OrderOutcome]), as an index into outcomes.
+// garbage table's word ([world.GarbageOutcome]), as an index into outcomes.
 func labelOutcome(t topic, l uint8) (uint8, bool) {
 	class := labels[l]
 	if l == 0 {
 		class = "" // clean
 	}
-	promise := intake.HitOutcome
-	if t == orders {
-		promise = intake.OrderOutcome
-	}
-	o, ok := promise(class)
+	o, ok := world.GarbageOutcome(t.String(), class)
 	if !ok {
 		return 0, false
 	}

@@ -175,11 +175,11 @@ func (b *OrderBook) SnapshotRows(d int) (rows, keys [][]byte, err error) {
 
 // tally counts what extras add to clean messages of one day (hits) or snapshot: the
 // garbage per class of classes, the redeliveries, and what the stand must hold, as the
-// intake's model says each class lands ([intake.HitOutcome], [intake.OrderOutcome]).
+// garbage table says each class lands ([GarbageOutcome]).
 func tally(extras []Extra, classes []string, clean int, hits bool) (messages int, garbage map[string]int, redelivered int, exp Expect) {
-	outcome, errorClasses := intake.OrderOutcome, intake.OrderClasses[:]
+	kind, errorClasses := KindOrders, intake.OrderClasses[:]
 	if hits {
-		outcome, errorClasses = intake.HitOutcome, intake.HitClasses[:]
+		kind, errorClasses = KindHits, intake.HitClasses[:]
 	}
 	garbage = map[string]int{}
 	for _, c := range classes {
@@ -198,7 +198,7 @@ func tally(extras []Extra, classes []string, clean int, hits bool) (messages int
 			continue
 		}
 		garbage[e.Class]++
-		switch o, _ := outcome(e.Class); o {
+		switch o, _ := GarbageOutcome(kind, e.Class); o {
 		case intake.NoRow:
 			exp.StgRows--
 		case intake.Accepted:
