@@ -177,13 +177,19 @@ func orderDefect(s *stream, faker *gofakeit.Faker, class string, clean []byte, d
 	return c.order(defect{s: s, faker: faker, clean: clean, day: d})
 }
 
+// hitKeys and orderKeys are the contract's keys, in order, for the makers, which only read
+// them (a copy per message cost an allocation).
+var (
+	hitKeys   = schema.HitKeys()
+	orderKeys = schema.OrderKeyNames()
+)
+
 // hitFields splits m's clean event into its fields, with the fresh WatchID in place of its own:
 // every malformed hit derived from an event starts so.
 func (m defect) hitFields() (keys []string, fs [][2][]byte) {
-	keys = schema.HitKeys()
-	fs = fields(m.clean, keys)
-	setField(fs, keys[0], strconv.FormatUint(m.fresh, 10))
-	return keys, fs
+	fs = fields(m.clean, hitKeys)
+	setField(fs, hitKeys[0], strconv.FormatUint(m.fresh, 10))
+	return hitKeys, fs
 }
 
 // hitNotAnObject: the event's root is not a JSON object, or not JSON at all.
@@ -274,14 +280,14 @@ func orderNotAnObject(m defect) (string, []byte) { return notAnObject(m.s, m.fak
 
 // orderKeysetMismatch: the row's key set differs from the contract's.
 func orderKeysetMismatch(m defect) (string, []byte) {
-	return keysetMismatch(m.s, m.faker, fields(m.clean, schema.OrderKeyNames()))
+	return keysetMismatch(m.s, m.faker, fields(m.clean, orderKeys))
 }
 
 // orderFieldInvalid: a key of the row has the wrong JSON type or a value the strict intake
 // refuses.
 func orderFieldInvalid(m defect) (string, []byte) {
 	s := m.s
-	keys := schema.OrderKeyNames()
+	keys := orderKeys
 	fs := fields(m.clean, keys)
 	kinds := []string{"money_negative", "money_number", "money_three_decimals", "time_no_millis", "time_offset",
 		"user_id_string", "items_not_array", "snapshot_date_bad"}
