@@ -98,19 +98,31 @@ func Outcomes(topic string) []string {
 	return slices.Clone(outcomes[hits])
 }
 
-// labelOutcome is what the generator says the intake does with a message of label l: the
-// garbage table's word ([world.GarbageOutcome]), as an index into outcomes.
+// labelOutcome is what the generator says the intake does with a message of label l on topic
+// t: the garbage table's word ([world.GarbageOutcome]), as an index into outcomes; false when
+// the topic carries no such class.
 func labelOutcome(t topic, l uint8) (uint8, bool) {
-	class := labels[l]
-	if l == 0 {
-		class = "" // clean
-	}
-	o, ok := world.GarbageOutcome(t.String(), class)
-	if !ok {
-		return 0, false
-	}
-	return uint8(slices.Index(outcomes[t], o)), true
+	o := promised[t][l]
+	return uint8(o), o >= 0
 }
+
+// promised holds labelOutcome's answers, per topic and label, read once from the garbage
+// table (−1: not carried): it is asked for every expected message.
+var promised = func() (p [2][]int) {
+	for t := range p {
+		p[t] = make([]int, len(labels))
+		for l, class := range labels {
+			if l == 0 {
+				class = "" // clean
+			}
+			p[t][l] = -1
+			if o, ok := world.GarbageOutcome(topic(t).String(), class); ok {
+				p[t][l] = slices.Index(outcomes[t], o)
+			}
+		}
+	}
+	return p
+}()
 
 // digest is the first 128 bits of a SHA-256.
 type digest [16]byte
