@@ -13,9 +13,9 @@ import (
 
 // Inventory is what a storage must contain after the hits of a [Range]'s run days [From,
 // From+Days) and the snapshots that the same range sends (those of days From−1 … From+Days−2)
-// have arrived. Its keys
-// extend the upstream world passport (seed, generator_version, catalog_sha256, days[],
-// snapshots[]) with counts per event type, row counts and order classes.
+// have arrived. Its keys extend the upstream world passport (seed, generator_version,
+// catalog_sha256, days[], snapshots[]) with counts per event type, row counts and order
+// classes.
 type Inventory struct {
 	Seed             uint64  `json:"seed"`
 	GeneratorVersion string  `json:"generator_version"`
