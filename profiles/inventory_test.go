@@ -24,7 +24,7 @@ func TestMergeInventoryFiles(t *testing.T) {
 	dir := t.TempDir()
 	var paths []string
 	for i := range 2 {
-		inv, err := w.Inventory(context.Background(), 0, 1, world.PlayOptions{Segment: world.Segment{I: i, N: 2}}, world.Garbage{})
+		inv, err := w.Inventory(context.Background(), world.Range{From: 0, Days: 1, Segment: world.Segment{I: i, N: 2}}, 0)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -37,7 +37,7 @@ func TestMergeInventoryFiles(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	whole, err := w.Inventory(context.Background(), 0, 1, world.PlayOptions{}, world.Garbage{})
+	whole, err := w.Inventory(context.Background(), world.Range{From: 0, Days: 1}, 0)
 	if err != nil {
 		t.Fatal(err)
 	}

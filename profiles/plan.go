@@ -3,7 +3,6 @@ package profiles
 import (
 	"cmp"
 	"fmt"
-	"io"
 	"strings"
 	"time"
 
@@ -20,7 +19,7 @@ type PlanOptions struct {
 	// runner reports its progress (nil: no reports).
 	ReplayEvery    time.Duration
 	ReplayProgress func(pace.Snapshot)
-	// Segment plays that share of the profile (play.Plan.Segment). A rate shape and a
+	// Segment plays that share of the profile (the plan's world.Range.Segment). A rate shape and a
 	// pacing.max_rate are the whole run's: the segment paces its share of them (rate/N),
 	// computed here and nowhere else.
 	Segment world.Segment
@@ -34,8 +33,8 @@ type PlanOptions struct {
 // (a rate shape cut at stop.duration, a ceiling at pacing.max_rate). The topics are
 // opt's, by default the stand's: hits and orders.
 func (p Profile) Plan(w *world.World, opt PlanOptions) (play.Plan, error) {
-	plan := play.Plan{World: w, From: p.Play.Day, Days: p.Play.Days, Garbage: p.Garbage,
-		Stop: play.Stop{Messages: p.Stop.Messages, Duration: p.Stop.Duration}, Workers: opt.Workers, Segment: opt.Segment}
+	plan := play.Plan{World: w, Range: world.Range{From: p.Play.Day, Days: p.Play.Days, Segment: opt.Segment, Garbage: p.Garbage},
+		Stop: play.Stop{Messages: p.Stop.Messages, Duration: p.Stop.Duration}, Workers: opt.Workers}
 	if err := opt.Segment.Validate(); err != nil {
 		return plan, err
 	}
@@ -125,25 +124,4 @@ func (p Profile) Describe() string {
 		fmt.Fprintf(&b, ", at most %d messages", p.Stop.Messages)
 	}
 	return b.String()
-}
-
-// CheckExpect compares what each topic holds (held) with the counts p expects, writing a
-// line per expected topic to w ("expect hits: 120 messages, profile smoke says 120: ok"). It
-// returns a problem line for each count that differs; none when p expects nothing.
-func (p Profile) CheckExpect(w io.Writer, held map[string]int64) (problems []string) {
-	for _, e := range []struct {
-		topic string
-		want  *int64
-	}{{"hits", p.Expect.Hits}, {"orders", p.Expect.Orders}} {
-		if e.want == nil {
-			continue
-		}
-		verdict := "ok"
-		if held[e.topic] != *e.want {
-			verdict = "DIFFERS"
-			problems = append(problems, fmt.Sprintf("%s holds %d messages, profile %s expects %d", e.topic, held[e.topic], p.Name, *e.want))
-		}
-		fmt.Fprintf(w, "expect %s: %d messages, profile %s says %d: %s\n", e.topic, held[e.topic], p.Name, *e.want, verdict)
-	}
-	return problems
 }

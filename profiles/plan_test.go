@@ -1,14 +1,9 @@
 package profiles
 
 import (
-	"bytes"
-	"context"
-	"slices"
 	"strings"
 	"testing"
 
-	"github.com/clickgen/clickgen/generator/play"
-	"github.com/clickgen/clickgen/generator/sink"
 	"github.com/clickgen/clickgen/generator/world"
 )
 
@@ -50,38 +45,5 @@ func TestPlanOfEachProfile(t *testing.T) {
 		if d := p.Describe(); !strings.Contains(d, tc.describe) {
 			t.Errorf("%s: Describe() = %q, want it to contain %q", tc.name, d, tc.describe)
 		}
-	}
-}
-
-func TestCheckExpect(t *testing.T) {
-	n := int64(12)
-	p := Profile{Name: "smoke", Expect: Expect{Hits: &n}}
-	var out bytes.Buffer
-	if problems := p.CheckExpect(&out, map[string]int64{"hits": 12, "orders": 3}); len(problems) != 0 || out.String() != "expect hits: 12 messages, profile smoke says 12: ok\n" {
-		t.Errorf("CheckExpect(as expected) = %q, printed %q", problems, out.String())
-	}
-	out.Reset()
-	problems := p.CheckExpect(&out, map[string]int64{"hits": 11})
-	if want := []string{"hits holds 11 messages, profile smoke expects 12"}; !slices.Equal(problems, want) || !strings.HasSuffix(out.String(), ": DIFFERS\n") {
-		t.Errorf("CheckExpect(one short) = %q, printed %q; want %q", problems, out.String(), want)
-	}
-}
-
-// TestCheckRunTrustsAcks: without brokers to read back, a run is checked by what each topic
-// acknowledged against the profile's expected counts; a segment, which holds a share, is
-// not held to the whole run's counts.
-func TestCheckRunTrustsAcks(t *testing.T) {
-	n := int64(12)
-	p := Profile{Name: "smoke", Expect: Expect{Hits: &n}}
-	plan := play.Plan{From: 1, Days: 1, Hits: "hits"}
-	st := sink.Stats{Topics: map[string]sink.TopicStats{"hits": {Sent: 12, Acked: 11}}}
-	var out bytes.Buffer
-	problems, err := p.CheckRun(context.Background(), &out, nil, plan, play.Result{Stopped: play.StopDays}, st)
-	if want := "hits holds 11 messages, profile smoke expects 12"; err != nil || len(problems) != 1 || problems[0] != want {
-		t.Errorf("CheckRun(11 of 12 acknowledged) = %q, %v; want %q", problems, err, want)
-	}
-	plan.Segment = world.Segment{I: 0, N: 2}
-	if problems, err := p.CheckRun(context.Background(), &out, nil, plan, play.Result{Stopped: play.StopDays}, st); err != nil || len(problems) != 0 {
-		t.Errorf("CheckRun(segment 0/2) = %q, %v; want no expectation checked", problems, err)
 	}
 }

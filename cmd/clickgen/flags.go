@@ -259,7 +259,8 @@ func (sf *sinkFlags) check(err error) error {
 	case sf.metricsLinger > 0 && sf.metricsAddr == "":
 		return usagef(sf.verb, "--metrics-linger needs --metrics-addr: there is nothing to serve")
 	}
-	if err := sf.follow.check(sf.verb, sf.File); err != nil {
+	kind, _ := sf.Kind()
+	if err := sf.follow.check(sf.verb, kind); err != nil {
 		return err
 	}
 	return usage(sf.verb, checkMetricsAddr(sf.metricsAddr))

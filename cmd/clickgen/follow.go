@@ -39,13 +39,14 @@ func addFollowFlags(fs *pflag.FlagSet) *followFlags {
 	return ff
 }
 
-// check refuses values that cannot work, before anything is sent.
-func (ff *followFlags) check(verb, file string) error {
+// check refuses values that cannot work, before anything is sent; kind is the sink's, nil
+// while it is not chosen yet (run's embedded broker).
+func (ff *followFlags) check(verb string, kind *sink.Kind) error {
 	switch {
 	case len(ff.groups) == 0:
 		return nil
-	case file != "":
-		return usagef(verb, "--follow-group needs Kafka (--brokers): a file has no consumer groups")
+	case kind != nil && !kind.Partitions:
+		return usagef(verb, "--follow-group needs Kafka (--brokers): a %s has no consumer groups", kind.Name)
 	case ff.every <= 0:
 		return usagef(verb, "--follow-every %v: want a positive duration", ff.every)
 	case ff.timeout < 0:

@@ -3,6 +3,7 @@ package main
 import (
 	"errors"
 	"fmt"
+	"strings"
 
 	"github.com/spf13/pflag"
 
@@ -49,7 +50,7 @@ func (sf *sinkFlags) addSettingFlags(fs *pflag.FlagSet) {
 // resolveSettings fills what the command line left unset from the environment (env, an
 // empty value counting as unset) and checks the combination for a verb that sends to one
 // topic or a file (sink.Settings.Check): exactly one of --file and --brokers, a topic with
-// --brokers, the connection. A flag beats the other sink's variable: --brokers ignores
+// --brokers, the connection, and no flag of another kind of sink (kindUsage). A flag beats the other sink's variable: --brokers ignores
 // GENERATOR_FILE and --file ignores KAFKA_BOOTSTRAP_SERVERS; GENERATOR_FILE beats
 // KAFKA_BOOTSTRAP_SERVERS. Every error is worded for the command line.
 func (sf *sinkFlags) resolveSettings(env envLookup) error {
@@ -73,7 +74,51 @@ func (sf *sinkFlags) resolveSettings(env envLookup) error {
 		return err
 	}
 	sf.SASLPassword = sinkPassword(env)
-	return sf.settingsUsage(sf.Check())
+	err := sf.Check()
+	if err == nil || errors.Is(err, sink.ErrReplicationNoCreation) {
+		// A flag of another kind of sink is refused as such: --replication-factor with --file
+		// wants no --create-topics, which a file does not take either.
+		if kerr := sf.kindUsage(); kerr != nil {
+			return kerr
+		}
+	}
+	return sf.settingsUsage(err)
+}
+
+// sinkSettingFlags name the flag of each sink setting (the fields of sink.Settings), in the
+// order of --help; the SASL password has none (env CLICKGEN_SASL_PASSWORD).
+var sinkSettingFlags = []struct{ setting, flag string }{
+	{"File", "file"}, {"Brokers", "brokers"}, {"Topic", "topic"}, {"CreateTopics", "create-topics"},
+	{"Replication", "replication-factor"}, {"Compression", "compression"}, {"Linger", "linger"},
+	{"ConnectTimeout", "connect-timeout"}, {"DeliveryTimeout", "delivery-timeout"}, {"FlushTimeout", "flush-timeout"},
+	{"TLS", "tls"}, {"TLSCA", "tls-ca"}, {"TLSCert", "tls-cert"}, {"TLSKey", "tls-key"},
+	{"SASLMechanism", "sasl-mechanism"}, {"SASLUser", "sasl-user"},
+}
+
+// sinkKindFlags name the flag that chooses each kind of sink (sink.Kinds).
+var sinkKindFlags = map[string]string{"file": "--file", "Kafka": "--brokers"}
+
+// kindUsage refuses a sink flag (or the variable that set it) given for a kind of sink it
+// does not apply to (sink.Kind.Applies): --create-topics and --replication-factor used to be
+// accepted with --file and do nothing.
+func (sf *sinkFlags) kindUsage() error {
+	k, err := sf.Kind()
+	if err != nil {
+		return nil // Check said so already
+	}
+	for _, f := range sinkSettingFlags {
+		if !sf.fs.Changed(f.flag) || k.Applies(f.setting) {
+			continue
+		}
+		var to []string
+		for _, other := range sink.Kinds() {
+			if other.Applies(f.setting) {
+				to = append(to, other.Name+" ("+sinkKindFlags[other.Name]+")")
+			}
+		}
+		return fmt.Errorf("--%s applies to %s, not to a %s (%s)", f.flag, strings.Join(to, " and "), k.Name, sinkKindFlags[k.Name])
+	}
+	return nil
 }
 
 // resolveRead is resolveSettings for a verb that only reads topics (verify): --brokers (or

@@ -3,6 +3,7 @@ package main
 import (
 	"errors"
 	"io"
+	"reflect"
 	"strings"
 	"testing"
 
@@ -70,6 +71,17 @@ func TestSinkFlagsResolve(t *testing.T) {
 		{name: "replication factor -1 given without create", args: []string{"--brokers", "k:9", "--topic", "t", "--replication-factor", "-1"},
 			wantErr: "--replication-factor applies to the topics --create-topics creates: add --create-topics"},
 		{name: "TLS with a file", args: []string{"--file", "x", "--tls"}, wantErr: "TLS and SASL flags apply to --brokers, not --file"},
+		// Issue 29, N14: flags of Kafka alone were accepted with a file, and did nothing.
+		{name: "create topics with a file", args: []string{"--file", "x", "--create-topics"}, wantErr: "--create-topics applies to Kafka (--brokers), not to a file (--file)"},
+		{name: "replication factor with a file", args: []string{"--file", "x", "--create-topics", "--replication-factor", "3"},
+			wantErr: "--create-topics applies to Kafka (--brokers), not to a file (--file)"},
+		{name: "replication factor alone with a file", args: []string{"--file", "x", "--replication-factor", "3"},
+			wantErr: "--replication-factor applies to Kafka (--brokers), not to a file (--file)"},
+		{name: "compression with a file env", env: map[string]string{sinkFileEnv: "out"}, args: []string{"--compression", "lz4"},
+			wantErr: "--compression applies to Kafka (--brokers), not to a file (--file)"},
+		{name: "linger with stdout", args: []string{"--file", "-", "--linger", "0s"}, wantErr: "--linger applies to Kafka (--brokers), not to a file (--file)"},
+		{name: "file timeouts and topic", args: []string{"--file", "x", "--topic", "hits", "--connect-timeout", "1s", "--delivery-timeout", "1s", "--flush-timeout", "1s"},
+			file: "x", topic: "hits"},
 		{name: "user without mechanism", args: []string{"--brokers", "k:9", "--topic", "t", "--sasl-user", "u"},
 			wantErr: "--sasl-user needs --sasl-mechanism (PLAIN, SCRAM-SHA-256 or SCRAM-SHA-512)"},
 	}
@@ -169,5 +181,31 @@ func TestSinkErrorAndWarning(t *testing.T) {
 		"(an existing topic is left as it is, with --create-topics too); clickgen verify checks it with --hits-partitions 3 (--orders-partitions 3 for orders)"
 	if got := sinkWarning(sink.PartitionsWarning{Topic: "hits", Has: 3, Want: 2}); got != want {
 		t.Errorf("sinkWarning = %q, want %q", got, want)
+	}
+}
+
+// TestSinkSettingFlags: every sink setting but the password (an environment variable) has its
+// flag, every such flag is registered, and every kind of sink has the flag that chooses it,
+// so kindUsage can name them all.
+func TestSinkSettingFlags(t *testing.T) {
+	fs := pflag.NewFlagSet("test", pflag.ContinueOnError)
+	sf := &sinkFlags{verb: "test"}
+	sf.addSettingFlags(fs)
+	named := map[string]bool{"SASLPassword": true}
+	for _, f := range sinkSettingFlags {
+		named[f.setting] = true
+		if fs.Lookup(f.flag) == nil {
+			t.Errorf("setting %s: flag --%s is not registered", f.setting, f.flag)
+		}
+	}
+	for f := range reflect.TypeFor[sink.Settings]().Fields() {
+		if !named[f.Name] {
+			t.Errorf("sink setting %s has no flag in sinkSettingFlags", f.Name)
+		}
+	}
+	for _, k := range sink.Kinds() {
+		if f := sinkKindFlags[k.Name]; f == "" || fs.Lookup(strings.TrimPrefix(f, "--")) == nil {
+			t.Errorf("kind %s: no registered flag chooses it (%q)", k.Name, f)
+		}
 	}
 }

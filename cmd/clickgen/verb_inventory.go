@@ -59,7 +59,7 @@ and redeliveries they add, and what the stand's raw, ODS and error tables must t
 	if err != nil {
 		return err
 	}
-	inv, err := plan.World.Inventory(ctx, plan.From, plan.Days, world.PlayOptions{Workers: *workers, Segment: plan.Segment}, plan.Garbage)
+	inv, err := plan.World.Inventory(ctx, plan.Range, *workers)
 	if err != nil {
 		return err
 	}

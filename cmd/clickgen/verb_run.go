@@ -15,6 +15,7 @@ import (
 	"github.com/clickgen/clickgen/generator/fileio"
 	"github.com/clickgen/clickgen/generator/pace"
 	"github.com/clickgen/clickgen/generator/play"
+	"github.com/clickgen/clickgen/generator/reconcile"
 	"github.com/clickgen/clickgen/generator/sink"
 	"github.com/clickgen/clickgen/profiles"
 )
@@ -164,18 +165,24 @@ func replayLine(pl *console.Session, from int, s pace.Snapshot) {
 		s.Sent, from+int(m/(24*time.Hour)), int(m.Hours())%24, int(m.Minutes())%60, s.Lag.Seconds(), s.MaxLag.Seconds())
 }
 
-// checkRun says whether the run delivered what it should (Profile.CheckRun): with the
+// checkRun says whether the run delivered what it should (reconcile.CheckRun): with the
 // embedded broker it reads the topics back, the table to stdout; with --brokers it trusts what
-// was acknowledged.
+// was acknowledged. The counts p expects are checked too, for the whole run.
 func checkRun(ctx context.Context, sio *stdio, embedded *broker.Broker, p profiles.Profile, plan play.Plan,
 	out play.Result, st sink.Stats) error {
+	run := reconcile.Run{World: plan.World, Range: plan.Range, Options: reconcile.Options{Workers: plan.Workers},
+		Hits: plan.Hits, Orders: plan.Orders, Stats: st,
+		Want: reconcile.Counts{Source: "profile " + p.Name, Hits: p.Expect.Hits, Orders: p.Expect.Orders}}
+	if out.Stopped != play.StopDays || plan.Days == 0 {
+		run.CutShort = string(out.Stopped)
+	}
 	var brokers []string
 	if embedded != nil {
 		brokers = embedded.Addrs()
 	}
 	ctx, cancel := context.WithTimeout(ctx, 10*time.Minute)
 	defer cancel()
-	problems, err := p.CheckRun(ctx, sio.out, brokers, plan, out, st)
+	problems, _, err := reconcile.CheckRun(ctx, sio.out, brokers, run)
 	if err != nil {
 		return fmt.Errorf("reading back from the embedded broker: %w", err)
 	}

@@ -64,9 +64,9 @@ Exit status: 0 when everything agrees, 1 when anything differs or the topics can
 	} else if err != nil {
 		return sinkError(err)
 	}
-	r, err := v.Run(ctx, v.w, v.df.day, v.df.days, v.g, v.sf.Brokers, v.sf.ConnOpts(), func(format string, args ...any) {
-		fmt.Fprintf(sio.err, "clickgen: "+format+"\n", args...)
-	})
+	v.Brokers, v.Conn = v.sf.Brokers, v.sf.ConnOpts()
+	v.Logf = func(format string, args ...any) { fmt.Fprintf(sio.err, "clickgen: "+format+"\n", args...) }
+	r, err := v.Run(ctx, v.w, v.r)
 	err = verifyRunError(&v.Verify, err)
 	if r == nil {
 		return err
@@ -82,7 +82,7 @@ Exit status: 0 when everything agrees, 1 when anything differs or the topics can
 	return err
 }
 
-// verifyRun is what verify reads and against what.
+// verifyRun is what verify reads and against what: the range r of world w.
 type verifyRun struct {
 	reconcile.Verify
 	wf  *worldFlags
@@ -91,7 +91,7 @@ type verifyRun struct {
 	sf  *sinkFlags
 	seg *segmentFlags
 	w   *world.World
-	g   world.Garbage
+	r   world.Range
 }
 
 // parse reads and checks verify's flags: every mistake is a usage error before connecting.
@@ -105,11 +105,12 @@ func (v *verifyRun) parse(ctx context.Context, fs *pflag.FlagSet, args []string,
 	if err := v.df.check(); err != nil {
 		return usage("verify", err)
 	}
+	v.r.From, v.r.Days = v.df.day, v.df.days
 	var err error
-	if v.g, err = v.gf.resolve(); err != nil {
+	if v.r.Garbage, err = v.gf.resolve(); err != nil {
 		return usage("verify", err)
 	}
-	if v.Segment, err = v.seg.resolve(os.LookupEnv); err != nil {
+	if v.r.Segment, err = v.seg.resolve(os.LookupEnv); err != nil {
 		return usage("verify", err)
 	}
 	if err := checkVerify(&v.Verify); err != nil {
@@ -122,7 +123,7 @@ func (v *verifyRun) parse(ctx context.Context, fs *pflag.FlagSet, args []string,
 	if err := v.sf.check(v.sf.resolveRead(os.LookupEnv, "verify", v.HitsTopic)); err != nil {
 		return err
 	}
-	v.w, err = v.wf.newWorld(ctx, "verify", os.LookupEnv, v.g)
+	v.w, err = v.wf.newWorld(ctx, "verify", os.LookupEnv, v.r.Garbage)
 	if err != nil {
 		return err
 	}

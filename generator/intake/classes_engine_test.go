@@ -126,7 +126,7 @@ func TestEngineOrderClassesPerDate(t *testing.T) {
 	for ci, tc := range classesCases {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Logf("%s: %s", tc.name, tc.why)
-			inv, err := w.Inventory(context.Background(), tc.from, tc.n, world.PlayOptions{}, heavyGarbage)
+			inv, err := w.Inventory(context.Background(), world.Range{From: tc.from, Days: tc.n, Garbage: heavyGarbage}, 0)
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -33,7 +33,7 @@ func TestEngineGarbageLandsOnItsDate(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	inv, err := w.Inventory(context.Background(), datesFrom, datesDays, world.PlayOptions{}, heavyGarbage)
+	inv, err := w.Inventory(context.Background(), world.Range{From: datesFrom, Days: datesDays, Garbage: heavyGarbage}, 0)
 	if err != nil {
 		t.Fatal(err)
 	}

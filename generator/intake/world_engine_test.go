@@ -77,7 +77,7 @@ func fillRun(t *testing.T) (*world.World, *world.Inventory) {
 		if fill.err != nil {
 			return
 		}
-		fill.inv, fill.err = fill.w.Inventory(context.Background(), runFrom, runDays, world.PlayOptions{}, heavyGarbage)
+		fill.inv, fill.err = fill.w.Inventory(context.Background(), world.Range{From: runFrom, Days: runDays, Garbage: heavyGarbage}, 0)
 		t.Logf("inventory of days %d…%d with %+v computed in %v", runFrom, runFrom+runDays-1, heavyGarbage, time.Since(start).Round(time.Millisecond))
 	})
 	if fill.err != nil {

@@ -51,7 +51,7 @@ func BenchmarkKafkaPath(b *testing.B) {
 		defer k.Close()
 		events := 0
 		for b.Loop() {
-			plan := play.Plan{World: w, From: 0, Days: benchDays, Hits: "hits", Workers: play.Workers(true)}
+			plan := play.Plan{World: w, Range: world.Range{From: 0, Days: benchDays}, Hits: "hits", Workers: play.Workers(true)}
 			if _, err := play.Run(ctx, plan, k, nil); err != nil {
 				b.Fatal(err)
 			}

@@ -1,17 +1,19 @@
 // Package play is clickgen's engine: it plays a [Plan] — which model days of which world,
-// which topics, with what garbage, paced how, stopped when — into any [sink.Sink], and tells
-// an [Observer] what it does. The command line is one caller of it; a Go program that wants
-// clickgen's world in its own pipeline is another:
+// with what garbage (the plan's [world.Range], the value the inventory and verify take too),
+// which topics, paced how, stopped when — into any [sink.Sink], and tells an [Observer] what
+// it does. The command line is one caller of it; a Go program that wants clickgen's world in
+// its own pipeline is another:
 //
 //	w, _ := world.NewWorld(world.Params{})             // the canonical world
 //	res, err := play.Run(ctx, play.Plan{
-//		World: w, From: 0, Days: 1, Hits: "hits",    // day 0's hits, unpaced
+//		World: w, Range: world.Range{From: 0, Days: 1}, // day 0 …
+//		Hits: "hits",                                   // … its hits, unpaced
 //	}, mySink, nil)
 //
 // # What Run promises
 //
 //   - The bytes, keys and order of every message are those the world defines: Run only
-//     decides when they go. Malformed messages and re-sends of [Plan.Garbage] are added to
+//     decides when they go. Malformed messages and re-sends of the range's Garbage are added to
 //     the clean stream at the positions the world gives them; they never replace a clean
 //     message.
 //   - Days are sent in order. Unless the plan is paced by a rate shape ([Pacing.ByCount]),

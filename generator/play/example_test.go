@@ -63,7 +63,7 @@ func Example() {
 		panic(err)
 	}
 	snk := &hashSink{h: sha256.New(), stats: sink.Stats{Topics: map[string]sink.TopicStats{}}}
-	plan := play.Plan{World: w, From: 0, Days: 1, Hits: "hits"}
+	plan := play.Plan{World: w, Range: world.Range{From: 0, Days: 1}, Hits: "hits"}
 	// Two observers side by side: the program's own lines, and the report's unit lines.
 	var units play.Collector
 	res, err := play.Run(context.Background(), plan, snk, play.Observers(dayPrinter{}, &units))

@@ -33,7 +33,7 @@ func TestObserversFanOut(t *testing.T) {
 	var plain unitLog
 	var extras extraLog
 	g := world.Garbage{Rate: 0.05, Redeliver: 0.02}
-	_, err := play.Run(context.Background(), play.Plan{World: w, From: 3, Days: 2, Hits: "hits", Orders: "orders", Garbage: g},
+	_, err := play.Run(context.Background(), play.Plan{World: w, Range: world.Range{From: 3, Days: 2, Garbage: g}, Hits: "hits", Orders: "orders"},
 		discard(t), play.Observers(&plain, nil, &extras))
 	if err != nil {
 		t.Fatal(err)

@@ -17,27 +17,27 @@ import (
 // no garbage, unpaced, no stop condition, GOMAXPROCS workers.
 type Plan struct {
 	World *world.World // the world to play; required
-	From  int          // the first run day
-	// Days is the number of run days [From, From+Days); 0 plays on until a stop condition
-	// (a run without one is endless) or the last model day ([StopLastDay]).
-	Days int
-	// Hits is the topic the days' hits go to; "" sends no hits.
-	Hits string
-	// Orders is the topic the run days' snapshots go to; "" sends no snapshots.
-	Orders string
-	// Garbage is added to the clean messages of both topics.
-	Garbage world.Garbage
-	Pacing  Pacing
-	Stop    Stop
-	// Workers render batches of events in parallel; 0 means GOMAXPROCS. See [Workers]; at
-	// most [world.MaxWorkers].
-	Workers int
+	// Range is what is played of the world, the value the inventory and verify take: the run
+	// days [From, From+Days), the segment and the garbage, read as plan.From, plan.Days,
+	// plan.Segment and plan.Garbage.
+	//
+	// Days 0 plays on from From until a stop condition (a run without one is endless) or the
+	// last model day ([StopLastDay]). Garbage is added to the clean messages of both topics.
 	// Segment plays only the messages that share of the run owns (see [world.Segment]); the
 	// zero value plays the whole run. Run does not divide the pace: a rate shape given to N
 	// segments is the run's total, so the caller builds a segment's Runner from its share,
 	// [pace.Share](shape, Segment.I, Segment.N), whose due times are the shape's interleaved
 	// (a ceiling likewise divided by N), and the N segments together send at the shape's rate.
-	Segment world.Segment
+	world.Range
+	// Hits is the topic the days' hits go to; "" sends no hits.
+	Hits string
+	// Orders is the topic the run days' snapshots go to; "" sends no snapshots.
+	Orders string
+	Pacing Pacing
+	Stop   Stop
+	// Workers render batches of events in parallel; 0 means GOMAXPROCS. See [Workers]; at
+	// most [world.MaxWorkers].
+	Workers int
 	// FlushTimeout bounds each flush, independently of ctx, so an interrupted run still gets
 	// the chance to deliver what it queued; 0 means [DefaultFlushTimeout].
 	FlushTimeout time.Duration
@@ -100,15 +100,14 @@ func (p *Plan) Validate() error {
 	}
 	if p.Days < 0 {
 		errs = append(errs, fmt.Errorf("days %d: want 0 (endless) or more", p.Days))
+	} else if err := p.played().Validate(); err != nil {
+		errs = append(errs, err)
 	}
 	if p.Days == 0 && p.Orders != "" {
 		errs = append(errs, errors.New("snapshots need a bounded range of days"))
 	}
 	if p.Stop.Messages < 0 || p.Stop.Duration < 0 {
 		errs = append(errs, errors.New("stop conditions must not be negative"))
-	}
-	if err := p.Segment.Validate(); err != nil {
-		errs = append(errs, err)
 	}
 	if err := world.CheckWorkers(p.Workers); err != nil {
 		errs = append(errs, err)
@@ -120,6 +119,16 @@ func (p *Plan) Validate() error {
 		errs = append(errs, errors.New("pacing by count needs a runner"))
 	}
 	return errors.Join(errs...)
+}
+
+// played is the range Run plays: the plan's, an endless one (Days 0) running to the last
+// model day the wire formats carry ([world.MaxDay]).
+func (p *Plan) played() world.Range {
+	r := p.Range
+	if r.Days == 0 {
+		r.Days = max(world.MaxDay-r.From+1, 1)
+	}
+	return r
 }
 
 // Workers is the number of render workers that suits a sink: all cores for a file or

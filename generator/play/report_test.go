@@ -22,11 +22,11 @@ func TestCollectorCountsClasses(t *testing.T) {
 	if got := c.Units(); got == nil || len(got) != 0 {
 		t.Errorf("Units() before a run = %#v, want an empty list (the report's units are [], not null)", got)
 	}
-	res, err := play.Run(context.Background(), play.Plan{World: w, From: 1, Days: 2, Hits: "hits", Garbage: g}, snk, &c)
+	res, err := play.Run(context.Background(), play.Plan{World: w, Range: world.Range{From: 1, Days: 2, Garbage: g}, Hits: "hits"}, snk, &c)
 	if err != nil {
 		t.Fatal(err)
 	}
-	inv, err := w.Inventory(context.Background(), 1, 2, world.PlayOptions{}, g)
+	inv, err := w.Inventory(context.Background(), world.Range{From: 1, Days: 2, Garbage: g}, 0)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -142,21 +142,17 @@ func (r *runner) scheduleEnd(released uint64) StopReason {
 // counts and verify expects) one after the other.
 func (r *runner) units(ctx context.Context) error {
 	plan := &r.plan
-	var opt world.UnitOptions
-	opt.Garbage, opt.Workers, opt.Segment = plan.Garbage, plan.Workers, plan.Segment
+	opt := world.UnitOptions{Workers: plan.Workers}
 	if plan.Hits != "" {
 		opt.Parts |= world.Hits
 	}
 	if plan.Orders != "" {
 		opt.Parts |= world.Snapshots
 	}
-	n := plan.Days
-	if n == 0 {
-		// Endless: until a stop condition (hits only, see Validate), or the last model day.
-		n = max(world.MaxDay-plan.From+1, 0)
-	}
 	r.origin = world.DayStartUTC(plan.From)
-	for u, err := range plan.World.Units(ctx, plan.From, n, opt) {
+	// An endless plan plays until a stop condition (hits only, see Validate), or the last
+	// model day.
+	for u, err := range plan.World.Units(ctx, plan.played(), opt) {
 		if err == nil {
 			if u.Kind == world.HitsUnit {
 				err = r.hits(ctx, u)

@@ -51,7 +51,7 @@ func TestRunOrder(t *testing.T) {
 	w := smallWorld(t)
 	snk := discard(t)
 	var log unitLog
-	res, err := play.Run(context.Background(), play.Plan{World: w, From: 1, Days: 2, Hits: "hits", Orders: "orders"}, snk, &log)
+	res, err := play.Run(context.Background(), play.Plan{World: w, Range: world.Range{From: 1, Days: 2}, Hits: "hits", Orders: "orders"}, snk, &log)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -84,7 +84,7 @@ func (f failingSink) Flush(context.Context) error {
 // TestRunNamesTheIncompleteDay: a delivery failure ends the run naming the unit that is not
 // delivered whole.
 func TestRunNamesTheIncompleteDay(t *testing.T) {
-	_, err := play.Run(context.Background(), play.Plan{World: smallWorld(t), From: 3, Days: 2, Hits: "hits"}, failingSink{discard(t)}, nil)
+	_, err := play.Run(context.Background(), play.Plan{World: smallWorld(t), Range: world.Range{From: 3, Days: 2}, Hits: "hits"}, failingSink{discard(t)}, nil)
 	var ie *play.IncompleteError
 	if !errors.As(err, &ie) || ie.Unit.Day != 3 || ie.Unit.Kind != play.HitsUnit || !strings.Contains(err.Error(), "day 3 (2026-06-04) is incomplete: ") {
 		t.Errorf("Run = %v, want day 3 named incomplete", err)
@@ -100,7 +100,7 @@ func TestRunNamesTheIncompleteDay(t *testing.T) {
 func TestRunStopMessages(t *testing.T) {
 	snk := discard(t)
 	var log unitLog
-	res, err := play.Run(context.Background(), play.Plan{World: smallWorld(t), From: 1, Days: 2, Hits: "hits", Orders: "orders",
+	res, err := play.Run(context.Background(), play.Plan{World: smallWorld(t), Range: world.Range{From: 1, Days: 2}, Hits: "hits", Orders: "orders",
 		Stop: play.Stop{Messages: 1000}}, snk, &log)
 	if err != nil {
 		t.Fatal(err)
@@ -117,7 +117,7 @@ func TestRunStopMessages(t *testing.T) {
 func TestRunCancelled(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
-	_, err := play.Run(ctx, play.Plan{World: smallWorld(t), From: 0, Days: 1, Hits: "hits"}, discard(t), nil)
+	_, err := play.Run(ctx, play.Plan{World: smallWorld(t), Range: world.Range{From: 0, Days: 1}, Hits: "hits"}, discard(t), nil)
 	if !errors.Is(err, context.Canceled) {
 		t.Errorf("Run(cancelled) = %v, want context.Canceled", err)
 	}
@@ -129,14 +129,18 @@ func TestPlanValidate(t *testing.T) {
 		plan play.Plan
 		want string // "" when valid
 	}{
-		{play.Plan{World: w, Days: 1, Hits: "hits"}, ""},
-		{play.Plan{World: w, Days: 0, Hits: "hits", Stop: play.Stop{Messages: 5}}, ""},
-		{play.Plan{Days: 1, Hits: "hits"}, "no world"},
-		{play.Plan{World: w, Days: 1}, "nothing to send"},
-		{play.Plan{World: w, Days: -1, Hits: "hits"}, "days -1"},
-		{play.Plan{World: w, Days: 0, Orders: "orders"}, "bounded range"},
-		{play.Plan{World: w, Days: 1, Hits: "hits", Workers: -2}, "workers -2"},
-		{play.Plan{World: w, Days: 1, Hits: "hits", Pacing: play.Pacing{ByCount: true}}, "needs a runner"},
+		{play.Plan{World: w, Range: world.Range{Days: 1}, Hits: "hits"}, ""},
+		{play.Plan{World: w, Hits: "hits", Stop: play.Stop{Messages: 5}}, ""},
+		{play.Plan{Range: world.Range{Days: 1}, Hits: "hits"}, "no world"},
+		{play.Plan{World: w, Range: world.Range{Days: 1}}, "nothing to send"},
+		{play.Plan{World: w, Range: world.Range{Days: -1}, Hits: "hits"}, "days -1"},
+		{play.Plan{World: w, Range: world.Range{From: -1, Days: 1}, Hits: "hits"}, "day -1: model days start at 0"},
+		{play.Plan{World: w, Range: world.Range{From: world.MaxDay + 1}, Hits: "hits"}, "the last model day"},
+		{play.Plan{World: w, Range: world.Range{Days: 1, Segment: world.Segment{I: 3, N: 2}}, Hits: "hits"}, "segment 3/2"},
+		{play.Plan{World: w, Range: world.Range{Days: 1, Garbage: world.Garbage{Rate: -1}}, Hits: "hits"}, "garbage rate -1"},
+		{play.Plan{World: w, Orders: "orders"}, "bounded range"},
+		{play.Plan{World: w, Range: world.Range{Days: 1}, Hits: "hits", Workers: -2}, "workers -2"},
+		{play.Plan{World: w, Range: world.Range{Days: 1}, Hits: "hits", Pacing: play.Pacing{ByCount: true}}, "needs a runner"},
 	} {
 		err := tc.plan.Validate()
 		if (tc.want == "") != (err == nil) || (err != nil && !strings.Contains(err.Error(), tc.want)) {
@@ -176,7 +180,7 @@ func TestStopDurationIsWallClock(t *testing.T) {
 	}
 	snk := slowSink{discard(t), time.Millisecond}
 	var log unitLog
-	res, err := play.Run(context.Background(), play.Plan{World: smallWorld(t), From: 0, Hits: "hits",
+	res, err := play.Run(context.Background(), play.Plan{World: smallWorld(t), Range: world.Range{From: 0}, Hits: "hits",
 		Pacing: play.Pacing{Runner: runner, ByCount: true, Shape: shape}, Stop: play.Stop{Duration: d}}, snk, &log)
 	if err != nil {
 		t.Fatal(err)
@@ -220,7 +224,7 @@ func TestRunFlushesWithinADay(t *testing.T) {
 	}
 	snk := &windowSink{Writer: discard(t)}
 	var log unitLog
-	if _, err := play.Run(context.Background(), play.Plan{World: w, From: 0, Days: 1, Hits: "hits"}, snk, &log); err != nil {
+	if _, err := play.Run(context.Background(), play.Plan{World: w, Range: world.Range{From: 0, Days: 1}, Hits: "hits"}, snk, &log); err != nil {
 		t.Fatal(err)
 	}
 	const batch = world.BatchEvents * 1500 // a batch's bytes, at most
@@ -240,7 +244,7 @@ func TestReplayScheduleEndIsAnError(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	res, err := play.Run(context.Background(), play.Plan{World: smallWorld(t), From: 0, Days: 1, Hits: "hits",
+	res, err := play.Run(context.Background(), play.Plan{World: smallWorld(t), Range: world.Range{From: 0, Days: 1}, Hits: "hits",
 		Pacing: play.Pacing{Runner: runner}}, discard(t), nil)
 	if err == nil || !strings.Contains(err.Error(), "the replay schedule ends at model time") || res.Stopped != "" {
 		t.Errorf("Run with a replay schedule that ends: %+v, %v; want an error, no stop reason", res, err)

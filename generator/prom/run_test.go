@@ -152,7 +152,7 @@ func playScraped(t *testing.T, at []int64, scraped func(n int64, fams map[string
 	if err != nil {
 		t.Fatal(err)
 	}
-	plan := play.Plan{World: w, From: 0, Days: 2, Hits: "hits", Garbage: world.Garbage{Rate: 0.05, Redeliver: 0.02},
+	plan := play.Plan{World: w, Range: world.Range{From: 0, Days: 2, Garbage: world.Garbage{Rate: 0.05, Redeliver: 0.02}}, Hits: "hits",
 		Pacing: play.Pacing{ByCount: true, Shape: shape, Runner: runner}}
 	// The observer is all the run attaches: it tells s the plan's pacing too.
 	obs := s.Observer(plan)

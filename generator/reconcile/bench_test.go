@@ -24,7 +24,7 @@ func BenchmarkExpectFill(b *testing.B) {
 	cpu0 := cpuTime()
 	var msgs int
 	for b.Loop() {
-		e, err := Expect(context.Background(), w, 0, 8, g, Options{})
+		e, err := Expect(context.Background(), w, world.Range{From: 0, Days: 8, Garbage: g}, Options{})
 		if err != nil {
 			b.Fatal(err)
 		}

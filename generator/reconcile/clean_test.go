@@ -23,9 +23,9 @@ func TestCleanMessagesClassifyAsPlanned(t *testing.T) {
 		days = 2 // the hits of days 0 and 1 and the snapshot of day 0
 	}
 	n := 0
-	check := func(opt world.UnitOptions) {
+	check := func(seg world.Segment) {
 		t.Helper()
-		for u, err := range w.Units(context.Background(), 0, days, opt) {
+		for u, err := range w.Units(context.Background(), world.Range{From: 0, Days: days, Segment: seg, Garbage: g}, world.UnitOptions{}) {
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -45,10 +45,10 @@ func TestCleanMessagesClassifyAsPlanned(t *testing.T) {
 			}
 		}
 	}
-	check(world.UnitOptions{Garbage: g})
+	check(world.Segment{})
 	whole := n
 	for i := range 3 { // a segment's batches number its own messages: the WatchIDs must follow
-		check(world.UnitOptions{Garbage: g, Segment: world.Segment{I: i, N: 3}})
+		check(world.Segment{I: i, N: 3})
 	}
 	if n != 2*whole {
 		t.Errorf("the 3 segments hold %d clean messages, the whole run %d", n-whole, whole)

@@ -37,7 +37,8 @@ type Message struct {
 	Key, Value []byte // Key nil: no key; Value nil: a tombstone, empty: an empty message
 }
 
-// Options tune [Expect]. The zero value is the stand's layout on all cores.
+// Options tune [Expect]: what the expectation needs besides the planned range. The zero value
+// is the stand's layout on all cores.
 type Options struct {
 	// HitPartitions and OrderPartitions are the partition counts of topics hits and orders;
 	// every message's expected partition is computed with them. 0 means 2 and 1, the stand's.
@@ -45,9 +46,6 @@ type Options struct {
 	// Workers digests and classifies the expected messages on this many goroutines; 0 means
 	// GOMAXPROCS. The expectation does not depend on it.
 	Workers int
-	// Segment expects only the share of the run that segment sends (a topic it filled
-	// alone); the zero value expects the whole run, which is also the union of all shares.
-	Segment world.Segment
 }
 
 // Topic names, as the tables and differences spell them.
@@ -100,23 +98,31 @@ func Outcomes(topic string) []string {
 	return slices.Clone(outcomes[hits])
 }
 
-// labelOutcome is what the generator says the intake does with a message of label l: the
-// intake model's word ([intake.HitOutcome], [intake.OrderOutcome]), as an index into outcomes.
+// labelOutcome is what the generator says the intake does with a message of label l on topic
+// t: the garbage table's word ([world.GarbageOutcome]), as an index into outcomes; false when
+// the topic carries no such class.
 func labelOutcome(t topic, l uint8) (uint8, bool) {
-	class := labels[l]
-	if l == 0 {
-		class = "" // clean
-	}
-	promise := intake.HitOutcome
-	if t == orders {
-		promise = intake.OrderOutcome
-	}
-	o, ok := promise(class)
-	if !ok {
-		return 0, false
-	}
-	return uint8(slices.Index(outcomes[t], o)), true
+	o := promised[t][l]
+	return uint8(o), o >= 0
 }
+
+// promised holds labelOutcome's answers, per topic and label, read once from the garbage
+// table (−1: not carried): it is asked for every expected message.
+var promised = func() (p [2][]int) {
+	for t := range p {
+		p[t] = make([]int, len(labels))
+		for l, class := range labels {
+			if l == 0 {
+				class = "" // clean
+			}
+			p[t][l] = -1
+			if o, ok := world.GarbageOutcome(topic(t).String(), class); ok {
+				p[t][l] = slices.Index(outcomes[t], o)
+			}
+		}
+	}
+	return p
+}()
 
 // digest is the first 128 bits of a SHA-256.
 type digest [16]byte
@@ -203,15 +209,15 @@ type unit struct {
 	first, end int32 // slots [first, end)
 }
 
-// Expectation is what run days [From, From+Days) send on topics hits and orders: every
-// message's digest, key, partition and intake class, per day and per snapshot, with the
-// inventory of the same range. It is immutable and safe for concurrent use.
+// Expectation is what a range of run days sends on topics hits and orders: every message's
+// digest, key, partition and intake class, per day and per snapshot, with the inventory of the
+// same range. It is immutable and safe for concurrent use.
 type Expectation struct {
-	// Inventory is the inventory of the same range and garbage: what the stand must hold.
+	// Inventory is the inventory of the same range: what the stand must hold.
 	Inventory *world.Inventory
-	// From and Days are the run days; Garbage the settings the messages were sent with.
-	From, Days int
-	Garbage    world.Garbage
+	// Range is what was planned: the run days, the segment and the garbage the messages were
+	// sent with.
+	Range world.Range
 	// HitPartitions and OrderPartitions are the partition counts keys were placed with.
 	HitPartitions, OrderPartitions int32
 
@@ -246,7 +252,6 @@ func (e *Expectation) partitions(t topic) int32 {
 // builder accumulates an Expectation.
 type builder struct {
 	e       *Expectation
-	g       world.Garbage
 	workers int
 	kindIdx map[string]uint16
 	work    []*dayWork
@@ -254,25 +259,22 @@ type builder struct {
 	err     error
 }
 
-// Expect builds the expectation of run days [from, from+n) with garbage g: the clean hits of
-// those days with the extras of g interleaved, and the snapshots those run days send (of days
-// from−1 … from+n−2) with theirs, exactly as clickgen batch and snapshot send them. It
-// consumes the units of [world.World.Units] once, counting the inventory of the same range
-// from the same units (an [world.InventoryBuilder]), so the two cannot disagree. Its result
-// does not depend on opt.Workers.
-func Expect(ctx context.Context, w *world.World, from, n int, g world.Garbage, opt Options) (*Expectation, error) {
-	switch {
-	case from < 0:
-		return nil, fmt.Errorf("reconcile: model day %d: days start at 0", from)
-	case n < 1:
-		return nil, fmt.Errorf("reconcile: %d days: want at least 1", n)
-	case opt.HitPartitions < 0 || opt.OrderPartitions < 0:
+// Expect builds the expectation of r: the clean hits of its run days with the extras of its
+// garbage interleaved, and the snapshots those run days send (of days From−1 … From+Days−2)
+// with theirs, exactly as clickgen batch and snapshot send them; with r.Segment only the
+// share that segment sends (a topic it filled alone), the whole run being also the union of
+// all shares. It consumes the units of [world.World.Units] once, counting the inventory of
+// the same range from the same units (an [world.InventoryBuilder]), so the two cannot
+// disagree. Its result does not depend on opt.Workers. A range [world.Range.Validate] refuses
+// is an error wrapping its *[world.RangeError].
+func Expect(ctx context.Context, w *world.World, r world.Range, opt Options) (*Expectation, error) {
+	if err := r.Validate(); err != nil {
+		return nil, fmt.Errorf("reconcile: %w", err)
+	}
+	if opt.HitPartitions < 0 || opt.OrderPartitions < 0 {
 		return nil, errors.New("reconcile: negative partition count")
 	}
-	if err := g.Validate(); err != nil {
-		return nil, err
-	}
-	e := &Expectation{From: from, Days: n, Garbage: g, HitPartitions: opt.HitPartitions, OrderPartitions: opt.OrderPartitions,
+	e := &Expectation{Range: r, HitPartitions: opt.HitPartitions, OrderPartitions: opt.OrderPartitions,
 		byKey:    [2]map[digest]int32{{}, {}},
 		byValue:  [2]map[digest]int32{{}, {}},
 		orderIDs: map[string]uint64{},
@@ -283,7 +285,7 @@ func Expect(ctx context.Context, w *world.World, from, n int, g world.Garbage, o
 	if e.OrderPartitions == 0 {
 		e.OrderPartitions = 1
 	}
-	b := &builder{e: e, g: g, workers: opt.Workers, kindIdx: map[string]uint16{}, h: newHasher()}
+	b := &builder{e: e, workers: opt.Workers, kindIdx: map[string]uint16{}, h: newHasher()}
 	if b.workers <= 0 {
 		b.workers = runtime.GOMAXPROCS(0)
 	}
@@ -291,9 +293,8 @@ func Expect(ctx context.Context, w *world.World, from, n int, g world.Garbage, o
 	for range b.workers {
 		b.work = append(b.work, &dayWork{h: newHasher()})
 	}
-	inv := w.NewInventoryBuilder(from, n, g)
-	inv.SetSegment(opt.Segment)
-	for u, err := range w.Units(ctx, from, n, world.UnitOptions{Garbage: g, Workers: opt.Workers, Segment: opt.Segment}) {
+	inv := w.NewInventoryBuilder(r)
+	for u, err := range w.Units(ctx, r, world.UnitOptions{Workers: opt.Workers}) {
 		if err != nil {
 			return nil, err
 		}

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"github.com/clickgen/clickgen/schema"
 	"regexp"
@@ -94,7 +95,7 @@ func canonicalFixture(t *testing.T) *fixture {
 			t.Fatal(err)
 		}
 		g := world.Garbage{Rate: 0.002, Redeliver: 0.002}
-		e, err := Expect(context.Background(), w, 0, 2, g, Options{})
+		e, err := Expect(context.Background(), w, world.Range{From: 0, Days: 2, Garbage: g}, Options{})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -313,7 +314,7 @@ func TestGarbageHeavy(t *testing.T) {
 		mix[c] = 1
 	}
 	g := world.Garbage{Rate: 0.05, Mix: mix, Redeliver: 0.01}
-	e, err := Expect(context.Background(), w, 3, 3, g, Options{Workers: 3})
+	e, err := Expect(context.Background(), w, world.Range{From: 3, Days: 3, Garbage: g}, Options{Workers: 3})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -337,7 +338,7 @@ func TestGarbageHeavy(t *testing.T) {
 		t.Errorf("snapshots %d, ods events %d, inventory %d", len(r.Orders.Units), r.Hits.StandGot.ODS, *e.Inventory.Expect.Hits.ODSEvents)
 	}
 	// Workers do not change the expectation.
-	e1, err := Expect(context.Background(), w, 3, 3, g, Options{Workers: 1})
+	e1, err := Expect(context.Background(), w, world.Range{From: 3, Days: 3, Garbage: g}, Options{Workers: 1})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -351,14 +352,19 @@ func TestExpectRejects(t *testing.T) {
 	for _, tc := range []struct {
 		from, n int
 		g       world.Garbage
-	}{{-1, 1, world.Garbage{}}, {0, 0, world.Garbage{}}, {0, 1, world.Garbage{Rate: -1}}} {
-		if _, err := Expect(context.Background(), w, tc.from, tc.n, tc.g, Options{}); err == nil {
-			t.Errorf("Expect(from %d, n %d, %+v) = nil error", tc.from, tc.n, tc.g)
+		field   string
+	}{{-1, 1, world.Garbage{}, "from"}, {0, 0, world.Garbage{}, "days"}, {0, 1, world.Garbage{Rate: -1}, "garbage"}} {
+		var re *world.RangeError
+		if _, err := Expect(context.Background(), w, world.Range{From: tc.from, Days: tc.n, Garbage: tc.g}, Options{}); !errors.As(err, &re) || re.Field != tc.field {
+			t.Errorf("Expect(from %d, n %d, %+v) = %v, want the range's %s refused", tc.from, tc.n, tc.g, err, tc.field)
 		}
+	}
+	if _, err := Expect(context.Background(), w, world.Range{From: 0, Days: 1}, Options{HitPartitions: -1}); err == nil {
+		t.Error("Expect with -1 hits partitions succeeded")
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
-	if _, err := Expect(ctx, w, 0, 2, world.Garbage{}, Options{}); err == nil {
+	if _, err := Expect(ctx, w, world.Range{From: 0, Days: 2}, Options{}); err == nil {
 		t.Error("Expect with a cancelled context succeeded")
 	}
 }
@@ -379,11 +385,11 @@ func TestExpectationAgreesWithInventory(t *testing.T) {
 	}
 	g := world.Garbage{Rate: 0.05, Mix: all, Redeliver: 0.03}
 	const from, n = 0, 2 // hits of days 0, 1 and the snapshot of day 0
-	e, err := Expect(context.Background(), w, from, n, g, Options{Workers: 3})
+	e, err := Expect(context.Background(), w, world.Range{From: from, Days: n, Garbage: g}, Options{Workers: 3})
 	if err != nil {
 		t.Fatal(err)
 	}
-	inv, err := w.Inventory(context.Background(), from, n, world.PlayOptions{Workers: 1}, g)
+	inv, err := w.Inventory(context.Background(), world.Range{From: from, Days: n, Garbage: g}, 1)
 	if err != nil {
 		t.Fatal(err)
 	}

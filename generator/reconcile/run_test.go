@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -35,7 +36,7 @@ func playDay1(t *testing.T, g world.Garbage) (*world.World, *broker.Broker, *sin
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { k.Close() })
-	plan := play.Plan{World: w, From: 1, Days: 1, Hits: "hits", Orders: "orders", Garbage: g}
+	plan := play.Plan{World: w, Range: world.Range{From: 1, Days: 1, Garbage: g}, Hits: "hits", Orders: "orders"}
 	if _, err := play.Run(ctx, plan, k, nil); err != nil {
 		t.Fatal(err)
 	}
@@ -49,7 +50,7 @@ func TestCheckRun(t *testing.T) {
 	ctx := context.Background()
 	g := world.Garbage{Rate: 0.01}
 	w, b, k := playDay1(t, g)
-	run := reconcile.Run{World: w, From: 1, Days: 1, Garbage: g, Hits: "hits", Orders: "orders", Stats: k.Stats()}
+	run := reconcile.Run{World: w, Range: world.Range{From: 1, Days: 1, Garbage: g}, Hits: "hits", Orders: "orders", Stats: k.Stats()}
 	check := func(r reconcile.Run) ([]string, map[string]int64, string) {
 		t.Helper()
 		var out bytes.Buffer
@@ -114,28 +115,72 @@ func TestVerify(t *testing.T) {
 
 	ctx := context.Background()
 	w, b, _ := playDay1(t, world.Garbage{})
-	v := reconcile.Verify{HitsTopic: "hits", OrdersTopic: "orders", Timeout: time.Minute,
-		Options: reconcile.Options{HitPartitions: 2, OrderPartitions: 1}}
 	var lines []string
-	logf := func(format string, args ...any) { lines = append(lines, fmt.Sprintf(format, args...)) }
-	r, err := v.Run(ctx, w, 1, 1, world.Garbage{}, b.Addrs(), nil, logf)
+	v := reconcile.Verify{HitsTopic: "hits", OrdersTopic: "orders", Timeout: time.Minute,
+		Options: reconcile.Options{HitPartitions: 2, OrderPartitions: 1}, Brokers: b.Addrs(),
+		Logf: func(format string, args ...any) { lines = append(lines, fmt.Sprintf(format, args...)) }}
+	day1 := world.Range{From: 1, Days: 1}
+	r, err := v.Run(ctx, w, day1)
 	if err != nil || !r.OK || len(lines) != 3 || !strings.HasPrefix(lines[0], "verify: run day 1 (2026-06-02) sends ") {
 		t.Errorf("Run(as played) = %v, %v, lines %q; want OK and three lines", r != nil && r.OK, err, lines)
 	}
-	if r, err := v.Run(ctx, w, 1, 2, world.Garbage{}, b.Addrs(), nil, nil); r == nil || r.OK || err == nil ||
+	v.Logf = nil
+	if r, err := v.Run(ctx, w, world.Range{From: 1, Days: 2}); r == nil || r.OK || err == nil ||
 		!strings.HasPrefix(err.Error(), "verify: hits and orders differ from what run days 1…2 (seed ") {
 		t.Errorf("Run(a day that was not played) = %v; want the result and an error naming the run", err)
 	}
+	var re *world.RangeError
+	if r, err := v.Run(ctx, w, world.Range{From: 1, Days: 1, Segment: world.Segment{I: 2, N: 2}}); r != nil || !errors.As(err, &re) || re.Field != "segment" {
+		t.Errorf("Run(segment 2/2) = %v; want the range refused, naming its segment", err)
+	}
 	v.HitPartitions = 3
 	var pe *reconcile.PartitionsError
-	if _, err := v.Run(ctx, w, 1, 1, world.Garbage{}, b.Addrs(), nil, nil); !errors.As(err, &pe) || pe.Topic != "hits" || pe.Has != 2 ||
+	if _, err := v.Run(ctx, w, day1); !errors.As(err, &pe) || pe.Topic != "hits" || pe.Has != 2 ||
 		!strings.HasSuffix(err.Error(), "if it was created so, set its partition count to 2") {
 		t.Errorf("Run(3 hits partitions) = %v, want a *PartitionsError that says the count", err)
 	}
 	v.HitPartitions, v.Timeout = 2, time.Nanosecond
 	var te *reconcile.TimeoutError
-	if _, err := v.Run(ctx, w, 1, 1, world.Garbage{}, b.Addrs(), nil, nil); !errors.As(err, &te) || te.Timeout != time.Nanosecond ||
+	if _, err := v.Run(ctx, w, day1); !errors.As(err, &te) || te.Timeout != time.Nanosecond ||
 		!errors.Is(err, context.DeadlineExceeded) || !strings.HasSuffix(err.Error(), "(timeout 1ns)") {
 		t.Errorf("Run(a 1 ns timeout) = %v, want a *TimeoutError naming the timeout", err)
+	}
+}
+
+// TestCheckRunTrustsAcks: without brokers to read back, a run is checked by what each topic
+// acknowledged against the counts its source states; a segment, which holds a share, is not
+// held to the whole run's counts.
+func TestCheckRunTrustsAcks(t *testing.T) {
+	n := int64(12)
+	run := reconcile.Run{Range: world.Range{From: 1, Days: 1}, Hits: "hits", Want: reconcile.Counts{Source: "profile smoke", Hits: &n},
+		Stats: sink.Stats{Topics: map[string]sink.TopicStats{"hits": {Sent: 12, Acked: 11}}}}
+	var out bytes.Buffer
+	problems, held, err := reconcile.CheckRun(context.Background(), &out, nil, run)
+	if want := "hits holds 11 messages, profile smoke expects 12"; err != nil || len(problems) != 1 || problems[0] != want || held["hits"] != 11 {
+		t.Errorf("CheckRun(11 of 12 acknowledged) = %q, held %v, %v; want %q", problems, held, err, want)
+	}
+	run.Range.Segment = world.Segment{I: 0, N: 2}
+	if problems, _, err := reconcile.CheckRun(context.Background(), &out, nil, run); err != nil || len(problems) != 0 {
+		t.Errorf("CheckRun(segment 0/2) = %q, %v; want no expectation checked", problems, err)
+	}
+}
+
+// TestCounts: stated counts are compared with what the topics hold, a line each, and a
+// problem for each that differs; the zero Counts states nothing.
+func TestCounts(t *testing.T) {
+	n := int64(12)
+	c := reconcile.Counts{Source: "profile smoke", Hits: &n}
+	var out bytes.Buffer
+	if problems := c.Check(&out, map[string]int64{"hits": 12, "orders": 3}); len(problems) != 0 || out.String() != "expect hits: 12 messages, profile smoke says 12: ok\n" {
+		t.Errorf("Check(as expected) = %q, printed %q", problems, out.String())
+	}
+	out.Reset()
+	problems := c.Check(&out, map[string]int64{"hits": 11})
+	if want := []string{"hits holds 11 messages, profile smoke expects 12"}; !slices.Equal(problems, want) || !strings.HasSuffix(out.String(), ": DIFFERS\n") {
+		t.Errorf("Check(one short) = %q, printed %q; want %q", problems, out.String(), want)
+	}
+	out.Reset()
+	if problems := (reconcile.Counts{}).Check(&out, map[string]int64{"hits": 11}); len(problems) != 0 || out.Len() != 0 {
+		t.Errorf("the zero Counts: %q, printed %q; want nothing checked", problems, out.String())
 	}
 }

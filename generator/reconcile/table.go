@@ -18,9 +18,9 @@ func (r *Result) WriteTable(w io.Writer) error {
 	ew := &errWriter{w: w}
 	e := r.exp
 	if e != nil {
-		inv := e.Inventory
+		inv, rg := e.Inventory, e.Range
 		fmt.Fprintf(ew, "seed %d, scale %g, run days %d…%d: hits of days %d…%d, snapshots %s; %s\n",
-			inv.Seed, inv.Scale, e.From, e.From+e.Days-1, e.From, e.From+e.Days-1, snapshotRange(e.From, e.Days), garbageText(e.Garbage))
+			inv.Seed, inv.Scale, rg.From, rg.From+rg.Days-1, rg.From, rg.From+rg.Days-1, snapshotRange(rg.From, rg.Days), garbageText(rg.Garbage))
 	}
 	fmt.Fprintln(ew, "Cells count what arrived; \"a≠b\": a arrived, b were sent. Classes are the stand's intake's verdict on the arrived bytes.")
 	for _, tr := range []*TopicResult{&r.Hits, &r.Orders} {

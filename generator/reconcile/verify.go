@@ -11,12 +11,19 @@ import (
 )
 
 // Verify is what `clickgen verify` reads back and how: the two topics, the partition counts
-// their keys were placed with, the expectation's workers and segment ([Options]), and how
-// long reading may take. [Verify.Validate] checks them; [Verify.Run] does the work.
+// their keys were placed with and the expectation's workers ([Options]), how long reading may
+// take, and where from. [Verify.Validate] checks the settings; [Verify.Run] reads and
+// reconciles them with what a range of a world sends.
 type Verify struct {
 	HitsTopic, OrdersTopic string
 	Timeout                time.Duration
 	Options
+	// Brokers are the Kafka bootstrap brokers the topics are read from, Conn the connection
+	// options (TLS, SASL, timeouts; the brokers are given only here).
+	Brokers []string
+	Conn    []sink.Opt
+	// Logf, if set, hears a line when the expectation is built and when each topic was read.
+	Logf func(format string, args ...any)
 }
 
 // The refusals of [Verify.Validate], naming the settings; a caller that must say which flag
@@ -44,31 +51,29 @@ func (v *Verify) Validate() error {
 	return nil
 }
 
-// Run builds the expectation of run days [from, from+n) of w with garbage g, reads both
-// topics back from brokers (with the connection options conn: TLS, SASL, timeouts; the
-// brokers are given only here) into it within the timeout, and returns the result. logf, if
-// set, hears a line when the expectation is built and when each topic was read. When the
-// result does not reconcile, Run returns it with an error that names the run and summarises
-// the differences; a topic with another partition count is an error wrapping a
-// *[PartitionsError], and running out of time a *[TimeoutError].
-func (v *Verify) Run(ctx context.Context, w *world.World, from, n int, g world.Garbage, brokers []string, conn []sink.Opt,
-	logf func(format string, args ...any)) (*Result, error) {
+// Run builds the expectation of r, a range of w ([Expect]), reads both topics back from
+// v.Brokers into it within the timeout, and returns the result. When the result does not
+// reconcile, Run returns it with an error that names the run and summarises the differences;
+// a topic with another partition count is an error wrapping a *[PartitionsError], and running
+// out of time a *[TimeoutError].
+func (v *Verify) Run(ctx context.Context, w *world.World, r world.Range) (*Result, error) {
+	logf := v.Logf
 	if logf == nil {
 		logf = func(string, ...any) {}
 	}
 	start := time.Now()
-	e, err := Expect(ctx, w, from, n, g, v.Options)
+	e, err := Expect(ctx, w, r, v.Options)
 	if err != nil {
 		return nil, err
 	}
 	nh, no := e.Messages()
-	logf("verify: run %s sends %d hits and %d orders (expectation built in %v)", RunDaysName(from, n), nh, no, time.Since(start).Round(time.Millisecond))
+	logf("verify: run %s sends %d hits and %d orders (expectation built in %v)", r.Name(), nh, no, time.Since(start).Round(time.Millisecond))
 	rctx, cancel := context.WithTimeout(ctx, v.Timeout)
 	defer cancel()
 	c := e.NewChecker()
-	err = c.ReadTopics(rctx, brokers, v.HitsTopic, v.OrdersTopic, conn, func(t string, got int64, took time.Duration) {
+	err = c.ReadTopics(rctx, v.Brokers, v.HitsTopic, v.OrdersTopic, v.Conn, func(t string, got int64, took time.Duration) {
 		if got < 0 {
-			logf("verify: %s does not exist, and run %s sends nothing to it", t, RunDaysName(from, n))
+			logf("verify: %s does not exist, and run %s sends nothing to it", t, r.Name())
 			return
 		}
 		logf("verify: read %d messages of %s in %v", got, t, took.Round(time.Millisecond))
@@ -82,12 +87,12 @@ func (v *Verify) Run(ctx context.Context, w *world.World, from, n int, g world.G
 	case err != nil:
 		return nil, fmt.Errorf("verify: %w", err)
 	}
-	r := c.Result()
-	if !r.OK {
-		return r, fmt.Errorf("verify: %s and %s differ from what run %s (seed %d) sends: %s",
-			v.HitsTopic, v.OrdersTopic, RunDaysName(from, n), w.Seed(), r.Summary())
+	res := c.Result()
+	if !res.OK {
+		return res, fmt.Errorf("verify: %s and %s differ from what run %s (seed %d) sends: %s",
+			v.HitsTopic, v.OrdersTopic, r.Name(), w.Seed(), res.Summary())
 	}
-	return r, nil
+	return res, nil
 }
 
 // TimeoutError is [Verify.Run] running out of its Timeout while reading the topics; Err is
@@ -102,11 +107,3 @@ func (e *TimeoutError) Error() string {
 }
 
 func (e *TimeoutError) Unwrap() error { return e.Err }
-
-// RunDaysName names run days [from, from+n) for messages: "day 3 (2026-06-04)" or "days 3…5".
-func RunDaysName(from, n int) string {
-	if n == 1 {
-		return fmt.Sprintf("day %d (%s)", from, world.DayDate(from))
-	}
-	return fmt.Sprintf("days %d…%d", from, from+n-1)
-}

@@ -8,6 +8,10 @@
 // take from a progress goroutine at any time, Close stops everything the sink
 // started.
 //
+// The kinds of sink are one table, [Kinds]: for each, how [Settings] choose it,
+// which settings apply to it, whether its topics have partitions and consumer
+// groups, and how [Settings.Open] opens it. A new kind is a row of it.
+//
 // Keys are placed exactly as Kafka's Java client and librdkafka's
 // murmur2_random partitioner place them: partition = (murmur2(key) &
 // 0x7fffffff) mod n, see [schema.PartitionForKey]. The file writer computes the same

@@ -71,17 +71,18 @@ var (
 	ErrSASLNoMechanism       = errors.New("a SASL user needs a mechanism (PLAIN, SCRAM-SHA-256 or SCRAM-SHA-512)")
 )
 
-// Check checks the settings for a caller that sends to one topic or a file: exactly one of
-// File and Brokers ([ErrTwoSinks], [ErrNoSink]), a Topic with Brokers ([ErrNoTopic]), then
-// [Settings.Validate].
+// Check checks the settings for a caller that sends to one topic or a file: they choose
+// exactly one kind of sink ([Settings.Kind]: [ErrTwoSinks], [ErrNoSink]) with what that kind
+// needs (Kafka: a Topic, [ErrNoTopic]), then [Settings.Validate].
 func (s *Settings) Check() error {
-	switch {
-	case s.File != "" && len(s.Brokers) > 0:
-		return fmt.Errorf("file %s and brokers %s: %w", s.File, s.Brokers, ErrTwoSinks)
-	case s.File == "" && len(s.Brokers) == 0:
-		return ErrNoSink
-	case len(s.Brokers) > 0 && s.Topic == "":
-		return ErrNoTopic
+	k, err := s.Kind()
+	if err != nil {
+		return err
+	}
+	if k.check != nil {
+		if err := k.check(s); err != nil {
+			return err
+		}
 	}
 	return s.Validate()
 }
@@ -138,7 +139,8 @@ func (e *TopicError) Error() string {
 	return fmt.Sprintf("topic %s is for %s, not %s", e.Topic, e.For, e.Kind)
 }
 
-// Kafka reports whether the settings send to Kafka (brokers were given) rather than a file.
+// Kafka reports whether the settings send to Kafka (brokers were given) rather than a file:
+// whether a Kafka client will want a core of its own.
 func (s *Settings) Kafka() bool { return len(s.Brokers) > 0 }
 
 // Opts are the Kafka options of the settings: the brokers, compression, linger, the delivery
@@ -197,33 +199,17 @@ func (s *Settings) LoadTLS(ctx context.Context) error {
 	return nil
 }
 
-// Open opens the sink the settings choose: the file (stdout for "-"), or Kafka through
-// [Dial], checking the topics of want (creating them with CreateTopics) and passing Dial's
-// warnings to warn. extra are added to the Kafka options (metrics hooks, a logger). A Kafka
-// failure caused by the settings themselves is a *[ConfigError], a file that cannot be
-// opened a *[FileError].
+// Open opens the sink of the kind the settings choose ([Settings.Kind]): the file (stdout
+// for "-"), or Kafka through [Dial], checking the topics of want (creating them with
+// CreateTopics) and passing Dial's warnings to warn. extra are added to the Kafka options
+// (metrics hooks, a logger). A Kafka failure caused by the settings themselves is a
+// *[ConfigError], a file that cannot be opened a *[FileError].
 func (s *Settings) Open(ctx context.Context, stdout io.Writer, want map[string]int32, warn func(PartitionsWarning), extra ...Opt) (Sink, error) {
-	if s.File == "" {
-		if err := s.LoadTLS(ctx); err != nil {
-			return nil, err
-		}
-		k, err := Dial(ctx, s.CreateTopics, want, warn, append(s.Opts(), extra...)...)
-		if err != nil {
-			return nil, err // not a nil *Kafka in a non-nil Sink
-		}
-		return k, nil
-	}
-	// A write that blocks (a pipe whose reader stopped reading) fails after the delivery
-	// timeout, as an unacknowledged Kafka message does.
-	wo := WriterOptions{WriteTimeout: s.DeliveryTimeout}
-	if s.File == "-" {
-		return NewWriter(stdout, wo)
-	}
-	w, err := OpenFile(ctx, s.File, wo, s.ConnectTimeout)
+	k, err := s.Kind()
 	if err != nil {
-		return nil, &FileError{Err: err}
+		return nil, err
 	}
-	return w, nil
+	return k.open(ctx, s, stdout, want, warn, extra)
 }
 
 // FileError is [Settings.Open]'s failure to open the file of [Settings.File].

@@ -57,7 +57,7 @@ func TestUnitsStoppedEarlyRenderNoMore(t *testing.T) {
 	w := freshWorld(t, Params{})
 	before := batchesRendered.Load()
 	events := 0
-	for u, err := range w.Units(context.Background(), 0, 1, UnitOptions{Parts: Hits, Workers: 1}) {
+	for u, err := range w.Units(context.Background(), Range{From: 0, Days: 1}, UnitOptions{Parts: Hits, Workers: 1}) {
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -15,29 +15,7 @@ import (
 
 	"github.com/brianvoe/gofakeit/v7"
 
-	"github.com/clickgen/clickgen/generator/intake"
 	"github.com/clickgen/clickgen/schema"
-)
-
-// Garbage classes, named by what the stand's intake records (stand.md). accepted_bad and
-// vanishing are opt-in: they are used only when --garbage-mix names them.
-// They are spelled by package intake, which also says what the intake does with each
-// ([intake.HitOutcome], [intake.OrderOutcome]).
-const (
-	GarbageNotAnObject    = intake.NotAnObject
-	GarbageKeysetMismatch = intake.KeysetMismatch
-	GarbageKeyUnparsed    = intake.KeyFieldUnparsed // hits only
-	GarbageAcceptedBad    = intake.AcceptedBad      // hits only: lands in ods.event, silently wrong
-	GarbageVanishing      = intake.Vanishing        // hits only: no row anywhere
-	GarbageFieldInvalid   = intake.FieldInvalid     // orders only
-)
-
-// HitGarbageClasses and OrderGarbageClasses are the classes each topic can carry, in the
-// order the inventory lists them.
-var (
-	HitGarbageClasses   = []string{GarbageNotAnObject, GarbageKeysetMismatch, GarbageKeyUnparsed, GarbageAcceptedBad, GarbageVanishing}
-	OrderGarbageClasses = []string{GarbageNotAnObject, GarbageKeysetMismatch, GarbageFieldInvalid}
-	defaultMix          = map[string]int{GarbageNotAnObject: 1, GarbageKeysetMismatch: 1, GarbageKeyUnparsed: 1, GarbageFieldInvalid: 1}
 )
 
 // Garbage says which malformed messages and re-sends are added to the clean streams. The zero
@@ -48,8 +26,9 @@ type Garbage struct {
 	// Rate is the number of malformed messages added per clean message (0.01 = one in a
 	// hundred), applied per day and per snapshot.
 	Rate float64 `json:"rate" yaml:"rate"`
-	// Mix weighs the classes, by name; nil means the default mix (every non-opt-in class of the
-	// topic with weight 1). Each topic uses the classes that apply to it.
+	// Mix weighs the classes, by name; nil means the default mix (every class of the topic
+	// that is not opt-in, with its default weight: 1). Each topic uses the classes that apply
+	// to it.
 	Mix Mix `json:"mix,omitempty" yaml:"mix"`
 	// Redeliver is the number of byte-identical re-sends of clean messages per clean message,
 	// as at-least-once delivery produces.
@@ -77,7 +56,7 @@ func (g Garbage) Validate() error {
 	}
 	total := 0
 	for class, w := range g.Mix {
-		if !slices.Contains(HitGarbageClasses, class) && !slices.Contains(OrderGarbageClasses, class) {
+		if garbageClassNamed(class) == nil {
 			return fmt.Errorf("garbage class %q: want one of %s", class, strings.Join(AllGarbageClasses(), ", "))
 		}
 		if w < 0 {
@@ -92,17 +71,6 @@ func (g Garbage) Validate() error {
 		return errors.New("garbage mix has no positive weight")
 	}
 	return nil
-}
-
-// AllGarbageClasses lists every class name once, hits' first.
-func AllGarbageClasses() []string {
-	out := slices.Clone(HitGarbageClasses)
-	for _, c := range OrderGarbageClasses {
-		if !slices.Contains(out, c) {
-			out = append(out, c)
-		}
-	}
-	return out
 }
 
 // Mix weighs garbage classes by name. Its text form is "class=weight,..." (weights are
@@ -582,77 +550,6 @@ func keysetMismatch(s *stream, faker *gofakeit.Faker, fs [][2][]byte) (string, [
 	return kind, []byte("{}")
 }
 
-// hitDefect derives a malformed hit of class from the clean event bytes, with WatchID fresh.
-func hitDefect(s *stream, faker *gofakeit.Faker, class string, clean []byte, fresh uint64) (string, []byte) {
-	if class == GarbageVanishing {
-		if s.Int(2) == 0 {
-			return "empty_value", []byte{}
-		}
-		return "tombstone", nil
-	}
-	keys := schema.HitKeys()
-	fs := fields(clean, keys)
-	setField(fs, keys[0], strconv.FormatUint(fresh, 10))
-	switch class {
-	case GarbageNotAnObject:
-		return notAnObject(s, faker, join(fs))
-	case GarbageKeysetMismatch:
-		return keysetMismatch(s, faker, fs)
-	case GarbageKeyUnparsed:
-		kinds := []string{"id_text", "id_negative", "id_null", "id_object", "date_dotted", "time_fraction", "time_offset", "time_space"}
-		kind := pickOf(s, kinds)
-		id := keys[s.Int(3)] // WatchID, VisitID or ClientID
-		switch kind {
-		case "id_text":
-			setField(fs, id, `"abc"`)
-		case "id_negative":
-			setField(fs, id, "-1")
-		case "id_null":
-			setField(fs, id, "null")
-		case "id_object":
-			setField(fs, id, `{"value":1}`)
-		case "date_dotted":
-			setField(fs, keys[4], `"01.06.2026"`)
-		default:
-			t := string(bytes.Trim(fs[5][1], `"`)) // 2026-06-01T12:34:56Z
-			switch kind {
-			case "time_fraction":
-				t = strings.TrimSuffix(t, "Z") + ".123Z"
-			case "time_offset":
-				t = strings.TrimSuffix(t, "Z") + "+00:00"
-			default:
-				t = strings.Replace(strings.TrimSuffix(t, "Z"), "T", " ", 1)
-			}
-			setField(fs, keys[5], quoted(t))
-		}
-		return kind, join(fs)
-	case GarbageAcceptedBad:
-		kinds := []string{"impossible_date", "id_numeric_string", "id_fraction", "wrong_type"}
-		kind := pickOf(s, kinds)
-		switch kind {
-		case "impossible_date":
-			// The kind is drawn as before; the value depends on the event's own date only.
-			date := acceptedBadDate(fs[4][1])
-			setField(fs, keys[4], date.raw)
-			kind = date.name
-		case "id_numeric_string":
-			setField(fs, keys[0], quoted(strconv.FormatUint(fresh, 10)))
-		case "id_fraction":
-			setField(fs, keys[0], strconv.FormatUint(fresh, 10)+".5")
-		default:
-			// A non-key column of the wrong type: the intake extracts it with default-on-failure.
-			// Columns: ClientTimeZone, Sign, ScreenWidth, GoalsReached.
-			c := pickOf(s, []struct {
-				col int
-				val string
-			}{{6, `"UTC+4"`}, {8, `"one"`}, {27, `"wide"`}, {34, `"42150001"`}})
-			setField(fs, keys[c.col], c.val)
-		}
-		return kind, join(fs)
-	}
-	panic("generator: hit garbage class " + class)
-}
-
 // dateSpelling is an EventDate the stand's intake accepts: the kind of accepted_bad it is and
 // the raw JSON value.
 type dateSpelling struct{ name, raw string }
@@ -683,56 +580,4 @@ func acceptedBadDate(raw []byte) dateSpelling {
 		return dateSpelling{"date_spelling", fmt.Sprintf(`"%04d/%02d/%02d"`, y, int(m), d)}
 	}
 	return dateSpelling{"date_spelling", fmt.Sprintf(`"%04d%02d%02d"`, y, int(m), d)}
-}
-
-// orderDefect derives a malformed order row of class from a clean row of snapshot d.
-func orderDefect(s *stream, faker *gofakeit.Faker, class string, clean []byte, d int) (string, []byte) {
-	keys := schema.OrderKeyNames()
-	if clean == nil {
-		// An empty snapshot has no row to derive from: start from a plausible one.
-		o := schema.Order{OrderID: orderID(d, 1), UserID: 1, Status: schema.StatusCreated, Items: []schema.OrderItem{{SKU: "HOME-0001", Qty: 1, Price: 100}},
-			ItemsTotal: 100, Total: 100, SnapshotDate: DayDate(d), CreatedAt: snapshotEdge(d) - 1000, UpdatedAt: snapshotEdge(d) - 1000}
-		clean, _ = schema.AppendOrder(nil, &o)
-	}
-	fs := fields(clean, keys)
-	switch class {
-	case GarbageNotAnObject:
-		return notAnObject(s, faker, clean)
-	case GarbageKeysetMismatch:
-		return keysetMismatch(s, faker, fs)
-	}
-	kinds := []string{"money_negative", "money_number", "money_three_decimals", "time_no_millis", "time_offset",
-		"user_id_string", "items_not_array", "snapshot_date_bad"}
-	kind := pickOf(s, kinds)
-	money := keys[5+s.Int(4)] // items_total, discount, delivery, total
-	when := keys[3+s.Int(2)]  // created_at, updated_at
-	raw := func(key string) string {
-		for _, f := range fs {
-			if string(f[0]) == key {
-				return string(f[1])
-			}
-		}
-		return ""
-	}
-	switch kind {
-	case "money_negative":
-		setField(fs, money, `"-`+strings.Trim(raw(money), `"`)+`"`)
-	case "money_number":
-		setField(fs, money, strings.Trim(raw(money), `"`))
-	case "money_three_decimals":
-		setField(fs, money, `"`+strings.Trim(raw(money), `"`)+`0"`)
-	case "time_no_millis":
-		t := strings.Trim(raw(when), `"`)
-		setField(fs, when, quoted(t[:19]+"Z"))
-	case "time_offset":
-		t := strings.Trim(raw(when), `"`)
-		setField(fs, when, quoted(strings.TrimSuffix(t, "Z")+"+00:00"))
-	case "user_id_string":
-		setField(fs, keys[1], quoted(raw(keys[1])))
-	case "items_not_array":
-		setField(fs, keys[9], quoted(raw(keys[9])))
-	default:
-		setField(fs, keys[10], pickOf(s, []string{`"01.06.2026"`, `"2026-02-30"`, `"2026-6-1"`, `20260601`}))
-	}
-	return kind, join(fs)
 }

@@ -121,11 +121,11 @@ func TestOrderExtrasLandWhereIntended(t *testing.T) {
 func TestGarbageLeavesCleanStreamAlone(t *testing.T) {
 	ctx := context.Background()
 	w, _ := NewWorld(Params{})
-	plain, err := w.Inventory(ctx, 0, 2, PlayOptions{}, Garbage{})
+	plain, err := w.Inventory(ctx, Range{From: 0, Days: 2}, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
-	dirty, err := w.Inventory(ctx, 0, 2, PlayOptions{}, Garbage{Rate: 0.3, Mix: everything, Redeliver: 0.5})
+	dirty, err := w.Inventory(ctx, Range{From: 0, Days: 2, Garbage: Garbage{Rate: 0.3, Mix: everything, Redeliver: 0.5}}, 0)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -30,7 +30,7 @@ const (
 // canonInventory is the inventory of the stand's starting world (run days 0–7, no garbage),
 // shared by the tests that read it.
 var canonInventory = sync.OnceValues(func() (*Inventory, error) {
-	return canonWorld().Inventory(context.Background(), 0, 8, PlayOptions{}, Garbage{})
+	return canonWorld().Inventory(context.Background(), Range{From: 0, Days: 8}, 0)
 })
 
 func TestGoldenDayHashes(t *testing.T) {

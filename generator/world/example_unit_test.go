@@ -15,7 +15,7 @@ func ExampleWorld_Units() {
 		panic(err)
 	}
 	g := world.Garbage{Rate: 0.001, Redeliver: 0.001}
-	for u, err := range w.Units(context.Background(), 0, 2, world.UnitOptions{Garbage: g}) {
+	for u, err := range w.Units(context.Background(), world.Range{From: 0, Days: 2, Garbage: g}, world.UnitOptions{}) {
 		if err != nil {
 			panic(err)
 		}

@@ -9,28 +9,10 @@ import (
 	"github.com/brianvoe/gofakeit/v7"
 )
 
-// The topic kinds of [World.Inject].
-const (
-	KindHits   = "hits"
-	KindOrders = "orders"
-)
-
 // MaxInject is the most messages one [World.Inject] call makes. Inject builds them all in
 // memory (about 1 KB each) and clickgen sends them one flush at a time, so a larger count is
 // a mistake: --count 1000000000 asked for 96 GB. Volume garbage is [Garbage]'s job.
 const MaxInject = 100_000
-
-// GarbageClassesFor returns the garbage classes topic kind ("hits" or "orders") can carry, nil
-// for an unknown kind.
-func GarbageClassesFor(kind string) []string {
-	switch kind {
-	case KindHits:
-		return slices.Clone(HitGarbageClasses)
-	case KindOrders:
-		return slices.Clone(OrderGarbageClasses)
-	}
-	return nil
-}
 
 // Inject returns n malformed messages of one garbage class for topic kind "hits" or "orders",
 // made by the same machinery as [Day.HitExtras] and [World.OrderExtras]: each is derived from a

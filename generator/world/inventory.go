@@ -16,10 +16,11 @@ import (
 // (MaxDay) fits in 36 MB.
 const MaxInventoryBytes = 64 << 20
 
-// Inventory is what a storage must contain after the hits of days [from, from+n) and the
-// snapshots that the same range sends (those of days from−1 … from+n−2) have arrived. Its keys
-// extend the upstream world passport (seed, generator_version, catalog_sha256, days[],
-// snapshots[]) with counts per event type, row counts and order classes.
+// Inventory is what a storage must contain after the hits of a [Range]'s run days [From,
+// From+Days) and the snapshots that the same range sends (those of days From−1 … From+Days−2)
+// have arrived. Its keys extend the upstream world passport (seed, generator_version,
+// catalog_sha256, days[], snapshots[]) with counts per event type, row counts and order
+// classes.
 type Inventory struct {
 	Seed             uint64  `json:"seed"`
 	GeneratorVersion string  `json:"generator_version"`
@@ -188,11 +189,11 @@ func (b *OrderBook) snapshotRows(ctx context.Context, d int) (rows, keys [][]byt
 
 // tally counts what extras add to clean messages of one day (hits) or snapshot: the
 // garbage per class of classes, the redeliveries, and what the stand must hold, as the
-// intake's model says each class lands ([intake.HitOutcome], [intake.OrderOutcome]).
+// garbage table says each class lands ([GarbageOutcome]).
 func tally(extras []Extra, classes []string, clean int, hits bool) (messages int, garbage map[string]int, redelivered int, exp Expect) {
-	outcome, errorClasses := intake.OrderOutcome, intake.OrderClasses[:]
+	kind, errorClasses := KindOrders, intake.OrderClasses[:]
 	if hits {
-		outcome, errorClasses = intake.HitOutcome, intake.HitClasses[:]
+		kind, errorClasses = KindHits, intake.HitClasses[:]
 	}
 	garbage = map[string]int{}
 	for _, c := range classes {
@@ -211,7 +212,7 @@ func tally(extras []Extra, classes []string, clean int, hits bool) (messages int
 			continue
 		}
 		garbage[e.Class]++
-		switch o, _ := outcome(e.Class); o {
+		switch o, _ := GarbageOutcome(kind, e.Class); o {
 		case intake.NoRow:
 			exp.StgRows--
 		case intake.Accepted:
@@ -238,20 +239,16 @@ func addExpect(total *Expect, e Expect) {
 	}
 }
 
-// Inventory computes the inventory of run days [from, from+n) with garbage g: it counts the
-// units of [World.Units] with an [InventoryBuilder]. Batches are rendered on opt.Workers
-// goroutines with memory bounded as in Play; opt.OnDay, if set, sees each day before its
-// hits are counted. With opt.Segment it counts that segment's share: its clean messages'
-// hashes and counts, its extras, the order classes of the orders it owns.
-func (w *World) Inventory(ctx context.Context, from, n int, opt PlayOptions, g Garbage) (*Inventory, error) {
-	ib := w.NewInventoryBuilder(from, n, g)
-	ib.SetSegment(opt.Segment)
-	for u, err := range w.Units(ctx, from, n, UnitOptions{Garbage: g, Workers: opt.Workers, Segment: opt.Segment}) {
+// Inventory computes the inventory of r: it counts the units of [World.Units] with an
+// [InventoryBuilder]. Batches are rendered on workers goroutines (0: GOMAXPROCS) with memory
+// bounded as in Play; the inventory does not depend on them. With r.Segment it counts that
+// segment's share: its clean messages' hashes and counts, its extras, the order classes of the
+// orders it owns.
+func (w *World) Inventory(ctx context.Context, r Range, workers int) (*Inventory, error) {
+	ib := w.NewInventoryBuilder(r)
+	for u, err := range w.Units(ctx, r, UnitOptions{Workers: workers}) {
 		if err != nil {
 			return nil, err
-		}
-		if u.Kind == HitsUnit && opt.OnDay != nil {
-			opt.OnDay(u.Hits)
 		}
 		for b := range u.Batches() {
 			ib.AddBatch(u, b)
@@ -268,7 +265,6 @@ func (w *World) Inventory(ctx context.Context, from, n int, opt PlayOptions, g G
 type InventoryBuilder struct {
 	inv       *Inventory
 	from      int
-	g         Garbage
 	h         hash.Hash
 	hashing   *Unit
 	byType    [numEventKinds]int // by event kind, for the unit being counted
@@ -276,24 +272,16 @@ type InventoryBuilder struct {
 	orderIDs  map[string]struct{} // distinct order ids over all snapshots (ODS FINAL)
 }
 
-// NewInventoryBuilder starts the inventory of run days [from, from+n) with garbage g (the
-// settings the units were planned with).
-func (w *World) NewInventoryBuilder(from, n int, g Garbage) *InventoryBuilder {
-	return &InventoryBuilder{
-		inv: &Inventory{Seed: w.seed, GeneratorVersion: Version, CatalogSHA256: w.catalog.SHA256, Scale: w.Scale(),
-			Garbage: g,
-			Days:    []InventoryDay{}, Snapshots: []InventorySnapshot{}},
-		from: from, g: g, h: sha256.New(), orderIDs: map[string]struct{}{},
+// NewInventoryBuilder starts the inventory of r, the range the units are planned for; the
+// inventory echoes its garbage settings and names its segment.
+func (w *World) NewInventoryBuilder(r Range) *InventoryBuilder {
+	inv := &Inventory{Seed: w.seed, GeneratorVersion: Version, CatalogSHA256: w.catalog.SHA256, Scale: w.Scale(),
+		Garbage: r.Garbage,
+		Days:    []InventoryDay{}, Snapshots: []InventorySnapshot{}}
+	if !r.Segment.Whole() {
+		inv.Segment = r.Segment.String()
 	}
-}
-
-// SetSegment says which share of the run the units are planned for (the zero Segment: the
-// whole run); the inventory names it.
-func (ib *InventoryBuilder) SetSegment(s Segment) {
-	ib.inv.Segment = ""
-	if !s.Whole() {
-		ib.inv.Segment = s.String()
-	}
+	return &InventoryBuilder{inv: inv, from: r.From, h: sha256.New(), orderIDs: map[string]struct{}{}}
 }
 
 // AddBatch counts a batch of u's clean messages; call it for each, in order, before EndUnit.

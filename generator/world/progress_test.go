@@ -70,7 +70,7 @@ func TestSnapshotDaysHearContext(t *testing.T) {
 		}
 	})
 	var got error
-	for u, err := range w.Units(ctx, 5, 1, UnitOptions{Parts: Snapshots}) {
+	for u, err := range w.Units(ctx, Range{From: 5, Days: 1}, UnitOptions{Parts: Snapshots}) {
 		if err != nil {
 			got = err
 			break

@@ -94,8 +94,9 @@ func TestSegmentUnion(t *testing.T) {
 
 func testSegmentUnion(t *testing.T, w *World, g Garbage) {
 	const from, days = 1, 1
-	whole := wireOf(sendUnits(t, w, from, days, UnitOptions{Garbage: g}))
-	wantInv, err := w.Inventory(context.Background(), from, days, PlayOptions{}, g)
+	r := Range{From: from, Days: days, Garbage: g}
+	whole := wireOf(sendUnits(t, w, r, UnitOptions{}))
+	wantInv, err := w.Inventory(context.Background(), r, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -110,7 +111,9 @@ func testSegmentUnion(t *testing.T, w *World, g Garbage) {
 			var invs []*Inventory
 			for i := range n {
 				seg := Segment{I: i, N: n}
-				got := wireOf(sendUnits(t, w, from, days, UnitOptions{Garbage: g, Segment: seg}))
+				share := r
+				share.Segment = seg
+				got := wireOf(sendUnits(t, w, share, UnitOptions{}))
 				if !isSubsequence(got, whole) {
 					t.Errorf("segment %v: its messages are not a subsequence of the whole run's", seg)
 				}
@@ -216,7 +219,7 @@ func orderFacts(day *Day) []string {
 
 // segmentInventory counts the inventory of seg's share.
 func segmentInventory(w *World, from, n int, g Garbage, seg Segment) (*Inventory, error) {
-	return w.Inventory(context.Background(), from, n, PlayOptions{Segment: seg}, g)
+	return w.Inventory(context.Background(), Range{From: from, Days: n, Segment: seg, Garbage: g}, 0)
 }
 
 // withoutHashes renders inv as JSON without its per-day and per-snapshot hashes.

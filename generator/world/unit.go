@@ -40,21 +40,14 @@ const (
 	Snapshots
 )
 
-// UnitOptions tune [World.Units]. The zero value plans the hits and the snapshots of the run
-// days, without garbage, rendering on all cores.
+// UnitOptions tune [World.Units]: which units of the range, rendered how. The zero value
+// plans the hits and the snapshots of the run days, rendering on all cores.
 type UnitOptions struct {
 	// Parts chooses the units; 0 means Hits|Snapshots.
 	Parts Parts
-	// Garbage says which malformed messages and redeliveries are added; the zero value adds
-	// none.
-	Garbage Garbage
 	// Workers renders the hits' batches on this many goroutines; 0 means GOMAXPROCS. The
 	// units do not depend on it.
 	Workers int
-	// Segment plans only the messages the segment owns (see [Segment]): each unit holds the
-	// segment's clean messages and extras, numbered within the segment, in the order of the
-	// whole run. The zero value plans the whole run.
-	Segment Segment
 }
 
 // Unit is one planned unit of a run: what one model day sends on topic hits, or one snapshot
@@ -62,9 +55,9 @@ type UnitOptions struct {
 // [Unit.Batches]) with its Extras interleaved: Extras[j] goes right before clean message
 // Extras[j].After, or after the last one when After == Len ([Unit.ExtrasAt] finds them).
 //
-// A Unit is a pure function of the world, its kind, its day and the garbage settings: the
-// sender, the inventory ([InventoryBuilder]) and reconciliation all consume the same units
-// from [World.Units], so what they send, count and expect cannot disagree.
+// A Unit is a pure function of the world, its kind, its day and the range's segment and
+// garbage: the sender, the inventory ([InventoryBuilder]) and reconciliation all consume the
+// same units from [World.Units], so what they send, count and expect cannot disagree.
 type Unit struct {
 	Kind UnitKind
 	// Day is the model day of the hits, or the day whose end the snapshot shows.
@@ -160,24 +153,26 @@ type batchSource struct {
 
 var errUnitsStopped = errors.New("world: units: consumer stopped")
 
-// Units returns the planned units of run days [from, from+n) in sending order: the hits of
-// days from … from+n−1, then, for each run day X, the snapshot of day X−1 (none for X = 0),
-// each with the extras of opt.Garbage. It is how clickgen batch, snapshot and run send, how
-// the inventory counts and how verify expects; n may be huge for a run that stops on its own
-// (stop ranging), since units are made as they are reached.
+// Units returns the planned units of r in sending order: the hits of run days r.From …
+// r.From+r.Days−1, then, for each run day X, the snapshot of day X−1 (none for X = 0), each
+// with the extras of r.Garbage; with r.Segment, each unit holds the segment's clean messages
+// and extras, numbered within the segment, in the order of the whole run. It is how clickgen
+// batch, snapshot and run send, how the inventory counts and how verify expects; r.Days may
+// be huge for a run that stops on its own (stop ranging), since units are made as they are
+// reached.
 //
 // Days are generated once and rendered ahead on opt.Workers goroutines, but the sequence is
 // the same bytes whatever the workers. Memory stays bounded by a day's model, a window of
-// batches and the batches the caller keeps (see [Unit.Batches]), not by n. A snapshot's days
-// are taken from the hits just played when both are planned, generated otherwise.
+// batches and the batches the caller keeps (see [Unit.Batches]), not by r.Days. A snapshot's
+// days are taken from the hits just played when both are planned, generated otherwise.
 //
-// An error (opt.Garbage invalid, ctx done) is yielded as the last element, with a nil Unit.
-// Units do not outlive the loop iteration that yields them, except for their Extras and the
-// batches the caller took.
+// An error (r invalid: [Range.Validate]; ctx done) is yielded as the last element, with a nil
+// Unit. Units do not outlive the loop iteration that yields them, except for their Extras and
+// the batches the caller took.
 //
 // A sender iterates it so (see the example):
 //
-//	for u, err := range w.Units(ctx, from, n, opt) {
+//	for u, err := range w.Units(ctx, r, opt) {
 //		if err != nil {
 //			return err
 //		}
@@ -194,9 +189,9 @@ var errUnitsStopped = errors.New("world: units: consumer stopped")
 //		}
 //		flush() // then release the unit's batches
 //	}
-func (w *World) Units(ctx context.Context, from, n int, opt UnitOptions) iter.Seq2[*Unit, error] {
+func (w *World) Units(ctx context.Context, r Range, opt UnitOptions) iter.Seq2[*Unit, error] {
 	return func(yield func(*Unit, error) bool) {
-		if err := errors.Join(opt.Garbage.Validate(), opt.Segment.Validate()); err != nil {
+		if err := r.Validate(); err != nil {
 			yield(nil, err)
 			return
 		}
@@ -206,15 +201,15 @@ func (w *World) Units(ctx context.Context, from, n int, opt UnitOptions) iter.Se
 		}
 		var book *OrderBook
 		if parts&Snapshots != 0 {
-			book = newOrderBook(w, opt.Garbage)
+			book = newOrderBook(w, r.Garbage)
 		}
-		if parts&Hits != 0 && !w.hitUnits(ctx, from, n, opt, book, yield) {
+		if parts&Hits != 0 && !w.hitUnits(ctx, r, opt.Workers, book, yield) {
 			return
 		}
 		if parts&Snapshots == 0 {
 			return
 		}
-		for x := from; x < from+n; x++ {
+		for x := r.From; x < r.From+r.Days; x++ {
 			d := x - 1
 			if d < 0 {
 				continue
@@ -223,7 +218,7 @@ func (w *World) Units(ctx context.Context, from, n int, opt UnitOptions) iter.Se
 				yield(nil, err)
 				return
 			}
-			u, err := w.snapshotUnit(ctx, book, d, opt.Garbage, opt.Segment)
+			u, err := w.snapshotUnit(ctx, book, d, r.Garbage, r.Segment)
 			if err != nil {
 				yield(nil, err)
 				return
@@ -238,15 +233,15 @@ func (w *World) Units(ctx context.Context, from, n int, opt UnitOptions) iter.Se
 	}
 }
 
-// hitUnits yields the hit units of days [from, from+n), feeding book (if any) with each day;
-// it reports whether the consumer wants more.
-func (w *World) hitUnits(ctx context.Context, from, n int, opt UnitOptions, book *OrderBook, yield func(*Unit, error) bool) bool {
-	popt := PlayOptions{Workers: opt.Workers, Segment: opt.Segment, WholeDays: opt.Garbage.addsHitExtras()}
+// hitUnits yields the hit units of r's run days, rendered on workers goroutines, feeding book
+// (if any) with each day; it reports whether the consumer wants more.
+func (w *World) hitUnits(ctx context.Context, r Range, workers int, book *OrderBook, yield func(*Unit, error) bool) bool {
+	popt := PlayOptions{Workers: workers, Segment: r.Segment, WholeDays: r.Garbage.addsHitExtras()}
 	if book != nil {
 		popt.OnDay = book.Add
 	}
 	batches := func(yield func(*Batch, error) bool) {
-		err := w.Play(ctx, from, n, popt, func(b *Batch) error {
+		err := w.Play(ctx, r.From, r.Days, popt, func(b *Batch) error {
 			if !yield(b, nil) {
 				return errUnitsStopped
 			}
@@ -269,15 +264,15 @@ func (w *World) hitUnits(ctx context.Context, from, n int, opt UnitOptions, book
 			return false
 		}
 		day := b.Day
-		extras, err := day.HitExtrasContext(ctx, opt.Garbage) // a large garbage share takes a while: Ctrl-C stops it
+		extras, err := day.HitExtrasContext(ctx, r.Garbage) // a large garbage share takes a while: Ctrl-C stops it
 		if err != nil {
 			b.Release()
 			yield(nil, err)
 			return false
 		}
-		u := &Unit{Kind: HitsUnit, Day: day.N, Len: day.Len(), Extras: extras, Hits: day, src: src, first: b, seg: opt.Segment}
+		u := &Unit{Kind: HitsUnit, Day: day.N, Len: day.Len(), Extras: extras, Hits: day, src: src, first: b, seg: r.Segment}
 		if sh := b.share; sh != nil {
-			u.Len, u.Extras = sh.len(), shareExtras(opt.Segment, sh, extras)
+			u.Len, u.Extras = sh.len(), shareExtras(r.Segment, sh, extras)
 		}
 		if !yield(u, nil) {
 			return false // not drained: the rest of the day is never rendered (--limit)

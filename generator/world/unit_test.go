@@ -17,10 +17,10 @@ type sent struct {
 // sendUnits iterates the units the way a sender does: each clean message preceded by the
 // extras placed before it, the unit's trailing extras after its last batch, batches released
 // once the unit is through (a sink's flush).
-func sendUnits(t testing.TB, w *World, from, n int, opt UnitOptions) []sent {
+func sendUnits(t testing.TB, w *World, r Range, opt UnitOptions) []sent {
 	t.Helper()
 	var out []sent
-	for u, err := range w.Units(context.Background(), from, n, opt) {
+	for u, err := range w.Units(context.Background(), r, opt) {
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -114,13 +114,13 @@ func TestUnitsAreWhatTheVerbsSend(t *testing.T) {
 		opt   UnitOptions
 		parts Parts
 	}{
-		{"both", UnitOptions{Garbage: g}, Hits | Snapshots},
-		{"both/1 worker", UnitOptions{Garbage: g, Workers: 1, Parts: Hits | Snapshots}, Hits | Snapshots},
-		{"hits", UnitOptions{Garbage: g, Parts: Hits}, Hits},
-		{"snapshots", UnitOptions{Garbage: g, Parts: Snapshots}, Snapshots},
+		{"both", UnitOptions{}, Hits | Snapshots},
+		{"both/1 worker", UnitOptions{Workers: 1, Parts: Hits | Snapshots}, Hits | Snapshots},
+		{"hits", UnitOptions{Parts: Hits}, Hits},
+		{"snapshots", UnitOptions{Parts: Snapshots}, Snapshots},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			got, want := sendUnits(t, w, from, n, tc.opt), composed(t, w, from, n, g, tc.parts)
+			got, want := sendUnits(t, w, Range{From: from, Days: n, Garbage: g}, tc.opt), composed(t, w, from, n, g, tc.parts)
 			if len(got) != len(want) {
 				t.Fatalf("units send %d messages, the verbs %d", len(got), len(want))
 			}
@@ -139,7 +139,7 @@ func TestUnitsAreWhatTheVerbsSend(t *testing.T) {
 func TestUnitsStop(t *testing.T) {
 	w := canonical(t)
 	units := 0
-	for u, err := range w.Units(context.Background(), 0, 3, UnitOptions{}) {
+	for u, err := range w.Units(context.Background(), Range{From: 0, Days: 3}, UnitOptions{}) {
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -158,7 +158,7 @@ func TestUnitsStop(t *testing.T) {
 	defer cancel()
 	var last error
 	seen := 0
-	for u, err := range w.Units(ctx, 0, 3, UnitOptions{}) {
+	for u, err := range w.Units(ctx, Range{From: 0, Days: 3}, UnitOptions{}) {
 		if err != nil {
 			last = err
 			continue
@@ -178,9 +178,16 @@ func TestUnitsStop(t *testing.T) {
 		t.Errorf("after cancel on day 0: %d units, want at most 2 (one may be rendered ahead)", seen)
 	}
 
-	for _, err := range w.Units(context.Background(), 0, 1, UnitOptions{Garbage: Garbage{Rate: -1}}) {
-		if err == nil {
-			t.Fatal("invalid garbage: a unit, want an error")
+	for _, r := range []Range{
+		{From: 0, Days: 1, Garbage: Garbage{Rate: -1}},
+		{From: 0, Days: 1, Segment: Segment{I: 2, N: 2}},
+		{From: -1, Days: 1},
+		{From: 0, Days: 0},
+	} {
+		for _, err := range w.Units(context.Background(), r, UnitOptions{}) {
+			if err == nil {
+				t.Fatalf("invalid %+v: a unit, want an error", r)
+			}
 		}
 	}
 }

@@ -39,7 +39,7 @@ func TestSessionFinish(t *testing.T) {
 		t.Fatal(err)
 	}
 	s := console.NewSession(&lines, snk, time.Minute, 0, 0, nil)
-	res, err := s.Play(context.Background(), play.Plan{World: smallWorld(t), From: 0, Days: 1, Hits: "hits"})
+	res, err := s.Play(context.Background(), play.Plan{World: smallWorld(t), Range: world.Range{From: 0, Days: 1}, Hits: "hits"})
 	if err != nil || res.Stopped != play.StopDays {
 		t.Fatalf("Play() = %v, %v; want stopped by days", res.Stopped, err)
 	}
@@ -84,7 +84,7 @@ func TestRateSession(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	plan := play.Plan{World: smallWorld(t), From: 0, Days: 1, Hits: "hits", Stop: play.Stop{Messages: 200},
+	plan := play.Plan{World: smallWorld(t), Range: world.Range{From: 0, Days: 1}, Hits: "hits", Stop: play.Stop{Messages: 200},
 		Pacing: play.Pacing{Runner: runner, ByCount: true, Shape: shape}}
 	s := console.NewRateSession(&lines, snk, time.Minute, plan, time.Hour, 50000)
 	if res, err := s.Play(context.Background(), plan); err != nil || res.Stopped != play.StopMessages {

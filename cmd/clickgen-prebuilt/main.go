@@ -1,10 +1,11 @@
-// Command prebuilt is the "clickgen sending pre-built bytes" producer of .ci/kafka/bench.
+// Command clickgen-prebuilt is the "clickgen sending pre-built bytes" producer of the Kafka
+// benchmark, .ci/kafka/bench, which builds it:
 //
-//	prebuilt -write FILE                 write the fill world's hits (what `clickgen batch --day 0
+//	clickgen-prebuilt -write FILE        write the fill world's hits (what `clickgen batch --day 0
 //	                                     --days 8` sends, in its order) as key<TAB>value lines,
 //	                                     the form `kcat -P -K '\t' -l FILE` reads, and
 //	                                     FILE.days with each day's message count
-//	prebuilt -brokers HOSTS -topic T FILE
+//	clickgen-prebuilt -brokers HOSTS -topic T FILE
 //	                                     read FILE (and FILE.days) into memory, then send every
 //	                                     line through clickgen's Kafka sink with its defaults
 //	                                     (franz-go, idempotent, acks=all, lz4, linger 10ms,
@@ -13,7 +14,8 @@
 //	                                     wall and CPU seconds
 //
 // It is a benchmark tool, not part of the command: the only difference from `clickgen batch`
-// is that the bytes exist before the clock starts.
+// is that the bytes exist before the clock starts. It lives under cmd/ so that `go vet ./...`
+// and `go test ./...` see it.
 package main
 
 import (
@@ -22,6 +24,7 @@ import (
 	"context"
 	"flag"
 	"fmt"
+	"io"
 	"os"
 	"strconv"
 	"syscall"
@@ -40,28 +43,35 @@ func main() {
 	if *write != "" {
 		err = writeFill(*write)
 	} else if flag.NArg() != 1 || *brokers == "" {
-		err = fmt.Errorf("usage: prebuilt -write FILE | prebuilt -brokers HOSTS [-topic T] FILE")
+		err = fmt.Errorf("usage: clickgen-prebuilt -write FILE | clickgen-prebuilt -brokers HOSTS [-topic T] FILE")
 	} else {
-		err = send(*brokers, *topic, flag.Arg(0))
+		err = send(os.Stdout, *brokers, *topic, flag.Arg(0))
 	}
 	if err != nil {
-		fmt.Fprintln(os.Stderr, "prebuilt:", err)
+		fmt.Fprintln(os.Stderr, "clickgen-prebuilt:", err)
 		os.Exit(1)
 	}
 }
 
+// writeFill writes the fill world's hits, days 0 to 7 of the canonical world, to path.
 func writeFill(path string) error {
 	w, err := world.NewWorld(world.Params{})
 	if err != nil {
 		return err
 	}
+	return writeHits(path, w, 8)
+}
+
+// writeHits writes the clean hits of days [0, n) of w to path as key<TAB>value lines, and
+// path.days with each day's count.
+func writeHits(path string, w *world.World, n int) error {
 	f, err := os.Create(path)
 	if err != nil {
 		return err
 	}
 	bw := bufio.NewWriterSize(f, 1<<20)
 	var days []int
-	err = w.Play(context.Background(), 0, 8, world.PlayOptions{}, func(b *world.Batch) error {
+	err = w.Play(context.Background(), 0, n, world.PlayOptions{}, func(b *world.Batch) error {
 		if b.From == 0 {
 			days = append(days, 0)
 		}
@@ -90,7 +100,9 @@ func writeFill(path string) error {
 	return os.WriteFile(path+".days", counts, 0o644)
 }
 
-func send(brokers, topic, path string) error {
+// send sends the lines of path through clickgen's Kafka sink, flushing after each day's count
+// of path.days, and prints the send phase's rate and CPU to out.
+func send(out io.Writer, brokers, topic, path string) error {
 	data, err := os.ReadFile(path)
 	if err != nil {
 		return err
@@ -148,7 +160,7 @@ func send(brokers, topic, path string) error {
 	wall := time.Since(start).Seconds()
 	u1, s1 := cpu()
 	st := k.Stats().Topics[topic]
-	fmt.Printf("prebuilt: %d acked of %d in %.3f s: %.0f msg/s, %.1f MB/s; send phase CPU user %.2f s sys %.2f s\n",
+	fmt.Fprintf(out, "prebuilt: %d acked of %d in %.3f s: %.0f msg/s, %.1f MB/s; send phase CPU user %.2f s sys %.2f s\n",
 		st.Acked, total, wall, float64(st.Acked)/wall, float64(st.Bytes)/wall/1e6, u1-u0, s1-s0)
 	return nil
 }
