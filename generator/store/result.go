@@ -159,8 +159,8 @@ type DigestResult struct {
 	// Unplanned counts the rows that match no planned message and name a date of the range
 	// or none; OtherDates those that name a date outside the range (another run's rows,
 	// not judged).
-	Unplanned  int         `json:"unplanned"`
-	OtherDates int         `json:"other_dates"`
+	Unplanned  int          `json:"unplanned"`
+	OtherDates int          `json:"other_dates"`
 	Diffs      []DigestDiff `json:"list"`
 	Notes      []string     `json:"notes,omitempty"`
 }
