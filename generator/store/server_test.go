@@ -189,4 +189,3 @@ func TestServer1816Verify(t *testing.T) {
 		t.Logf("raw day 0: %+v", u.DigestCounts)
 	})
 }
-
