@@ -186,7 +186,7 @@ func (c *ClickHouse) Events(ctx context.Context, table string, date schema.Date,
 	var last uint64
 	first := true
 	return c.stream(ctx, table, "SELECT count() FROM "+ident(table)+where,
-		"SELECT toUInt64(WatchID), toUInt64(ClientID) FROM "+ident(table)+where+" ORDER BY WatchID, ClientID",
+		"SELECT toUInt64(assumeNotNull(WatchID)), toUInt64(assumeNotNull(ClientID)) FROM "+ident(table)+where+" ORDER BY WatchID, ClientID",
 		func(r *clickhouse.Rows) error {
 			w, err := r.UInt64()
 			if err != nil {
@@ -207,15 +207,15 @@ func (c *ClickHouse) Events(ctx context.Context, table string, date schema.Date,
 
 // Digests implements [Source].
 func (c *ClickHouse) Digests(ctx context.Context, table, hintKey, classColumn string, row func(md5 [16]byte, hint, class []byte)) error {
-	cols := "MD5(raw), visitParamExtractString(raw, " + intake.Quote(hintKey) + ")"
+	cols := "MD5(assumeNotNull(raw)), visitParamExtractString(assumeNotNull(raw), " + intake.Quote(hintKey) + ")"
 	if classColumn != "" {
-		cols += ", toString(" + intake.QuoteIdent(classColumn) + ")"
+		cols += ", toString(assumeNotNull(" + intake.QuoteIdent(classColumn) + "))"
 	}
 	var sum, last [16]byte
 	var hint, class []byte
 	first := true
 	return c.stream(ctx, table, "SELECT count() FROM "+ident(table),
-		"SELECT "+cols+" FROM "+ident(table)+" ORDER BY MD5(raw)",
+		"SELECT "+cols+" FROM "+ident(table)+" ORDER BY MD5(assumeNotNull(raw))",
 		func(r *clickhouse.Rows) error {
 			if err := r.Fixed(sum[:]); err != nil {
 				return err
@@ -243,7 +243,7 @@ func (c *ClickHouse) Orders(ctx context.Context, table string, row func(orderID 
 	var id, last []byte
 	first := true
 	return c.stream(ctx, table, "SELECT count() FROM "+ident(table),
-		"SELECT toString(order_id), snapshot_date FROM "+ident(table)+" ORDER BY order_id, snapshot_date",
+		"SELECT toString(assumeNotNull(order_id)), assumeNotNull(snapshot_date) FROM "+ident(table)+" ORDER BY order_id, snapshot_date",
 		func(r *clickhouse.Rows) error {
 			var err error
 			if id, err = r.String(id[:0]); err != nil {
@@ -264,9 +264,11 @@ func (c *ClickHouse) Orders(ctx context.Context, table string, row func(orderID 
 
 // MartClasses implements [Source].
 func (c *ClickHouse) MartClasses(ctx context.Context, view string, first, last schema.Date) ([]MartCount, error) {
-	rows, err := c.Client.Query(ctx, "SELECT order_day, toString(mismatch_class), count() FROM "+ident(view)+
+	// The stand's view reads a table whose columns are not Nullable; a view computing the
+	// mart may leave them Nullable (coalesce of a FULL JOIN's sides): RowBinary must not.
+	rows, err := c.Client.Query(ctx, "SELECT assumeNotNull(order_day) AS d, toString(assumeNotNull(mismatch_class)) AS c, count() FROM "+ident(view)+
 		" WHERE order_day >= "+dateLit(first)+" AND order_day <= "+dateLit(last)+
-		" GROUP BY order_day, mismatch_class ORDER BY order_day, mismatch_class")
+		" GROUP BY d, c ORDER BY d, c")
 	if err != nil {
 		return nil, tableErr(view, err)
 	}
@@ -301,8 +303,8 @@ func (c *ClickHouse) MartClasses(ctx context.Context, view string, first, last s
 
 // LoadTimes implements [Source].
 func (c *ClickHouse) LoadTimes(ctx context.Context, table string, first, last schema.Date) (map[schema.Date][2]int64, int64, error) {
-	rows, err := c.Client.Query(ctx, "SELECT EventDate, toUInt32(toDateTime(min(_load_ts))), toUInt32(toDateTime(max(_load_ts))), toUInt32(now()) FROM "+
-		ident(table)+" WHERE EventDate >= "+dateLit(first)+" AND EventDate <= "+dateLit(last)+" GROUP BY EventDate")
+	rows, err := c.Client.Query(ctx, "SELECT assumeNotNull(EventDate) AS d, toUInt32(toDateTime(assumeNotNull(min(_load_ts)))), toUInt32(toDateTime(assumeNotNull(max(_load_ts)))), toUInt32(now()) FROM "+
+		ident(table)+" WHERE EventDate >= "+dateLit(first)+" AND EventDate <= "+dateLit(last)+" GROUP BY d")
 	if err != nil {
 		return nil, 0, tableErr(table, err)
 	}

@@ -73,18 +73,17 @@ type verifier struct {
 	prog *progress
 	res  *Result
 
-	events      *EventsResult
-	eventDiffs  lister[EventDiff]
-	eventsDead  bool // the events table failed: no more dates are read
-	planned     []plannedEvent
-	raw, errs   *digestPlan
-	orders      *orderPlan
-	orderErrs   *digestPlan
-	dig         digester
-	sums        [][16]byte
-	inv         *world.Inventory
-	acceptedBad int
-	rawNotes    []string
+	events     *EventsResult
+	eventDiffs lister[EventDiff]
+	eventsDead bool // the events table failed: no more dates are read
+	planned    []plannedEvent
+	raw, errs  *digestPlan
+	orders     *orderPlan
+	orderErrs  *digestPlan
+	dig        digester
+	sums       [][16]byte
+	closed     map[int]*world.OrderClasses // the final classes of the closed days
+	rawNotes   []string
 }
 
 func (v *verifier) run(ctx context.Context) (*Result, error) {
@@ -106,12 +105,15 @@ func (v *verifier) run(ctx context.Context) (*Result, error) {
 	if t.OrderErrors != "" {
 		v.orderErrs = newDigestPlan(intake.OrderClasses[:])
 	}
+	v.closed = map[int]*world.OrderClasses{}
 	if err := v.walk(ctx); err != nil {
 		return nil, err
 	}
-	inv := v.inv
-	res.Seed, res.GeneratorVersion, res.Scale = inv.Seed, inv.GeneratorVersion, inv.Scale
-	res.From, res.Days, res.Segment, res.Garbage = v.r.From, v.r.Days, inv.Segment, v.r.Garbage
+	res.Seed, res.GeneratorVersion, res.Scale = v.w.Seed(), world.Version, v.w.Scale()
+	res.From, res.Days, res.Garbage = v.r.From, v.r.Days, v.r.Garbage
+	if !v.r.Segment.Whole() {
+		res.Segment = v.r.Segment.String()
+	}
 	if v.events != nil {
 		e := v.events
 		e.Diffs, e.Differences, e.Truncated = v.eventDiffs.list, v.eventDiffs.count, v.eventDiffs.truncated()
@@ -198,45 +200,122 @@ func (v *verifier) snapshotDates() func(schema.Date) bool {
 	return func(d schema.Date) bool { return d >= lo && d <= hi }
 }
 
-// walk consumes the run's planned units once: it counts the inventory, plans every table's
-// rows, and judges the events table date by date.
+// walk plans every table's rows from the run's planned units, judging the events table date
+// by date as each day's hits are planned. Without the raw table, which matches the messages'
+// bytes, the hits are planned from the days' models ([world.Day]: the clean events' ids, and
+// the extras with their bytes), not rendered, one day ahead of the store's reading: verify
+// then costs little more than reading the store. The snapshots are always the units'.
 func (v *verifier) walk(ctx context.Context) error {
-	r := v.r
-	ib := v.w.NewInventoryBuilder(r.From, r.Days, r.Garbage)
-	ib.SetSegment(r.Segment)
-	start := time.Now()
-	for u, err := range v.w.Units(ctx, r.From, r.Days, world.UnitOptions{Garbage: r.Garbage, Workers: v.opt.Workers, Segment: r.Segment}) {
-		if err != nil {
-			return err
-		}
-		if u.Kind == world.HitsUnit {
-			if err := v.hitsUnit(ctx, ib, u); err != nil {
+	r, start := v.r, time.Now()
+	var parts world.Parts
+	if v.orders != nil || v.orderErrs != nil || v.opt.Tables.Marts != "" {
+		parts |= world.Snapshots
+	}
+	if v.events != nil || v.errs != nil || v.raw != nil {
+		if v.raw == nil && r.Segment.Whole() {
+			if err := v.walkModels(ctx); err != nil {
 				return err
 			}
-		} else if err := v.snapshotUnit(ib, u); err != nil {
-			return err
+		} else {
+			parts |= world.Hits
 		}
 	}
-	v.inv = ib.Inventory()
+	if parts != 0 {
+		for u, err := range v.w.Units(ctx, r.From, r.Days, world.UnitOptions{Parts: parts, Garbage: r.Garbage, Workers: v.opt.Workers, Segment: r.Segment}) {
+			if err != nil {
+				return err
+			}
+			if u.Kind == world.SnapshotUnit {
+				if err := v.snapshotUnit(u); err != nil {
+					return err
+				}
+				continue
+			}
+			planned, err := v.planExtras(u.Day, u.Extras, v.hitsBatches(u, v.planned[:0]))
+			if err != nil {
+				return err
+			}
+			v.planned = planned
+			if err := v.judgeDay(ctx, u.Day, planned); err != nil {
+				return err
+			}
+		}
+	}
 	v.opt.Logf("verify: run %s planned in %v", runName(r), time.Since(start).Round(time.Millisecond))
 	return nil
 }
 
-// hitsUnit plans one day's hits and judges its date in the events table.
-func (v *verifier) hitsUnit(ctx context.Context, ib *world.InventoryBuilder, u *world.Unit) error {
-	date := dateOfDay(u.Day)
-	v.planned = v.planned[:0]
-	if v.raw != nil {
-		v.raw.unit(u.Day)
+// plannedDay is one day's planned events, from walkModels' planner.
+type plannedDay struct {
+	day     int
+	planned []plannedEvent
+	err     error
+}
+
+// walkModels plans the hits from the days' models on a goroutine one day ahead of the
+// judging: while a date of the store is read and matched, the next day is generated.
+func (v *verifier) walkModels(ctx context.Context) error {
+	r := v.r
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	days := make(chan plannedDay)
+	free := make(chan []plannedEvent, 2) // the two days' lists in use, recycled
+	free <- nil
+	free <- nil
+	go func() {
+		defer close(days)
+		for d := r.From; d < r.From+r.Days; d++ {
+			var planned []plannedEvent
+			select {
+			case planned = <-free:
+			case <-ctx.Done():
+				return
+			}
+			pd := plannedDay{day: d}
+			day, err := v.w.DayContext(ctx, d)
+			var extras []world.Extra
+			if err == nil {
+				extras, err = day.HitExtrasContext(ctx, r.Garbage)
+			}
+			if err == nil {
+				planned = planned[:0]
+				if v.events != nil {
+					for i := range day.Len() {
+						planned = append(planned, plannedEvent{watchID: day.WatchID(i), clientID: day.ClientID(i)})
+					}
+				}
+				pd.planned, err = v.planExtras(d, extras, planned)
+			}
+			pd.err = err
+			select {
+			case days <- pd:
+			case <-ctx.Done():
+				return
+			}
+			if err != nil {
+				return
+			}
+		}
+	}()
+	for pd := range days {
+		if pd.err != nil {
+			return pd.err
+		}
+		if err := v.judgeDay(ctx, pd.day, pd.planned); err != nil {
+			return err
+		}
+		free <- pd.planned
 	}
-	if v.errs != nil {
-		v.errs.unit(u.Day)
-	}
+	return ctx.Err()
+}
+
+// hitsBatches appends the clean messages of a day's unit to planned (their ids), planning
+// the digests of their bytes for the raw table.
+func (v *verifier) hitsBatches(u *world.Unit, planned []plannedEvent) []plannedEvent {
 	for b := range u.Batches() {
-		ib.AddBatch(u, b)
 		if v.events != nil {
 			for i := range b.Msgs {
-				v.planned = append(v.planned, plannedEvent{watchID: b.WatchID(i), clientID: parseUint(b.Key(i))})
+				planned = append(planned, plannedEvent{watchID: b.WatchID(i), clientID: parseUint(b.Key(i))})
 			}
 		}
 		if v.raw != nil {
@@ -246,24 +325,39 @@ func (v *verifier) hitsUnit(ctx context.Context, ib *world.InventoryBuilder, u *
 			}
 			sums := v.sums[:n]
 			v.dig.sums(n, b.Value, sums)
+			v.raw.unit(u.Day)
 			for i := range sums {
 				v.raw.add(sums[i], u.Day, "clean", "")
 			}
 		}
 		b.Release()
 	}
-	ib.EndUnit(u)
-	for i := range u.Extras {
-		x := &u.Extras[i]
+	return planned
+}
+
+// planExtras plans the extras of day d, whose clean events are planned: the raw and error
+// rows they leave, and the accepted ones' events; it returns planned sorted for judging. It
+// alone writes the raw and error plans (on walkModels' goroutine when the days are planned
+// from their models).
+func (v *verifier) planExtras(d int, extras []world.Extra, planned []plannedEvent) ([]plannedEvent, error) {
+	date := dateOfDay(d)
+	if v.raw != nil {
+		v.raw.unit(d)
+	}
+	if v.errs != nil {
+		v.errs.unit(d)
+	}
+	for i := range extras {
+		x := &extras[i]
 		if x.Redelivered() {
 			if v.raw != nil {
-				v.raw.add(md5.Sum(x.Value), u.Day, "redelivered", "")
+				v.raw.add(md5.Sum(x.Value), d, "redelivered", "")
 			}
 			continue
 		}
 		outcome, ok := intake.HitOutcome(x.Class)
 		if !ok {
-			return fmt.Errorf("store: day %d: hits carry no garbage class %q", u.Day, x.Class)
+			return nil, fmt.Errorf("store: day %d: hits carry no garbage class %q", d, x.Class)
 		}
 		what := x.Class + "/" + x.Kind
 		switch outcome {
@@ -272,55 +366,61 @@ func (v *verifier) hitsUnit(ctx context.Context, ib *world.InventoryBuilder, u *
 		case intake.Accepted:
 			row, ok := intake.AcceptedHitRow(x.Value)
 			if !ok || row.EventDate != date {
-				return fmt.Errorf("store: day %d: an %s message (%s) the intake files under %s, not its day's date %s", u.Day, x.Class, x.Kind, row.EventDate, date)
+				return nil, fmt.Errorf("store: day %d: an %s message (%s) the intake files under %s, not its day's date %s", d, x.Class, x.Kind, row.EventDate, date)
 			}
-			v.acceptedBad++
 			if v.events != nil {
-				v.planned = append(v.planned, plannedEvent{watchID: row.WatchID, clientID: row.ClientID})
+				planned = append(planned, plannedEvent{watchID: row.WatchID, clientID: row.ClientID})
 			}
 		default:
 			if v.errs != nil {
-				v.errs.add(md5.Sum(x.Value), u.Day, what, outcome)
+				v.errs.add(md5.Sum(x.Value), d, what, outcome)
 			}
 		}
 		if v.raw != nil {
-			v.raw.add(md5.Sum(x.Value), u.Day, what, "")
+			v.raw.add(md5.Sum(x.Value), d, what, "")
 		}
 	}
 	if v.events == nil {
+		return planned, nil
+	}
+	return sortPlanned(planned), nil
+}
+
+// judgeDay judges day d's date in the events table against its planned events.
+func (v *verifier) judgeDay(ctx context.Context, d int, planned []plannedEvent) error {
+	if v.events == nil {
 		return nil
 	}
-	v.planned = sortPlanned(v.planned)
-	d := EventDate{Day: u.Day, Date: date.String()}
+	de := EventDate{Day: d, Date: dayDate(d)}
 	if v.eventsDead {
-		d.Planned = len(v.planned)
-		v.events.Dates = append(v.events.Dates, d)
+		de.Planned = len(planned)
+		v.events.Dates = append(v.events.Dates, de)
 		return nil
 	}
-	c, err := v.judgeDate(ctx, date)
+	c, err := v.judgeDate(ctx, dateOfDay(d), planned)
 	if errors.Is(err, ErrTable) || errors.Is(err, ErrChanged) {
 		v.events.Error, v.eventsDead = err.Error(), true
-		d.Planned = len(v.planned)
-		v.events.Dates = append(v.events.Dates, d)
+		de.Planned = len(planned)
+		v.events.Dates = append(v.events.Dates, de)
 		v.opt.Logf("verify: %v", err)
 		return nil
 	}
 	if err != nil {
 		return err
 	}
-	d.EventCounts, d.OK = c, c.ok(v.opt.ExactlyOnce)
-	v.events.Dates = append(v.events.Dates, d)
+	de.EventCounts, de.OK = c, c.ok(v.opt.ExactlyOnce)
+	v.events.Dates = append(v.events.Dates, de)
 	v.opt.Logf("verify: %s %s: %d of %d planned WatchIDs present, %d missing, %d unplanned, %d copies (%d rows read)",
-		v.events.Table, d.Date, c.Present, c.Planned, c.Missing, c.Unplanned, c.Copies, c.Rows)
+		v.events.Table, de.Date, c.Present, c.Planned, c.Missing, c.Unplanned, c.Copies, c.Rows)
 	return nil
 }
 
-// judgeDate reads one date of the events table and matches it with v.planned.
-func (v *verifier) judgeDate(ctx context.Context, date schema.Date) (EventCounts, error) {
+// judgeDate reads one date of the events table and matches it with planned.
+func (v *verifier) judgeDate(ctx context.Context, date schema.Date, planned []plannedEvent) (EventCounts, error) {
 	table := v.events.Table
 	for attempt := 1; ; attempt++ {
 		diffs := &lister[EventDiff]{max: max(0, v.eventDiffs.max-len(v.eventDiffs.list))}
-		m := newEventMerge(v.planned, date.String(), v.opt.ExactlyOnce, diffs)
+		m := newEventMerge(planned, date.String(), v.opt.ExactlyOnce, diffs)
 		v.prog.start(fmt.Sprintf("reading %s, EventDate %s", table, date))
 		err := v.src.Events(ctx, table, date, func(w, c uint64) {
 			m.row(w, c)
@@ -340,11 +440,15 @@ func (v *verifier) judgeDate(ctx context.Context, date schema.Date) (EventCounts
 	}
 }
 
-// snapshotUnit plans one snapshot's order versions and order errors.
-func (v *verifier) snapshotUnit(ib *world.InventoryBuilder, u *world.Unit) error {
+// snapshotUnit plans one snapshot's order versions and order errors, and keeps the classes of
+// the day whose order window it closes.
+func (v *verifier) snapshotUnit(u *world.Unit) error {
 	date := dateOfDay(u.Day)
 	if v.orderErrs != nil {
 		v.orderErrs.unit(u.Day)
+	}
+	if born, classes, ok := u.Closes(); ok && born >= v.r.From {
+		v.closed[born] = classes
 	}
 	carry := func(id string) {
 		if v.orders == nil {
@@ -356,13 +460,11 @@ func (v *verifier) snapshotUnit(ib *world.InventoryBuilder, u *world.Unit) error
 		v.orders.carried[orderVersion{id, date}] = true
 	}
 	for b := range u.Batches() {
-		ib.AddBatch(u, b)
 		for i := range b.Msgs {
 			carry(string(b.Key(i)))
 		}
 		b.Release()
 	}
-	ib.EndUnit(u)
 	if v.orders != nil {
 		v.orders.snapshots = append(v.orders.snapshots, OrderSnapshot{Day: u.Day, Date: date.String(), Rows: u.Len})
 	}
@@ -438,11 +540,11 @@ func (v *verifier) checkDigests(ctx context.Context, table, hintKey, classColumn
 			continue
 		}
 		if errors.Is(err, ErrTable) || errors.Is(err, ErrChanged) {
-			res.Error, res.Differences = err.Error(), 1
+			res.Error, res.Differences, res.Classes = err.Error(), 1, plan.classes
 			m = newDigestMerge(plan, v.opt.ExactlyOnce, inRange, &lister[DigestDiff]{})
 			for _, d := range plan.units {
-				u := m.byUnit[int32(d)]
-				res.Units = append(res.Units, DigestUnit{Day: u.Day, Date: u.Date, DigestCounts: DigestCounts{Planned: u.Planned}})
+				u := m.byUnit[int32(d)] // planned counts only
+				res.Units = append(res.Units, *u)
 				res.Total.Planned += u.Planned
 			}
 			v.opt.Logf("verify: %v", err)
@@ -544,11 +646,12 @@ func (v *verifier) checkMarts(ctx context.Context, view string) (*MartsResult, e
 	}
 	diffs := &lister[MartDiff]{max: v.opt.MaxListed}
 	for _, d := range closed {
-		day := v.inv.Days[d-v.r.From]
-		if day.Orders == nil {
-			return nil, fmt.Errorf("store: the inventory of day %d has no order classes, but its window closes in the run", d)
+		classes := v.closed[d]
+		if classes == nil {
+			return nil, fmt.Errorf("store: no snapshot of the run closed day %d, but its window closes in the run", d)
 		}
-		md := MartDay{Day: d, Date: day.Date, Want: classCounts(day.Orders), Got: map[string]int{}, OK: true}
+		date := dayDate(d)
+		md := MartDay{Day: d, Date: date, Want: classCounts(classes), Got: map[string]int{}, OK: true}
 		g := got[dateOfDay(d)]
 		for _, c := range martClasses {
 			md.Got[c] = g[c]
@@ -559,7 +662,7 @@ func (v *verifier) checkMarts(ctx context.Context, view string) (*MartsResult, e
 		for _, c := range sortedKeys(md.Got) {
 			if md.Got[c] != md.Want[c] {
 				md.OK = false
-				diffs.add(MartDiff{Kind: KindClassCount, Date: day.Date, Class: c, Want: md.Want[c], Got: md.Got[c]})
+				diffs.add(MartDiff{Kind: KindClassCount, Date: date, Class: c, Want: md.Want[c], Got: md.Got[c]})
 			}
 		}
 		res.Days = append(res.Days, md)

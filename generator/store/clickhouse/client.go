@@ -59,6 +59,7 @@ type cfg struct {
 	user                 *string
 	password             string
 	ca                   []byte
+	caSet                bool
 	connect, first, idle time.Duration
 	maxErrorBody         int
 }
@@ -80,7 +81,7 @@ func Password(p string) Opt { return func(c *cfg) { c.password = p } }
 
 // RootCAs sets the PEM certificates an https server is verified with, overriding the
 // system's roots.
-func RootCAs(pem []byte) Opt { return func(c *cfg) { c.ca = bytes.Clone(pem) } }
+func RootCAs(pem []byte) Opt { return func(c *cfg) { c.ca, c.caSet = bytes.Clone(pem), true } }
 
 // ConnectTimeout sets how long connecting (TCP and TLS) may take, overriding the default of
 // [DefaultConnectTimeout].
@@ -139,7 +140,7 @@ func New(rawURL string, opts ...Opt) (*Client, error) {
 	}
 	if u.Scheme == "https" {
 		tc := &tls.Config{MinVersion: tls.VersionTLS12}
-		if len(c.ca) > 0 {
+		if c.caSet {
 			pool := x509.NewCertPool()
 			if !pool.AppendCertsFromPEM(c.ca) {
 				return nil, errors.New("clickhouse: the CA holds no PEM certificate")
@@ -147,7 +148,7 @@ func New(rawURL string, opts ...Opt) (*Client, error) {
 			tc.RootCAs = pool
 		}
 		tr.TLSClientConfig = tc
-	} else if len(c.ca) > 0 {
+	} else if c.caSet {
 		return nil, fmt.Errorf("%w: a CA is given but %s is not https", ErrURL, u.Redacted())
 	}
 	cl.hc = &http.Client{Transport: tr, CheckRedirect: func(*http.Request, []*http.Request) error {
