@@ -406,6 +406,9 @@ func TestStoreVerifyFill(t *testing.T) {
 // the accepted_bad rows (with the ClientIDs the engine read) and the redelivered raw rows as
 // the inventory says; a replay of the day is copies, and differences with --exactly-once.
 func TestStoreVerifyGarbage(t *testing.T) {
+	if testing.Short() {
+		t.Skip("a garbage day through Kafka into the engine, twice (about a minute): not under -short")
+	}
 	s := intake.OpenEngine(t)
 	b, err := broker.Start("127.0.0.1:0")
 	if err != nil {
