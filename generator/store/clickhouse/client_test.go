@@ -285,22 +285,26 @@ func TestSilentServers(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		defer ln.Close()
-		conns := make(chan net.Conn, 4)
+		done := make(chan struct{})
 		go func() {
+			defer close(done)
+			var conns []net.Conn // held open, never written
+			defer func() {
+				for _, c := range conns {
+					c.Close()
+				}
+			}()
 			for {
 				c, err := ln.Accept()
 				if err != nil {
 					return
 				}
-				conns <- c // held open, never written
+				conns = append(conns, c)
 			}
 		}()
 		defer func() {
-			close(conns)
-			for c := range conns {
-				c.Close()
-			}
+			ln.Close()
+			<-done
 		}()
 		c := newTestClient(t, "http://"+ln.Addr().String(), FirstByteTimeout(300*time.Millisecond))
 		ctx, cancel := context.WithTimeout(context.Background(), time.Minute) // the test's own bound
