@@ -400,3 +400,28 @@ func TestSkippedTables(t *testing.T) {
 		t.Fatalf("only events read: OK %v, reads %v", res.OK, f.reads)
 	}
 }
+
+// TestWithoutRaw: without the raw table, the hits are planned from the days' models, not
+// rendered, on a goroutine ahead of the judging; the other tables reconcile as with it, and a
+// fault is still found where it is.
+func TestWithoutRaw(t *testing.T) {
+	w, f, inv := filled(t)
+	tables := store.StandTables()
+	tables.Raw = ""
+	res := verify(t, w, f, store.Options{Tables: tables})
+	if !res.OK || res.Raw != nil || res.Events.Total.Present != *inv.Expect.Hits.ODSEvents {
+		t.Fatalf("without the raw table: OK %v, events %+v\n%s", res.OK, res.Events.Total, table(t, res))
+	}
+	errs := 0
+	for _, n := range inv.Expect.Hits.ODSErrors {
+		errs += n
+	}
+	if res.Errors.Total.Present != errs {
+		t.Errorf("errors present %d, inventory %d", res.Errors.Total.Present, errs)
+	}
+	f.events = slicesDelete(f.events, func(e evRow) bool { return e.date == dateOf(5) })
+	res = verify(t, w, f, store.Options{Tables: tables})
+	if want := *inv.Days[5].Expect.ODSEvents; res.OK || res.Events.Dates[5].Missing != want {
+		t.Errorf("day 5 deleted: OK %v, missing %d, want %d", res.OK, res.Events.Dates[5].Missing, want)
+	}
+}
