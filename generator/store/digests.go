@@ -138,10 +138,29 @@ func newDigestMerge(plan *digestPlan, exactlyOnce bool, inRange func(schema.Date
 		}
 		m.byUnit[int32(d)] = u
 	}
+	redelivered, ok := plan.whatIdx[whatRedelivered]
 	for _, e := range plan.entries {
-		m.count(e, func(c *DigestCounts) { c.Planned++ })
+		m.count(e, func(c *DigestCounts) {
+			c.Planned++
+			if ok && e.what == redelivered {
+				c.Redelivered++
+			}
+		})
 	}
 	return m
+}
+
+// whatRedelivered describes a planned redelivery.
+const whatRedelivered = "redelivered"
+
+// present counts e found.
+func (m *digestMerge) present(e digestEntry) {
+	m.count(e, func(c *DigestCounts) {
+		c.Present++
+		if m.plan.whats[e.what] == whatRedelivered {
+			c.RedeliveredPresent++
+		}
+	})
 }
 
 // count applies f to the counts of e's unit and of its class.
@@ -185,7 +204,7 @@ func (m *digestMerge) flush() {
 	for _, r := range m.group {
 		if i := m.pick(planned, r, true); i >= 0 {
 			m.matched[i] = true
-			m.count(planned[i], func(c *DigestCounts) { c.Present++ })
+			m.present(planned[i])
 			continue
 		}
 		if i := m.pick(planned, r, false); i >= 0 {
@@ -226,20 +245,27 @@ func (m *digestMerge) flush() {
 
 // pick chooses the planned entry a store row stands for, among those of its digest not yet
 // matched: of its class (sameClass) or of any class (a misclassified row); preferring the
-// one of the day the row's raw JSON names, then the latest day (the same bytes sent on
-// several days, a "{}", are told apart by nothing; an older day's row is the likelier to have
-// expired). −1 when none is left.
+// one of the day the row's raw JSON names, then a message over its redelivery (one copy of
+// two found: the redelivery is the one missing), then the latest day (the same bytes sent on
+// several days, a "{}", are told apart by nothing; an older day's row is the likelier to
+// have expired). −1 when none is left.
 func (m *digestMerge) pick(planned []digestEntry, r storeRow, sameClass bool) int {
 	hinted, ok := parseDate(r.hint)
-	best := -1
+	best, bestScore := -1, -1
 	for i, e := range planned {
 		if m.matched[i] || sameClass && m.plan.className(e.class) != r.class {
 			continue
 		}
+		score := 0
 		if ok && dateOfDay(int(e.day)) == hinted {
-			return i
+			score += 2
 		}
-		best = i // the latest day so far: entries are in day order
+		if m.plan.whats[e.what] != whatRedelivered {
+			score++
+		}
+		if score >= bestScore { // entries are in day order: ties go to the latest
+			best, bestScore = i, score
+		}
 	}
 	return best
 }

@@ -127,9 +127,15 @@ type DigestCounts struct {
 	Misclassified int `json:"misclassified,omitempty"`
 	// Copies is the rows found beyond the planned number of a message.
 	Copies int `json:"copies"`
+	// Redelivered and RedeliveredPresent count, of the raw table's planned rows, the
+	// redeliveries (further copies of clean messages, sent on purpose) and those found.
+	Redelivered        int `json:"redelivered,omitempty"`
+	RedeliveredPresent int `json:"redelivered_present,omitempty"`
 }
 
 func (c *DigestCounts) add(o DigestCounts) {
+	c.Redelivered += o.Redelivered
+	c.RedeliveredPresent += o.RedeliveredPresent
 	c.Planned += o.Planned
 	c.Present += o.Present
 	c.Missing += o.Missing

@@ -86,7 +86,7 @@ func (d *DigestResult) write(w io.Writer, name, what string) {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	head := []string{"date", "day"}
 	if d.Classes == nil {
-		head = append(head, "rows", "missing", "expired", "copies")
+		head = append(head, "rows", "redelivered", "missing", "expired", "copies")
 	} else {
 		head = append(head, d.Classes...)
 		head = append(head, "missing", "misclassified", "copies")
@@ -95,7 +95,8 @@ func (d *DigestResult) write(w io.Writer, name, what string) {
 	row := func(label, day string, c DigestCounts, by map[string]DigestCounts) {
 		cells := []string{label, day}
 		if d.Classes == nil {
-			cells = append(cells, cell(c.Present, c.Planned-c.Expired), strconv.Itoa(c.Missing), strconv.Itoa(c.Expired), strconv.Itoa(c.Copies))
+			cells = append(cells, cell(c.Present, c.Planned-c.Expired), cell(c.RedeliveredPresent, c.Redelivered),
+				strconv.Itoa(c.Missing), strconv.Itoa(c.Expired), strconv.Itoa(c.Copies))
 		} else {
 			for _, cl := range d.Classes {
 				cells = append(cells, cell(by[cl].Present, by[cl].Planned))

@@ -351,7 +351,7 @@ func (v *verifier) planExtras(d int, extras []world.Extra, planned []plannedEven
 		x := &extras[i]
 		if x.Redelivered() {
 			if v.raw != nil {
-				v.raw.add(md5.Sum(x.Value), d, "redelivered", "")
+				v.raw.add(md5.Sum(x.Value), d, whatRedelivered, "")
 			}
 			continue
 		}

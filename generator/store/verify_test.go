@@ -91,8 +91,9 @@ func TestExact(t *testing.T) {
 		}
 	}
 	for i, u := range res.Raw.Units {
-		if want := inv.Days[i].Expect.StgRows; u.Planned != want {
-			t.Errorf("raw %s: planned %d, inventory stg_rows %d", u.Date, u.Planned, want)
+		if want, r := inv.Days[i].Expect.StgRows, inv.Days[i].Redelivered; u.Planned != want || u.Redelivered != r || u.RedeliveredPresent != r {
+			t.Errorf("raw %s: planned %d (redelivered %d, present %d), inventory stg_rows %d (redelivered %d)",
+				u.Date, u.Planned, u.Redelivered, u.RedeliveredPresent, want, r)
 		}
 	}
 	for i, u := range res.Errors.Units {
@@ -234,6 +235,27 @@ func TestFaults(t *testing.T) {
 			u := res.Raw.Units[0]
 			if u.Missing != u.Planned || u.Expired != 0 || res.Raw.Differences != u.Missing {
 				t.Errorf("day 0 loaded an hour ago without its raw rows: %+v; want them missing", u.DigestCounts)
+			}
+			onlyFailing(t, res, "raw")
+		}},
+		{name: "a redelivery lost", damage: func(f *fakeStore) {
+			// One of the two copies of a redelivered message of day 2 is gone.
+			seen := map[string]bool{}
+			for i, r := range f.raw {
+				if r.day != 2 {
+					continue
+				}
+				if seen[string(r.raw)] {
+					f.raw = append(f.raw[:i], f.raw[i+1:]...)
+					return
+				}
+				seen[string(r.raw)] = true
+			}
+		}, check: func(t *testing.T, res *store.Result) {
+			u := res.Raw.Units[2]
+			if res.Raw.Differences != 1 || u.Missing != 1 || u.RedeliveredPresent != u.Redelivered-1 ||
+				res.Raw.Diffs[0].Kind != store.KindMissing || res.Raw.Diffs[0].What != "redelivered" {
+				t.Errorf("raw day 2: %+v, differences %+v; want the redelivery missing", u.DigestCounts, res.Raw.Diffs)
 			}
 			onlyFailing(t, res, "raw")
 		}},
