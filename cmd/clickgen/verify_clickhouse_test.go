@@ -3,10 +3,13 @@ package main
 import (
 	"bytes"
 	"context"
+	"encoding/pem"
 	"io"
 	"net"
 	"net/http"
 	"net/http/httptest"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -174,5 +177,29 @@ func TestVerifyClickHouseInterrupt(t *testing.T) {
 		}
 	case <-time.After(time.Minute): // the test's bound; the read ends at once
 		t.Fatal("verify did not end after the context was cancelled")
+	}
+}
+
+// TestVerifyClickHouseTLSCA: --tls-ca FILE is the CA an https server is verified with: with
+// it the exchange reaches the server (here refusing the credentials); without it the
+// certificate is refused.
+func TestVerifyClickHouseTLSCA(t *testing.T) {
+	srv := httptest.NewTLSServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("X-ClickHouse-Exception-Code", "516")
+		w.WriteHeader(http.StatusUnauthorized)
+		io.WriteString(w, "Code: 516. DB::Exception: default: Authentication failed. (AUTHENTICATION_FAILED)\n")
+	}))
+	defer srv.Close()
+	ca := filepath.Join(t.TempDir(), "ca.pem")
+	if err := os.WriteFile(ca, pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: srv.Certificate().Raw}), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_, errs, code := clickgen(t, "verify", "--day", "0", "--clickhouse", srv.URL, "--tls-ca", ca)
+	if code != 1 || !strings.Contains(errs, "refused the credentials") {
+		t.Errorf("with --tls-ca: exit %d, %s; want the server reached (refusing the credentials)", code, errs)
+	}
+	_, errs, code = clickgen(t, "verify", "--day", "0", "--clickhouse", srv.URL)
+	if code != 1 || !strings.Contains(errs, "certificate signed by unknown authority") {
+		t.Errorf("without --tls-ca: exit %d, %s; want the certificate refused", code, errs)
 	}
 }

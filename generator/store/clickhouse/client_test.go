@@ -3,7 +3,9 @@ package clickhouse
 import (
 	"bytes"
 	"context"
+	"crypto/x509"
 	"encoding/binary"
+	"encoding/pem"
 	"errors"
 	"fmt"
 	"io"
@@ -428,6 +430,35 @@ func TestUnreachable(t *testing.T) {
 	_, err = newTestClient(t, "http://"+addr).Ping(context.Background())
 	if err == nil || !strings.Contains(err.Error(), addr) {
 		t.Fatalf("Ping of a closed port = %v, want an error naming %s", err, addr)
+	}
+	t.Log(err)
+}
+
+// TestTLS: an https server is verified with the CA given (RootCAs); without it, the
+// handshake fails with the certificate's error, and no query is answered.
+func TestTLS(t *testing.T) {
+	srv := httptest.NewTLSServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		user, pass, _ := r.BasicAuth()
+		if user != "verifier" || pass != testPassword {
+			w.WriteHeader(http.StatusUnauthorized)
+			return
+		}
+		w.Write(binary.AppendUvarint(nil, 6))
+		io.WriteString(w, "26.7.3")
+	}))
+	defer srv.Close()
+	var ca bytes.Buffer
+	if err := pem.Encode(&ca, &pem.Block{Type: "CERTIFICATE", Bytes: srv.Certificate().Raw}); err != nil {
+		t.Fatal(err)
+	}
+	v, err := newTestClient(t, srv.URL, RootCAs(ca.Bytes())).Ping(context.Background())
+	if err != nil || v != "26.7.3" {
+		t.Fatalf("Ping over https with the CA = %q, %v", v, err)
+	}
+	_, err = newTestClient(t, srv.URL).Ping(context.Background())
+	var ue x509.UnknownAuthorityError
+	if !errors.As(err, &ue) || strings.Contains(err.Error(), testPassword) {
+		t.Fatalf("Ping over https without the CA = %v; want x509.UnknownAuthorityError", err)
 	}
 	t.Log(err)
 }
