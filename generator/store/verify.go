@@ -25,9 +25,10 @@ func dayDate(d int) string        { return world.DayDate(d).String() }
 // Verify reads the store through src and reconciles it with what the run r of w leaves
 // there: the inventory of `batch --day From --days Days` and `snapshot --day From --days
 // Days` with r's garbage and segment. It walks the run's planned units once (the units the
-// sender sends and the inventory counts), judging the events table date by date as each
-// day's hits are planned, so memory holds one date's WatchIDs, not the run's; raw and error
-// rows are matched by the MD5 of their bytes (16 bytes per planned row), orders by order_id.
+// sender sends and the inventory counts; without the raw table, the hits' days from their
+// models, unrendered), judging the events table date by date as each day's hits are planned,
+// so memory holds one date's WatchIDs, not the run's; raw and error rows are matched by the
+// MD5 of their bytes (16 bytes per planned row), orders by order_id.
 //
 // A table that cannot be read (it does not exist, lacks a column, kept changing while read)
 // is a difference of that table and the others are still read. Anything else that fails a
