@@ -222,6 +222,7 @@ func (v *verifier) walk(ctx context.Context) error {
 		}
 	}
 	if parts != 0 {
+		v.prog.start(fmt.Sprintf("planning run %s", runName(r)))
 		for u, err := range v.w.Units(ctx, r.From, r.Days, world.UnitOptions{Parts: parts, Garbage: r.Garbage, Workers: v.opt.Workers, Segment: r.Segment}) {
 			if err != nil {
 				return err
@@ -240,7 +241,9 @@ func (v *verifier) walk(ctx context.Context) error {
 			if err := v.judgeDay(ctx, u.Day, planned); err != nil {
 				return err
 			}
+			v.prog.start(fmt.Sprintf("planning run %s", runName(r)))
 		}
+		v.prog.done()
 	}
 	v.opt.Logf("verify: run %s planned in %v", runName(r), time.Since(start).Round(time.Millisecond))
 	return nil
@@ -298,7 +301,13 @@ func (v *verifier) walkModels(ctx context.Context) error {
 			}
 		}
 	}()
-	for pd := range days {
+	for {
+		v.prog.start(fmt.Sprintf("planning run %s", runName(r)))
+		pd, ok := <-days
+		v.prog.done()
+		if !ok {
+			break
+		}
 		if pd.err != nil {
 			return pd.err
 		}
@@ -714,8 +723,12 @@ func newProgress(logf func(string, ...any), every time.Duration) *progress {
 				return
 			case <-t.C:
 				p.mu.Lock()
-				if p.activity != "" {
-					p.logf("verify: %s: %d rows so far (%v)", p.activity, p.rows.Load(), time.Since(p.since).Round(time.Second))
+				switch n := p.rows.Load(); {
+				case p.activity == "":
+				case n > 0:
+					p.logf("verify: %s: %d rows so far (%v)", p.activity, n, time.Since(p.since).Round(time.Second))
+				default:
+					p.logf("verify: %s (%v)", p.activity, time.Since(p.since).Round(time.Second))
 				}
 				p.mu.Unlock()
 			}
