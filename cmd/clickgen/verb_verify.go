@@ -27,7 +27,8 @@ func addReadFlags(fs *pflag.FlagSet) *sinkFlags {
 }
 
 func runVerify(ctx context.Context, sio *stdio, args []string) error {
-	fs := newFlags("verify", "verify --brokers HOSTS --day D [--days N] [--hits-topic T] [--orders-topic T] [world, garbage and connection flags]",
+	fs := newFlags("verify", "verify --brokers HOSTS --day D [--days N] [--hits-topic T] [--orders-topic T] [world, garbage and connection flags]\n"+
+		"  clickgen verify --clickhouse URL --day D [--days N] [--events-table T ...] [--exactly-once] [--wait DURATION] [world and garbage flags]",
 		`Read topics hits and orders back from the start of every partition (no consumer group, nothing
 committed) and reconcile them with what 'batch --day D --days N' and 'snapshot --day D --days N'
 send with the same world and garbage flags: the hits of days D … D+N−1 and the snapshots of days
@@ -50,13 +51,43 @@ topics must hold exactly what those runs sent: anything else (another day, a rep
 injected message) is a difference. A topic the runs send nothing to (orders, for run day 0
 alone) may be absent.
 
-Exit status: 0 when everything agrees, 1 when anything differs or the topics cannot be read
-(within --connect-timeout and --timeout), 2 for usage errors.`)
-	v := &verifyRun{wf: addWorldFlags(fs), df: addDayFlags(fs, "number of run days the topics hold")}
-	addVerifyFlags(fs, &v.Verify)
-	v.gf, v.sf, v.seg = addGarbageFlags(fs), addReadFlags(fs), addSegmentFlags(fs)
+With --clickhouse URL, verify reads the tables a pipeline filled from those topics instead, over
+ClickHouse's HTTP interface, and reconciles them with the same inventory (the stand's table names
+by default; a name '' skips its table):
+
+  * --events-table: per EventDate, every planned WatchID (clean events and accepted_bad garbage,
+    as the stand's intake reads them) present exactly once as FINAL counts it; missing and
+    unplanned ones are differences, listed with date, WatchID and ClientID. More rows of a
+    WatchID (a replayed day, at-least-once delivery, parts not merged yet) are copies, reported
+    but not differences unless --exactly-once;
+  * --errors-table, --order-errors-table: every refused message present once, under the
+    error_class the intake gives it (rows matched by the MD5 of their bytes);
+  * --raw-table: every message with a value, redeliveries as often as sent; rows of a day whose
+    events were loaded more than 3 days ago (the stand's TTL) count as expired, not missing;
+  * --orders-table: every order at the version FINAL keeps (its latest snapshot_date);
+  * --marts-view: orders per mismatch_class of every closed day, against days[].orders.
+
+Rows naming a date outside the run are counted, not judged. The user comes from the URL or
+--clickhouse-user, the password only from env CLICKHOUSE_PASSWORD (never printed); https takes
+--tls-ca. --timeout bounds how long the server may stay silent (default 2m with --clickhouse),
+--connect-timeout the connection. --wait DURATION polls first until the tables caught up (or
+stopped changing). A table that does not exist is a difference naming it; a store that cannot be
+read whole (no answer in time, credentials refused, an answer broken off) is an error: verify
+never says OK on a store it did not read whole. Ctrl-C ends the wait or the read at once.
+
+Exit status: 0 when everything agrees, 1 when anything differs or the topics (the store) cannot
+be read (within --connect-timeout and --timeout), 2 for usage errors.`)
+	v := &verifyRun{wf: addWorldFlags(fs), df: addDayFlags(fs, "number of run days the topics (the store) hold")}
+	kafka := flagsAddedBy(fs, func() { addVerifyFlags(fs, &v.Verify) })
+	v.gf = addGarbageFlags(fs)
+	kafka = append(kafka, flagsAddedBy(fs, func() { v.sf = addReadFlags(fs) })...)
+	v.seg = addSegmentFlags(fs)
+	v.ch = addStoreFlags(fs, kafka)
 	if err := v.parse(ctx, fs, args, sio); err != nil {
 		return err
+	}
+	if v.ch.on() {
+		return runVerifyStore(ctx, sio, v)
 	}
 	var ce *sink.ConfigError
 	if err := v.sf.CheckConnect(ctx); errors.As(err, &ce) {
@@ -82,6 +113,20 @@ Exit status: 0 when everything agrees, 1 when anything differs or the topics can
 	return err
 }
 
+// flagsAddedBy returns the names of the flags add registers on fs.
+func flagsAddedBy(fs *pflag.FlagSet, add func()) []string {
+	before := map[string]bool{}
+	fs.VisitAll(func(f *pflag.Flag) { before[f.Name] = true })
+	add()
+	var added []string
+	fs.VisitAll(func(f *pflag.Flag) {
+		if !before[f.Name] {
+			added = append(added, f.Name)
+		}
+	})
+	return added
+}
+
 // verifyRun is what verify reads and against what: the range r of world w.
 type verifyRun struct {
 	reconcile.Verify
@@ -90,6 +135,7 @@ type verifyRun struct {
 	gf  *garbageFlags
 	sf  *sinkFlags
 	seg *segmentFlags
+	ch  *storeFlags
 	w   *world.World
 	r   world.Range
 }
@@ -120,7 +166,13 @@ func (v *verifyRun) parse(ctx context.Context, fs *pflag.FlagSet, args []string,
 		return err
 	}
 	v.wf.workers = renderWorkers(v.Workers, false)
-	if err := v.sf.check(v.sf.resolveRead(os.LookupEnv, "verify", v.HitsTopic)); err != nil {
+	if v.ch.on() {
+		if err := v.ch.resolve(ctx, os.LookupEnv, v.sf, v.Timeout); err != nil {
+			return usage("verify", err)
+		}
+	} else if err := v.ch.refuseWithoutURL(); err != nil {
+		return usage("verify", err)
+	} else if err := v.sf.check(v.sf.resolveRead(os.LookupEnv, "verify", v.HitsTopic)); err != nil {
 		return err
 	}
 	v.w, err = v.wf.newWorld(ctx, "verify", os.LookupEnv, v.r.Garbage)
