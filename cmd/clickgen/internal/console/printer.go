@@ -190,14 +190,14 @@ func WaitLine(what string, max time.Duration) string { return fmt.Sprintf("%s, a
 // topic's counts, the latency and the total time, from the measurement's figures.
 func (p *Printer) RunEnded(_ context.Context, e *play.End) error {
 	p.stop()
-	var f measure.Figures
+	f := measure.Figures{Latency: measure.PercentilesOf(e.Stats.Latency), Elapsed: time.Since(p.start)} // without a measurement
 	if p.m != nil {
 		f = p.m.Figures()
 		if p.m.RateRun() {
 			p.Logf("%s", stressTotal(f))
 		}
 	}
-	fmt.Fprint(p.w, Summary(e.Stats, f.Elapsed))
+	fmt.Fprint(p.w, Summary(e.Stats, f.Latency, f.Elapsed))
 	return nil
 }
 
@@ -230,8 +230,8 @@ func (p *Printer) UnitDone(r play.UnitResult) {
 		}
 		line += fmt.Sprintf(", %.1f MB; generated and sent in %v, flushed in %v", float64(r.Bytes)/1e6,
 			r.Played.Round(time.Millisecond), r.Flush.Round(time.Millisecond))
-		if l := r.Lateness; l.Count() > 0 {
-			line += fmt.Sprintf("; send-time error p50 %v p99 %v max %v", round(l.Quantile(0.5)), round(l.Quantile(0.99)), round(l.Max()))
+		if l := measure.PercentilesOf(r.Lateness); l.Count > 0 {
+			line += fmt.Sprintf("; send-time error p50 %v p99 %v max %v", round(l.P50), round(l.P99), round(l.Max))
 		}
 	}
 	p.Logf("%s", line)
@@ -252,8 +252,9 @@ func (p *Printer) Stopped(reason play.StopReason, res play.Result) {
 }
 
 // Summary is the end-of-run text: per topic what was sent, acknowledged and failed, the
-// bytes and partitions, the acknowledged rate over elapsed, and the latency percentiles.
-func Summary(s sink.Stats, elapsed time.Duration) string {
+// bytes and partitions, the acknowledged rate over elapsed, and the latency percentiles lat
+// (the measurement's, of s's histogram).
+func Summary(s sink.Stats, lat measure.Percentiles, elapsed time.Duration) string {
 	var b strings.Builder
 	for _, name := range slices.Sorted(maps.Keys(s.Topics)) {
 		t := s.Topics[name]
@@ -272,9 +273,9 @@ func Summary(s sink.Stats, elapsed time.Duration) string {
 		}
 		b.WriteByte('\n')
 	}
-	if s.Latency.Count() > 0 {
+	if lat.Count > 0 {
 		fmt.Fprintf(&b, "clickgen: latency p50 %v p95 %v p99 %v max %v (from intended send time to ack)\n",
-			round(s.Latency.Quantile(0.5)), round(s.Latency.Quantile(0.95)), round(s.Latency.Quantile(0.99)), round(s.Latency.Max()))
+			round(lat.P50), round(lat.P95), round(lat.P99), round(lat.Max))
 	}
 	if len(s.Topics) == 0 {
 		b.WriteString("clickgen: nothing was sent\n")
