@@ -32,21 +32,38 @@ func started(ctx context.Context, args ...string) (stderr *lineWatch, done chan 
 // awaitLine waits for a line of stderr that contains want, at most bound.
 func awaitLine(t *testing.T, stderr *lineWatch, want string, bound time.Duration) string {
 	t.Helper()
-	got := make(chan string, 1)
+	line, _ := awaitFrom(t, stderr, 0, want, func(l string) bool { return strings.Contains(l, want) }, bound)
+	return line
+}
+
+// awaitFrom waits for a line of stderr from index from on that ok accepts, at most bound,
+// and returns it and its index; what names it in a failure.
+func awaitFrom(t *testing.T, stderr *lineWatch, from int, what string, ok func(string) bool, bound time.Duration) (string, int) {
+	t.Helper()
+	type found struct {
+		line string
+		i    int
+	}
+	got := make(chan found, 1)
 	go func() {
-		line, _ := stderr.await(0, func(l string) bool { return strings.Contains(l, want) })
-		got <- line
+		line, i := stderr.await(from, ok)
+		got <- found{line, i}
 	}()
 	select {
-	case line := <-got:
-		if line == "" {
-			t.Fatalf("the run ended without a line %q:\n%s", want, stderr)
+	case f := <-got:
+		if f.i < 0 {
+			t.Fatalf("the run ended without a line %s:\n%s", what, stderr)
 		}
-		return line
+		return f.line, f.i
 	case <-time.After(bound):
-		t.Fatalf("no line %q within %v:\n%s", want, bound, stderr)
+		t.Fatalf("no line %s within %v:\n%s", what, bound, stderr)
 	}
-	return ""
+	return "", -1
+}
+
+// sending accepts a rate-paced run's interval line once something was acknowledged.
+func sending(l string) bool {
+	return strings.HasPrefix(l, "clickgen: stress ") && !strings.HasSuffix(l, " 0 total)")
 }
 
 // ended waits for the run to return, at most bound, and returns its exit code.
@@ -95,7 +112,7 @@ func TestFollowLineOfInterruptedRun(t *testing.T) {
 	defer signal()
 	stderr, done := started(ctx, "run", "stress", "--brokers", addr, "--rate", "1000/s", "--duration", "1h", "--interval", "100ms",
 		"--follow-group", "ghost", "--follow-timeout", "30s")
-	awaitLine(t, stderr, "clickgen: stress ", time.Minute)
+	awaitFrom(t, stderr, 0, "of an interval with messages acknowledged", sending, time.Minute)
 	signal()
 	if code := ended(t, done, stderr, 30*time.Second, "an interrupted run"); code != 130 {
 		t.Errorf("exit %d, want 130\n%s", code, stderr)
@@ -151,9 +168,10 @@ func TestWaitsAnnounced(t *testing.T) {
 		defer signal()
 		stderr, done := started(ctx, "run", "stress", "--brokers", addr, "--rate", "2000/s", "--duration", "1h", "--interval", "100ms",
 			"--flush-timeout", "42s")
-		awaitLine(t, stderr, "clickgen: stress ", time.Minute)
+		_, i := awaitFrom(t, stderr, 0, "of an interval with messages acknowledged", sending, time.Minute)
 		hold.Store(true)
-		awaitLine(t, stderr, ": 0 records sent", time.Minute) // an interval with nothing acknowledged: messages are in flight
+		// An interval after it with nothing acknowledged: messages are in flight.
+		awaitFrom(t, stderr, i+1, "of an interval without acknowledgements", func(l string) bool { return sending(l) && strings.Contains(l, ": 0 records sent") }, time.Minute)
 		signal()
 		line := awaitLine(t, stderr, "message(s) in flight", time.Minute)
 		free()
