@@ -87,12 +87,25 @@ func (e *End) Wait(what string, max time.Duration) {
 // events.
 type Base struct{}
 
-func (Base) RunStarted(Start)                     {}
-func (Base) UnitStarted(Unit)                     {}
-func (Base) UnitDone(UnitResult)                  {}
-func (Base) ExtraSent(string, string)             {}
-func (Base) Stopped(StopReason, Result)           {}
-func (Base) Waiting(string, time.Duration)        {}
+// RunStarted does nothing.
+func (Base) RunStarted(Start) {}
+
+// UnitStarted does nothing.
+func (Base) UnitStarted(Unit) {}
+
+// UnitDone does nothing.
+func (Base) UnitDone(UnitResult) {}
+
+// ExtraSent does nothing.
+func (Base) ExtraSent(string, string) {}
+
+// Stopped does nothing.
+func (Base) Stopped(StopReason, Result) {}
+
+// Waiting does nothing.
+func (Base) Waiting(string, time.Duration) {}
+
+// RunEnded does nothing and fails nothing.
 func (Base) RunEnded(context.Context, *End) error { return nil }
 
 // List is the observers of one run as one [Observer]: each event goes to each of them in
@@ -142,36 +155,42 @@ func (l *List) Acks() func(sink.Ack) {
 	}
 }
 
+// RunStarted tells each observer the run started.
 func (l *List) RunStarted(s Start) {
 	for _, o := range l.obs {
 		o.RunStarted(s)
 	}
 }
 
+// UnitStarted tells each observer a unit started.
 func (l *List) UnitStarted(u Unit) {
 	for _, o := range l.obs {
 		o.UnitStarted(u)
 	}
 }
 
+// UnitDone tells each observer a unit is done.
 func (l *List) UnitDone(r UnitResult) {
 	for _, o := range l.obs {
 		o.UnitDone(r)
 	}
 }
 
+// ExtraSent tells each observer of an extra sent.
 func (l *List) ExtraSent(topic, class string) {
 	for _, o := range l.obs {
 		o.ExtraSent(topic, class)
 	}
 }
 
+// Stopped tells each observer a stop condition ended the run.
 func (l *List) Stopped(reason StopReason, res Result) {
 	for _, o := range l.obs {
 		o.Stopped(reason, res)
 	}
 }
 
+// Waiting tells each observer of a wait of the run's end.
 func (l *List) Waiting(what string, max time.Duration) {
 	for _, o := range l.obs {
 		o.Waiting(what, max)
