@@ -2,10 +2,8 @@ package main
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io"
-	"log/slog"
 	"os"
 	"runtime/debug"
 	"time"
@@ -16,9 +14,7 @@ import (
 	"github.com/clickgen/clickgen/cmd/clickgen/internal/reportfile"
 	"github.com/clickgen/clickgen/cmd/clickgen/internal/sysmem"
 	"github.com/clickgen/clickgen/generator/fileio"
-	"github.com/clickgen/clickgen/generator/logs"
 	"github.com/clickgen/clickgen/generator/play"
-	"github.com/clickgen/clickgen/generator/prom"
 	"github.com/clickgen/clickgen/generator/sink"
 	"github.com/clickgen/clickgen/generator/world"
 	"github.com/clickgen/clickgen/profiles"
@@ -195,15 +191,9 @@ func (pf *playFlags) plan(ctx context.Context, p profiles.Profile, segment world
 }
 
 // start opens the sink for plan's topic of kind (hits or orders: the partitions a created
-// topic gets) and returns the player.
-func (pf *playFlags) start(ctx context.Context, sio *stdio, kind string) (*console.Session, error) {
-	snk, err := pf.sink.open(ctx, sio, map[string]int32{pf.sink.Topic: sink.DefaultTopics()[kind]})
-	if err != nil {
-		return nil, err
-	}
-	p := newPlayer(sio, snk, pf.sink.FlushTimeout, 0)
-	p.Follow = pf.sink.follow.finisher()
-	return p, nil
+// topic gets) with the verb's observers (sinkFlags.start).
+func (pf *playFlags) start(ctx context.Context, sio *stdio, kind string, o listenOpts) (*session, error) {
+	return pf.sink.start(ctx, sio, map[string]int32{pf.sink.Topic: sink.DefaultTopics()[kind]}, o)
 }
 
 // checkEvery refuses a progress period below console.MinProgressEvery, naming flag (run's
@@ -268,79 +258,10 @@ func (sf *sinkFlags) check(err error) error {
 
 // renderWorkers is the number of render workers for --workers n: n itself when set,
 // otherwise what suits the sink (all cores but one when a Kafka client needs one, see
-// play.Workers). It is decided from the flags, not from the sink's type, so wrapping the
-// sink (metrics) does not change it.
+// play.Workers). It is decided from the flags, before the sink is opened.
 func renderWorkers(n int, kafka bool) int {
 	if n > 0 {
 		return n
 	}
 	return play.Workers(kafka)
-}
-
-// open opens the sink; Kafka checks (or with --create-topics creates) the topics of want.
-// With --metrics-addr the sink's metrics are served on /metrics until it is closed
-// (generator/prom: clickgen's series, the Kafka client's, the Go runtime's and the
-// process's), with --metrics-linger until a scrape of the final values, the server listening first, so a bad or busy address is a usage error before
-// connecting. With --log-format json the Kafka client logs its warnings and errors too.
-// Warnings go to stderr, bad options are usage errors.
-func (sf *sinkFlags) open(ctx context.Context, sio *stdio, want map[string]int32) (sink.Sink, error) {
-	extra, err := sf.prepare(ctx, sio)
-	if err != nil {
-		return nil, err
-	}
-	if l := logs.Of(sio.err); l != nil {
-		extra = append(extra, sink.Logger(l.Logger("kafka", slog.LevelWarn)))
-	}
-	m, err := listenMetrics(sf.metricsAddr)
-	if err != nil {
-		return nil, usage(sf.verb, err)
-	}
-	fo, err := sf.follow.open(ctx, sf, want)
-	if err != nil {
-		return nil, err
-	}
-	extra = append(extra, fo...)
-	if sf.follow.f != nil {
-		m.Follow(sf.follow.f.States)
-	}
-	if m != nil {
-		until := ""
-		if sf.metricsLinger > 0 {
-			until = fmt.Sprintf(" (after the run until a scrape has read the final values, at most %v)", sf.metricsLinger)
-		}
-		fmt.Fprintf(sio.err, "clickgen: Prometheus metrics on http://%s/metrics%s\n", m.Addr(), until)
-		m.Linger(ctx, sf.metricsLinger, func() {
-			fmt.Fprintf(sio.err, "clickgen: the run has ended; serving its final metrics until a scrape reads them, at most %v\n", sf.metricsLinger)
-		})
-	}
-	snk, err := m.OpenSink(func(opts ...sink.Opt) (sink.Sink, error) {
-		s, err := sf.Open(ctx, sio.out, want, func(w sink.PartitionsWarning) { fmt.Fprintf(sio.err, "clickgen: warning: %s\n", sinkWarning(w)) }, opts...)
-		var ce *sink.ConfigError
-		var fe *sink.FileError
-		switch {
-		case errors.As(err, &ce):
-			return nil, usagef(sf.verb, "%v", ce.Err)
-		case errors.As(err, &fe):
-			return nil, fmt.Errorf("--file: %w", fe.Err)
-		case err != nil:
-			return nil, sinkError(err)
-		}
-		return s, err
-	}, extra...)
-	if err != nil {
-		sf.follow.abort()
-	}
-	return snk, err
-}
-
-// newPlayer starts a session playing into snk, printing on stderr (console.Session).
-func newPlayer(sio *stdio, snk sink.Sink, flushTimeout time.Duration, total int) *console.Session {
-	return console.NewSession(sio.err, snk, flushTimeout, total, 0, nil)
-}
-
-// playOn runs plan in session p, the metrics server (if any) hearing what happens too: the
-// one place Prometheus is attached to a run (prom.Server.Observer: its units, its extras and
-// its pacing), whichever verb plays.
-func playOn(ctx context.Context, p *console.Session, plan play.Plan) (play.Result, error) {
-	return p.Play(ctx, plan, prom.Of(p.Sink).Observer(plan))
 }

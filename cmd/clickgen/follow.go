@@ -14,9 +14,9 @@ import (
 	"github.com/twmb/franz-go/pkg/kadm"
 	"github.com/twmb/franz-go/pkg/kgo"
 
-	"github.com/clickgen/clickgen/cmd/clickgen/internal/console"
 	"github.com/clickgen/clickgen/generator/follow"
-	runreport "github.com/clickgen/clickgen/generator/report" // named apart from the tests' report type
+	"github.com/clickgen/clickgen/generator/measure"
+	"github.com/clickgen/clickgen/generator/play"
 	"github.com/clickgen/clickgen/generator/sink"
 )
 
@@ -60,53 +60,117 @@ func (ff *followFlags) check(verb string, kind *sink.Kind) error {
 	return nil
 }
 
-// open starts following the groups on the sink's brokers, for the topics of want, and
-// returns the sink option that tells the follower each acknowledgement (none without groups).
-func (ff *followFlags) open(ctx context.Context, sf *sinkFlags, want map[string]int32) ([]sink.Opt, error) {
+// open starts following the groups on the sink's brokers, for the topics of want; nothing
+// without groups.
+func (ff *followFlags) open(ctx context.Context, sf *sinkFlags, want map[string]int32) error {
 	if len(ff.groups) == 0 {
-		return nil, nil
+		return nil
 	}
 	opts, err := sink.ClientOpts(sf.Brokers, sf.ConnOpts()...)
 	if err != nil {
-		return nil, usagef(sf.verb, "%v", err)
+		return usagef(sf.verb, "%v", err)
 	}
 	if ff.cl, err = kgo.NewClient(opts...); err != nil {
-		return nil, fmt.Errorf("--follow-group: Kafka client: %w", err)
+		return fmt.Errorf("--follow-group: Kafka client: %w", err)
 	}
 	ff.f, err = follow.New(kadm.NewClient(ff.cl), follow.Options{Groups: ff.groups, Topics: slices.Sorted(maps.Keys(want)), Every: ff.every, Timeout: ff.timeout})
 	if err != nil {
 		ff.cl.Close()
-		return nil, usagef(sf.verb, "--follow-group: %v", err)
+		return usagef(sf.verb, "--follow-group: %v", err)
 	}
 	ff.f.Start(ctx)
-	return []sink.Opt{sink.OnAck(ff.f.Acked)}, nil
+	return nil
 }
 
 // abort stops following when the sink could not be opened.
 func (ff *followFlags) abort() {
 	if ff.f != nil {
-		ff.f.Finish(io.Discard, true)
+		ff.f.Finish(context.Background(), true, nil)
 		ff.cl.Close()
 		ff.f = nil
 	}
 }
 
-// finisher is what the session tells at the end of the run; nil without groups.
-func (ff *followFlags) finisher() console.Finisher {
+// observer is following the groups as an observer of the run, handing what it measures to m;
+// nil without groups.
+func (ff *followFlags) observer(w io.Writer, m *measure.Run) play.Observer {
 	if ff == nil || ff.f == nil {
 		return nil
 	}
-	return ff
+	return &followObserver{f: ff.f, cl: ff.cl, w: w, m: m}
 }
 
-// Finish waits for the groups to drain and reports them (follow.Follower.Finish), then closes
-// the follower's client.
-func (ff *followFlags) Finish(w io.Writer, interrupted bool) (map[string]runreport.FollowGroup, error) {
-	defer ff.cl.Close()
-	rep, err := ff.f.Finish(w, interrupted)
-	var nd *follow.NotDrainedError
-	if errors.As(err, &nd) {
-		err = fmt.Errorf("follow: %s did not take everything the run sent within --follow-timeout %v", strings.Join(nd.Groups, ", "), nd.Timeout)
+// followObserver is a follower of consumer groups (generator/follow) as an observer of the
+// run: it hears every acknowledgement and, at the end, waits for the groups to drain (the
+// wait announced, a signal ending it), prints a line per group, hands what it measured to the
+// run's measurement (the report's follow section, the groups' freshness) and fails the run
+// when a group did not drain.
+type followObserver struct {
+	play.Base
+	f  *follow.Follower
+	cl *kgo.Client
+	w  io.Writer
+	m  *measure.Run
+}
+
+// Acked hands the follower an acknowledgement, on the sink's acknowledgement goroutine.
+func (o *followObserver) Acked(a sink.Ack) { o.f.Acked(follow.Ack(a)) }
+
+// RunEnded waits for the groups (follow.Follower.Finish), reports them and closes the
+// follower's client.
+func (o *followObserver) RunEnded(ctx context.Context, e *play.End) error {
+	defer o.cl.Close()
+	res := o.f.Finish(ctx, e.Interrupted, func(behind []string, max time.Duration) {
+		e.Wait(fmt.Sprintf("waiting for consumer group(s) %s to take everything the run sent (--follow-timeout)", strings.Join(behind, ", ")), max)
+	})
+	o.m.Follow(res)
+	for _, g := range res.Groups {
+		followLines(o.w, res, g)
 	}
-	return rep, err
+	var nd *follow.NotDrainedError
+	switch err := res.Err(); {
+	case errors.As(err, &nd):
+		return fmt.Errorf("follow: %s did not take everything the run sent within --follow-timeout %v", strings.Join(nd.Groups, ", "), nd.Timeout)
+	case err != nil:
+		return err
+	case res.Interrupted && !e.Interrupted:
+		// The run was whole; a signal ended the wait for the groups: an interrupted run.
+		return fmt.Errorf("follow: the wait for the groups to take everything was interrupted after %.2fs: %w", res.Waited.Seconds(), context.Canceled)
+	}
+	return nil
+}
+
+// followLines prints group g's lines: what it took and its pipeline latency, whether it
+// drained (how long after the run, or its lag and why the wait ended), the topics it did not
+// read, its failed polls.
+func followLines(w io.Writer, res follow.Result, g follow.Group) {
+	taken := g.Latency.Count()
+	latency := pipelineLine(measure.PercentilesOf(g.Latency))
+	switch {
+	case g.Drained:
+		fmt.Fprintf(w, "follow %s: %d taken, drained %.2fs after the run; pipeline latency %s (measured from: %s)\n",
+			g.Name, taken, g.DrainedAfter.Seconds(), latency, res.MeasuredFrom)
+	default:
+		why := fmt.Sprintf("within %v", res.Timeout)
+		if res.Interrupted {
+			why = fmt.Sprintf("(interrupted after %.2fs)", res.Waited.Seconds())
+		}
+		fmt.Fprintf(w, "follow %s: NOT drained %s: untaken %s; %d taken, pipeline latency %s (measured from: %s)\n",
+			g.Name, why, g.LagText(), taken, latency, res.MeasuredFrom)
+	}
+	if len(g.NotRead) > 0 {
+		fmt.Fprintf(w, "follow %s: topic(s) %s not followed: the group committed nothing on them\n", g.Name, strings.Join(g.NotRead, ", "))
+	}
+	if g.PollErrors > 0 {
+		fmt.Fprintf(w, "follow %s: %d of %d polls failed, last: %s\n", g.Name, g.PollErrors, g.Polls, g.LastPollError)
+	}
+}
+
+// pipelineLine is a group's pipeline latency as its line spells it.
+func pipelineLine(p measure.Percentiles) string {
+	if p.Count == 0 {
+		return "none (nothing taken)"
+	}
+	d := func(d time.Duration) time.Duration { return d.Round(100 * time.Microsecond) }
+	return fmt.Sprintf("p50 %s p90 %s p99 %s p99.9 %s max %s", d(p.P50), d(p.P90), d(p.P99), d(p.P999), d(p.Max))
 }

@@ -38,11 +38,11 @@ call writes the same bytes, and 'clickgen inventory' with the same flags says wh
 	if err != nil {
 		return err
 	}
-	p, err := pf.start(ctx, sio, "hits")
+	s, err := pf.start(ctx, sio, "hits", listenOpts{})
 	if err != nil {
 		return err
 	}
-	p.LimitFlag = "--limit " + strconv.Itoa(*limit)
-	_, err = playOn(ctx, p, plan)
-	return p.Finish(err, pf.sink.report)
+	s.console.LimitFlag = "--limit " + strconv.Itoa(*limit)
+	res, err := s.play(ctx, plan)
+	return s.finish(ctx, res, err)
 }

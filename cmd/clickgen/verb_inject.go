@@ -8,7 +8,6 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/clickgen/clickgen/cmd/clickgen/internal/console"
 	"github.com/clickgen/clickgen/generator/fileio"
 	"github.com/clickgen/clickgen/generator/play"
 	"github.com/clickgen/clickgen/generator/sink"
@@ -59,7 +58,7 @@ exits 1. 'clickgen verify' afterwards lists every injected message as unexpected
 	if topic == "" {
 		topic = k
 	}
-	snk, err := sf.open(ctx, sio, map[string]int32{sf.Topic: sink.DefaultTopics()[k]})
+	s, err := sf.start(ctx, sio, map[string]int32{sf.Topic: sink.DefaultTopics()[k]}, listenOpts{total: len(extras), noFollow: true})
 	if err != nil {
 		return err
 	}
@@ -68,18 +67,17 @@ exits 1. 'clickgen verify' afterwards lists every injected message as unexpected
 	if sf.File == "-" {
 		out = sio.err
 	}
-	p := newPlayer(sio, snk, sf.FlushTimeout, len(extras))
-	err = injectAll(ctx, p, out, topic, k, inj.day, extras)
-	return p.Finish(err, sf.report)
+	err = injectAll(ctx, s, out, topic, k, inj.day, extras)
+	return s.finish(ctx, play.Result{}, err)
 }
 
 // injectAll sends the extras one at a time, flushing each, and prints where each landed.
-func injectAll(ctx context.Context, p *console.Session, out io.Writer, topic, kind string, day int, extras []world.Extra) error {
+func injectAll(ctx context.Context, s *session, out io.Writer, topic, kind string, day int, extras []world.Extra) error {
 	from := "day " + strconv.Itoa(day)
 	if kind == world.KindOrders {
 		from = "snapshot " + strconv.Itoa(day)
 	}
-	return play.Inject(ctx, p.Sink, topic, day, extras, p.FlushTimeout, func(i int, e *world.Extra, part int32) {
+	return play.Inject(ctx, s.snk, s.obs, topic, day, extras, s.flush, func(i int, e *world.Extra, part int32) {
 		where, key := "", "(none)"
 		if part >= 0 {
 			where = ", partition " + strconv.Itoa(int(part))

@@ -33,7 +33,7 @@ same day; only the timing differs.`)
 	if err != nil {
 		return err
 	}
-	var p *console.Session // set before the run starts, which is when progress is reported
+	var p *console.Printer // set before the run starts, which is when progress is reported
 	var total int
 	plan, err := pf.plan(ctx, prof, segment, profiles.PlanOptions{Workers: renderWorkers(0, pf.sink.Kafka()), ReplayEvery: *every,
 		ReplayProgress: func(s pace.Snapshot) {
@@ -44,11 +44,16 @@ same day; only the timing differs.`)
 	if err != nil {
 		return err
 	}
-	if p, err = pf.start(ctx, sio, "hits"); err != nil {
+	// The target: the day's events over the real time the day takes at this speed.
+	target := func() float64 {
+		return float64(total) / (float64(24*time.Hour) / prof.Pacing.Speed / float64(time.Second))
+	}
+	s, err := pf.start(ctx, sio, "hits", listenOpts{target: target})
+	if err != nil {
 		return err
 	}
+	p = s.console
 	p.OnUnit = func(u play.Unit) { total = u.Clean }
-	_, err = playOn(ctx, p, plan)
-	p.Target = float64(total) / (float64(24*time.Hour) / prof.Pacing.Speed / float64(time.Second))
-	return p.Finish(err, pf.sink.report)
+	res, err := s.play(ctx, plan)
+	return s.finish(ctx, res, err)
 }

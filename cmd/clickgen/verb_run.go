@@ -13,6 +13,7 @@ import (
 	"github.com/clickgen/clickgen/cmd/clickgen/internal/console"
 	"github.com/clickgen/clickgen/generator/broker"
 	"github.com/clickgen/clickgen/generator/fileio"
+	"github.com/clickgen/clickgen/generator/measure"
 	"github.com/clickgen/clickgen/generator/pace"
 	"github.com/clickgen/clickgen/generator/play"
 	"github.com/clickgen/clickgen/generator/reconcile"
@@ -88,7 +89,7 @@ func runRun(ctx context.Context, sio *stdio, args []string) error {
 	if p.Pacing.Mode == profiles.PaceReplay && !fs.Changed("interval") {
 		every = time.Minute
 	}
-	var pl *console.Session // set before the run starts, which is when progress is reported
+	var pl *console.Printer // set before the run starts, which is when progress is reported
 	// run always plays into Kafka: --brokers, or the embedded broker, whose address is known
 	// only once it has started (after the plan), so sf.Kafka() cannot tell yet.
 	plan, err := p.Plan(w, profiles.PlanOptions{Workers: renderWorkers(rf.workers, true), ReplayEvery: every, Segment: segment,
@@ -103,28 +104,18 @@ func runRun(ctx context.Context, sio *stdio, args []string) error {
 	if embedded != nil {
 		defer embedded.Close()
 	}
-	snk, err := sf.open(ctx, sio, plan.Topics())
+	s, err := sf.start(ctx, sio, plan.Topics(), listenOpts{lineEvery: rf.interval, maxRate: p.Pacing.MaxRate,
+		recordEvery: measure.ReportEvery(plan.Stop.Duration, rf.interval)})
 	if err != nil {
 		return err
 	}
+	pl = s.console
 	fmt.Fprintf(sio.err, "clickgen: run %s: %s, rendering on %d of %d cores\n", p.Name, p.Describe(), plan.Workers, runtime.GOMAXPROCS(0))
-	if !plan.Pacing.ByCount {
-		pl = newPlayer(sio, snk, sf.FlushTimeout, 0)
-	} else {
-		// Not after newPlayer: the session it started would go on printing its progress
-		// line every 10 s beside the rate session's, until the process ended.
-		pl = console.NewRateSession(sio.err, snk, sf.FlushTimeout, plan, rf.interval, p.Pacing.MaxRate)
-		if f := sf.follow.f; f != nil {
-			pl.FollowIntervals(f.States)
-		}
-		pl.RecordEvery(console.ReportEvery(plan.Stop.Duration, rf.interval), rf.interval)
-	}
-	pl.Follow = sf.follow.finisher()
-	out, runErr := playOn(ctx, pl, plan)
-	if err := pl.Finish(runErr, sf.report); err != nil {
+	out, runErr := s.play(ctx, plan)
+	if err := s.finish(ctx, out, runErr); err != nil {
 		return err
 	}
-	return checkRun(ctx, sio, embedded, p, plan, out, snk.Stats())
+	return checkRun(ctx, sio, embedded, p, plan, out, s.snk.Stats())
 }
 
 // checkRunSink validates the sink flags run uses: no --file or --topic (run writes topics
@@ -159,7 +150,7 @@ func startEmbedded(sf *sinkFlags, sio *stdio) (*broker.Broker, error) {
 }
 
 // replayLine is the progress line of a replayed run.
-func replayLine(pl *console.Session, from int, s pace.Snapshot) {
+func replayLine(pl *console.Printer, from int, s pace.Snapshot) {
 	m := s.Model
 	pl.Logf("played %d, model time day %d %02d:%02d, lag %.1fs (max %.1fs)",
 		s.Sent, from+int(m/(24*time.Hour)), int(m.Hours())%24, int(m.Minutes())%60, s.Lag.Seconds(), s.MaxLag.Seconds())
@@ -180,7 +171,11 @@ func checkRun(ctx context.Context, sio *stdio, embedded *broker.Broker, p profil
 	if embedded != nil {
 		brokers = embedded.Addrs()
 	}
-	ctx, cancel := context.WithTimeout(ctx, 10*time.Minute)
+	const readBack = 10 * time.Minute
+	if embedded != nil {
+		fmt.Fprintf(sio.err, "clickgen: %s\n", console.WaitLine("reading the run's messages back from the embedded broker to check them", readBack))
+	}
+	ctx, cancel := context.WithTimeout(ctx, readBack)
 	defer cancel()
 	problems, _, err := reconcile.CheckRun(ctx, sio.out, brokers, run)
 	if err != nil {

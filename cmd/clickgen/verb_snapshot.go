@@ -23,10 +23,10 @@ snapshot.`)
 	if err != nil {
 		return err
 	}
-	p, err := pf.start(ctx, sio, "orders")
+	s, err := pf.start(ctx, sio, "orders", listenOpts{})
 	if err != nil {
 		return err
 	}
-	_, err = playOn(ctx, p, plan)
-	return p.Finish(err, pf.sink.report)
+	res, err := s.play(ctx, plan)
+	return s.finish(ctx, res, err)
 }

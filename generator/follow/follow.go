@@ -1,8 +1,11 @@
 // Package follow measures freshness: how long after its intended send time each message a run
 // acknowledged was taken by a consumer group, taken meaning the group's committed offset has
 // passed it. It polls the groups' committed offsets (franz-go's kadm) while the run plays,
-// matches them against the acknowledged (topic, partition, offset, due) the Kafka sink hears
-// ([sink.OnAck]), and at the end waits, boundedly, until each group has taken everything.
+// matches them against the acknowledged (topic, partition, offset, due) it is told of
+// ([Follower.Acked], fed from the Kafka sink's acknowledgements), and at the end waits,
+// boundedly, until each group has taken everything. It hands what it measured on as raw
+// values ([Result]: histograms, counts, lag samples); generator/measure turns them into the
+// report's follow section.
 //
 // Latency of a message = the time the first poll whose answer shows the group's commit past
 // its offset was received − the message's Due (its intended send time; for an unpaced run the
@@ -22,7 +25,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"maps"
 	"slices"
 	"sort"
@@ -35,8 +37,6 @@ import (
 	"github.com/twmb/franz-go/pkg/kerr"
 
 	"github.com/clickgen/clickgen/generator/metrics"
-	"github.com/clickgen/clickgen/generator/report"
-	"github.com/clickgen/clickgen/generator/sink"
 )
 
 // Resolution is how far apart the dues of messages merged into one run may lie: a message's
@@ -56,8 +56,9 @@ type Options struct {
 	Topics []string
 	// Every is the poll period, default 250ms.
 	Every time.Duration
-	// Timeout bounds the wait at the end for each group to take everything; zero polls once
-	// and does not wait (the CLI's default is 2m).
+	// Timeout bounds the wait at the end for each group to take everything, the requests in
+	// flight included; zero polls once (for at most [LastPoll]) and does not wait (the CLI's
+	// default is 2m).
 	Timeout time.Duration
 }
 
@@ -142,8 +143,21 @@ func (f *Follower) stop() {
 	}
 }
 
-// Acked hears one acknowledged record; it is the sink's [sink.OnAck] function.
-func (f *Follower) Acked(a sink.Ack) {
+// Ack is one acknowledged record, as the producer's acknowledgement says it (the Kafka sink's
+// sink.Ack has the same fields, so the command converts one into the other).
+type Ack struct {
+	Topic     string
+	Partition int32
+	Offset    int64
+	// Due is the message's intended send time, or the time it was handed to the producer
+	// when it had none; Intended says which.
+	Due      time.Time
+	Intended bool
+}
+
+// Acked hears one acknowledged record. It is called on the producer's acknowledgement
+// goroutine and only takes the follower's lock.
+func (f *Follower) Acked(a Ack) {
 	now := time.Now()
 	f.mu.Lock()
 	defer f.mu.Unlock()
@@ -196,7 +210,7 @@ func (f *Follower) poll(ctx context.Context) {
 			runs += int64(len(p.runs) - p.head)
 		}
 		g.peakRuns = max(g.peakRuns, runs)
-		g.sample(now.Sub(f.start), f.followed(g))
+		g.sample(now.Sub(f.start), f.followed(g), false)
 		f.mu.Unlock()
 	}
 }
@@ -226,50 +240,82 @@ func (f *Follower) untaken(g *group) map[string]int64 {
 	return out
 }
 
-// Finish ends the following once the run has flushed every message: it waits up to
-// Options.Timeout (not at all when interrupted) for each group to take everything the run
-// acknowledged, prints one line per group on w and returns its part of the report file
-// (report.Report.Follow), keyed by group, and
-// an error naming each group that did not finish and its lag.
-func (f *Follower) Finish(w io.Writer, interrupted bool) (map[string]report.FollowGroup, error) {
+// LastPoll bounds the one poll [Follower.Finish] makes when it does not wait: after an
+// interrupted run, or with a zero Options.Timeout.
+const LastPoll = time.Second
+
+// Finish ends the following once the run has flushed every message: it waits for each group
+// to take everything the run acknowledged, at most Options.Timeout (the requests in flight
+// included: frozen brokers do not stretch it), and no longer than ctx lives (a signal ends the
+// wait at once). waiting, when set, is told the groups still behind and the longest the wait
+// may take before it begins; a wait that is not needed (every group drained at the first
+// poll) is not announced. When the run was interrupted, Finish does not wait: it polls once,
+// for at most [LastPoll]. The lag series ends with the groups' state at the end (0 for a
+// group that drained). The Result says what each group took and how the wait ended; its Err
+// names the groups that did not drain.
+func (f *Follower) Finish(ctx context.Context, interrupted bool, waiting func(behind []string, max time.Duration)) Result {
 	f.stop()
 	begin := time.Now()
-	deadline := begin.Add(f.opt.Timeout)
-	if interrupted {
-		deadline = begin
-	}
+	res := Result{Timeout: f.opt.Timeout, Interrupted: interrupted}
 	drained := map[string]time.Duration{}
-	for {
-		f.poll(context.Background())
-		now := time.Now()
+	// settled records the groups that have drained by now, and returns those still behind.
+	settled := func(now time.Time) []string {
 		f.mu.Lock()
+		defer f.mu.Unlock()
+		var behind []string
 		for _, g := range f.groups {
-			if _, ok := drained[g.name]; !ok && len(f.untaken(g)) == 0 {
+			if _, ok := drained[g.name]; ok {
+				continue
+			}
+			if len(f.untaken(g)) == 0 {
 				drained[g.name] = now.Sub(begin)
+			} else {
+				behind = append(behind, g.name)
 			}
 		}
-		f.mu.Unlock()
-		if len(drained) == len(f.groups) || !now.Before(deadline) {
-			break
-		}
-		time.Sleep(min(f.opt.Every, time.Until(deadline)))
+		return behind
 	}
+	if interrupted || f.opt.Timeout == 0 {
+		// No wait: one poll, on a context of its own (an interrupted run's is done already).
+		pctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), LastPoll)
+		f.poll(pctx)
+		cancel()
+		settled(time.Now())
+	} else {
+		deadline := begin.Add(f.opt.Timeout)
+		wctx, cancel := context.WithDeadline(ctx, deadline)
+		defer cancel()
+		for announced := false; ; announced = true {
+			f.poll(wctx)
+			behind := settled(time.Now())
+			if len(behind) == 0 || wctx.Err() != nil {
+				break
+			}
+			if !announced && waiting != nil {
+				waiting(behind, f.opt.Timeout)
+			}
+			t := time.NewTimer(min(f.opt.Every, time.Until(deadline)))
+			select {
+			case <-t.C:
+			case <-wctx.Done():
+			}
+			t.Stop()
+		}
+		res.Interrupted = ctx.Err() != nil
+	}
+	res.Waited = time.Since(begin)
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	from := f.measuredFrom()
-	rep := map[string]report.FollowGroup{}
-	var failed []string
+	res.MeasuredFrom = f.measuredFrom()
+	end := time.Since(f.start)
 	for _, g := range f.groups {
-		r := report.FollowGroup{
-			LatencyMS: percentiles(g.hist), LatencyDistributionMS: g.hist.Distribution(), Taken: int64(g.hist.Count()), MeasuredFrom: from,
-			Lag: g.samples, PeakStateBytes: g.peakRuns * int64(unsafe.Sizeof(run{})), Polls: g.polls, PollErrors: g.errors, LastPollError: g.lastErr,
-		}
+		g.sample(end, f.followed(g), true) // the last sample is the state at the end
+		r := Group{Name: g.name, Polls: g.polls, PollErrors: g.errors, LastPollError: g.lastErr,
+			PeakStateBytes: g.peakRuns * int64(unsafe.Sizeof(run{})), Lag: slices.Clone(g.samples)}
+		r.Latency.Merge(g.hist)
 		for _, p := range g.parts {
 			r.Reordered += p.reordered
 			r.Late += p.late
-		}
-		if r.Lag == nil {
-			r.Lag = []report.LagSample{}
 		}
 		for t := range f.topics {
 			if len(g.read) > 0 && !g.read[t] {
@@ -278,29 +324,80 @@ func (f *Follower) Finish(w io.Writer, interrupted bool) (map[string]report.Foll
 		}
 		slices.Sort(r.NotRead)
 		if d, ok := drained[g.name]; ok {
-			s := d.Seconds()
-			r.DrainedS = &s
-			fmt.Fprintf(w, "follow %s: %d taken, drained %.2fs after the run; pipeline latency %s (measured from: %s)\n",
-				g.name, r.Taken, s, percentilesLine(r.LatencyMS), from)
+			r.Drained, r.DrainedAfter = true, d
 		} else {
 			r.Untaken = f.untaken(g)
-			lag := lagText(r.Untaken)
-			fmt.Fprintf(w, "follow %s: NOT drained within %v: untaken %s; %d taken, pipeline latency %s (measured from: %s)\n",
-				g.name, f.opt.Timeout, lag, r.Taken, percentilesLine(r.LatencyMS), from)
-			failed = append(failed, fmt.Sprintf("group %s (lag %s)", g.name, lag))
 		}
-		if len(r.NotRead) > 0 {
-			fmt.Fprintf(w, "follow %s: topic(s) %s not followed: the group committed nothing on them\n", g.name, strings.Join(r.NotRead, ", "))
-		}
-		if g.errors > 0 {
-			fmt.Fprintf(w, "follow %s: %d of %d polls failed, last: %s\n", g.name, g.errors, g.polls, g.lastErr)
-		}
-		rep[g.name] = r
+		res.Groups = append(res.Groups, r)
 	}
-	if len(failed) > 0 && !interrupted {
-		return rep, &NotDrainedError{Groups: failed, Timeout: f.opt.Timeout}
+	return res
+}
+
+// Result is what following measured by the end of the run, and how the wait at the end went.
+type Result struct {
+	// Groups are the followed groups, by name.
+	Groups []Group
+	// MeasuredFrom says what latency is measured from: "intended send time" (paced runs),
+	// "handed to producer" (unpaced runs), or both with their counts.
+	MeasuredFrom string
+	// Timeout is the bound of the wait (Options.Timeout); Waited how long Finish took.
+	Timeout, Waited time.Duration
+	// Interrupted says the wait did not run its course: the run was interrupted, or ctx ended
+	// the wait (a signal).
+	Interrupted bool
+}
+
+// Err is a *[NotDrainedError] naming each group that did not take everything within the
+// timeout; nil when every group drained, or when the wait was interrupted (then nothing was
+// waited for, and the interruption is the run's outcome).
+func (r Result) Err() error {
+	var failed []string
+	for _, g := range r.Groups {
+		if !g.Drained {
+			failed = append(failed, fmt.Sprintf("group %s (lag %s)", g.Name, g.LagText()))
+		}
 	}
-	return rep, nil
+	if len(failed) == 0 || r.Interrupted {
+		return nil
+	}
+	return &NotDrainedError{Groups: failed, Timeout: r.Timeout}
+}
+
+// Group is what following one consumer group measured, as raw values.
+type Group struct {
+	Name string
+	// Latency is the pipeline latency of every run message the group took.
+	Latency metrics.Histogram
+	// Drained says the group took everything the run acknowledged, DrainedAfter how long
+	// after the start of Finish (the end of the run's flush).
+	Drained      bool
+	DrainedAfter time.Duration
+	// Untaken counts, per partition ("topic/partition"), the messages not taken at the end of
+	// a group that did not drain.
+	Untaken map[string]int64
+	// NotRead lists the run's topics the group committed nothing on while it committed on
+	// others: they do not count toward draining.
+	NotRead []string
+	// Lag samples the untaken messages per partition over the run and the wait at its end.
+	Lag []LagSample
+	// Reordered counts acknowledgements that came below a later offset of their partition;
+	// Late those the group had already committed past.
+	Reordered, Late int64
+	// PeakStateBytes is the most memory the group's untaken messages took at a poll.
+	PeakStateBytes int64
+	Polls          int
+	PollErrors     int
+	LastPollError  string
+}
+
+// LagText spells the group's untaken messages in partition order: "hits/0 12, hits/1 7".
+func (g Group) LagText() string { return lagText(g.Untaken) }
+
+// LagSample is the untaken messages per partition ("topic/partition") At after the follower
+// started.
+type LagSample struct {
+	At         time.Duration
+	Partitions map[string]int64
 }
 
 // NotDrainedError is Finish's error when a group did not take everything the run sent
@@ -385,24 +482,6 @@ func lagText(m map[string]int64) string {
 	return b.String()
 }
 
-// percentiles is h's pipeline latency as the report keeps it.
-func percentiles(h metrics.Histogram) report.Percentiles {
-	ms := func(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
-	return report.Percentiles{P50: ms(h.Quantile(0.5)), P90: ms(h.Quantile(0.9)), P99: ms(h.Quantile(0.99)),
-		P999: ms(h.Quantile(0.999)), Max: ms(h.Max())}
-}
-
-// percentilesLine is p as the console's follow line spells it.
-func percentilesLine(p report.Percentiles) string {
-	if p.Max == 0 && p.P50 == 0 {
-		return "none (nothing taken)"
-	}
-	d := func(ms float64) string {
-		return time.Duration(ms * float64(time.Millisecond)).Round(100 * time.Microsecond).String()
-	}
-	return fmt.Sprintf("p50 %s p90 %s p99 %s p99.9 %s max %s", d(p.P50), d(p.P90), d(p.P99), d(p.P999), d(p.Max))
-}
-
 // maxSamples bounds a group's lag samples: past it, every other one is dropped and the
 // sampling period doubles.
 const maxSamples = 1200
@@ -428,7 +507,7 @@ type group struct {
 	read     map[string]bool               // topics the group has committed on
 	hist     metrics.Histogram             // every message taken
 	byTopic  map[string]*metrics.Histogram // the same by topic
-	samples  []report.LagSample
+	samples  []LagSample
 	period   time.Duration // between lag samples
 	last     time.Duration // the last sample's time, -1 before the first
 	polls    int
@@ -460,16 +539,21 @@ func (g *group) part(k tp) *part {
 	return p
 }
 
-// sample records the lag of the partitions of keys at t, if a period has passed.
-func (g *group) sample(t time.Duration, keys []tp) {
-	if g.last >= 0 && t-g.last < g.period {
+// sample records the lag of the partitions of keys at t, if a period has passed or force says
+// so (the state at the end).
+func (g *group) sample(t time.Duration, keys []tp, force bool) {
+	if g.last >= 0 && t-g.last < g.period && !force {
 		return
 	}
-	g.last = t
-	s := report.LagSample{T: t.Seconds(), Partitions: map[string]int64{}}
+	s := LagSample{At: t, Partitions: map[string]int64{}}
 	for _, k := range keys {
 		s.Partitions[k.String()] = g.parts[k].pending
 	}
+	if n := len(g.samples); n > 0 && t <= g.last {
+		g.samples[n-1] = s // the end, at the moment of the last sample: the end's state wins
+		return
+	}
+	g.last = t
 	g.samples = append(g.samples, s)
 	if len(g.samples) >= maxSamples {
 		kept := g.samples[:0]
@@ -480,6 +564,9 @@ func (g *group) sample(t time.Duration, keys []tp) {
 		}
 		g.samples = kept
 		g.period *= 2
+		if force {
+			g.samples = append(g.samples, s) // the state at the end is kept, whatever its index
+		}
 	}
 }
 

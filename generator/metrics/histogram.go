@@ -225,22 +225,3 @@ func (r *Recorder) Snapshot() Histogram {
 	h.max = time.Duration(r.max.Load())
 	return h
 }
-
-// DistributionPercentiles are the percentiles a report's latency distribution lists: enough
-// to draw it as HdrHistogram plots one (percentile on a log scale of 1/(1−p)).
-var DistributionPercentiles = []float64{0, 50, 75, 90, 95, 99, 99.5, 99.9, 99.95, 99.99, 99.999, 100}
-
-// Distribution returns [percentile, milliseconds] pairs at DistributionPercentiles (p 0 is
-// the lowest bucket's middle, p 100 the exact maximum; milliseconds to the microsecond);
-// nil when nothing was recorded.
-func (h Histogram) Distribution() [][2]float64 {
-	if h.n == 0 {
-		return nil
-	}
-	out := make([][2]float64, len(DistributionPercentiles))
-	for i, p := range DistributionPercentiles {
-		d := h.Quantile(p / 100) // p 0: rank 1, the smallest value's bucket
-		out[i] = [2]float64{p, math.Round(float64(d)/float64(time.Microsecond)) / 1000}
-	}
-	return out
-}

@@ -197,31 +197,3 @@ func TestHistogramSinceAndCountAtMost(t *testing.T) {
 		t.Errorf("Since with one small value: count %d max %v, want 1, 40µs", w.Count(), w.Max())
 	}
 }
-
-// TestDistribution: the distribution lists every percentile of DistributionPercentiles in
-// order with non-decreasing latencies, p 0 at the smallest value's bucket, p 99.999 within the
-// slowest thousandth of a per mille, p 100 the exact maximum; an empty histogram has none.
-func TestDistribution(t *testing.T) {
-	var h Histogram
-	if d := h.Distribution(); d != nil {
-		t.Errorf("empty: %v, want nil", d)
-	}
-	for i := 1; i <= 100000; i++ {
-		h.Record(time.Duration(i) * time.Microsecond) // 1 µs … 100 ms
-	}
-	d := h.Distribution()
-	if len(d) != len(DistributionPercentiles) {
-		t.Fatalf("%d points, want %d", len(d), len(DistributionPercentiles))
-	}
-	for i, pt := range d {
-		if pt[0] != DistributionPercentiles[i] || i > 0 && pt[1] < d[i-1][1] {
-			t.Errorf("point %d = %v after %v: want p %v, latency non-decreasing", i, pt, d[max(i-1, 0)], DistributionPercentiles[i])
-		}
-	}
-	if d[0][1] > 0.002 || d[len(d)-1][1] != 100 {
-		t.Errorf("p0 %v ms, p100 %v ms; want ≤ 0.002 (1 µs) and exactly 100", d[0][1], d[len(d)-1][1])
-	}
-	if p50 := d[1][1]; p50 < 50*63/64.0 || p50 > 50*65/64.0 {
-		t.Errorf("p50 %v ms, want 50 within 1/64", p50)
-	}
-}

@@ -28,7 +28,8 @@
 //     ([StopLastDay]). A cancelled ctx is not a stop condition: Run returns the
 //     context's error and the caller decides how to flush and report.
 //   - Latency is measured by the sink from each message's intended send time ([sink.Message.Due],
-//     set from the pacer), so a sender that falls behind shows in the percentiles.
+//     set from the pacer), so a sender that falls behind shows in the percentiles;
+//     generator/measure turns it into figures and the report.
 //
 // Run renders on [Plan.Workers] goroutines and sends from the calling goroutine. The
 // caller chooses the worker count: a Kafka sink wants a core of its own for compression
@@ -36,16 +37,23 @@
 //
 // # Observing a run
 //
-// The [Observer] is called on the sending goroutine, between messages: when a unit (a day's
-// hits or a snapshot) starts, when it is done (and flushed), and when a stop condition ends
-// the run. Progress between those events is the sink's [sink.Sink.Stats], safe to read from
-// any goroutine. [Observers] tells several observers the same run, side by side.
+// Everything that listens to a run is an [Observer] of it, attached the same way: the
+// console, the measurement that makes the report (generator/measure), Prometheus
+// (generator/prom), a follower of consumer groups, the report file, a program's own. The
+// sink only sends; nothing wraps it. An observer hears the run start ([Observer.RunStarted]:
+// the plan, and the sink's counters to read from any goroutine), each unit start and end,
+// each malformed message and re-send, a stop condition, the waits of the end, and the end
+// ([Observer.RunEnded]), where it does its own end work: print a summary, wait for a group to
+// drain, linger for a scrape, write a file, fail the run. The run's events are called on the
+// sending goroutine, between messages; an observer that also hears each acknowledgement is an
+// [Acker], fed by the sink ([List.Acks] as sink.OnAck), and one that is not costs nothing per
+// message. [Observers] makes a list of them: each event reaches each observer in the list's
+// order. [Base] is an observer that hears nothing, to embed.
 //
-// Run prints nothing. What a run reports is collected by observers, each with one job: a
-// [Collector] keeps the report's line of every unit (generator/report's report.Unit), and
-// [NewReport] reads the sink's counters at the end, so a program has a run's report without
-// any console (the command writes it to a file). The command's progress and per-unit lines
-// are another observer of its own (cmd/clickgen/internal/console), and its Prometheus series
-// another (generator/prom). A rate-paced (stress) run is measured by a [Meter]: interval
-// lines and the extended report.
+// Run prints nothing and ends nothing: [Finish] ends a run in the shutdown order. Pacing has
+// stopped when Run returns; what an interrupted or failed run queued is flushed with a fresh
+// flush timeout (announced to the observers as a wait); then each observer's RunEnded, in
+// order, with the run's context, so a signal ends their waits; then the sink is closed. A
+// program that wants the report and no console attaches a measure.Run and reads its Report
+// after Finish.
 package play

@@ -7,7 +7,9 @@ import (
 	"hash"
 	"sync"
 
+	"github.com/clickgen/clickgen/generator/measure"
 	"github.com/clickgen/clickgen/generator/play"
+	"github.com/clickgen/clickgen/generator/report"
 	"github.com/clickgen/clickgen/generator/sink"
 	"github.com/clickgen/clickgen/generator/world"
 )
@@ -43,10 +45,10 @@ func (s *hashSink) Stats() sink.Stats {
 	return sink.Stats{Topics: map[string]sink.TopicStats{"hits": s.stats.Topics["hits"]}}
 }
 
-// dayPrinter is an Observer that prints each unit as it is done.
-type dayPrinter struct{}
+// dayPrinter is an Observer that prints each unit as it is done and why the run stopped; it
+// embeds play.Base for the events it does not want.
+type dayPrinter struct{ play.Base }
 
-func (dayPrinter) UnitStarted(play.Unit) {}
 func (dayPrinter) UnitDone(r play.UnitResult) {
 	fmt.Printf("%s: %d events, %d messages sent\n", r.Name(), r.Clean, r.Sent)
 }
@@ -56,7 +58,8 @@ func (dayPrinter) Stopped(reason play.StopReason, res play.Result) {
 
 // Example plays day 0 of the canonical world into a program's own sink. The hash is the
 // inventory's sha256 of day 0 (`clickgen inventory --day 0`): the same bytes, whoever sends
-// them. A [play.Collector] beside the program's observer keeps the day's line of the report.
+// them. A measurement (generator/measure) beside the program's observer makes the run's
+// report; play.Finish ends the run (each observer's end work, then the sink closed).
 func Example() {
 	w, err := world.NewWorld(world.Params{}) // the canonical world: seed 20260601, scale 1
 	if err != nil {
@@ -64,15 +67,17 @@ func Example() {
 	}
 	snk := &hashSink{h: sha256.New(), stats: sink.Stats{Topics: map[string]sink.TopicStats{}}}
 	plan := play.Plan{World: w, Range: world.Range{From: 0, Days: 1}, Hits: "hits"}
-	// Two observers side by side: the program's own lines, and the report's unit lines.
-	var units play.Collector
-	res, err := play.Run(context.Background(), plan, snk, play.Observers(dayPrinter{}, &units))
-	if err != nil {
+	// Two observers side by side: the program's own lines, and the run's measurement.
+	m := measure.New(measure.Options{})
+	obs := play.Observers(dayPrinter{}, m)
+	ctx := context.Background()
+	res, err := play.Run(ctx, plan, snk, obs)
+	if err := play.Finish(ctx, snk, obs, 0, res, err); err != nil {
 		panic(err)
 	}
 	fmt.Println("run ended:", res.Stopped)
 	fmt.Printf("sha256 %x\n", snk.h.Sum(nil))
-	u := units.Units()[0]
+	u := m.Report().(report.Run).Units[0]
 	fmt.Printf("report: %s day %d (%s), %d clean, %d sent, flushed %v\n", u.Kind, u.Day, u.Date, u.Clean, u.Sent, u.Flushed)
 
 	// A stop condition ends a run cleanly: the first 100 messages of the same day.

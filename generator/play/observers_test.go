@@ -9,7 +9,7 @@ import (
 	"github.com/clickgen/clickgen/generator/world"
 )
 
-// extraLog is an ExtraObserver counting extras by topic and class, and the extras its units
+// extraLog is an Observer counting extras by topic and class, and the extras its units
 // announce.
 type extraLog struct {
 	unitLog
@@ -26,7 +26,7 @@ func (l *extraLog) ExtraSent(topic, class string) {
 }
 
 // TestObserversFanOut: Observers tells every observer the same units in the same order, and
-// passes ExtraSent to the ExtraObservers among them; the extras heard by class add up to the
+// ExtraSent too; the extras heard by class add up to the
 // extras the units announced, re-sends included (class "").
 func TestObserversFanOut(t *testing.T) {
 	w := smallWorld(t)

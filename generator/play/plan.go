@@ -232,21 +232,3 @@ type UnitResult struct {
 	// intended time (empty when unpaced).
 	Lateness metrics.Histogram
 }
-
-// Observer hears what a run does. Its methods are called on the goroutine that called Run,
-// between messages, so they must return quickly; a slow observer slows the run.
-type Observer interface {
-	// UnitStarted is called before the first message of a unit.
-	UnitStarted(u Unit)
-	// UnitDone is called after the last message of a unit (and its flush, if any).
-	UnitDone(r UnitResult)
-	// Stopped is called once when a stop condition ended the run before its last unit.
-	Stopped(reason StopReason, res Result)
-}
-
-// nopObserver hears nothing.
-type nopObserver struct{}
-
-func (nopObserver) UnitStarted(Unit)           {}
-func (nopObserver) UnitDone(UnitResult)        {}
-func (nopObserver) Stopped(StopReason, Result) {}

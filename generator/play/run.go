@@ -36,24 +36,25 @@ func incomplete(u Unit, err error) error {
 	return err
 }
 
-// Run plays plan into snk, reporting to obs (nil: nobody listens), and returns what it did.
-// It returns the first error of the sink, a delivery failure as an [*IncompleteError]
-// naming the unit, or ctx's error when ctx is done; in every case the Result says how far
-// the run got. Run neither closes nor finally flushes the sink after an error: the caller
-// decides (flush what was queued, report, close).
+// Run plays plan into snk, telling obs (nil: nobody listens) what it does from
+// [Observer.RunStarted] on, and returns what it did. It returns the first error of the sink,
+// a delivery failure as an [*IncompleteError] naming the unit, or ctx's error when ctx is
+// done; in every case the Result says how far the run got. Run neither closes nor finally
+// flushes the sink after an error, nor tells the observers the run's end: [Finish] does
+// (flush what was queued, the observers' end work, close), or the caller its own way.
 func Run(ctx context.Context, plan Plan, snk sink.Sink, obs Observer) (Result, error) {
 	res := Result{FirstDay: plan.From, LastDay: plan.From - 1}
 	if err := plan.Validate(); err != nil {
 		return res, fmt.Errorf("play: %w", err)
 	}
 	if obs == nil {
-		obs = nopObserver{}
+		obs = Base{}
 	}
 	if plan.FlushTimeout == 0 {
 		plan.FlushTimeout = DefaultFlushTimeout
 	}
 	r := &runner{plan: plan, snk: snk, obs: obs, res: &res}
-	r.extras, _ = obs.(ExtraObserver)
+	obs.RunStarted(Start{Plan: plan, At: time.Now(), Stats: snk.Stats})
 	runCtx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
 	r.cancel = cancel
@@ -80,11 +81,9 @@ type runner struct {
 	snk    sink.Sink
 	obs    Observer
 	res    *Result
-	origin int64      // UTC second of the first run day's start: model time 0
-	due    time.Time  // intended time of the latest paced message
-	ended  StopReason // the stop condition that refused the next message
-	// extras hears each malformed message and re-send, when obs is an ExtraObserver.
-	extras ExtraObserver
+	origin int64                   // UTC second of the first run day's start: model time 0
+	due    time.Time               // intended time of the latest paced message
+	ended  StopReason              // the stop condition that refused the next message
 	cancel context.CancelCauseFunc // ends the run with errStop when Stop.Duration runs out
 	timer  *time.Timer             // fires cancel at the end of Stop.Duration
 }
@@ -103,12 +102,8 @@ func (r *runner) stopTimer() {
 	}
 }
 
-// extraSent tells the observer, if it listens, that extra e went to topic.
-func (r *runner) extraSent(topic string, e *world.Extra) {
-	if r.extras != nil {
-		r.extras.ExtraSent(topic, e.Class)
-	}
-}
+// extraSent tells the observer that extra e went to topic.
+func (r *runner) extraSent(topic string, e *world.Extra) { r.obs.ExtraSent(topic, e.Class) }
 
 // flush waits for every message sent so far with the plan's flush timeout, not ctx: an
 // interrupted run still gets the chance to deliver what it queued.
@@ -372,10 +367,14 @@ func (r *runner) flushUnit(cur *UnitResult) error {
 // Inject sends extras to topic one at a time, each flushed (with the plan's flush timeout
 // semantics: flushTimeout, not ctx) before the next, and tells sent where each landed
 // (partition −1 when the sink does not say). tag is the model day the extras derive from.
-// A delivery failure names the message that was not delivered.
-func Inject(ctx context.Context, snk sink.Sink, topic string, tag int, extras []world.Extra, flushTimeout time.Duration,
+// A delivery failure names the message that was not delivered. obs (nil: nobody) hears the
+// run start, with an empty plan; [Finish] ends it as it ends a Run.
+func Inject(ctx context.Context, snk sink.Sink, obs Observer, topic string, tag int, extras []world.Extra, flushTimeout time.Duration,
 	sent func(i int, x *world.Extra, partition int32)) error {
 	r := &runner{plan: Plan{FlushTimeout: cmp.Or(flushTimeout, DefaultFlushTimeout)}, snk: snk}
+	if obs != nil {
+		obs.RunStarted(Start{Plan: r.plan, At: time.Now(), Stats: snk.Stats})
+	}
 	for i := range extras {
 		x := &extras[i]
 		before := maps.Clone(snk.Stats().Topics[topic].Partitions)

@@ -26,7 +26,10 @@ func smallWorld(t testing.TB) *world.World {
 }
 
 // unitLog is an Observer that records what it hears, one line per call.
-type unitLog struct{ lines []string }
+type unitLog struct {
+	play.Base
+	lines []string
+}
 
 func (l *unitLog) UnitStarted(u play.Unit) { l.lines = append(l.lines, "start "+u.Name()) }
 func (l *unitLog) UnitDone(r play.UnitResult) {

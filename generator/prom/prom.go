@@ -3,8 +3,10 @@
 // series (see [Names]) and, through [Server.KafkaHooks], the Kafka client's per-broker series
 // from franz-go's kprom (prefix clickgen_kafka_).
 //
-// clickgen's counters are not observed twice: at each scrape they are read from the sink's
-// Stats, so /metrics, the progress lines and the final report count the same messages. The
+// A Server is an observer of the run (play.Observer), attached like every other listener: it
+// never wraps the sink. clickgen's counters are not observed twice: at each scrape they are
+// read from the sink's Stats and the pacer's snapshot, so /metrics, the progress lines and the
+// final report count the same messages. The
 // latency histogram's buckets are counted from the sink's own [metrics.Histogram], the one the
 // final percentiles come from, and the whole-run quantiles are exposed as a summary holding
 // exactly the percentiles the final line prints.
@@ -34,39 +36,40 @@ import (
 	"github.com/clickgen/clickgen/generator/world"
 )
 
-// Server serves the metrics of one run: one sink's Stats, its pacing and what the engine tells
-// its observer. It listens as soon as it is started (so a bad or busy address fails before
-// anything is sent) and stops when the sink it wraps is closed. Its methods are safe for
-// concurrent use, and do nothing on a nil *Server, so a caller need not ask whether metrics
-// are served.
+// Server serves the metrics of one run: its sink's Stats, its pacing and what the engine tells
+// its observers. It listens as soon as it is started (so a bad or busy address fails before
+// anything is sent) and stops at the run's end ([Server.RunEnded]), after its linger. Its
+// methods are safe for concurrent use; the configuring ones (KafkaHooks, SinkOpts, Follow,
+// Linger, Stop) do nothing on a nil *Server.
 type Server struct {
 	ln   net.Listener
 	srv  *http.Server
 	done chan struct{}
 	reg  *prometheus.Registry
 
-	snk    atomic.Pointer[sink.Sink]
+	stats  atomic.Pointer[func() sink.Stats]
 	follow atomic.Pointer[func() map[string]follow.State]
-	lag    atomic.Int64 // nanoseconds: how late the latest paced message was handed to the sink
 	pacer  atomic.Pointer[pacing]
 
 	day    *prometheus.GaugeVec
 	units  *prometheus.CounterVec
 	extras *prometheus.CounterVec
+	// byClass are the extras' counters of the run's topics and classes, made at RunStarted
+	// and read on the run's goroutine only.
+	byClass map[[2]string]prometheus.Counter
 
 	kafkaOnce sync.Once
 	kafka     *kprom.Metrics
 
-	// After the run (Linger): how long to keep serving for a scrape of the final values, and
-	// what ends that wait early.
+	// After the run (Linger): how long to keep serving for a scrape of the final values.
 	linger    time.Duration
-	lingerCtx context.Context
-	waiting   func()
 	ended     atomic.Bool   // the run has ended: a scrape that starts now reads final values
 	lingering chan struct{} // closed when the wait for a final scrape begins
 	scraped   chan struct{} // closed when a scrape that started after the end has been answered
 	finalOnce sync.Once
 }
+
+var _ play.Observer = (*Server)(nil)
 
 // pacing is what the target-rate series are computed from.
 type pacing struct {
@@ -196,28 +199,12 @@ func (s *Server) SinkOpts() []sink.Opt {
 	return []sink.Opt{sink.Hooks(s.KafkaHooks())}
 }
 
-// Wrap returns snk reporting to s: s serves snk's Stats, records the lag of every paced
-// message sent through it, and stops when it is closed. [Of] finds s from the result.
-func (s *Server) Wrap(snk sink.Sink) sink.Sink {
-	s.snk.Store(&snk)
-	return &meteredSink{Sink: snk, m: s}
-}
-
-// Of returns the Server a sink returned by [Server.Wrap] reports to, and nil for any other
-// sink, so that callers can write prom.Of(snk).Observer(plan) whether metrics are served or not.
-func Of(snk sink.Sink) *Server {
-	if m, ok := snk.(*meteredSink); ok {
-		return m.m
-	}
-	return nil
-}
-
-// setPacing tells s the run's pacing ([Server.Observer] does): runner releases the messages
-// (nil: not paced) after shape (nil: not a rate shape). s then serves how many messages were
-// released and the largest lag; with a shape, also how many the shape had scheduled by now
-// and its current target rate.
+// setPacing tells s the run's pacing (RunStarted does): runner releases the messages (nil:
+// not paced) after shape (nil: not a rate shape). s then serves how many messages were
+// released, how late the latest one was and the largest lag; with a shape, also how many the
+// shape had scheduled by now and its current target rate.
 func (s *Server) setPacing(shape pace.Pacer, runner *pace.Runner) {
-	if s == nil || runner == nil {
+	if runner == nil {
 		return
 	}
 	s.pacer.Store(&pacing{shape: shape, runner: runner})
@@ -232,30 +219,57 @@ func (s *Server) Follow(states func() map[string]follow.State) {
 	s.follow.Store(&states)
 }
 
-// Observer returns an observer of a run of plan that keeps s's model day, units done and
-// extras by class; the extras' counters start at zero for every class plan's topics can carry.
-// It also tells s the plan's pacing (plan.Pacing's Runner and Shape: the messages released,
-// the largest lag and, for a rate shape, what it scheduled and its target), so attaching the
-// observer is all a caller does for a run's metrics. It returns nil on a nil *Server
-// (play.Observers skips it).
-func (s *Server) Observer(plan play.Plan) play.Observer {
-	if s == nil {
-		return nil
-	}
-	s.setPacing(plan.Pacing.Shape, plan.Pacing.Runner)
-	o := &observer{s: s, extras: map[[2]string]prometheus.Counter{}}
+// RunStarted starts serving the run: the sink's counters (read at each scrape from
+// st.Stats), the plan's pacing (plan.Pacing's Runner and Shape: the messages released, the
+// lag and, for a rate shape, what it scheduled and its target), and the extras' counters at
+// zero for every class the plan's topics can carry.
+func (s *Server) RunStarted(st play.Start) {
+	s.stats.Store(&st.Stats)
+	s.setPacing(st.Plan.Pacing.Shape, st.Plan.Pacing.Runner)
+	s.byClass = map[[2]string]prometheus.Counter{}
 	for _, tc := range []struct {
 		topic   string
 		classes []string
-	}{{plan.Hits, world.HitGarbageClasses}, {plan.Orders, world.OrderGarbageClasses}} {
+	}{{st.Plan.Hits, world.HitGarbageClasses}, {st.Plan.Orders, world.OrderGarbageClasses}} {
 		if tc.topic == "" {
 			continue
 		}
 		for _, c := range append(slices.Clone(tc.classes), "") {
-			o.extras[[2]string{tc.topic, c}] = s.extras.WithLabelValues(tc.topic, classLabel(c))
+			s.byClass[[2]string{tc.topic, c}] = s.extras.WithLabelValues(tc.topic, classLabel(c))
 		}
 	}
-	return o
+}
+
+// UnitStarted serves the model day of the unit being played.
+func (s *Server) UnitStarted(u play.Unit) {
+	s.day.WithLabelValues(kindLabel(u.Kind)).Set(float64(u.Day))
+}
+
+// UnitDone counts the unit.
+func (s *Server) UnitDone(r play.UnitResult) { s.units.WithLabelValues(kindLabel(r.Kind)).Inc() }
+
+// ExtraSent counts a malformed message or a re-send by topic and class.
+func (s *Server) ExtraSent(topic, class string) {
+	if c, ok := s.byClass[[2]string{topic, class}]; ok {
+		c.Inc()
+		return
+	}
+	s.extras.WithLabelValues(topic, classLabel(class)).Inc()
+}
+
+// Stopped does nothing: the counters say how far the run got.
+func (s *Server) Stopped(play.StopReason, play.Result) {}
+
+// Waiting does nothing.
+func (s *Server) Waiting(string, time.Duration) {}
+
+// RunEnded keeps serving the run's final values for the linger ([Server.Linger]), announced
+// through e, then stops the server. The wait ends early when ctx does: an interrupted run
+// (its context is done) does not wait, and a signal ends the wait at once.
+func (s *Server) RunEnded(ctx context.Context, e *play.End) error {
+	s.awaitFinalScrape(ctx, e)
+	s.Stop()
+	return nil
 }
 
 func classLabel(class string) string {
@@ -272,29 +286,6 @@ func kindLabel(k play.UnitKind) string {
 	return "hits"
 }
 
-// observer is the play.ExtraObserver of [Server.Observer]. The engine calls it from one
-// goroutine; the metrics it touches are safe for concurrent scrapes.
-type observer struct {
-	s      *Server
-	extras map[[2]string]prometheus.Counter // written only when built
-}
-
-func (o *observer) UnitStarted(u play.Unit) {
-	o.s.day.WithLabelValues(kindLabel(u.Kind)).Set(float64(u.Day))
-}
-
-func (o *observer) UnitDone(r play.UnitResult) { o.s.units.WithLabelValues(kindLabel(r.Kind)).Inc() }
-
-func (o *observer) Stopped(play.StopReason, play.Result) {}
-
-func (o *observer) ExtraSent(topic, class string) {
-	if c, ok := o.extras[[2]string{topic, class}]; ok {
-		c.Inc()
-		return
-	}
-	o.s.extras.WithLabelValues(topic, classLabel(class)).Inc()
-}
-
 // final wraps h to note a scrape that starts after the run has ended and is answered: the
 // scrape that saw the final values.
 func (s *Server) final(h http.Handler) http.Handler {
@@ -307,35 +298,37 @@ func (s *Server) final(h http.Handler) http.Handler {
 	})
 }
 
-// Linger makes the end of the run (the wrapped sink's Close) keep serving for up to d: until
-// a scrape that starts after the sink has closed has been answered, until d has passed, or
-// until ctx is done (an interrupted run does not wait), whichever is first. A run shorter
-// than the scraper's interval then still leaves its final values in Prometheus, when d is
-// longer than that interval. waiting, when not nil, is called as the wait begins (to say so
-// on stderr). Zero d, the default, stops at once. It does nothing on a nil *Server.
-func (s *Server) Linger(ctx context.Context, d time.Duration, waiting func()) {
+// Linger makes the end of the run ([Server.RunEnded]) keep serving for up to d: until a
+// scrape that starts after the run has ended has been answered, until d has passed, or until
+// the run's context is done (an interrupted run does not wait), whichever is first. A run
+// shorter than the scraper's interval then still leaves its final values in Prometheus, when
+// d is longer than that interval. Zero d, the default, stops at once. It does nothing on a
+// nil *Server. Call it before the run.
+func (s *Server) Linger(d time.Duration) {
 	if s == nil {
 		return
 	}
-	s.lingerCtx, s.linger, s.waiting = ctx, d, waiting
+	s.linger = d
 }
 
-// awaitFinalScrape is the wait Linger asks for, at the run's end.
-func (s *Server) awaitFinalScrape() {
-	if s.linger <= 0 || s.srv == nil || s.lingerCtx.Err() != nil {
+// LingerWait is what the wait of Linger is announced as (play.End.Wait), with the linger as
+// its longest.
+const LingerWait = "the run has ended; serving its final metrics until a scrape reads them"
+
+// awaitFinalScrape is the wait Linger asks for, at the run's end, announced through e.
+func (s *Server) awaitFinalScrape(ctx context.Context, e *play.End) {
+	if s.linger <= 0 || s.srv == nil || ctx.Err() != nil {
 		return
 	}
 	s.ended.Store(true)
 	close(s.lingering)
-	if s.waiting != nil {
-		s.waiting()
-	}
+	e.Wait(LingerWait, s.linger)
 	t := time.NewTimer(s.linger)
 	defer t.Stop()
 	select {
 	case <-s.scraped:
 	case <-t.C:
-	case <-s.lingerCtx.Done():
+	case <-ctx.Done():
 	}
 }
 
@@ -385,8 +378,8 @@ func (c statsCollector) Describe(ch chan<- *prometheus.Desc) {
 
 func (c statsCollector) Collect(ch chan<- prometheus.Metric) {
 	var st sink.Stats
-	if s := c.s.snk.Load(); s != nil {
-		st = (*s).Stats()
+	if f := c.s.stats.Load(); f != nil {
+		st = (*f)()
 	}
 	var inFlight int64
 	for _, t := range slices.Sorted(maps.Keys(st.Topics)) {
@@ -401,7 +394,11 @@ func (c statsCollector) Collect(ch chan<- prometheus.Metric) {
 		inFlight += ts.Sent - ts.Acked - ts.Failed
 	}
 	ch <- prometheus.MustNewConstMetric(descInFlight, prometheus.GaugeValue, float64(inFlight))
-	ch <- prometheus.MustNewConstMetric(descLag, prometheus.GaugeValue, time.Duration(c.s.lag.Load()).Seconds())
+	var lag time.Duration
+	if p := c.s.pacer.Load(); p != nil {
+		lag = p.runner.Snapshot().Lag
+	}
+	ch <- prometheus.MustNewConstMetric(descLag, prometheus.GaugeValue, lag.Seconds())
 
 	h := st.Latency
 	buckets := make(map[float64]uint64, len(LatencyBounds))
@@ -459,28 +456,4 @@ func targetRate(shape pace.Pacer, e time.Duration) float64 {
 		return pace.AllowedRate(shape, from, e)
 	}
 	return float64(k) / (last - first).Seconds()
-}
-
-// meteredSink is a sink whose metrics server records each paced message's lag and stops
-// when the sink is closed.
-type meteredSink struct {
-	sink.Sink
-	m *Server
-}
-
-// Send records how late m is (now − Due, for paced messages) and sends it.
-func (s *meteredSink) Send(ctx context.Context, msg sink.Message) error {
-	if !msg.Due.IsZero() {
-		s.m.lag.Store(int64(max(0, time.Since(msg.Due))))
-	}
-	return s.Sink.Send(ctx, msg)
-}
-
-// Close closes the sink, then stops the metrics server: it serves until the run's end, and
-// with [Server.Linger] until a scrape of the final values.
-func (s *meteredSink) Close() error {
-	err := s.Sink.Close()
-	s.m.awaitFinalScrape()
-	s.m.Stop()
-	return err
 }

@@ -75,25 +75,28 @@ func TestExposition(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	s := New()
-	snk := s.Wrap(w)
-	if Of(snk) != s || Of(w) != nil {
-		t.Fatalf("Of does not find the server of a wrapped sink only")
+	// A pacer whose one message was released 1.5 s after it was due.
+	runner, err := pace.NewRunner(func(uint64, time.Duration) (time.Duration, bool) { return -1500 * time.Millisecond, true })
+	if err != nil {
+		t.Fatal(err)
 	}
-	obs := s.Observer(play.Plan{Hits: "hits"}).(play.ExtraObserver)
+	s := New()
+	s.RunStarted(play.Start{Plan: play.Plan{Hits: "hits", Pacing: play.Pacing{Runner: runner}}, Stats: w.Stats})
 	ctx := context.Background()
-	due := time.Now().Add(-1500 * time.Millisecond)
+	if _, err := runner.Wait(ctx, 0); err != nil {
+		t.Fatal(err)
+	}
 	for i := range 5 {
-		snk.Send(ctx, sink.Message{Topic: "hits", Key: []byte{byte('a' + i)}, Value: []byte("12345"), Due: due})
+		w.Send(ctx, sink.Message{Topic: "hits", Key: []byte{byte('a' + i)}, Value: []byte("12345"), Due: time.Now().Add(-1500 * time.Millisecond)})
 	}
 	odd := "we\"ird\\\n"
-	snk.Send(ctx, sink.Message{Topic: odd, Value: []byte("x")})
-	snk.Flush(ctx)
-	obs.UnitStarted(play.Unit{Kind: play.HitsUnit, Day: 3})
-	obs.ExtraSent("hits", world.GarbageNotAnObject)
-	obs.ExtraSent("hits", "")
-	obs.ExtraSent("hits", "")
-	obs.UnitDone(play.UnitResult{Unit: play.Unit{Kind: play.HitsUnit, Day: 3}})
+	w.Send(ctx, sink.Message{Topic: odd, Value: []byte("x")})
+	w.Flush(ctx)
+	s.UnitStarted(play.Unit{Kind: play.HitsUnit, Day: 3})
+	s.ExtraSent("hits", world.GarbageNotAnObject)
+	s.ExtraSent("hits", "")
+	s.ExtraSent("hits", "")
+	s.UnitDone(play.UnitResult{Unit: play.Unit{Kind: play.HitsUnit, Day: 3}})
 
 	fams := scrape(t, s.Handler())
 	for _, c := range []struct {
@@ -118,7 +121,10 @@ func TestExposition(t *testing.T) {
 		}
 	}
 	if lag, _ := value(fams, Lag); lag < 1.5 {
-		t.Errorf("%s = %v, want >= 1.5 (messages were due 1.5s before sending)", Lag, lag)
+		t.Errorf("%s = %v, want >= 1.5 (the pacer released its message 1.5s after it was due)", Lag, lag)
+	}
+	if n, _ := value(fams, Released); n != 1 {
+		t.Errorf("%s = %v, want the pacer's 1", Released, n)
 	}
 	var parts float64
 	for _, m := range fams[PartitionAcked].GetMetric() {
@@ -182,10 +188,11 @@ func TestExposition(t *testing.T) {
 // one is harmless.
 func TestNilServer(t *testing.T) {
 	var s *Server
-	if s.Observer(play.Plan{Hits: "hits"}) != nil || s.SinkOpts() != nil || s.KafkaHooks() != nil {
-		t.Errorf("a nil Server hands out observers, options or hooks")
+	if s.SinkOpts() != nil || s.KafkaHooks() != nil {
+		t.Errorf("a nil Server hands out options or hooks")
 	}
-	s.setPacing(nil, nil)
+	s.Follow(nil)
+	s.Linger(time.Second)
 	s.Stop()
 }
 

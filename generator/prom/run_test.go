@@ -3,7 +3,6 @@ package prom
 import (
 	"context"
 	"fmt"
-	"io"
 	"slices"
 	"strings"
 	"sync"
@@ -132,14 +131,13 @@ func playScraped(t *testing.T, at []int64, scraped func(n int64, fams map[string
 		t.Fatal(err)
 	}
 	f.Start(context.Background())
-	t.Cleanup(func() { f.Finish(io.Discard, true) })
+	t.Cleanup(func() { f.Finish(context.Background(), true, nil) })
 	s.Follow(f.States)
-	k := kafkatest.NewKafka(t, addrs, append(s.SinkOpts(), sink.Hooks(written), sink.OnAck(f.Acked))...)
+	k := kafkatest.NewKafka(t, addrs, append(s.SinkOpts(), sink.Hooks(written), sink.OnAck(func(a sink.Ack) { f.Acked(follow.Ack(a)) }))...)
 	g := &gate{Sink: k, at: map[int64]bool{}, reached: make(chan int64), resume: make(chan struct{}), written: written}
 	for _, n := range at {
 		g.at[n] = true
 	}
-	snk := s.Wrap(g)
 	w, err := world.NewWorld(world.Params{Scale: 0.02})
 	if err != nil {
 		t.Fatal(err)
@@ -154,8 +152,7 @@ func playScraped(t *testing.T, at []int64, scraped func(n int64, fams map[string
 	}
 	plan := play.Plan{World: w, Range: world.Range{From: 0, Days: 2, Garbage: world.Garbage{Rate: 0.05, Redeliver: 0.02}}, Hits: "hits",
 		Pacing: play.Pacing{ByCount: true, Shape: shape, Runner: runner}}
-	// The observer is all the run attaches: it tells s the plan's pacing too.
-	obs := s.Observer(plan)
+	// The server is an observer of the run, which tells it the plan's pacing too.
 	var announced atomic.Int64
 	type outcome struct {
 		res play.Result
@@ -163,7 +160,7 @@ func playScraped(t *testing.T, at []int64, scraped func(n int64, fams map[string
 	}
 	done := make(chan outcome, 1)
 	go func() {
-		res, err := play.Run(context.Background(), plan, snk, play.Observers(obs, announce{&announced}))
+		res, err := play.Run(context.Background(), plan, g, play.Observers(s, announce{n: &announced}))
 		done <- outcome{res, err}
 	}()
 
@@ -215,9 +212,7 @@ func TestScrapeDuringRun(t *testing.T) {
 		t.Errorf("scraped at %v, want 3 points", stops)
 	}
 	k, out, announced := p.k, p, p.announced
-	st := k.Stats()
-	report := play.NewReport(st, 0, 0, false)
-	hits := report.Topics["hits"]
+	hits := k.Stats().Topics["hits"]
 	for _, c := range []struct {
 		name string
 		want float64
@@ -225,7 +220,7 @@ func TestScrapeDuringRun(t *testing.T) {
 		{MessagesSent, float64(hits.Sent)}, {MessagesAcked, float64(hits.Acked)}, {MessagesFailed, 0}, {AckedBytes, float64(hits.Bytes)},
 	} {
 		if got, _ := value(fams, c.name, "topic", "hits"); got != c.want {
-			t.Errorf("after the run: %s = %v, the report says %v", c.name, got, c.want)
+			t.Errorf("after the run: %s = %v, the sink says %v", c.name, got, c.want)
 		}
 	}
 	if hits.Acked != out.res.Sent || hits.Acked < 1200 {
@@ -262,11 +257,12 @@ func TestScrapeDuringRun(t *testing.T) {
 }
 
 // announce is an Observer adding up the extras the units announce.
-type announce struct{ n *atomic.Int64 }
+type announce struct {
+	play.Base
+	n *atomic.Int64
+}
 
-func (a announce) UnitStarted(u play.Unit)            { a.n.Add(int64(u.Extras)) }
-func (announce) UnitDone(play.UnitResult)             {}
-func (announce) Stopped(play.StopReason, play.Result) {}
+func (a announce) UnitStarted(u play.Unit) { a.n.Add(int64(u.Extras)) }
 
 // TestDashboardMetricsServed: every metric the Grafana dashboard's queries read is served by a
 // real run, scraped while it plays. The Kafka client's error counters (kprom) appear only with

@@ -6,30 +6,29 @@
 // extended with the mean and p99.9, the whole latency distribution, the pacing and its
 // intervals, and the units.
 //
-// The types are plain values with their JSON tags: the engine (generator/play), the sink
-// (generator/sink) and the follower (generator/follow) fill them, and readers (generator/plot)
-// decode them, so writer and reader share one definition of each key. The field order is the
+// The types are plain values with their JSON tags: generator/measure fills them, the one place
+// a run's raw measurements (the sink's counters, the engine's units, the follower's groups)
+// become a report, and readers (generator/plot) decode them, so writer and reader share one
+// definition of each key. The field order is the
 // key order of the file, and a key added here must be appended where older readers ignore it
 // (unknown keys are ignored by a decoder), so older and newer reports both read. This package
 // imports nothing of clickgen's: the packages that fill it point down to it.
 package report
 
 // Report is the part every report has: the sink's counters by topic, the pacing outcome,
-// the produce latency and whether the run was interrupted. The sink builds it from its
-// counters (sink.NewReport); the caller fills Rate, Interrupted and Follow, which the sink
-// cannot know.
+// the produce latency and whether the run was interrupted (generator/measure assembles it).
 type Report struct {
 	// Topics holds each topic's counters, by topic name.
 	Topics map[string]Topic `json:"topics"`
-	// Rate is the pacing outcome; the caller fills it.
+	// Rate is the pacing outcome.
 	Rate Rate `json:"rate"`
 	// LatencyMS holds produce latency percentiles in milliseconds.
 	LatencyMS Latency `json:"latency_ms"`
 	// Interrupted says the run was stopped (Ctrl-C, deadline) before it
-	// finished; the caller fills it.
+	// finished.
 	Interrupted bool `json:"interrupted"`
 	// Follow holds, by group, what following consumer groups measured (generator/follow);
-	// the caller fills it, absent when no group was followed.
+	// absent when no group was followed.
 	Follow map[string]FollowGroup `json:"follow,omitempty"`
 }
 
@@ -48,7 +47,7 @@ type Topic struct {
 	FailedTags  []uint32        `json:"failed_tags,omitempty"` // distinct tags of failed messages
 }
 
-// Rate is the pacing outcome, filled by the caller.
+// Rate is the pacing outcome.
 type Rate struct {
 	TargetPerS   float64 `json:"target_per_s"`   // messages/s asked for; 0 for an unpaced run
 	AchievedPerS float64 `json:"achieved_per_s"` // messages acknowledged per second of the run
@@ -94,7 +93,7 @@ type Stress struct {
 	// LatencyMS replaces the embedded report's latency_ms.
 	LatencyMS StressLatency `json:"latency_ms"`
 	// LatencyDistributionMS is the produce latency as [percentile, ms] pairs at
-	// metrics.DistributionPercentiles, for plotting the whole distribution; absent when
+	// measure.DistributionPercentiles, for plotting the whole distribution; absent when
 	// nothing was acknowledged. Beside latency_ms, whose values readers take as numbers.
 	LatencyDistributionMS [][2]float64 `json:"latency_distribution_ms,omitempty"`
 	Stress                StressInfo   `json:"stress"`
@@ -167,7 +166,7 @@ type FollowGroup struct {
 	// LatencyMS are the pipeline latency percentiles of the messages taken, in milliseconds.
 	LatencyMS Percentiles `json:"latency_ms"`
 	// LatencyDistributionMS is the same as [percentile, ms] pairs at
-	// metrics.DistributionPercentiles, for plotting the whole distribution; absent when
+	// measure.DistributionPercentiles, for plotting the whole distribution; absent when
 	// nothing was taken.
 	LatencyDistributionMS [][2]float64 `json:"latency_distribution_ms,omitempty"`
 	// Taken counts the run's messages the group's commit passed.

@@ -197,9 +197,11 @@ func (k *Kafka) brokerList() string { return strings.Join(k.cfg.brokers, ",") }
 
 // CheckConnect asks the brokers for metadata, failing within the connect
 // timeout (see [ConnectTimeout]) or when ctx is done, whichever is first,
-// with an error naming the brokers. It also proves TLS and SASL work: a port
-// without a SASL listener is a *[NoSASLListenerError].
+// with an error naming the brokers (and, when ctx ended it, how long it had
+// tried: an interrupt is not the timeout). It also proves TLS and SASL work: a
+// port without a SASL listener is a *[NoSASLListenerError].
 func (k *Kafka) CheckConnect(ctx context.Context) error {
+	parent, start := ctx, time.Now()
 	ctx, cancel := context.WithTimeout(ctx, k.cfg.connectTimeout)
 	defer cancel()
 	if err := k.cl.Ping(ctx); err != nil {
@@ -223,6 +225,9 @@ func (k *Kafka) CheckConnect(ctx context.Context) error {
 		}
 		if ctx.Err() != nil && !errors.Is(err, ctx.Err()) {
 			err = fmt.Errorf("%w (last error: %v)", ctx.Err(), err)
+		}
+		if parent.Err() != nil {
+			return fmt.Errorf("sink: interrupted after %.2fs while reaching Kafka at %s: %w", time.Since(start).Seconds(), k.brokerList(), err)
 		}
 		return fmt.Errorf("sink: cannot reach Kafka at %s within %v: %w", k.brokerList(), k.cfg.connectTimeout, err)
 	}

@@ -2,14 +2,12 @@ package sink
 
 import (
 	"maps"
-	"math"
 	"slices"
 	"sync"
 	"sync/atomic"
 	"time"
 
 	"github.com/clickgen/clickgen/generator/metrics"
-	"github.com/clickgen/clickgen/generator/report"
 )
 
 // Stats is a snapshot of a sink's counters. Counters are read one by one
@@ -240,38 +238,4 @@ func (r *recorder) snapshot() Stats {
 	r.errMu.Unlock()
 	s.Latency = r.lat.Snapshot()
 	return s
-}
-
-// NewReport builds the report of s (the report file's common keys, generator/report), leaving
-// Rate, Interrupted and Follow zero for the caller, who knows them. Partitions is never nil,
-// so it marshals as {} rather than null.
-func NewReport(s Stats) report.Report {
-	r := report.Report{Topics: make(map[string]report.Topic, len(s.Topics))}
-	for name, t := range s.Topics {
-		parts := maps.Clone(t.Partitions)
-		if parts == nil {
-			parts = map[int32]int64{}
-		}
-		r.Topics[name] = report.Topic{
-			Sent:        t.Sent,
-			Acked:       t.Acked,
-			Failed:      t.Failed,
-			Unaccounted: t.Sent - t.Acked - t.Failed,
-			Bytes:       t.Bytes,
-			Partitions:  parts,
-			FailedTags:  slices.Clone(t.FailedTags),
-		}
-	}
-	r.LatencyMS = report.Latency{
-		P50: ms(s.Latency.Quantile(0.50)),
-		P95: ms(s.Latency.Quantile(0.95)),
-		P99: ms(s.Latency.Quantile(0.99)),
-		Max: ms(s.Latency.Max()),
-	}
-	return r
-}
-
-// ms converts d to milliseconds rounded to the microsecond.
-func ms(d time.Duration) float64 {
-	return math.Round(float64(d)/float64(time.Microsecond)) / 1000
 }

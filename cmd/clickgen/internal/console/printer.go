@@ -1,10 +1,11 @@
-// Package console is how the command speaks on stderr while it plays: a [Printer] of
-// progress and per-unit lines, the end-of-run [Summary], and the [Session] that ends a run in
-// the command's order (flush, summary, report file, close). The engine (generator/play) prints
-// nothing; the console is one more observer of it.
+// Package console is how the command speaks on stderr while it plays: the [Printer], an
+// observer of the run (play.Observer) that prints progress and per-unit lines, the waits of
+// the run's end and the end-of-run [Summary]. The engine (generator/play) prints nothing, and
+// the figures are generator/measure's: the console only words them.
 package console
 
 import (
+	"context"
 	"fmt"
 	"io"
 	"maps"
@@ -14,15 +15,19 @@ import (
 	"sync"
 	"time"
 
+	"github.com/clickgen/clickgen/generator/measure"
 	"github.com/clickgen/clickgen/generator/play"
 	"github.com/clickgen/clickgen/generator/sink"
 	"github.com/clickgen/clickgen/generator/world"
 )
 
-// Printer is a [play.Observer] that prints a run as the command line does, in English, on w
+// Printer is the [play.Observer] that prints a run as the command line does, in English, on w
 // (stderr): a progress line (a bar rewritten in place on a terminal, a log line every
-// [ProgressEvery] otherwise), a line per unit done and the reason a run stopped. Its methods
-// are safe for concurrent use; Stop ends the progress goroutine.
+// [ProgressEvery] otherwise; a rate-paced run's interval line every lineEvery), a line per
+// unit done, the reason a run stopped, each wait of the run's end (what, and how long at
+// most) and, at the end, the summary: a rate-paced run's total line, then the topics'. Its
+// figures are those of the measurement it is given, which must hear the run before it (an
+// earlier observer of the same list). Its methods are safe for concurrent use.
 type Printer struct {
 	// LimitFlag names how a message limit was set ("--limit 25"), for the line that says the
 	// run stopped there; "" says "the messages limit".
@@ -30,16 +35,18 @@ type Printer struct {
 	// OnUnit, if set, hears each unit as it starts.
 	OnUnit func(play.Unit)
 
-	w     io.Writer
-	snk   sink.Sink
-	tty   bool
-	total int // messages expected, 0 when unknown
-	start time.Time
-	done  chan struct{}
-	wg    sync.WaitGroup
-	mu    sync.Mutex
-	label string
-	line  func() string // if set, replaces the default line and is printed as a log line
+	w         io.Writer
+	m         *measure.Run
+	tty       bool
+	total     int // messages expected, 0 when unknown
+	lineEvery time.Duration
+	stats     func() sink.Stats
+	start     time.Time
+	done      chan struct{} // nil until the progress starts
+	wg        sync.WaitGroup
+	mu        sync.Mutex
+	label     string
+	line      func() string // if set, replaces the default line and is printed as a log line
 	// lastAcked and lastAt are the previous line's figures: the line shows the current
 	// rate, so a stalled broker shows 0 msg/s instead of a slowly falling average.
 	lastAcked int64
@@ -48,6 +55,10 @@ type Printer struct {
 
 // ProgressEvery is how often a Printer not on a terminal prints a progress line.
 const ProgressEvery = 10 * time.Second
+
+// MinProgressEvery is the shortest period of progress lines a command accepts (--interval,
+// live's --progress-every): --interval 1ns printed 135 655 lines in 2 s.
+const MinProgressEvery = 100 * time.Millisecond
 
 // isTerminal says whether w is a character device (a terminal).
 func isTerminal(w io.Writer) bool {
@@ -59,17 +70,28 @@ func isTerminal(w io.Writer) bool {
 	return err == nil && st.Mode()&os.ModeCharDevice != 0
 }
 
-// NewPrinter starts printing the progress of snk on w; total is the number of messages
-// expected (0 when unknown), for the bar. When line is set, line() is printed as a log line
-// every lineEvery instead of the default progress (a stress run prints one line per interval).
-func NewPrinter(w io.Writer, snk sink.Sink, total int, lineEvery time.Duration, line func() string) *Printer {
-	p := &Printer{w: w, snk: snk, tty: isTerminal(w), total: total, start: time.Now(), done: make(chan struct{}), line: line}
+// NewPrinter returns a printer on w of a run measured by m; total is the number of messages
+// expected (0 when unknown), for the bar; a rate-paced run prints m's interval line every
+// lineEvery. The progress starts with the run.
+func NewPrinter(w io.Writer, m *measure.Run, total int, lineEvery time.Duration) *Printer {
+	return &Printer{w: w, m: m, tty: isTerminal(w), total: total, lineEvery: lineEvery, start: time.Now()}
+}
+
+// RunStarted starts the progress: from the sink's counters, or for a rate-paced run the
+// measurement's interval lines.
+func (p *Printer) RunStarted(s play.Start) {
+	p.mu.Lock()
+	p.stats, p.start = s.Stats, s.At
 	every := ProgressEvery
-	if line != nil {
-		every = lineEvery
-	} else if p.tty {
+	switch {
+	case s.Plan.Pacing.ByCount:
+		p.line, every = func() string { return stressLine(p.m.Interval()) }, p.lineEvery
+	case p.tty:
 		every = 200 * time.Millisecond
 	}
+	p.done = make(chan struct{})
+	done := p.done
+	p.mu.Unlock()
 	p.wg.Add(1)
 	go func() {
 		defer p.wg.Done()
@@ -77,14 +99,13 @@ func NewPrinter(w io.Writer, snk sink.Sink, total int, lineEvery time.Duration, 
 		defer t.Stop()
 		for {
 			select {
-			case <-p.done:
+			case <-done:
 				return
 			case <-t.C:
 				p.print()
 			}
 		}
 	}()
-	return p
 }
 
 // SetLabel sets what is being played ("day 3:").
@@ -109,7 +130,7 @@ func (p *Printer) print() {
 		p.Logf("%s", p.line())
 		return
 	}
-	s := p.snk.Stats()
+	s := p.stats()
 	var sent, acked, failed, bytes int64
 	for _, t := range s.Topics {
 		sent, acked, failed, bytes = sent+t.Sent, acked+t.Acked, failed+t.Failed, bytes+t.Bytes
@@ -137,15 +158,47 @@ func (p *Printer) print() {
 	fmt.Fprintf(p.w, "clickgen: progress: %s\n", line)
 }
 
-// Stop ends the progress line. Logf may still be called after it.
-func (p *Printer) Stop() {
-	close(p.done)
+// stop ends the progress line, if it started. Logf may still be called after it.
+func (p *Printer) stop() {
+	p.mu.Lock()
+	done := p.done
+	p.done = nil
+	p.mu.Unlock()
+	if done == nil {
+		return
+	}
+	close(done)
 	p.wg.Wait()
 	if p.tty {
 		p.mu.Lock()
 		fmt.Fprint(p.w, "\r\033[K")
 		p.mu.Unlock()
 	}
+}
+
+// ExtraSent does nothing: the unit's line counts its extras.
+func (p *Printer) ExtraSent(string, string) {}
+
+// Waiting says what the run's end waits for and how long it may take, before it begins.
+func (p *Printer) Waiting(what string, max time.Duration) { p.Logf("%s", WaitLine(what, max)) }
+
+// WaitLine is how the console announces a wait: what it waits for, and the longest it may
+// take ("…, at most 2m0s"), after "clickgen: ".
+func WaitLine(what string, max time.Duration) string { return fmt.Sprintf("%s, at most %v", what, max) }
+
+// RunEnded ends the progress and prints the summary: a rate-paced run's total line, then each
+// topic's counts, the latency and the total time, from the measurement's figures.
+func (p *Printer) RunEnded(_ context.Context, e *play.End) error {
+	p.stop()
+	f := measure.Figures{Latency: measure.PercentilesOf(e.Stats.Latency), Elapsed: time.Since(p.start)} // without a measurement
+	if p.m != nil {
+		f = p.m.Figures()
+		if p.m.RateRun() {
+			p.Logf("%s", stressTotal(f))
+		}
+	}
+	fmt.Fprint(p.w, Summary(e.Stats, f.Latency, f.Elapsed))
+	return nil
 }
 
 // UnitStarted labels the progress line with the unit being played.
@@ -177,8 +230,8 @@ func (p *Printer) UnitDone(r play.UnitResult) {
 		}
 		line += fmt.Sprintf(", %.1f MB; generated and sent in %v, flushed in %v", float64(r.Bytes)/1e6,
 			r.Played.Round(time.Millisecond), r.Flush.Round(time.Millisecond))
-		if l := r.Lateness; l.Count() > 0 {
-			line += fmt.Sprintf("; send-time error p50 %v p99 %v max %v", round(l.Quantile(0.5)), round(l.Quantile(0.99)), round(l.Max()))
+		if l := measure.PercentilesOf(r.Lateness); l.Count > 0 {
+			line += fmt.Sprintf("; send-time error p50 %v p99 %v max %v", round(l.P50), round(l.P99), round(l.Max))
 		}
 	}
 	p.Logf("%s", line)
@@ -199,8 +252,9 @@ func (p *Printer) Stopped(reason play.StopReason, res play.Result) {
 }
 
 // Summary is the end-of-run text: per topic what was sent, acknowledged and failed, the
-// bytes and partitions, the acknowledged rate over elapsed, and the latency percentiles.
-func Summary(s sink.Stats, elapsed time.Duration) string {
+// bytes and partitions, the acknowledged rate over elapsed, and the latency percentiles lat
+// (the measurement's, of s's histogram).
+func Summary(s sink.Stats, lat measure.Percentiles, elapsed time.Duration) string {
 	var b strings.Builder
 	for _, name := range slices.Sorted(maps.Keys(s.Topics)) {
 		t := s.Topics[name]
@@ -219,9 +273,9 @@ func Summary(s sink.Stats, elapsed time.Duration) string {
 		}
 		b.WriteByte('\n')
 	}
-	if s.Latency.Count() > 0 {
+	if lat.Count > 0 {
 		fmt.Fprintf(&b, "clickgen: latency p50 %v p95 %v p99 %v max %v (from intended send time to ack)\n",
-			round(s.Latency.Quantile(0.5)), round(s.Latency.Quantile(0.95)), round(s.Latency.Quantile(0.99)), round(s.Latency.Max()))
+			round(lat.P50), round(lat.P95), round(lat.P99), round(lat.Max))
 	}
 	if len(s.Topics) == 0 {
 		b.WriteString("clickgen: nothing was sent\n")

@@ -4,13 +4,13 @@ import (
 	"fmt"
 	"strconv"
 
-	"github.com/clickgen/clickgen/generator/play"
+	"github.com/clickgen/clickgen/generator/measure"
 	"github.com/clickgen/clickgen/generator/report"
 )
 
 // A rate-paced run's lines, in the style of Kafka's producer performance tool: one per
-// progress interval and the total at the end. The figures are the engine's (play.Meter); the
-// words are the console's.
+// progress interval and the total at the end. The figures are generator/measure's; the words
+// are the console's.
 
 // stressLine is the progress line of interval iv, acked records having been acknowledged so
 // far.
@@ -23,12 +23,13 @@ func stressLine(iv report.Interval, acked int64) string {
 // command's summary); the rate is of the acknowledged ones. When some were not acknowledged
 // the line says how many were, so that it never counts acknowledged records as the sent ones
 // (77 958 "sent" beside the topic's 87 958).
-func stressTotal(f play.Final) string {
+func stressTotal(f measure.Figures) string {
 	sent := strconv.FormatInt(f.Sent, 10) + " records sent"
 	if f.Acked != f.Sent {
 		sent += fmt.Sprintf(" (%d acked, %d failed, %d unaccounted)", f.Acked, f.Failed, f.Unaccounted)
 	}
+	l, ms := f.Latency, measure.Millis
 	return fmt.Sprintf("stress total: %s, %.1f records/sec (%.2f MB/sec), %.2f ms avg latency, %.2f ms max latency, "+
 		"%.2f ms 50th, %.2f ms 95th, %.2f ms 99th, %.2f ms 99.9th, %d errors (target %.1f/s over %.1fs)",
-		sent, f.PerS, f.MBPerS, f.MeanMS, f.MaxMS, f.P50MS, f.P95MS, f.P99MS, f.P999MS, f.Failed, f.TargetPerS, f.ElapsedS)
+		sent, f.AchievedPerS, f.MBPerS, ms(l.Mean), ms(l.Max), ms(l.P50), ms(l.P95), ms(l.P99), ms(l.P999), f.Failed, f.TargetPerS, f.Elapsed.Seconds())
 }

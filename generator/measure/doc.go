@@ -1,0 +1,14 @@
+// Package measure is where a run's raw measurements become figures and its report: the one
+// percentile type ([Percentiles], from a metrics.Histogram), the one millisecond conversion
+// ([Millis]) and the only code that assembles a report (generator/report's schema). The sink
+// hands it its counters and latency histogram (sink.Stats), the engine its units and result
+// (play.UnitResult, play.Result, play.Plan's pacing), the follower what it measured
+// (follow.State during the run, follow.Result at the end); none of them builds a report.
+//
+// A [Run] measures one run. It is a play.Observer, so a run is measured by attaching it:
+// during the run it keeps the report's line of every unit and, for a rate-paced (stress) run,
+// the intervals ([Run.Interval] for the console's lines, recorded on a period of its own for
+// the report); at the end ([Run.RunEnded]) it fixes the run's [Figures], which the observers
+// after it in the list read (the console's summary, later thresholds), and [Run.Report] is the
+// report document a report file holds.
+package measure

@@ -1,0 +1,293 @@
+package measure
+
+import (
+	"context"
+	"errors"
+	"maps"
+	"slices"
+	"sync"
+	"time"
+
+	"github.com/clickgen/clickgen/generator/follow"
+	"github.com/clickgen/clickgen/generator/pace"
+	"github.com/clickgen/clickgen/generator/play"
+	"github.com/clickgen/clickgen/generator/report"
+	"github.com/clickgen/clickgen/generator/sink"
+	"github.com/clickgen/clickgen/generator/world"
+)
+
+// Options configure a [Run]. The zero value measures a run with no report intervals of their
+// own and no target rate but a rate shape's.
+type Options struct {
+	// RecordEvery, when positive and not LineEvery, makes a rate-paced run record the
+	// report's intervals every RecordEvery on a goroutine of the Run's own ([ReportEvery]
+	// chooses it); otherwise the report's intervals are those of [Run.Interval], one per
+	// progress line (every LineEvery).
+	RecordEvery, LineEvery time.Duration
+	// MaxRate is the ceiling a rate-paced run had on top of its shape, which its report names
+	// (0: none).
+	MaxRate pace.Rate
+	// Target, if set, is read at the end of a run that is not rate-paced: the rate the run
+	// aimed at, for the report (live: a model day's events over the day's real duration). A
+	// rate-paced run's target is its shape's.
+	Target func() float64
+}
+
+// ReportEvery is the period of a rate-paced run's report intervals for a run planned to last
+// duration (0: not known) whose progress lines come every lineEvery: a sixtieth of the
+// duration in whole seconds, between 1 s and 5 s, never longer than lineEvery; lineEvery
+// when the duration is not known. A 15-second run gets 15 intervals, a 2-minute one 60.
+func ReportEvery(duration, lineEvery time.Duration) time.Duration {
+	if duration <= 0 {
+		return lineEvery
+	}
+	d := min(max((duration/60).Truncate(time.Second), time.Second), 5*time.Second)
+	return min(d, lineEvery)
+}
+
+// Figures are a run's final figures: what the console's last lines print and what an
+// observer judges the run by at its end (a threshold). The counts are the sink's after the
+// final flush.
+type Figures struct {
+	Sent, Acked, Failed int64
+	Unaccounted         int64 // sent − acked − failed: neither acknowledged nor failed
+	Bytes               int64 // value bytes acknowledged
+	// Elapsed is what the rates are over: from the start of the run (a rate-paced run: from
+	// its first message's intended time) to its end, the final flush included.
+	Elapsed time.Duration
+	// AchievedPerS is the acknowledged messages per second of Elapsed, MBPerS their value
+	// megabytes (10^6).
+	AchievedPerS, MBPerS float64
+	// TargetPerS is the rate asked for: a rate shape's mean over the time it was asked to
+	// pace, Options.Target's, or 0 for an unpaced run.
+	TargetPerS float64
+	// Latency is the produce latency, from each message's intended send time (unpaced: the
+	// time it was handed to the sink) to its acknowledgement.
+	Latency Percentiles
+	// Interrupted says the run was cancelled (a signal).
+	Interrupted bool
+	// Freshness is, per followed consumer group, the pipeline latency of what it took; set
+	// once following has ended ([Run.Follow]), so an observer after the follower's reads it.
+	Freshness map[string]Percentiles
+}
+
+// Run measures one run: it is its play.Observer, and the one place the run's raw
+// measurements become figures and its report. Its methods are safe for concurrent use.
+type Run struct {
+	opt Options
+
+	mu    sync.Mutex
+	start time.Time
+	stats func() sink.Stats
+	units []report.Unit
+	// A rate-paced run's meter: nil shape otherwise.
+	shape  pace.Pacer // the shape as asked for, without the duration cut-off
+	runner *pace.Runner
+	stop   play.Stop
+	meter  meter
+	// At the end.
+	ended   bool
+	fig     Figures
+	final   sink.Stats
+	info    report.StressInfo
+	follow  map[string]report.FollowGroup
+	recDone chan struct{}  // closed to stop the recording goroutine
+	recWG   sync.WaitGroup // the recording goroutine
+}
+
+// New returns a Run measuring with opt.
+func New(opt Options) *Run { return &Run{opt: opt} }
+
+// RunStarted starts measuring: the sink's counters are read from s.Stats, and a plan paced by
+// a rate shape is metered (its intervals, recorded on their own period with RecordEvery).
+func (m *Run) RunStarted(s play.Start) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	m.start, m.stats = s.At, s.Stats
+	if p := s.Plan.Pacing; p.ByCount {
+		m.shape, m.runner, m.stop = p.Shape, p.Runner, s.Plan.Stop
+		m.meter.start(s.At)
+		if d := m.opt.RecordEvery; d > 0 && d != m.opt.LineEvery {
+			m.meter.recording = true
+			m.recordEvery(d)
+		}
+	}
+}
+
+// UnitStarted does nothing: a unit enters the report when it is done.
+func (m *Run) UnitStarted(play.Unit) {}
+
+// UnitDone keeps the unit's line of the report.
+func (m *Run) UnitDone(r play.UnitResult) {
+	m.mu.Lock()
+	m.units = append(m.units, unitLine(r))
+	m.mu.Unlock()
+}
+
+// ExtraSent does nothing: the units count their extras.
+func (m *Run) ExtraSent(string, string) {}
+
+// Stopped does nothing: the result says how the run ended.
+func (m *Run) Stopped(play.StopReason, play.Result) {}
+
+// Waiting does nothing.
+func (m *Run) Waiting(string, time.Duration) {}
+
+// RunEnded fixes the run's figures from the sink's final counters, the result and the pacing:
+// the observers after it in the list read them ([Run.Figures]).
+func (m *Run) RunEnded(_ context.Context, e *play.End) error {
+	m.stopRecording()
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	m.ended = true
+	m.final = e.Stats
+	start := m.start
+	if m.shape != nil && !e.Result.PacedFrom.IsZero() {
+		start = e.Result.PacedFrom // a rate is achieved over the paced time, not the setup
+	}
+	elapsed := time.Since(start)
+	var target float64
+	if m.shape != nil {
+		target = m.endStress(e, elapsed)
+	} else if m.opt.Target != nil {
+		target = m.opt.Target()
+	}
+	fresh := m.fig.Freshness // following may have ended first
+	m.fig = figuresOf(e.Stats, elapsed, target, e.Interrupted)
+	m.fig.Freshness = fresh
+	return nil
+}
+
+// endStress fixes a rate-paced run's stress section and returns its target rate: the shape's
+// mean over the time it was asked to pace. Call with mu held.
+func (m *Run) endStress(e *play.End, elapsed time.Duration) float64 {
+	var snap pace.Snapshot
+	if m.runner != nil {
+		snap = m.runner.Snapshot()
+	}
+	span := elapsed
+	switch e.Result.Stopped {
+	case play.StopDuration:
+		span = m.stop.Duration
+	case play.StopMessages:
+		if d, ok := m.shape.Due(uint64(e.Result.Sent)); ok && d > 0 {
+			span = d
+		}
+	}
+	stopped := string(e.Result.Stopped)
+	switch {
+	case errors.Is(e.Err, context.Canceled):
+		stopped = "interrupted"
+	case e.Err != nil:
+		stopped = "failed"
+	}
+	m.info = report.StressInfo{Shape: pace.ShapeName(m.shape), MaxRatePerS: float64(m.opt.MaxRate), PacedS: elapsed.Seconds(),
+		Released: snap.Sent, MaxLagMS: Millis(snap.MaxLag), FirstDay: e.Result.FirstDay, LastDay: e.Result.LastDay, Stopped: stopped}
+	return pace.AllowedRate(m.shape, 0, span)
+}
+
+// figuresOf is the figures of a run whose sink ended with s after elapsed.
+func figuresOf(s sink.Stats, elapsed time.Duration, target float64, interrupted bool) Figures {
+	f := Figures{Elapsed: elapsed, TargetPerS: target, Latency: PercentilesOf(s.Latency), Interrupted: interrupted}
+	for _, t := range s.Topics {
+		f.Sent, f.Acked, f.Failed, f.Bytes = f.Sent+t.Sent, f.Acked+t.Acked, f.Failed+t.Failed, f.Bytes+t.Bytes
+	}
+	f.Unaccounted = f.Sent - f.Acked - f.Failed
+	if secs := elapsed.Seconds(); secs > 0 {
+		f.AchievedPerS, f.MBPerS = float64(f.Acked)/secs, float64(f.Bytes)/1e6/secs
+	}
+	return f
+}
+
+// Figures are the run's final figures, with the freshness of the groups followed so far;
+// zero before [Run.RunEnded].
+func (m *Run) Figures() Figures {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	f := m.fig
+	f.Freshness = maps.Clone(f.Freshness)
+	return f
+}
+
+// RateRun says whether the run is paced by a rate shape: it has a stress report and lines.
+func (m *Run) RateRun() bool {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return m.shape != nil
+}
+
+// Follow adds what following consumer groups measured (follow.Follower.Finish) to the run:
+// the report's follow section, and each group's freshness among the figures.
+func (m *Run) Follow(r follow.Result) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	m.follow = make(map[string]report.FollowGroup, len(r.Groups))
+	m.fig.Freshness = make(map[string]Percentiles, len(r.Groups))
+	for _, g := range r.Groups {
+		m.follow[g.Name] = followGroup(g, r.MeasuredFrom)
+		m.fig.Freshness[g.Name] = PercentilesOf(g.Latency)
+	}
+}
+
+// followGroup is g's part of the report's follow section.
+func followGroup(g follow.Group, from string) report.FollowGroup {
+	r := report.FollowGroup{LatencyMS: PercentilesOf(g.Latency).pipeline(), LatencyDistributionMS: Distribution(g.Latency),
+		Taken: int64(g.Latency.Count()), Untaken: g.Untaken, NotRead: g.NotRead, MeasuredFrom: from, Reordered: g.Reordered, Late: g.Late,
+		PeakStateBytes: g.PeakStateBytes, Polls: g.Polls, PollErrors: g.PollErrors, LastPollError: g.LastPollError,
+		Lag: make([]report.LagSample, len(g.Lag))}
+	if g.Drained {
+		s := g.DrainedAfter.Seconds()
+		r.DrainedS = &s
+	}
+	for i, s := range g.Lag {
+		r.Lag[i] = report.LagSample{T: s.At.Seconds(), Partitions: s.Partitions}
+	}
+	return r
+}
+
+// Report is the run's report document, as a report file holds it: a [report.Stress] for a
+// rate-paced run, a [report.Run] otherwise. Call it after [Run.RunEnded] (and after the
+// follower's [Run.Follow], if any): it reads the final counters.
+func (m *Run) Report() any {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	rep := report.Report{Topics: topicsOf(m.final), Rate: report.Rate{TargetPerS: m.fig.TargetPerS, AchievedPerS: m.fig.AchievedPerS},
+		LatencyMS: m.fig.Latency.latency(), Interrupted: m.fig.Interrupted, Follow: m.follow}
+	units := append([]report.Unit{}, m.units...) // never null: "units": []
+	if m.shape == nil {
+		return report.Run{Report: rep, Units: units}
+	}
+	info := m.info
+	info.Intervals = append([]report.Interval{}, m.meter.intervals...)
+	return report.Stress{Report: rep, LatencyMS: m.fig.Latency.stress(), LatencyDistributionMS: Distribution(m.final.Latency),
+		Stress: info, Units: units}
+}
+
+// topicsOf is the report's topics: each topic's counters, partitions never null.
+func topicsOf(s sink.Stats) map[string]report.Topic {
+	out := make(map[string]report.Topic, len(s.Topics))
+	for name, t := range s.Topics {
+		parts := maps.Clone(t.Partitions)
+		if parts == nil {
+			parts = map[int32]int64{}
+		}
+		out[name] = report.Topic{Sent: t.Sent, Acked: t.Acked, Failed: t.Failed, Unaccounted: t.Sent - t.Acked - t.Failed,
+			Bytes: t.Bytes, Partitions: parts, FailedTags: slices.Clone(t.FailedTags)}
+	}
+	return out
+}
+
+// unitLine is the report's line of unit r: its clean messages, its garbage by class (never
+// null), its re-sends, what was sent and whether it was flushed.
+func unitLine(r play.UnitResult) report.Unit {
+	kind := "hits"
+	if r.Kind == play.SnapshotUnit {
+		kind = "snapshot"
+	}
+	g := maps.Clone(r.Garbage)
+	if g == nil {
+		g = map[string]int{}
+	}
+	return report.Unit{Kind: kind, Day: r.Day, Date: world.DayDate(r.Day).String(), Clean: r.Clean, Garbage: g,
+		Redelivered: r.Redelivered(), Sent: r.Sent, Flushed: r.Flushed}
+}
