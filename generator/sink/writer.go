@@ -74,6 +74,7 @@ type Writer struct {
 	pend    []pendingLine
 	closed  bool
 	clock   time.Time // the send time of unpaced lines (see Send)
+	clocked int       // unpaced lines timed by clock so far
 	timeout time.Duration
 	stuck   error // set when a write was abandoned: the writer is unusable
 
@@ -165,11 +166,14 @@ func (w *Writer) Send(ctx context.Context, m Message) error {
 	due := m.Due
 	if due.IsZero() {
 		// An unpaced line is timed from when it was handed over. Reading the clock is a
-		// good part of a line's cost, so it is read for the first line of a buffer and then
-		// every clockEvery lines: a latency is longer by the time those few lines took.
-		if len(w.pend)%clockEvery == 0 {
+		// good part of a line's cost, so it is read for the first unpaced line of a buffer
+		// and then every clockEvery unpaced lines: a latency is longer by the time those few
+		// lines took. (Counting lines of the buffer instead timed an unpaced line that came
+		// after paced ones by a clock never read: a latency of 292 years.)
+		if w.clocked%clockEvery == 0 {
 			w.clock = time.Now()
 		}
+		w.clocked++
 		due = w.clock
 	}
 	part := int32(-1)
@@ -265,6 +269,7 @@ func (w *Writer) flushLocked(ctx context.Context) {
 	w.buf = w.buf[:0]
 	clear(w.pend)
 	w.pend = w.pend[:0]
+	w.clocked = 0
 }
 
 // Flush writes out the buffer; see [Sink.Flush]. ctx is only checked before
