@@ -97,7 +97,8 @@ type pendingLine struct {
 	part int32
 	due  time.Time
 	tag  uint32
-	n    int // length of the line including "\n"
+	warm bool // the message's Warmup
+	n    int  // length of the line including "\n"
 }
 
 // NewWriter returns a Writer writing to w, for example os.Stdout. Close
@@ -184,7 +185,7 @@ func (w *Writer) Send(ctx context.Context, m Message) error {
 	tc.sent.Add(1)
 	w.buf = append(w.buf, m.Value...)
 	w.buf = append(w.buf, '\n')
-	w.pend = append(w.pend, pendingLine{tc: tc, part: part, due: due, tag: m.Tag, n: len(m.Value) + 1})
+	w.pend = append(w.pend, pendingLine{tc: tc, part: part, due: due, tag: m.Tag, warm: m.Warmup, n: len(m.Value) + 1})
 	if len(w.buf) >= w.bufSize {
 		w.flushLocked(ctx)
 		return w.errLocked()
@@ -252,9 +253,9 @@ func (w *Writer) flushLocked(ctx context.Context) {
 		off += l.n
 		if off <= n {
 			whole = off
-			w.rec.ack(l.tc, l.part, l.n-1, now.Sub(l.due))
+			w.rec.ack(l.tc, l.part, l.n-1, now.Sub(l.due), l.warm)
 		} else {
-			w.rec.fail(l.tc, l.tag, fmt.Errorf("write: %w", err))
+			w.rec.fail(l.tc, l.tag, l.warm, fmt.Errorf("write: %w", err))
 		}
 	}
 	if n > whole && w.file != nil {
