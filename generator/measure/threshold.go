@@ -1,7 +1,9 @@
-// Package threshold is a run's pass/fail verdict: expressions such as p99<50ms, rate>=0.99,
-// failed==0 or freshness.p99<2s, parsed once into values (the command's --threshold) and judged
-// against the run's final figures. It is what k6's thresholds are to a load test: a stress run
-// in CI fails when a figure crosses its limit, not when a person reads the numbers.
+package measure
+
+// A run's pass/fail verdict: expressions such as p99<50ms, rate>=0.99, failed==0 or
+// freshness.p99<2s, parsed once into values (the command's --threshold) and judged against
+// the run's final [Figures]. It is what k6's thresholds are to a load test: a stress run in CI
+// fails when a figure crosses its limit, not when a person reads the numbers.
 //
 // A threshold names one figure, a comparison and a limit:
 //
@@ -13,14 +15,15 @@
 //
 // and a comparison among <, <=, >, >=, == and !=. The threshold holds when the comparison is
 // true of the figure; it is crossed otherwise, and also when the figure could not be measured
-// (no acknowledged message to take a percentile of): a verdict never passes on nothing.
+// (no acknowledged message to take a percentile of): a verdict never passes on nothing. With a
+// warm-up every figure is of what came after it.
 //
-// Everything here is pure: no clock, no I/O, safe for concurrent use.
-package threshold
+// Parsing and judging are pure: no clock, no I/O, safe for concurrent use.
 
 import (
 	"errors"
 	"fmt"
+	"maps"
 	"math"
 	"slices"
 	"strconv"
@@ -28,36 +31,39 @@ import (
 	"time"
 
 	"github.com/clickgen/clickgen/generator/metrics"
+	"github.com/clickgen/clickgen/generator/report"
 )
 
-// Stat is which statistic of a distribution a threshold reads.
+// Stat is which figure a threshold reads.
 type Stat uint8
 
+// The figures a [Threshold] reads.
 const (
-	Quantile Stat = iota // a percentile, Threshold.Q
-	Max                  // the largest value
-	Mean                 // the mean
-	Rate                 // acknowledged messages per second over the target rate
-	Failed               // messages not delivered
+	StatQuantile Stat = iota // a percentile, Threshold.Q
+	StatMax                  // the largest value
+	StatMean                 // the mean
+	StatRate                 // acknowledged messages per second over the target rate
+	StatFailed               // messages not delivered
 )
 
 // Op is a comparison.
 type Op uint8
 
+// The comparisons of a [Threshold].
 const (
-	Less Op = iota
-	LessEq
-	Greater
-	GreaterEq
-	Equal
-	NotEqual
+	OpLess Op = iota
+	OpLessEq
+	OpGreater
+	OpGreaterEq
+	OpEqual
+	OpNotEqual
 )
 
 // ops in the order they are tried when parsing: two-character ones first.
 var ops = []struct {
 	text string
 	op   Op
-}{{"<=", LessEq}, {">=", GreaterEq}, {"==", Equal}, {"!=", NotEqual}, {"<", Less}, {">", Greater}}
+}{{"<=", OpLessEq}, {">=", OpGreaterEq}, {"==", OpEqual}, {"!=", OpNotEqual}, {"<", OpLess}, {">", OpGreater}}
 
 func (o Op) String() string {
 	for _, x := range ops {
@@ -71,56 +77,57 @@ func (o Op) String() string {
 // holds reports whether got o limit.
 func (o Op) holds(got, limit float64) bool {
 	switch o {
-	case Less:
+	case OpLess:
 		return got < limit
-	case LessEq:
+	case OpLessEq:
 		return got <= limit
-	case Greater:
+	case OpGreater:
 		return got > limit
-	case GreaterEq:
+	case OpGreaterEq:
 		return got >= limit
-	case Equal:
+	case OpEqual:
 		return got == limit
 	default:
 		return got != limit
 	}
 }
 
-// Threshold is one parsed expression. Limit is in the figure's unit: seconds for a latency,
-// a ratio for rate (0.99), a count for failed.
+// Threshold is one parsed expression ([ParseThreshold]). Limit is in the figure's unit:
+// seconds for a latency, a ratio for rate (0.99), a count for failed.
 type Threshold struct {
 	// Freshness makes the threshold read the pipeline latency of each followed consumer group
 	// instead of the produce latency; every group is judged on its own.
 	Freshness bool
 	Stat      Stat
-	Q         float64 // the quantile in (0, 1) when Stat is Quantile
+	Q         float64 // the quantile in (0, 1) when Stat is StatQuantile
 	Op        Op
 	Limit     float64
 	expr      string // the expression as given, without spaces
 }
 
-// ErrSyntax matches every refusal of [Parse] with errors.Is.
-var ErrSyntax = errors.New("not a threshold")
+// ErrThresholdSyntax matches every refusal of [ParseThreshold] with errors.Is.
+var ErrThresholdSyntax = errors.New("not a threshold")
 
-// SyntaxError is an expression [Parse] refuses, and why.
-type SyntaxError struct {
+// ThresholdSyntaxError is an expression [ParseThreshold] refuses, and why.
+type ThresholdSyntaxError struct {
 	Expr string
 	Why  string
 }
 
-func (e *SyntaxError) Error() string { return fmt.Sprintf("%q: %s", e.Expr, e.Why) }
+func (e *ThresholdSyntaxError) Error() string { return fmt.Sprintf("%q: %s", e.Expr, e.Why) }
 
-// Is reports target == [ErrSyntax].
-func (e *SyntaxError) Is(target error) bool { return target == ErrSyntax }
+// Is reports target == [ErrThresholdSyntax].
+func (e *ThresholdSyntaxError) Is(target error) bool { return target == ErrThresholdSyntax }
 
-// Figures names the figures a threshold can read, for messages: `pN` stands for any percentile.
-const Figures = "p50, p90, p99, p99.9 (any pN or p(N)), max, mean, rate, failed, freshness.pN, freshness.max, freshness.mean"
+// ThresholdFigures names the figures a threshold can read, for messages: `pN` stands for any
+// percentile.
+const ThresholdFigures = "p50, p90, p99, p99.9 (any pN or p(N)), max, mean, rate, failed, freshness.pN, freshness.max, freshness.mean"
 
-// Parse reads one expression such as "p99<50ms" (spaces anywhere are ignored).
-func Parse(s string) (Threshold, error) {
+// ParseThreshold reads one expression such as "p99<50ms" (spaces anywhere are ignored).
+func ParseThreshold(s string) (Threshold, error) {
 	expr := strings.Join(strings.Fields(s), "")
 	bad := func(format string, args ...any) (Threshold, error) {
-		return Threshold{}, &SyntaxError{Expr: s, Why: fmt.Sprintf(format, args...)}
+		return Threshold{}, &ThresholdSyntaxError{Expr: s, Why: fmt.Sprintf(format, args...)}
 	}
 	if expr == "" {
 		return bad("empty: want a figure, a comparison and a limit, e.g. p99<50ms")
@@ -163,22 +170,22 @@ func Parse(s string) (Threshold, error) {
 func (t *Threshold) setFigure(name string) error {
 	switch name {
 	case "max":
-		t.Stat = Max
+		t.Stat = StatMax
 		return nil
 	case "mean", "avg":
-		t.Stat = Mean
+		t.Stat = StatMean
 		return nil
 	case "rate", "failed":
 		if t.Freshness {
 			return fmt.Errorf("freshness.%s: freshness has percentiles, max and mean only", name)
 		}
-		t.Stat = Rate
+		t.Stat = StatRate
 		if name == "failed" {
-			t.Stat = Failed
+			t.Stat = StatFailed
 		}
 		return nil
 	case "":
-		return fmt.Errorf("no figure before the comparison; figures: %s", Figures)
+		return fmt.Errorf("no figure before the comparison; figures: %s", ThresholdFigures)
 	}
 	p, ok := strings.CutPrefix(name, "p")
 	if ok {
@@ -190,16 +197,16 @@ func (t *Threshold) setFigure(name string) error {
 		}
 		if q, err := percent(p); err == nil {
 			if q == 100 {
-				t.Stat = Max // p100 is the maximum, exactly
+				t.Stat = StatMax // p100 is the maximum, exactly
 				return nil
 			}
-			t.Stat, t.Q = Quantile, q/100
+			t.Stat, t.Q = StatQuantile, q/100
 			return nil
 		} else if p != "" && (p[0] >= '0' && p[0] <= '9' || p[0] == '.') {
 			return fmt.Errorf("%s: %v", name, err)
 		}
 	}
-	return fmt.Errorf("unknown figure %q; figures: %s", name, Figures)
+	return fmt.Errorf("unknown figure %q; figures: %s", name, ThresholdFigures)
 }
 
 // percent reads the N of pN: a decimal number greater than 0 and at most 100.
@@ -217,7 +224,7 @@ func percent(s string) (float64, error) {
 // setLimit reads the limit in the figure's unit.
 func (t *Threshold) setLimit(s string) error {
 	switch t.Stat {
-	case Rate:
+	case StatRate:
 		v, pct := strings.CutSuffix(s, "%")
 		r, err := strconv.ParseFloat(v, 64)
 		if err != nil || math.IsNaN(r) || math.IsInf(r, 0) || r < 0 {
@@ -227,7 +234,7 @@ func (t *Threshold) setLimit(s string) error {
 			r /= 100
 		}
 		t.Limit = r
-	case Failed:
+	case StatFailed:
 		n, err := strconv.ParseUint(s, 10, 63)
 		if err != nil {
 			return fmt.Errorf("failed limit %q: want a whole number of messages, e.g. failed==0", s)
@@ -253,15 +260,15 @@ func (t Threshold) String() string { return t.expr }
 func (t Threshold) Figure() string {
 	var name string
 	switch t.Stat {
-	case Quantile:
+	case StatQuantile:
 		name = "p" + strconv.FormatFloat(t.Q*100, 'f', -1, 64)
-	case Max:
+	case StatMax:
 		name = "max"
-	case Mean:
+	case StatMean:
 		name = "mean"
-	case Rate:
+	case StatRate:
 		name = "rate"
-	case Failed:
+	case StatFailed:
 		name = "failed"
 	}
 	if t.Freshness {
@@ -270,22 +277,19 @@ func (t Threshold) Figure() string {
 	return name
 }
 
-// NeedsTarget reports whether t reads the achieved share of a target rate, which only a paced
-// run has.
-func (t Threshold) NeedsTarget() bool { return t.Stat == Rate }
+// NeedsTarget reports whether t reads the achieved share of a target rate, which only a run
+// paced by a rate (or given a target) has.
+func (t Threshold) NeedsTarget() bool { return t.Stat == StatRate }
 
-// Run is a run's final figures, the ones thresholds read. Latency and Freshness hold what was
-// measured after the warm-up.
-type Run struct {
-	// Latency is the produce latency of the acknowledged messages.
-	Latency metrics.Histogram
-	// Freshness is the pipeline latency of each followed consumer group; nil without groups.
-	Freshness map[string]metrics.Histogram
-	// AchievedPerS and TargetPerS are the acknowledged messages per second and the target
-	// rate over the same time; TargetPerS is 0 for a run without one.
-	AchievedPerS, TargetPerS float64
-	// Failed counts the messages that were not delivered.
-	Failed int64
+// unit is what the figure t reads is counted in, as the report names it.
+func (t Threshold) unit() string {
+	switch t.Stat {
+	case StatRate:
+		return "ratio"
+	case StatFailed:
+		return "messages"
+	}
+	return "ms"
 }
 
 // Verdict is one threshold judged on one run (for freshness, on one group).
@@ -293,8 +297,8 @@ type Verdict struct {
 	Threshold Threshold
 	// Group is the consumer group judged by a freshness threshold, "" otherwise.
 	Group string
-	// Got is the figure, in the threshold's unit; Measured is false when there was nothing to
-	// measure (then the threshold is crossed) and Missing says why.
+	// Got is the figure, in the threshold's unit (seconds for a latency); Measured is false
+	// when there was nothing to measure (then the threshold is crossed) and Missing says why.
 	Got      float64
 	Measured bool
 	Missing  string
@@ -302,51 +306,59 @@ type Verdict struct {
 	Held bool
 }
 
-// Judge judges t on r: one verdict, or one per followed group (in name order) for a freshness
-// threshold; a freshness threshold on a run that followed no group is crossed, with no group.
-func (t Threshold) Judge(r Run) []Verdict {
+// Judge judges t on the figures f: one verdict, or one per followed group (in name order)
+// for a freshness threshold; a freshness threshold on a run that followed no group is
+// crossed, with no group.
+func (t Threshold) Judge(f Figures) []Verdict {
 	if !t.Freshness {
-		return []Verdict{t.judge("", r.Latency, r)}
+		return []Verdict{t.judge("", f.Histograms.Latency, f)}
 	}
-	if len(r.Freshness) == 0 {
+	if len(f.Histograms.Freshness) == 0 {
 		return []Verdict{{Threshold: t, Missing: "no consumer group was followed"}}
 	}
-	groups := make([]string, 0, len(r.Freshness))
-	for g := range r.Freshness {
-		groups = append(groups, g)
-	}
-	slices.Sort(groups)
+	groups := slices.Sorted(maps.Keys(f.Histograms.Freshness))
 	out := make([]Verdict, 0, len(groups))
 	for _, g := range groups {
-		out = append(out, t.judge(g, r.Freshness[g], r))
+		out = append(out, t.judge(g, f.Histograms.Freshness[g], f))
 	}
 	return out
 }
 
-func (t Threshold) judge(group string, h metrics.Histogram, r Run) Verdict {
+func (t Threshold) judge(group string, h metrics.Histogram, f Figures) Verdict {
 	v := Verdict{Threshold: t, Group: group}
+	after := ""
+	if f.Warmup != nil {
+		after = " after the warm-up"
+	}
 	switch t.Stat {
-	case Rate:
-		if r.TargetPerS <= 0 {
+	case StatRate:
+		switch {
+		case f.Warmup != nil && f.RateElapsed <= 0:
+			v.Missing = "the run ended within its warm-up"
+			return v
+		case f.TargetPerS <= 0:
 			v.Missing = "the run has no target rate"
 			return v
 		}
-		v.Got = r.AchievedPerS / r.TargetPerS
-	case Failed:
-		v.Got = float64(r.Failed)
+		v.Got = f.AchievedPerS / f.TargetPerS
+	case StatFailed:
+		v.Got = float64(f.Failed)
+		if f.Warmup != nil {
+			v.Got -= float64(f.Warmup.Failed)
+		}
 	default:
 		if h.Count() == 0 {
-			v.Missing = "no message was measured"
+			v.Missing = "no message was acknowledged" + after
 			if group != "" {
-				v.Missing = "the group took no message"
+				v.Missing = "the group took no message" + after
 			}
 			return v
 		}
 		d := h.Max()
 		switch t.Stat {
-		case Quantile:
+		case StatQuantile:
 			d = h.Quantile(t.Q)
-		case Mean:
+		case StatMean:
 			d = h.Mean()
 		}
 		v.Got = d.Seconds()
@@ -362,12 +374,32 @@ func (v Verdict) Value() string {
 		return "none"
 	}
 	switch v.Threshold.Stat {
-	case Rate:
+	case StatRate:
 		return strconv.FormatFloat(v.Got, 'f', 4, 64)
-	case Failed:
+	case StatFailed:
 		return strconv.FormatFloat(v.Got, 'f', 0, 64)
 	}
-	return strconv.FormatFloat(math.Round(v.Got*1e6)/1e3, 'f', -1, 64) + "ms" // to the microsecond
+	return strconv.FormatFloat(inUnit(v.Threshold, v.Got), 'f', -1, 64) + "ms"
+}
+
+// inUnit is x, a figure of t in seconds, ratio or count, in the unit the report names
+// (milliseconds to the microsecond for a latency).
+func inUnit(t Threshold, x float64) float64 {
+	if t.unit() == "ms" {
+		return math.Round(x*1e6) / 1e3
+	}
+	return x
+}
+
+// row is v as the report's thresholds section holds it.
+func (v Verdict) row() report.Threshold {
+	r := report.Threshold{Expr: v.Threshold.String(), Group: v.Group, Figure: v.Threshold.Figure(), Unit: v.Threshold.unit(),
+		Limit: inUnit(v.Threshold, v.Threshold.Limit), Held: v.Held, Missing: v.Missing}
+	if v.Measured {
+		x := inUnit(v.Threshold, v.Got)
+		r.Value = &x
+	}
+	return r
 }
 
 // String says the verdict in one line: "p99<50ms crossed: p99 63.2ms", "freshness.p99<2s held
@@ -387,15 +419,16 @@ func (v Verdict) String() string {
 	return s + ": " + v.Threshold.Figure() + " " + v.Value()
 }
 
-// List is the repeatable --threshold flag's value: every expression given, in order. Set
-// appends one expression or several separated by commas.
-type List []Threshold
+// Thresholds are a run's thresholds, in the order given: the value of a repeatable flag
+// (pflag.Value) and of a profile's field (encoding.TextUnmarshaler). Set appends one
+// expression or several separated by commas.
+type Thresholds []Threshold
 
 // Set parses s (one expression, or several separated by commas) and appends them.
-func (l *List) Set(s string) error {
-	var add List
+func (l *Thresholds) Set(s string) error {
+	var add Thresholds
 	for _, e := range strings.Split(s, ",") {
-		t, err := Parse(e)
+		t, err := ParseThreshold(e)
 		if err != nil {
 			return err
 		}
@@ -406,7 +439,7 @@ func (l *List) Set(s string) error {
 }
 
 // String lists the expressions, separated by commas.
-func (l List) String() string {
+func (l Thresholds) String() string {
 	s := make([]string, len(l))
 	for i, t := range l {
 		s[i] = t.String()
@@ -415,10 +448,10 @@ func (l List) String() string {
 }
 
 // Type names the flag's value in help.
-func (*List) Type() string { return "EXPR" }
+func (*Thresholds) Type() string { return "EXPR" }
 
 // UnmarshalText sets l to the expressions of text (comma-separated), for profiles.
-func (l *List) UnmarshalText(text []byte) error {
+func (l *Thresholds) UnmarshalText(text []byte) error {
 	*l = nil
 	if len(strings.TrimSpace(string(text))) == 0 {
 		return nil
@@ -427,13 +460,21 @@ func (l *List) UnmarshalText(text []byte) error {
 }
 
 // MarshalText is String as bytes.
-func (l List) MarshalText() ([]byte, error) { return []byte(l.String()), nil }
+func (l Thresholds) MarshalText() ([]byte, error) { return []byte(l.String()), nil }
 
-// Judge judges every threshold of l on r, in order.
-func (l List) Judge(r Run) []Verdict {
+// NeedTarget reports whether one of l reads the achieved share of a target rate.
+func (l Thresholds) NeedTarget() bool { return slices.ContainsFunc(l, Threshold.NeedsTarget) }
+
+// NeedFreshness reports whether one of l reads the freshness of followed groups.
+func (l Thresholds) NeedFreshness() bool {
+	return slices.ContainsFunc(l, func(t Threshold) bool { return t.Freshness })
+}
+
+// Judge judges every threshold of l on f, in order.
+func (l Thresholds) Judge(f Figures) []Verdict {
 	var out []Verdict
 	for _, t := range l {
-		out = append(out, t.Judge(r)...)
+		out = append(out, t.Judge(f)...)
 	}
 	return out
 }
@@ -447,4 +488,19 @@ func Crossed(vs []Verdict) []Verdict {
 		}
 	}
 	return out
+}
+
+// CrossedError is the verdict of a run some of whose thresholds were crossed: those verdicts,
+// in order. A run that otherwise completed ends with it (the command's exit code 3); a run
+// that failed or was interrupted ends with its own error.
+type CrossedError struct {
+	Verdicts []Verdict
+}
+
+func (e *CrossedError) Error() string {
+	s := make([]string, len(e.Verdicts))
+	for i, v := range e.Verdicts {
+		s[i] = v.String()
+	}
+	return fmt.Sprintf("%d threshold(s) crossed: %s", len(e.Verdicts), strings.Join(s, "; "))
 }
