@@ -243,7 +243,7 @@ func (m *Run) endStress(e *play.End, elapsed, from time.Duration) float64 {
 // figuresOf is the figures of a run whose sink ended with s after elapsed, its rates over
 // rateElapsed, with its warm-up w (nil: none).
 func figuresOf(s sink.Stats, elapsed, rateElapsed time.Duration, target float64, interrupted bool, w *Warmup) Figures {
-	lat := afterWarmup(s)
+	lat := s.Measured()
 	f := Figures{Elapsed: elapsed, RateElapsed: rateElapsed, TargetPerS: target, Latency: PercentilesOf(lat),
 		Histograms: Histograms{Latency: lat}, Interrupted: interrupted, Warmup: w}
 	for _, t := range s.Topics {
@@ -258,16 +258,6 @@ func figuresOf(s sink.Stats, elapsed, rateElapsed time.Duration, target float64,
 		f.AchievedPerS, f.MBPerS = float64(acked)/secs, float64(bytes)/1e6/secs
 	}
 	return f
-}
-
-// afterWarmup is the latency of s's messages sent after the warm-up: s.AfterWarmup, or
-// s.Latency when nothing was counted in a warm-up (a sink of a program's own may fill
-// Latency alone).
-func afterWarmup(s sink.Stats) metrics.Histogram {
-	if s.Warmup.Latency.Count() == 0 && s.Warmup.Failed == 0 {
-		return s.Latency
-	}
-	return s.AfterWarmup
 }
 
 // Figures are the run's final figures, with the freshness of the groups followed so far;
@@ -367,7 +357,7 @@ func (m *Run) Report() any {
 	}
 	info := m.info
 	info.Intervals = append([]report.Interval{}, m.meter.intervals...)
-	return report.Stress{Report: rep, LatencyMS: f.Latency.stress(), LatencyDistributionMS: Distribution(afterWarmup(m.final)),
+	return report.Stress{Report: rep, LatencyMS: f.Latency.stress(), LatencyDistributionMS: Distribution(m.final.Measured()),
 		Stress: info, Units: units}
 }
 

@@ -30,6 +30,16 @@ type Stats struct {
 	AfterWarmup metrics.Histogram
 }
 
+// Measured is the latency of the messages sent after the warm-up, which a run's percentiles
+// are of: AfterWarmup, or Latency when nothing was counted in a warm-up (the Stats of a sink
+// of a program's own may hold Latency alone).
+func (s Stats) Measured() metrics.Histogram {
+	if s.Warmup.Latency.Count() == 0 && s.Warmup.Failed == 0 {
+		return s.Latency
+	}
+	return s.AfterWarmup
+}
+
 // WarmupStats are the counters of the messages sent in a run's warm-up, over
 // all topics: acknowledged (Latency.Count() of them), failed, and the value
 // bytes acknowledged.
