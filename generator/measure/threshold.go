@@ -500,7 +500,15 @@ type CrossedError struct {
 func (e *CrossedError) Error() string {
 	s := make([]string, len(e.Verdicts))
 	for i, v := range e.Verdicts {
-		s[i] = v.String()
+		s[i] = v.Threshold.String()
+		if v.Group != "" {
+			s[i] += " for " + v.Group
+		}
+		if v.Measured {
+			s[i] += " (" + v.Threshold.Figure() + " " + v.Value() + ")"
+		} else {
+			s[i] += " (" + v.Missing + ")"
+		}
 	}
-	return fmt.Sprintf("%d threshold(s) crossed: %s", len(e.Verdicts), strings.Join(s, "; "))
+	return "threshold(s) crossed: " + strings.Join(s, ", ")
 }

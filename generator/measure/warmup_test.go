@@ -189,7 +189,8 @@ func TestVerdictGolden(t *testing.T) {
 		}
 		err = &measure.CrossedError{Verdicts: measure.Crossed(vs)}
 		var ce *measure.CrossedError
-		if !errors.As(err, &ce) || err.Error() != "3 threshold(s) crossed: "+want[0]+"; "+want[1]+"; "+want[2] {
+		if !errors.As(err, &ce) || err.Error() != "threshold(s) crossed: max<1ms (max 5ms), freshness.p99<30ms for g1 (freshness.p99 40ms), "+
+			"freshness.p99<30ms for g2 (the group took no message after the warm-up)" {
 			t.Errorf("CrossedError: %v", err)
 		}
 		golden(t, "verdict", m.Report())
