@@ -1,8 +1,8 @@
 // Package report is the JSON run report's schema: what a --report file holds.
 //
 // Every report has the keys of [Report] (topics, rate, latency_ms, interrupted and, when
-// consumer groups were followed, follow; with a warm-up, warmup; with thresholds, thresholds). A run that is not rate-paced writes a [Run]: those
-// keys and the units it sent. A rate-paced (stress) run writes a [Stress]: its latency_ms
+// consumer groups were followed, follow; with a warm-up, warmup; with thresholds,
+// thresholds). A run that is not rate-paced writes a [Run]: those keys and the units it sent. A rate-paced (stress) run writes a [Stress]: its latency_ms
 // extended with the mean and p99.9, the whole latency distribution, the pacing and its
 // intervals, and the units.
 //
