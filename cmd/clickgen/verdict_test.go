@@ -314,6 +314,11 @@ func verdictOnBroker(t *testing.T, addr string) {
 		if !strings.Contains(errs, "clickgen: stress warm-up: 4000 records acked of those due in the first 2s") {
 			t.Errorf("stderr lacks the warm-up's line:\n%s", errs)
 		}
+		for _, l := range strings.Split(errs, "\n") {
+			if strings.HasPrefix(l, "clickgen: threshold") || strings.HasPrefix(l, "clickgen: stress warm-up") || strings.HasPrefix(l, "clickgen: stress total") {
+				t.Log(l)
+			}
+		}
 	}
 }
 
