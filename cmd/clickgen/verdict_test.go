@@ -327,3 +327,24 @@ func TestVerdictIntoBrokers(t *testing.T) {
 	_, addr := kfakeCluster(t)
 	verdictOnBroker(t, addr)
 }
+
+// TestVerdictLive: live has a target rate (its model day's events over the day's real time),
+// so rate is judged there too; its warm-up is by intended send time, the report's warmup
+// section and the run's latency counting together what was acknowledged.
+func TestVerdictLive(t *testing.T) {
+	dir := t.TempDir()
+	rep := filepath.Join(dir, "r.json")
+	_, errs, code := clickgen(t, "live", "--day", "0", "--scale", "0.02", "--speed", "86400", "--file", filepath.Join(dir, "h.jsonl"),
+		"--warmup", "300ms", "--threshold", "rate>=0.01,failed==0", "--threshold", "max<10m", "--report", rep)
+	if code != 0 {
+		t.Fatalf("exit %d\n%s", code, errs)
+	}
+	if got := verdicts(errs); len(got) != 3 || !got["rate>=0.01"] || !got["failed==0"] || !got["max<10m"] {
+		t.Errorf("verdicts %v, want 3 held\n%s", got, errs)
+	}
+	d := readVerdict(t, rep)
+	w := d.Warmup
+	if w == nil || w.Acked == 0 || w.AfterAcked == 0 || w.Acked+w.AfterAcked != d.Topics["hits"].Acked || d.Rate.TargetPerS <= 0 {
+		t.Errorf("warmup %+v, hits acked %d, target %v/s: want both parts counted, adding up, and a target", w, d.Topics["hits"].Acked, d.Rate.TargetPerS)
+	}
+}
