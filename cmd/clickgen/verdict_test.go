@@ -348,3 +348,27 @@ func TestVerdictLive(t *testing.T) {
 		t.Errorf("warmup %+v, hits acked %d, target %v/s: want both parts counted, adding up, and a target", w, d.Topics["hits"].Acked, d.Rate.TargetPerS)
 	}
 }
+
+// TestExitCodeOfVerdict: 3 only when crossed thresholds are the run's only failure, however
+// wrapped or joined; any other failure joined to them is 1, an interruption 130, a usage
+// error 2.
+func TestExitCodeOfVerdict(t *testing.T) {
+	crossed := &measure.CrossedError{Verdicts: []measure.Verdict{{Missing: "no message was acknowledged"}}}
+	other := errors.New("follow: group g did not take everything the run sent within --follow-timeout 1s")
+	for _, tc := range []struct {
+		err  error
+		want int
+	}{
+		{crossed, 3},
+		{fmt.Errorf("run: %w", crossed), 3},
+		{errors.Join(nil, crossed), 3},
+		{errors.Join(other, crossed), 1},
+		{errors.Join(crossed, fmt.Errorf("interrupted: %w", context.Canceled)), 130},
+		{errors.Join(crossed, usagef("run", "bad")), 2},
+		{other, 1},
+	} {
+		if got := exitCode(tc.err, io.Discard); got != tc.want {
+			t.Errorf("exitCode(%v) = %d, want %d", tc.err, got, tc.want)
+		}
+	}
+}
