@@ -276,8 +276,10 @@ func TestWarmupMeasuredApart(t *testing.T) {
 	if w.LatencyMS.Max <= 0 || d.Latency["max"] <= 0 || len(d.Dist) == 0 {
 		t.Errorf("warm-up latency %+v, run latency %v: want both measured", w.LatencyMS, d.Latency)
 	}
-	if w.AfterS < 2 || w.AfterS > 2+30 || d.Rate.TargetPerS != 2000 {
-		t.Errorf("rate over %vs after the warm-up, target %v/s: want the 2 s (and the flush) after it, 2000/s", w.AfterS, d.Rate.TargetPerS)
+	// The run ends once its last message, due 2.9995 s into the pacing, is acknowledged: the
+	// rate is over at least the 1.9995 s after the warm-up, and the flush.
+	if w.AfterS < 1.9995 || w.AfterS > 2+30 || d.Rate.TargetPerS != 2000 {
+		t.Errorf("rate over %vs after the warm-up, target %v/s: want the ~2 s after it, 2000/s", w.AfterS, d.Rate.TargetPerS)
 	}
 	g, wg := d.Follow["normal"], w.Follow["normal"]
 	if g.Taken != acked || wg.Taken != 2000 {
@@ -297,13 +299,15 @@ func TestWarmupMeasuredApart(t *testing.T) {
 }
 
 // verdictOnBroker is the real-Kafka case of the verdict: a stress run into the brokers at addr
-// with a 2 s warm-up whose thresholds hold exits 0, the same with p99<1us exits 3.
+// with a 2 s warm-up whose thresholds hold exits 0, the same with p99<1us exits 3. The 4 s
+// after the warm-up keep rate>=0.9 clear of a slow final flush on a loaded machine (it would
+// take 0.4 s to cross it).
 func verdictOnBroker(t *testing.T, addr string) {
 	for _, tc := range []struct {
 		threshold string
 		code      int
 	}{{"p99<5s", 0}, {"p99<1us", 3}} {
-		_, errs, code := clickgen(t, "run", "stress", "--brokers", addr, "--rate", "2000/s", "--duration", "4s", "--scale", "0.05",
+		_, errs, code := clickgen(t, "run", "stress", "--brokers", addr, "--rate", "2000/s", "--duration", "6s", "--scale", "0.05",
 			"--warmup", "2s", "--threshold", tc.threshold, "--threshold", "rate>=0.9")
 		if code != tc.code {
 			t.Errorf("--threshold %s: exit %d, want %d\n%s", tc.threshold, code, tc.code, errs)
