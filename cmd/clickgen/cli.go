@@ -16,6 +16,7 @@ import (
 
 	"github.com/clickgen/clickgen/generator/fileio"
 	"github.com/clickgen/clickgen/generator/logs"
+	"github.com/clickgen/clickgen/generator/measure"
 	"github.com/clickgen/clickgen/generator/world"
 	"github.com/clickgen/clickgen/profiles"
 )
@@ -82,7 +83,8 @@ func usage(verb string, err error) error {
 var errHelpShown = errors.New("help shown")
 
 // exitCode maps run's error to the process exit code and prints the error: 0 success,
-// 2 usage error, 1 any other failure (cmd/go's convention).
+// 2 usage error, 1 any other failure (cmd/go's convention), 3 a completed run whose only
+// failure is a crossed threshold (--threshold), 130 interrupted.
 func exitCode(err error, stderr io.Writer) int {
 	if err == nil || errors.Is(err, errHelpShown) {
 		return 0
@@ -104,7 +106,31 @@ func exitCode(err error, stderr io.Writer) int {
 		}
 		return 2
 	}
+	if onlyCrossed(err) {
+		return 3
+	}
 	return 1
+}
+
+// onlyCrossed says whether err is made only of crossed thresholds (measure.CrossedError),
+// joined or wrapped: any other failure joined to it (a group that did not drain) is exit 1.
+func onlyCrossed(err error) bool {
+	switch e := err.(type) {
+	case *measure.CrossedError:
+		return true
+	case interface{ Unwrap() []error }:
+		errs := e.Unwrap()
+		for _, x := range errs {
+			if !onlyCrossed(x) {
+				return false
+			}
+		}
+		return len(errs) > 0
+	}
+	if u := errors.Unwrap(err); u != nil {
+		return onlyCrossed(u)
+	}
+	return false
 }
 
 // --log-format text|json is global: it may stand anywhere before a "--", and applies to every
@@ -172,9 +198,10 @@ Verbs:
 	}
 	fmt.Fprint(w, `
 Run 'clickgen VERB --help' for the flags of a verb.
-Exit codes: 0 success, 1 failure, 2 usage error (nothing was sent), 130 interrupted
-(Ctrl-C or SIGTERM: what was acknowledged is in the summary; a second Ctrl-C half a second
-or more after the first exits at once).
+Exit codes: 0 success, 1 failure, 2 usage error (nothing was sent), 3 a threshold crossed
+(--threshold: the run completed, a figure did not hold), 130 interrupted (Ctrl-C or SIGTERM:
+what was acknowledged is in the summary; a second Ctrl-C half a second or more after the
+first exits at once).
 `)
 }
 

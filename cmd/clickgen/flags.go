@@ -215,6 +215,7 @@ type sinkFlags struct {
 	metricsAddr   string
 	metricsLinger time.Duration
 	follow        *followFlags
+	verdict       *verdictFlags // nil on a verb without --threshold and --warmup
 }
 
 func addSinkFlags(fs *pflag.FlagSet) *sinkFlags {

@@ -140,12 +140,15 @@ func (o *followObserver) RunEnded(ctx context.Context, e *play.End) error {
 	return nil
 }
 
-// followLines prints group g's lines: what it took and its pipeline latency, whether it
-// drained (how long after the run, or its lag and why the wait ended), the topics it did not
+// followLines prints group g's lines: what it took and its pipeline latency (of what came
+// after a warm-up, the warm-up's on a line of its own), whether it drained (how long after the run, or its lag and why the wait ended), the topics it did not
 // read, its failed polls.
 func followLines(w io.Writer, res follow.Result, g follow.Group) {
-	taken := g.Latency.Count()
+	taken := g.Latency.Count() + g.Warmup.Count()
 	latency := pipelineLine(measure.PercentilesOf(g.Latency))
+	if g.Warmup.Count() > 0 {
+		latency += " after the warm-up"
+	}
 	switch {
 	case g.Drained:
 		fmt.Fprintf(w, "follow %s: %d taken, drained %.2fs after the run; pipeline latency %s (measured from: %s)\n",
@@ -157,6 +160,9 @@ func followLines(w io.Writer, res follow.Result, g follow.Group) {
 		}
 		fmt.Fprintf(w, "follow %s: NOT drained %s: untaken %s; %d taken, pipeline latency %s (measured from: %s)\n",
 			g.Name, why, g.LagText(), taken, latency, res.MeasuredFrom)
+	}
+	if n := g.Warmup.Count(); n > 0 {
+		fmt.Fprintf(w, "follow %s: warm-up, measured apart: %d taken, pipeline latency %s\n", g.Name, n, pipelineLine(measure.PercentilesOf(g.Warmup)))
 	}
 	if len(g.NotRead) > 0 {
 		fmt.Fprintf(w, "follow %s: topic(s) %s not followed: the group committed nothing on them\n", g.Name, strings.Join(g.NotRead, ", "))

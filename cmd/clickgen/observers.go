@@ -28,6 +28,7 @@ type listenOpts struct {
 	maxRate     pace.Rate      // its ceiling, which the report names
 	target      func() float64 // the target rate of a run not paced by a rate (live)
 	noFollow    bool           // the verb does not follow consumer groups (inject)
+	plan        play.Plan      // the plan to play, for --threshold's and --warmup's checks
 }
 
 // session is one run of a verb: its sink and its observers.
@@ -36,6 +37,7 @@ type session struct {
 	obs     *play.List
 	console *console.Printer
 	flush   time.Duration // the flush timeout
+	warmup  time.Duration // --warmup
 }
 
 // start builds the observers of a verb's run and opens the sink for the topics of want with
@@ -45,6 +47,7 @@ type session struct {
 //   - the measurement (generator/measure): the run's figures and its report;
 //   - the console: progress and unit lines, the waits of the end, the summary;
 //   - following consumer groups (--follow-group): the drain wait, the report's follow section;
+//   - the verdict (--threshold): each threshold judged on the final figures, freshness included;
 //   - Prometheus (--metrics-addr): served during the run, the linger at its end;
 //   - the report file (--report).
 //
@@ -54,6 +57,9 @@ type session struct {
 // is a usage error before connecting; Kafka's warnings go to stderr, bad options are usage
 // errors; with --log-format json the Kafka client logs its warnings and errors too.
 func (sf *sinkFlags) start(ctx context.Context, sio *stdio, want map[string]int32, o listenOpts) (*session, error) {
+	if err := sf.verdict.check(sf.verb, o.plan, o.target != nil, len(sf.follow.groups)); err != nil {
+		return nil, err
+	}
 	prep, err := sf.prepare(ctx, sio) // before any client is built from the settings
 	if err != nil {
 		return nil, err
@@ -78,6 +84,7 @@ func (sf *sinkFlags) start(ctx context.Context, sio *stdio, want map[string]int3
 	if !o.noFollow {
 		list = append(list, sf.follow.observer(sio.err, m))
 	}
+	list = append(list, sf.verdict.observer(sio.err, m))
 	if metrics != nil {
 		until := ""
 		if sf.metricsLinger > 0 {
@@ -97,7 +104,7 @@ func (sf *sinkFlags) start(ctx context.Context, sio *stdio, want map[string]int3
 		sf.follow.abort()
 		return nil, err
 	}
-	return &session{snk: snk, obs: obs, console: p, flush: sf.FlushTimeout}, nil
+	return &session{snk: snk, obs: obs, console: p, flush: sf.FlushTimeout, warmup: sf.verdict.warmupOf()}, nil
 }
 
 // sinkOpts are the sink options the run's observers need (hooks: kprom's) and, when one of
@@ -132,10 +139,10 @@ func (sf *sinkFlags) openSink(ctx context.Context, sio *stdio, want map[string]i
 	return s, nil
 }
 
-// play runs plan into the session's sink with the session's flush timeout, its observers
-// hearing it.
+// play runs plan into the session's sink with the session's flush timeout and warm-up, its
+// observers hearing it.
 func (s *session) play(ctx context.Context, plan play.Plan) (play.Result, error) {
-	plan.FlushTimeout = s.flush
+	plan.FlushTimeout, plan.Warmup = s.flush, s.warmup
 	return play.Run(ctx, plan, s.snk, s.obs)
 }
 

@@ -287,6 +287,7 @@ func TestRealKafka(t *testing.T) {
 			mustRun(t, "verify", "--brokers", addr, "--day", "1", "--days", "2", "--scale", "0.02")
 		}},
 		{"StressIntoBrokers", standTopics, func(t *testing.T) { stressIntoBrokers(t, addr) }},
+		{"Verdict", standTopics, func(t *testing.T) { verdictOnBroker(t, addr) }},
 		{"MissingTopic", standTopics, func(t *testing.T) { missingTopic(t, addr) }},
 		// The broker creates topics a client asks for (auto.create.topics.enable, Kafka's
 		// default and the stand's): reading must not create orders.

@@ -17,6 +17,7 @@ call writes the same bytes, and 'clickgen inventory' with the same flags says wh
 	pf := addPlayFlags(fs, "number of days to play", true)
 	limit := fs.Int("limit", 0, "stop after this many messages in the whole run (events, and garbage if any); 0 means no limit (env GENERATOR_LIMIT)")
 	workers := fs.Int("workers", 0, "days are generated on this many cores; 0 means all")
+	pf.sink.verdict = addVerdictFlags(fs)
 	pf.names = map[string]string{"stop.messages": "--limit"}
 	var messages int64
 	prof, segment, err := pf.parse(profiles.Batch(), args, sio.out, func(env envLookup, o *profiles.Overrides) error {
@@ -38,7 +39,7 @@ call writes the same bytes, and 'clickgen inventory' with the same flags says wh
 	if err != nil {
 		return err
 	}
-	s, err := pf.start(ctx, sio, "hits", listenOpts{})
+	s, err := pf.start(ctx, sio, "hits", listenOpts{plan: plan})
 	if err != nil {
 		return err
 	}

@@ -23,6 +23,7 @@ same day; only the timing differs.`)
 	var maxRate pace.Rate
 	addMaxRateFlag(fs, &maxRate, "a ceiling on top of the model-time schedule, e.g. 500/s")
 	every := fs.Duration("progress-every", time.Minute, "how often to print a progress line (at least 100ms)")
+	pf.sink.verdict = addVerdictFlags(fs)
 	prof, segment, err := pf.parse(profiles.Live(), args, sio.out, func(env envLookup, o *profiles.Overrides) error {
 		if err := setFromEnv(fs, env, "speed", "GENERATOR_SPEED"); err != nil {
 			return err
@@ -48,7 +49,7 @@ same day; only the timing differs.`)
 	target := func() float64 {
 		return float64(total) / (float64(24*time.Hour) / prof.Pacing.Speed / float64(time.Second))
 	}
-	s, err := pf.start(ctx, sio, "hits", listenOpts{target: target})
+	s, err := pf.start(ctx, sio, "hits", listenOpts{target: target, plan: plan})
 	if err != nil {
 		return err
 	}

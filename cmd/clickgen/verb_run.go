@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"runtime"
@@ -53,13 +54,15 @@ seconds, between 1s and 5s and never longer than --interval (a 15s run: 15 inter
 pipeline latency (p50, p99, max) of the messages the group took in it and its lag at its end.
 
 Exit codes: 0 when the run and its check are clean, 1 when a message failed or the check
-found a difference, 2 for usage errors (nothing was sent), 130 when interrupted.`
+found a difference, 2 for usage errors (nothing was sent), 3 when the run completed but a
+--threshold was crossed, 130 when interrupted.`
 
 func runRun(ctx context.Context, sio *stdio, args []string) error {
 	fs := newFlags("run", "run [PROFILE] [flags]", runHelp)
 	var sf *sinkFlags
 	rf := addRunFlags(fs, func(fs *pflag.FlagSet) {
 		sf = addSinkFlags(fs)
+		sf.verdict = addVerdictFlags(fs)
 		fs.Lookup("brokers").Usage = "Kafka bootstrap `HOSTS`, comma-separated; without it, an embedded broker is played into and read back"
 		fs.MarkHidden("file")
 		fs.MarkHidden("topic")
@@ -97,6 +100,9 @@ func runRun(ctx context.Context, sio *stdio, args []string) error {
 	if err != nil {
 		return usagef("run", "%v", err)
 	}
+	if err := sf.verdict.check("run", plan, false, len(sf.follow.groups)); err != nil { // before the embedded broker starts
+		return err
+	}
 	embedded, err := startEmbedded(sf, sio)
 	if err != nil {
 		return err
@@ -105,15 +111,19 @@ func runRun(ctx context.Context, sio *stdio, args []string) error {
 		defer embedded.Close()
 	}
 	s, err := sf.start(ctx, sio, plan.Topics(), listenOpts{lineEvery: rf.interval, maxRate: p.Pacing.MaxRate,
-		recordEvery: measure.ReportEvery(plan.Stop.Duration, rf.interval)})
+		recordEvery: measure.ReportEvery(plan.Stop.Duration, rf.interval), plan: plan})
 	if err != nil {
 		return err
 	}
 	pl = s.console
 	fmt.Fprintf(sio.err, "clickgen: run %s: %s, rendering on %d of %d cores\n", p.Name, p.Describe(), plan.Workers, runtime.GOMAXPROCS(0))
 	out, runErr := s.play(ctx, plan)
-	if err := s.finish(ctx, out, runErr); err != nil {
+	if err := s.finish(ctx, out, runErr); err != nil && !onlyCrossed(err) {
 		return err
+	} else if err != nil {
+		// A crossed threshold is a verdict on a run that completed: what it sent is still
+		// checked, and a difference (exit 1) wins over the verdict (exit 3).
+		return errors.Join(checkRun(ctx, sio, embedded, p, plan, out, s.snk.Stats()), err)
 	}
 	return checkRun(ctx, sio, embedded, p, plan, out, s.snk.Stats())
 }

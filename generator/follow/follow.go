@@ -11,7 +11,8 @@
 // its offset was received − the message's Due (its intended send time; for an unpaced run the
 // time it was handed to the producer). It is therefore at most one poll period (plus the
 // poll's round trip) late, never early, and a consumer that stalls is charged for every
-// message it holds back, however few were sent meanwhile: nothing is sampled.
+// message it holds back, however few were sent meanwhile: nothing is sampled. The messages
+// of a run's warm-up (their acknowledgement says so) are measured apart ([Group.Warmup]).
 //
 // Memory: per group and partition, the acknowledged messages not yet taken are kept in
 // offset order as runs of consecutive offsets whose dues lie within [Resolution] of the run's
@@ -26,6 +27,7 @@ import (
 	"errors"
 	"fmt"
 	"maps"
+	"math"
 	"slices"
 	"sort"
 	"strings"
@@ -153,6 +155,8 @@ type Ack struct {
 	// when it had none; Intended says which.
 	Due      time.Time
 	Intended bool
+	// Warmup says the message belongs to the run's warm-up: its latency is measured apart.
+	Warmup bool
 }
 
 // Acked hears one acknowledged record. It is called on the producer's acknowledgement
@@ -171,7 +175,7 @@ func (f *Follower) Acked(a Ack) {
 		f.handed++
 	}
 	for _, g := range f.groups {
-		g.part(tp{a.Topic, a.Partition}).add(a.Offset, a.Due.UnixNano(), now, &g.hist, g.topicHist(a.Topic))
+		g.part(tp{a.Topic, a.Partition}).add(a.Offset, a.Due.UnixNano(), a.Warmup, now, g.hists(a.Topic))
 	}
 }
 
@@ -203,7 +207,7 @@ func (f *Follower) poll(ctx context.Context) {
 				return
 			}
 			g.read[o.Topic] = true
-			g.part(tp{o.Topic, o.Partition}).commit(o.At, now, &g.hist, g.topicHist(o.Topic))
+			g.part(tp{o.Topic, o.Partition}).commit(o.At, now, g.hists(o.Topic))
 		})
 		var runs int64
 		for _, p := range g.parts {
@@ -313,6 +317,7 @@ func (f *Follower) Finish(ctx context.Context, interrupted bool, waiting func(be
 		r := Group{Name: g.name, Polls: g.polls, PollErrors: g.errors, LastPollError: g.lastErr,
 			PeakStateBytes: g.peakRuns * int64(unsafe.Sizeof(run{})), Lag: slices.Clone(g.samples)}
 		r.Latency.Merge(g.hist)
+		r.Warmup.Merge(g.warm)
 		for _, p := range g.parts {
 			r.Reordered += p.reordered
 			r.Late += p.late
@@ -366,8 +371,9 @@ func (r Result) Err() error {
 // Group is what following one consumer group measured, as raw values.
 type Group struct {
 	Name string
-	// Latency is the pipeline latency of every run message the group took.
-	Latency metrics.Histogram
+	// Latency is the pipeline latency of every run message the group took but the warm-up's,
+	// which Warmup holds (empty without a warm-up); a message taken is in one of them.
+	Latency, Warmup metrics.Histogram
 	// Drained says the group took everything the run acknowledged, DrainedAfter how long
 	// after the start of Finish (the end of the run's flush).
 	Drained      bool
@@ -412,9 +418,9 @@ func (e *NotDrainedError) Error() string {
 }
 
 // State is one group's figures at a moment of the run: the latency of every message it has
-// taken so far and the messages acknowledged but not yet taken (the lag, over the partitions
-// that count), in all and by topic. A caller measures an interval as the difference of two
-// states (Histogram.Since).
+// taken so far (the warm-up's too) and the messages acknowledged but not yet taken (the lag,
+// over the partitions that count), in all and by topic. A caller measures an interval as the
+// difference of two states (Histogram.Since).
 type State struct {
 	Latency metrics.Histogram
 	Untaken int64
@@ -437,6 +443,7 @@ func (f *Follower) States() map[string]State {
 	for _, g := range f.groups {
 		st := State{Topics: map[string]TopicState{}}
 		st.Latency.Merge(g.hist) // a copy: the follower goes on recording into g.hist
+		st.Latency.Merge(g.warm)
 		for t := range f.topics {
 			if len(g.read) == 0 || g.read[t] {
 				var ts TopicState
@@ -505,8 +512,9 @@ type group struct {
 	name     string
 	parts    map[tp]*part
 	read     map[string]bool               // topics the group has committed on
-	hist     metrics.Histogram             // every message taken
-	byTopic  map[string]*metrics.Histogram // the same by topic
+	hist     metrics.Histogram             // every message taken but the warm-up's
+	warm     metrics.Histogram             // the warm-up's messages taken
+	byTopic  map[string]*metrics.Histogram // all of them by topic
 	samples  []LagSample
 	period   time.Duration // between lag samples
 	last     time.Duration // the last sample's time, -1 before the first
@@ -528,6 +536,23 @@ func (g *group) topicHist(t string) *metrics.Histogram {
 		g.byTopic[t] = h
 	}
 	return h
+}
+
+// hists are where the latency of g's messages on topic t goes.
+func (g *group) hists(t string) hists { return hists{&g.hist, &g.warm, g.topicHist(t)} }
+
+// hists are the histograms a taken message's latency is recorded into: after, or warm for a
+// message of the warm-up, and topic for both.
+type hists struct{ after, warm, topic *metrics.Histogram }
+
+// record records n messages taken d after their due; warm says they are the warm-up's.
+func (h hists) record(d time.Duration, n int64, warm bool) {
+	if warm {
+		h.warm.RecordN(d, n)
+	} else {
+		h.after.RecordN(d, n)
+	}
+	h.topic.RecordN(d, n)
 }
 
 func (g *group) part(k tp) *part {
@@ -570,11 +595,13 @@ func (g *group) sample(t time.Duration, keys []tp, force bool) {
 	}
 }
 
-// run is a stretch of consecutive offsets acknowledged with dues within Resolution of due.
+// run is a stretch of consecutive offsets acknowledged with dues within Resolution of due,
+// all of the warm-up or none.
 type run struct {
 	first int64
-	n     int64
 	due   int64 // Unix nanoseconds, the earliest of the run
+	n     int32 // a millisecond's messages: far below 2^31
+	warm  bool
 }
 
 // advance is one poll that saw the committed offset move.
@@ -599,9 +626,9 @@ type part struct {
 	late, reordered int64
 }
 
-// add records an acknowledged message at offset with due (Unix ns), heard at now; a message
-// already taken has its latency recorded into each of hs.
-func (p *part) add(offset, due int64, now time.Time, hs ...*metrics.Histogram) {
+// add records an acknowledged message at offset with due (Unix ns), heard at now; warm says it
+// is the warm-up's. A message already taken has its latency recorded into hs.
+func (p *part) add(offset, due int64, warm bool, now time.Time, hs hists) {
 	if offset < p.committed {
 		// Taken before its acknowledgement reached us: the first poll that saw it taken is
 		// the earliest remembered advance past it.
@@ -613,9 +640,7 @@ func (p *part) add(offset, due int64, now time.Time, hs ...*metrics.Histogram) {
 				break
 			}
 		}
-		for _, h := range hs {
-			h.Record(at.Sub(time.Unix(0, due)))
-		}
+		hs.record(at.Sub(time.Unix(0, due)), 1, warm)
 		return
 	}
 	p.pending++
@@ -623,15 +648,16 @@ func (p *part) add(offset, due int64, now time.Time, hs ...*metrics.Histogram) {
 	if n := len(live); n > 0 {
 		last := &live[n-1]
 		switch {
-		case offset == last.first+last.n && due-last.due < int64(Resolution) && last.due-due < int64(Resolution):
+		case offset == last.first+int64(last.n) && due-last.due < int64(Resolution) && last.due-due < int64(Resolution) &&
+			warm == last.warm && last.n < math.MaxInt32:
 			last.n++
 			last.due = min(last.due, due)
 			return
-		case offset < last.first+last.n:
+		case offset < last.first+int64(last.n):
 			// Out of offset order: insert in place.
 			p.reordered++
 			i := p.head + sort.Search(n, func(i int) bool { return live[i].first > offset })
-			p.runs = slices.Insert(p.runs, i, run{first: offset, n: 1, due: due})
+			p.runs = slices.Insert(p.runs, i, run{first: offset, n: 1, due: due, warm: warm})
 			return
 		}
 	}
@@ -639,12 +665,12 @@ func (p *part) add(offset, due int64, now time.Time, hs ...*metrics.Histogram) {
 		p.runs = append(p.runs[:0], p.runs[p.head:]...)
 		p.head = 0
 	}
-	p.runs = append(p.runs, run{first: offset, n: 1, due: due})
+	p.runs = append(p.runs, run{first: offset, n: 1, due: due, warm: warm})
 }
 
 // commit applies a committed offset (the next offset the group will read) seen at now,
-// recording the latency of every message it passes into each of hs.
-func (p *part) commit(at int64, now time.Time, hs ...*metrics.Histogram) {
+// recording the latency of every message it passes into hs.
+func (p *part) commit(at int64, now time.Time, hs hists) {
 	if at <= p.committed {
 		return
 	}
@@ -658,17 +684,15 @@ func (p *part) commit(at int64, now time.Time, hs ...*metrics.Histogram) {
 		if r.first >= at {
 			break
 		}
-		take := min(r.n, at-r.first)
-		for _, h := range hs {
-			h.RecordN(now.Sub(time.Unix(0, r.due)), take)
-		}
+		take := min(int64(r.n), at-r.first)
+		hs.record(now.Sub(time.Unix(0, r.due)), take, r.warm)
 		p.pending -= take
-		if take == r.n {
+		if take == int64(r.n) {
 			p.head++
 			continue
 		}
 		r.first += take
-		r.n -= take
+		r.n -= int32(take)
 		break
 	}
 	if p.head == len(p.runs) {

@@ -289,3 +289,38 @@ func TestFinishLastLagSample(t *testing.T) {
 		}
 	})
 }
+
+// TestWarmupApart: the warm-up's messages are never merged into a run with the others, even
+// at the same due, so a commit charges each side exactly: the group's Latency holds the
+// others, its Warmup the warm-up's (a late acknowledgement too), and the states the
+// intervals read hold both.
+func TestWarmupApart(t *testing.T) {
+	f, a := newTest(t, "g")
+	due := time.Now().Add(-time.Second)
+	for o := int64(0); o < 100; o++ {
+		f.Acked(Ack{Topic: "hits", Partition: 0, Offset: o, Due: due, Intended: true, Warmup: o < 40})
+	}
+	g := f.groups[0]
+	p := g.parts[tp{"hits", 0}]
+	if n := len(p.runs) - p.head; n != 2 || !p.runs[p.head].warm || p.runs[p.head+1].warm || p.runs[p.head+1].first != 40 {
+		t.Fatalf("runs %+v: want two, offsets 0–39 of the warm-up and 40–99 not", p.runs[p.head:])
+	}
+	a.set("g", 0, 30)
+	f.poll(context.Background())
+	if g.warm.Count() != 30 || g.hist.Count() != 0 {
+		t.Errorf("after commit 30: %d of the warm-up taken, %d others; want 30, 0", g.warm.Count(), g.hist.Count())
+	}
+	a.set("g", 0, 101)
+	f.poll(context.Background())
+	seen := p.history[len(p.history)-1].at
+	f.Acked(Ack{Topic: "hits", Partition: 0, Offset: 100, Due: seen.Add(-5 * time.Second), Intended: true, Warmup: true}) // late
+	if st := f.States()["g"]; st.Latency.Count() != 101 || st.Topics["hits"].Latency.Count() != 101 {
+		t.Errorf("state: %d taken (hits %d); want 101, warm-up included", st.Latency.Count(), st.Topics["hits"].Latency.Count())
+	}
+	res := f.Finish(context.Background(), false, nil)
+	r := res.Groups[0]
+	if r.Warmup.Count() != 41 || r.Latency.Count() != 60 || r.Warmup.Max() != 5*time.Second || r.Latency.Max() >= 5*time.Second {
+		t.Errorf("group: warm-up %d taken (max %v), others %d (max %v); want 41 (5s exactly, the late one), 60 (less)",
+			r.Warmup.Count(), r.Warmup.Max(), r.Latency.Count(), r.Latency.Max())
+	}
+}

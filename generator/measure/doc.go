@@ -9,6 +9,13 @@
 // during the run it keeps the report's line of every unit and, for a rate-paced (stress) run,
 // the intervals ([Run.Interval] for the console's lines, recorded on a period of its own for
 // the report); at the end ([Run.RunEnded]) it fixes the run's [Figures], which the observers
-// after it in the list read (the console's summary, later thresholds), and [Run.Report] is the
+// after it in the list read (the console's summary, the thresholds), and [Run.Report] is the
 // report document a report file holds.
+//
+// A run with a warm-up (play.Plan.Warmup) is measured in two parts, split message by message
+// by the sink (sink.Stats.Warmup, AfterWarmup): the figures, the report's latency and rate
+// and the thresholds are of what came after the warm-up, and [Figures.Warmup] (the report's
+// warmup section) holds the warm-up's. Thresholds ([ParseThreshold], [Thresholds]) are judged
+// on the final figures by [Run.Judge], which keeps the verdicts for the report's thresholds
+// section; a run that crossed one ends, when the command says so, with a [CrossedError].
 package measure

@@ -141,14 +141,18 @@ func TestUnitLinesCountClasses(t *testing.T) {
 	}
 }
 
-// golden compares doc, marshalled as the report file holds it, with testdata/name.json.
+// golden compares doc, marshalled as the report file holds it (reportfile.Write: indented, not
+// HTML-escaped), with testdata/name.json.
 func golden(t *testing.T, name string, doc any) {
 	t.Helper()
-	b, err := json.MarshalIndent(doc, "", "  ")
-	if err != nil {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	enc.SetIndent("", "  ")
+	if err := enc.Encode(doc); err != nil {
 		t.Fatal(err)
 	}
-	b = append(b, '\n')
+	b := buf.Bytes()
 	path := filepath.Join("testdata", name+".json")
 	if *update {
 		if err := os.WriteFile(path, b, 0o644); err != nil {

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/clickgen/clickgen/generator/follow"
+	"github.com/clickgen/clickgen/generator/metrics"
 	"github.com/clickgen/clickgen/generator/pace"
 	"github.com/clickgen/clickgen/generator/play"
 	"github.com/clickgen/clickgen/generator/report"
@@ -46,28 +47,61 @@ func ReportEvery(duration, lineEvery time.Duration) time.Duration {
 }
 
 // Figures are a run's final figures: what the console's last lines print and what an
-// observer judges the run by at its end (a threshold). The counts are the sink's after the
-// final flush.
+// observer judges the run by at its end (thresholds: [Thresholds.Judge]). The counts are the
+// sink's after the final flush, of the whole run. With a warm-up (play.Plan.Warmup) the
+// rates, the latency and the freshness are of what came after it, and Warmup holds the
+// warm-up's own figures: its messages are measured apart, not thrown away.
 type Figures struct {
 	Sent, Acked, Failed int64
 	Unaccounted         int64 // sent − acked − failed: neither acknowledged nor failed
 	Bytes               int64 // value bytes acknowledged
-	// Elapsed is what the rates are over: from the start of the run (a rate-paced run: from
-	// its first message's intended time) to its end, the final flush included.
+	// Elapsed is the run's time: from its start (a rate-paced run: from its first message's
+	// intended time) to its end, the final flush included.
 	Elapsed time.Duration
-	// AchievedPerS is the acknowledged messages per second of Elapsed, MBPerS their value
-	// megabytes (10^6).
+	// RateElapsed is the time the rates are over: Elapsed, or with a warm-up the time from
+	// its end to the run's end (0 when the run ended within it).
+	RateElapsed time.Duration
+	// AchievedPerS is the acknowledged messages (after the warm-up) per second of
+	// RateElapsed, MBPerS their value megabytes (10^6).
 	AchievedPerS, MBPerS float64
-	// TargetPerS is the rate asked for: a rate shape's mean over the time it was asked to
-	// pace, Options.Target's, or 0 for an unpaced run.
+	// TargetPerS is the rate asked for over the same time: a rate shape's mean over the time
+	// it was asked to pace (after the warm-up), Options.Target's, or 0 for an unpaced run.
 	TargetPerS float64
 	// Latency is the produce latency, from each message's intended send time (unpaced: the
-	// time it was handed to the sink) to its acknowledgement.
+	// time it was handed to the sink) to its acknowledgement, of the messages sent after the
+	// warm-up (all of them without one).
 	Latency Percentiles
 	// Interrupted says the run was cancelled (a signal).
 	Interrupted bool
-	// Freshness is, per followed consumer group, the pipeline latency of what it took; set
-	// once following has ended ([Run.Follow]), so an observer after the follower's reads it.
+	// Freshness is, per followed consumer group, the pipeline latency of what it took (after
+	// the warm-up); set once following has ended ([Run.Follow]), so an observer after the
+	// follower's reads it.
+	Freshness map[string]Percentiles
+	// Histograms are the distributions Latency and Freshness are of, for a threshold's
+	// percentile that Percentiles does not hold (p75, p99.99).
+	Histograms Histograms
+	// Warmup is what was measured apart in the run's warm-up; nil without one.
+	Warmup *Warmup
+}
+
+// Histograms are the distributions a run's latency figures are of.
+type Histograms struct {
+	Latency   metrics.Histogram
+	Freshness map[string]metrics.Histogram
+}
+
+// Warmup is what a run measured apart in its warm-up (play.Plan.Warmup): the messages it sent
+// in it, by their intended send time (by hand-over, unpaced).
+type Warmup struct {
+	// Duration is the warm-up asked for; Elapsed how much of the run it lasted: Duration, or
+	// less when the run ended within it.
+	Duration, Elapsed time.Duration
+	// Acked, Failed and Bytes count the warm-up's messages over all topics, as the figures
+	// count the run's; the run's acknowledged messages are Acked plus those its latency is of.
+	Acked, Failed, Bytes int64
+	// Latency is their produce latency; Freshness, per followed group, the pipeline latency
+	// of those the group took.
+	Latency   Percentiles
 	Freshness map[string]Percentiles
 }
 
@@ -85,12 +119,15 @@ type Run struct {
 	runner *pace.Runner
 	stop   play.Stop
 	meter  meter
+	warmup time.Duration // the plan's warm-up
 	// At the end.
 	ended   bool
-	fig     Figures
+	fig     Figures // without the followed groups', which follow and fresh hold
 	final   sink.Stats
 	info    report.StressInfo
 	follow  map[string]report.FollowGroup
+	fresh   map[string][2]metrics.Histogram // per group: after the warm-up, in it
+	judged  []Verdict
 	recDone chan struct{}  // closed to stop the recording goroutine
 	recWG   sync.WaitGroup // the recording goroutine
 }
@@ -103,7 +140,7 @@ func New(opt Options) *Run { return &Run{opt: opt} }
 func (m *Run) RunStarted(s play.Start) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	m.start, m.stats = s.At, s.Stats
+	m.start, m.stats, m.warmup = s.At, s.Stats, s.Plan.Warmup
 	if p := s.Plan.Pacing; p.ByCount {
 		m.shape, m.runner, m.stop = p.Shape, p.Runner, s.Plan.Stop
 		m.meter.start(s.At)
@@ -145,22 +182,39 @@ func (m *Run) RunEnded(_ context.Context, e *play.End) error {
 	if m.shape != nil && !e.Result.PacedFrom.IsZero() {
 		start = e.Result.PacedFrom // a rate is achieved over the paced time, not the setup
 	}
-	elapsed := time.Since(start)
+	end := time.Now()
+	elapsed := end.Sub(start)
+	var w *Warmup
+	rateFrom := start // where the rates' time begins: the warm-up's end, with one
+	if m.warmup > 0 {
+		w, rateFrom = warmupOf(e.Stats, m.warmup, e.Result.WarmupUntil, end)
+	}
 	var target float64
 	if m.shape != nil {
-		target = m.endStress(e, elapsed)
+		target = m.endStress(e, elapsed, rateFrom.Sub(start))
 	} else if m.opt.Target != nil {
 		target = m.opt.Target()
 	}
-	fresh := m.fig.Freshness // following may have ended first
-	m.fig = figuresOf(e.Stats, elapsed, target, e.Interrupted)
-	m.fig.Freshness = fresh
+	m.fig = figuresOf(e.Stats, elapsed, max(end.Sub(rateFrom), 0), target, e.Interrupted, w)
 	return nil
 }
 
+// warmupOf is the warm-up of a run that asked for d, ended at end, and whose sink ended with
+// s: its figures, and where the time after it begins. A warm-up that never began (nothing was
+// sent) lasted nothing; one the run ended within leaves no time after it.
+func warmupOf(s sink.Stats, d time.Duration, until, end time.Time) (*Warmup, time.Time) {
+	w := &Warmup{Duration: d, Acked: s.Warmup.Acked, Failed: s.Warmup.Failed, Bytes: s.Warmup.Bytes, Latency: PercentilesOf(s.Warmup.Latency)}
+	if until.IsZero() {
+		return w, end
+	}
+	w.Elapsed = d - max(until.Sub(end), 0)
+	return w, until
+}
+
 // endStress fixes a rate-paced run's stress section and returns its target rate: the shape's
-// mean over the time it was asked to pace. Call with mu held.
-func (m *Run) endStress(e *play.End, elapsed time.Duration) float64 {
+// mean over the time it was asked to pace, from the time from on (the warm-up's end, after
+// the start of pacing). Call with mu held.
+func (m *Run) endStress(e *play.End, elapsed, from time.Duration) float64 {
 	var snap pace.Snapshot
 	if m.runner != nil {
 		snap = m.runner.Snapshot()
@@ -183,18 +237,25 @@ func (m *Run) endStress(e *play.End, elapsed time.Duration) float64 {
 	}
 	m.info = report.StressInfo{Shape: pace.ShapeName(m.shape), MaxRatePerS: float64(m.opt.MaxRate), PacedS: elapsed.Seconds(),
 		Released: snap.Sent, MaxLagMS: Millis(snap.MaxLag), FirstDay: e.Result.FirstDay, LastDay: e.Result.LastDay, Stopped: stopped}
-	return pace.AllowedRate(m.shape, 0, span)
+	return pace.AllowedRate(m.shape, from, span)
 }
 
-// figuresOf is the figures of a run whose sink ended with s after elapsed.
-func figuresOf(s sink.Stats, elapsed time.Duration, target float64, interrupted bool) Figures {
-	f := Figures{Elapsed: elapsed, TargetPerS: target, Latency: PercentilesOf(s.Latency), Interrupted: interrupted}
+// figuresOf is the figures of a run whose sink ended with s after elapsed, its rates over
+// rateElapsed, with its warm-up w (nil: none).
+func figuresOf(s sink.Stats, elapsed, rateElapsed time.Duration, target float64, interrupted bool, w *Warmup) Figures {
+	lat := s.Measured()
+	f := Figures{Elapsed: elapsed, RateElapsed: rateElapsed, TargetPerS: target, Latency: PercentilesOf(lat),
+		Histograms: Histograms{Latency: lat}, Interrupted: interrupted, Warmup: w}
 	for _, t := range s.Topics {
 		f.Sent, f.Acked, f.Failed, f.Bytes = f.Sent+t.Sent, f.Acked+t.Acked, f.Failed+t.Failed, f.Bytes+t.Bytes
 	}
 	f.Unaccounted = f.Sent - f.Acked - f.Failed
-	if secs := elapsed.Seconds(); secs > 0 {
-		f.AchievedPerS, f.MBPerS = float64(f.Acked)/secs, float64(f.Bytes)/1e6/secs
+	acked, bytes := f.Acked, f.Bytes
+	if w != nil {
+		acked, bytes = acked-w.Acked, bytes-w.Bytes
+	}
+	if secs := rateElapsed.Seconds(); secs > 0 {
+		f.AchievedPerS, f.MBPerS = float64(acked)/secs, float64(bytes)/1e6/secs
 	}
 	return f
 }
@@ -204,9 +265,40 @@ func figuresOf(s sink.Stats, elapsed time.Duration, target float64, interrupted 
 func (m *Run) Figures() Figures {
 	m.mu.Lock()
 	defer m.mu.Unlock()
+	return m.figures()
+}
+
+// figures are the run's figures with the followed groups'. Call with mu held.
+func (m *Run) figures() Figures {
 	f := m.fig
-	f.Freshness = maps.Clone(f.Freshness)
+	if m.fresh == nil {
+		return f
+	}
+	f.Freshness = make(map[string]Percentiles, len(m.fresh))
+	f.Histograms.Freshness = make(map[string]metrics.Histogram, len(m.fresh))
+	var warm map[string]Percentiles
+	if f.Warmup != nil {
+		w := *f.Warmup
+		w.Freshness = make(map[string]Percentiles, len(m.fresh))
+		f.Warmup, warm = &w, w.Freshness
+	}
+	for g, h := range m.fresh {
+		f.Freshness[g], f.Histograms.Freshness[g] = PercentilesOf(h[0]), h[0]
+		if warm != nil {
+			warm[g] = PercentilesOf(h[1])
+		}
+	}
 	return f
+}
+
+// Judge judges the thresholds l on the run's final figures ([Thresholds.Judge]) and keeps the
+// verdicts for the report's thresholds section; call it after [Run.RunEnded] and the
+// follower's [Run.Follow], if any. It returns the verdicts, in l's order.
+func (m *Run) Judge(l Thresholds) []Verdict {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	m.judged = l.Judge(m.figures())
+	return slices.Clone(m.judged)
 }
 
 // RateRun says whether the run is paced by a rate shape: it has a stress report and lines.
@@ -217,22 +309,24 @@ func (m *Run) RateRun() bool {
 }
 
 // Follow adds what following consumer groups measured (follow.Follower.Finish) to the run:
-// the report's follow section, and each group's freshness among the figures.
+// the report's follow section, and each group's freshness among the figures (after the
+// warm-up, and the warm-up's apart).
 func (m *Run) Follow(r follow.Result) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	m.follow = make(map[string]report.FollowGroup, len(r.Groups))
-	m.fig.Freshness = make(map[string]Percentiles, len(r.Groups))
+	m.fresh = make(map[string][2]metrics.Histogram, len(r.Groups))
 	for _, g := range r.Groups {
 		m.follow[g.Name] = followGroup(g, r.MeasuredFrom)
-		m.fig.Freshness[g.Name] = PercentilesOf(g.Latency)
+		m.fresh[g.Name] = [2]metrics.Histogram{g.Latency, g.Warmup}
 	}
 }
 
-// followGroup is g's part of the report's follow section.
+// followGroup is g's part of the report's follow section: what it took in all, and the
+// pipeline latency of what it took after the warm-up.
 func followGroup(g follow.Group, from string) report.FollowGroup {
 	r := report.FollowGroup{LatencyMS: PercentilesOf(g.Latency).pipeline(), LatencyDistributionMS: Distribution(g.Latency),
-		Taken: int64(g.Latency.Count()), Untaken: g.Untaken, NotRead: g.NotRead, MeasuredFrom: from, Reordered: g.Reordered, Late: g.Late,
+		Taken: int64(g.Latency.Count() + g.Warmup.Count()), Untaken: g.Untaken, NotRead: g.NotRead, MeasuredFrom: from, Reordered: g.Reordered, Late: g.Late,
 		PeakStateBytes: g.PeakStateBytes, Polls: g.Polls, PollErrors: g.PollErrors, LastPollError: g.LastPollError,
 		Lag: make([]report.LagSample, len(g.Lag))}
 	if g.Drained {
@@ -251,16 +345,37 @@ func followGroup(g follow.Group, from string) report.FollowGroup {
 func (m *Run) Report() any {
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	rep := report.Report{Topics: topicsOf(m.final), Rate: report.Rate{TargetPerS: m.fig.TargetPerS, AchievedPerS: m.fig.AchievedPerS},
-		LatencyMS: m.fig.Latency.latency(), Interrupted: m.fig.Interrupted, Follow: m.follow}
+	f := m.figures()
+	rep := report.Report{Topics: topicsOf(m.final), Rate: report.Rate{TargetPerS: f.TargetPerS, AchievedPerS: f.AchievedPerS},
+		LatencyMS: f.Latency.latency(), Interrupted: f.Interrupted, Follow: m.follow, Warmup: f.warmupSection()}
+	for _, v := range m.judged {
+		rep.Thresholds = append(rep.Thresholds, v.row())
+	}
 	units := append([]report.Unit{}, m.units...) // never null: "units": []
 	if m.shape == nil {
 		return report.Run{Report: rep, Units: units}
 	}
 	info := m.info
 	info.Intervals = append([]report.Interval{}, m.meter.intervals...)
-	return report.Stress{Report: rep, LatencyMS: m.fig.Latency.stress(), LatencyDistributionMS: Distribution(m.final.Latency),
+	return report.Stress{Report: rep, LatencyMS: f.Latency.stress(), LatencyDistributionMS: Distribution(m.final.Measured()),
 		Stress: info, Units: units}
+}
+
+// warmupSection is the report's warmup section of f; nil without a warm-up.
+func (f Figures) warmupSection() *report.Warmup {
+	w := f.Warmup
+	if w == nil {
+		return nil
+	}
+	r := &report.Warmup{DurationS: w.Duration.Seconds(), ElapsedS: w.Elapsed.Seconds(), Acked: w.Acked, Failed: w.Failed, Bytes: w.Bytes,
+		LatencyMS: w.Latency.latency(), AfterAcked: f.Acked - w.Acked, AfterS: f.RateElapsed.Seconds()}
+	if len(w.Freshness) > 0 {
+		r.Follow = make(map[string]report.WarmupFollow, len(w.Freshness))
+		for g, p := range w.Freshness {
+			r.Follow[g] = report.WarmupFollow{Taken: int64(p.Count), LatencyMS: p.pipeline()}
+		}
+	}
+	return r
 }
 
 // topicsOf is the report's topics: each topic's counters, partitions never null.

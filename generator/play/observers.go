@@ -11,7 +11,7 @@ import (
 )
 
 // Observer hears a run from its start to its end: every listener of a run (the console,
-// measurements and the report, metrics, freshness, later thresholds) is one, and a run tells
+// measurements and the report, metrics, freshness, thresholds) is one, and a run tells
 // them all the same events through [Observers]. The events of the run itself are called on the
 // goroutine that called [Run], between messages, so they must return quickly (a slow observer
 // slows the run); RunEnded is where an observer does its own end work, and may take its time.

@@ -41,6 +41,16 @@ type Plan struct {
 	// FlushTimeout bounds each flush, independently of ctx, so an interrupted run still gets
 	// the chance to deliver what it queued; 0 means [DefaultFlushTimeout].
 	FlushTimeout time.Duration
+	// Warmup, when positive, makes the run's first Warmup its warm-up: its messages are sent
+	// as any other, flagged [sink.Message.Warmup], so that the sink (and whoever hears its
+	// acknowledgements) measures them apart. A paced run's warm-up begins with its pacing
+	// ([Result.PacedFrom]) and holds every message intended before PacedFrom+Warmup, exactly,
+	// by its intended send time (a message that leaves late is still the warm-up's); an
+	// unpaced run's begins with its first message and holds those handed to the sink before
+	// the warm-up's end. Messages without an intended time in a paced run (snapshots) belong
+	// to it when they are handed over before its end, or before the pacing began. 0 has no
+	// warm-up; it must be shorter than Stop.Duration, if any.
+	Warmup time.Duration
 }
 
 // DefaultFlushTimeout is the flush timeout of a Plan that sets none.
@@ -115,6 +125,12 @@ func (p *Plan) Validate() error {
 	if p.FlushTimeout < 0 {
 		errs = append(errs, errors.New("flush timeout must not be negative"))
 	}
+	switch {
+	case p.Warmup < 0:
+		errs = append(errs, fmt.Errorf("warmup %v: want a duration ≥ 0", p.Warmup))
+	case p.Warmup > 0 && p.Stop.Duration > 0 && p.Warmup >= p.Stop.Duration:
+		errs = append(errs, fmt.Errorf("warmup %v is not shorter than the stop duration %v: nothing would be measured after it", p.Warmup, p.Stop.Duration))
+	}
 	if p.Pacing.ByCount && p.Pacing.Runner == nil {
 		errs = append(errs, errors.New("pacing by count needs a runner"))
 	}
@@ -165,6 +181,11 @@ type Result struct {
 	// PacedFrom is the intended time of the first paced message (zero when unpaced): the
 	// start of the time a rate is achieved over.
 	PacedFrom time.Time
+	// WarmupUntil is the end of the run's warm-up ([Plan.Warmup]): PacedFrom+Warmup, or for
+	// an unpaced run the first message's hand-over plus Warmup. Zero without a warm-up, or
+	// when the run ended before it began. It may lie after the run's end (a run stopped or
+	// interrupted within its warm-up).
+	WarmupUntil time.Time
 }
 
 // UnitKind says what a unit holds: the world's kinds of planned unit.

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"maps"
+	"sync/atomic"
 	"time"
 
 	"github.com/clickgen/clickgen/generator/pace"
@@ -59,6 +60,7 @@ func Run(ctx context.Context, plan Plan, snk sink.Sink, obs Observer) (Result, e
 	defer cancel(nil)
 	r.cancel = cancel
 	defer r.stopTimer()
+	defer r.warm.stop()
 	if plan.Stop.Duration > 0 && !plan.Pacing.ByCount {
 		// A rate shape is cut off by pace.Until (and a timer from its first message, see
 		// send); other runs stop at a deadline from now.
@@ -86,6 +88,50 @@ type runner struct {
 	ended  StopReason              // the stop condition that refused the next message
 	cancel context.CancelCauseFunc // ends the run with errStop when Stop.Duration runs out
 	timer  *time.Timer             // fires cancel at the end of Stop.Duration
+	warm   warmup                  // the warm-up, with Plan.Warmup
+}
+
+// warmup is a run's warm-up ([Plan.Warmup]) once it has begun: until is its end; over is set
+// at until by a timer, for the messages that have no intended time to compare with until
+// (reading the clock for each of them would cost more than the atomic load).
+type warmup struct {
+	until time.Time
+	over  atomic.Bool
+	timer *time.Timer
+}
+
+// stop stops the warm-up's timer, if any.
+func (w *warmup) stop() {
+	if w.timer != nil {
+		w.timer.Stop()
+	}
+}
+
+// inWarmup says whether the message to be sent next belongs to the warm-up: due is its
+// intended send time, zero for a message that has none. The warm-up begins with the first
+// message that has an intended time in a paced run (everything before belongs to it), with
+// the first message of an unpaced run.
+func (r *runner) inWarmup(due time.Time) bool {
+	d := r.plan.Warmup
+	if d <= 0 {
+		return false
+	}
+	w := &r.warm
+	if w.until.IsZero() {
+		if due.IsZero() && r.plan.Pacing.Runner != nil {
+			return true // before the pacing began: the run's setup is its warm-up's
+		}
+		if due.IsZero() {
+			due = time.Now()
+		}
+		w.until = due.Add(d)
+		r.res.WarmupUntil = w.until
+		w.timer = time.AfterFunc(time.Until(w.until), func() { w.over.Store(true) })
+	}
+	if !due.IsZero() {
+		return due.Before(w.until)
+	}
+	return !w.over.Load()
 }
 
 // durationGrace is how long past Stop.Duration a rate-paced run may go while it releases
@@ -209,7 +255,8 @@ func (r *runner) send(ctx context.Context, cur *UnitResult, key, value []byte, m
 			}
 		}
 	}
-	if err := r.snk.Send(ctx, sink.Message{Topic: plan.Hits, Key: key, Value: value, Due: r.due, Tag: uint32(cur.Day)}); err != nil {
+	m := sink.Message{Topic: plan.Hits, Key: key, Value: value, Due: r.due, Tag: uint32(cur.Day), Warmup: r.inWarmup(r.due)}
+	if err := r.snk.Send(ctx, m); err != nil {
 		return err
 	}
 	res.Sent++
@@ -297,7 +344,8 @@ func (r *runner) snapshot(ctx context.Context, u *world.Unit) error {
 	r.obs.UnitStarted(cur.Unit)
 	start := time.Now()
 	send := func(key, value []byte) error {
-		if err := r.snk.Send(ctx, sink.Message{Topic: topic, Key: key, Value: value, Tag: uint32(u.Day)}); err != nil {
+		m := sink.Message{Topic: topic, Key: key, Value: value, Tag: uint32(u.Day), Warmup: r.inWarmup(time.Time{})}
+		if err := r.snk.Send(ctx, m); err != nil {
 			return incomplete(cur.Unit, err)
 		}
 		cur.Sent++

@@ -361,7 +361,7 @@ var (
 	descMaxLag   = prometheus.NewDesc(MaxLag, "The latest any paced message was released, behind its intended send time.", nil, nil)
 	descLatency  = prometheus.NewDesc(Latency, "Time from each message's intended send time to its acknowledgement.", nil, nil)
 	descLatMax   = prometheus.NewDesc(LatencyMax, "The largest produce latency of the run, exactly.", nil, nil)
-	descLatRun   = prometheus.NewDesc(LatencyRun, "Produce latency quantiles over the whole run so far: exactly the percentiles of the final summary.", nil, nil)
+	descLatRun   = prometheus.NewDesc(LatencyRun, "Produce latency quantiles over the whole run so far (after its warm-up, if any): exactly the percentiles of the final summary.", nil, nil)
 	descReleased = prometheus.NewDesc(Released, "Messages the pacer released.", nil, nil)
 	descSched    = prometheus.NewDesc(Scheduled, "Messages the rate shape had scheduled by now: its rate is the target rate.", nil, nil)
 	descTarget   = prometheus.NewDesc(TargetRate, "The rate shape's target rate: its mean over the messages it scheduled in the last second.", nil, nil)
@@ -407,11 +407,14 @@ func (c statsCollector) Collect(ch chan<- prometheus.Metric) {
 	}
 	ch <- prometheus.MustNewConstHistogram(descLatency, h.Count(), h.Sum().Seconds(), buckets)
 	ch <- prometheus.MustNewConstMetric(descLatMax, prometheus.GaugeValue, h.Max().Seconds())
+	// The whole-run quantiles are the final line's: of what was sent after a warm-up (the
+	// histogram above keeps every message, for the rates over time).
+	run := st.Measured()
 	qs := make(map[float64]float64, len(LatencyQuantiles))
 	for _, q := range LatencyQuantiles {
-		qs[q] = h.Quantile(q).Seconds()
+		qs[q] = run.Quantile(q).Seconds()
 	}
-	ch <- prometheus.MustNewConstSummary(descLatRun, h.Count(), h.Sum().Seconds(), qs)
+	ch <- prometheus.MustNewConstSummary(descLatRun, run.Count(), run.Sum().Seconds(), qs)
 
 	if f := c.s.follow.Load(); f != nil {
 		states := (*f)()

@@ -219,3 +219,33 @@ func TestTargetRate(t *testing.T) {
 		}
 	}
 }
+
+// TestRunQuantilesAfterWarmup: with a warm-up the whole-run quantiles are those of the final
+// line, of the messages sent after it; the histogram keeps every message.
+func TestRunQuantilesAfterWarmup(t *testing.T) {
+	w, err := sink.NewWriter(io.Discard, sink.WriterOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := New()
+	s.RunStarted(play.Start{Plan: play.Plan{Hits: "hits", Warmup: time.Second}, Stats: w.Stats})
+	ctx := context.Background()
+	for i := range 10 {
+		late := 10 * time.Millisecond
+		if i < 4 {
+			late = 2 * time.Second
+		}
+		w.Send(ctx, sink.Message{Topic: "hits", Value: []byte("x"), Due: time.Now().Add(-late), Warmup: i < 4})
+	}
+	w.Flush(ctx)
+	fams := scrape(t, s.Handler())
+	sum := fams[LatencyRun].GetMetric()[0].GetSummary()
+	if n := fams[Latency].GetMetric()[0].GetHistogram().GetSampleCount(); n != 10 || sum.GetSampleCount() != 6 {
+		t.Errorf("histogram of %d, summary of %d; want 10 (every message), 6 (after the warm-up)", n, sum.GetSampleCount())
+	}
+	for _, q := range sum.Quantile {
+		if q.GetValue() >= 1 {
+			t.Errorf("summary quantile %v = %vs: the warm-up's 2s latencies are in it", q.GetQuantile(), q.GetValue())
+		}
+	}
+}

@@ -1,8 +1,8 @@
 // Package report is the JSON run report's schema: what a --report file holds.
 //
 // Every report has the keys of [Report] (topics, rate, latency_ms, interrupted and, when
-// consumer groups were followed, follow). A run that is not rate-paced writes a [Run]: those
-// keys and the units it sent. A rate-paced (stress) run writes a [Stress]: its latency_ms
+// consumer groups were followed, follow; with a warm-up, warmup; with thresholds,
+// thresholds). A run that is not rate-paced writes a [Run]: those keys and the units it sent. A rate-paced (stress) run writes a [Stress]: its latency_ms
 // extended with the mean and p99.9, the whole latency distribution, the pacing and its
 // intervals, and the units.
 //
@@ -30,6 +30,55 @@ type Report struct {
 	// Follow holds, by group, what following consumer groups measured (generator/follow);
 	// absent when no group was followed.
 	Follow map[string]FollowGroup `json:"follow,omitempty"`
+	// Warmup is what was measured apart in the run's warm-up (--warmup): rate, latency_ms
+	// and follow's latencies are of what came after it. Absent without a warm-up.
+	Warmup *Warmup `json:"warmup,omitempty"`
+	// Thresholds are the run's verdicts (--threshold), in the order given (a freshness
+	// threshold once per followed group); absent without thresholds.
+	Thresholds []Threshold `json:"thresholds,omitempty"`
+}
+
+// Warmup is a report's warmup section: the messages sent in the run's first duration_s (by
+// their intended send time; an unpaced run's by the time they were handed to the producer),
+// measured apart.
+type Warmup struct {
+	DurationS float64 `json:"duration_s"` // the warm-up asked for
+	ElapsedS  float64 `json:"elapsed_s"`  // how long it lasted: duration_s, less when the run ended within it
+	Acked     int64   `json:"acked"`      // acknowledged, of the warm-up's messages
+	Failed    int64   `json:"failed"`     // not delivered, of the warm-up's messages
+	Bytes     int64   `json:"bytes"`      // value bytes acknowledged, of the warm-up's messages
+	// LatencyMS is their produce latency, as the report's latency_ms.
+	LatencyMS Latency `json:"latency_ms"`
+	// AfterAcked counts the acknowledged messages sent after the warm-up, which the report's
+	// latency_ms and rate are of (acked + after_acked = the topics' acked); AfterS is the
+	// time the rate is over.
+	AfterAcked int64   `json:"after_acked"`
+	AfterS     float64 `json:"after_s"`
+	// Follow holds, by followed group, the warm-up's messages the group took and their
+	// pipeline latency.
+	Follow map[string]WarmupFollow `json:"follow,omitempty"`
+}
+
+// WarmupFollow is one followed group's part of the warmup section.
+type WarmupFollow struct {
+	Taken     int64       `json:"taken"`
+	LatencyMS Percentiles `json:"latency_ms"`
+}
+
+// Threshold is one verdict of a threshold (--threshold) on the run: the expression, the
+// group it judged (a freshness threshold; absent otherwise), the figure read and its value
+// in unit ("ms" for a latency, "ratio" for rate, "messages" for failed; null when there was
+// nothing to measure, then missing says why), the limit in the same unit, and whether it
+// held. A threshold that is not held is crossed.
+type Threshold struct {
+	Expr    string   `json:"expr"`
+	Group   string   `json:"group,omitempty"`
+	Figure  string   `json:"figure"`
+	Value   *float64 `json:"value"`
+	Unit    string   `json:"unit"`
+	Limit   float64  `json:"limit"`
+	Held    bool     `json:"held"`
+	Missing string   `json:"missing,omitempty"`
 }
 
 // Topic is one topic's line of a [Report]; the fields mean what sink.TopicStats's do.

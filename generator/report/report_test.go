@@ -42,6 +42,15 @@ func TestGolden(t *testing.T) {
 	}
 	plain := full
 	plain.Follow = nil
+	verdict := plain
+	got, ratio := 63.25, 0.995
+	verdict.Warmup = &report.Warmup{DurationS: 2, ElapsedS: 2, Acked: 40, Failed: 1, Bytes: 4000, LatencyMS: report.Latency{P50: 10, P95: 20, P99: 30, Max: 40},
+		AfterAcked: 60, AfterS: 8.5, Follow: map[string]report.WarmupFollow{"g1": {Taken: 30, LatencyMS: report.Percentiles{P50: 1, P90: 2, P99: 3, P999: 4, Max: 5}}}}
+	verdict.Thresholds = []report.Threshold{
+		{Expr: "p99<50ms", Figure: "p99", Value: &got, Unit: "ms", Limit: 50},
+		{Expr: "freshness.p99<2s", Group: "g1", Figure: "freshness.p99", Unit: "ms", Limit: 2000, Missing: "the group took no message"},
+		{Expr: "rate>=0.99", Figure: "rate", Value: &ratio, Unit: "ratio", Limit: 0.99, Held: true},
+	}
 	for name, doc := range map[string]any{
 		"run":    report.Run{Report: plain, Units: units},
 		"runnil": report.Run{},
@@ -51,12 +60,18 @@ func TestGolden(t *testing.T) {
 				Intervals: []report.Interval{{AtS: 1, Records: 2, PerS: 3, TargetPerS: 4, MBPerS: 5, AvgLatencyMS: 6, MaxLatencyMS: 7, P50MS: 8, P95MS: 9, P99MS: 10, Errors: 11, LagMS: 12,
 					Follow: map[string]report.FollowInterval{"g1": {Taken: 1, P50MS: 2, P99MS: 3, MaxMS: 4, Lag: 5}}}, {AtS: 2}}}},
 		"stressnil": report.Stress{Report: plain, Stress: report.StressInfo{Intervals: []report.Interval{}}},
+		// The sections a warm-up and thresholds add: absent above, every key set here.
+		"verdict": report.Stress{Report: verdict, LatencyMS: report.StressLatency{Mean: 1, P50: 2, P95: 3, P99: 4, P999: 5, Max: 6},
+			Stress: report.StressInfo{Intervals: []report.Interval{}}, Units: []report.Unit{}},
 	} {
-		b, err := json.MarshalIndent(doc, "", "  ")
-		if err != nil {
+		var buf bytes.Buffer // as the report file writes it: indented, not HTML-escaped
+		enc := json.NewEncoder(&buf)
+		enc.SetEscapeHTML(false)
+		enc.SetIndent("", "  ")
+		if err := enc.Encode(doc); err != nil {
 			t.Fatal(err)
 		}
-		b = append(b, '\n')
+		b := buf.Bytes()
 		path := filepath.Join("testdata", name+".json")
 		if *update {
 			if err := os.WriteFile(path, b, 0o644); err != nil {

@@ -72,6 +72,7 @@ type pending struct {
 	tag uint32
 	// intended says due is the message's own Due, not the time Send handed it on.
 	intended bool
+	warm     bool // the message's Warmup
 	r        kgo.Record
 }
 
@@ -81,11 +82,11 @@ type pending struct {
 func (p *pending) done(r *kgo.Record, err error) {
 	size := int64(len(r.Key) + len(r.Value))
 	if err != nil {
-		p.k.rec.fail(p.tc, p.tag, err)
+		p.k.rec.fail(p.tc, p.tag, p.warm, err)
 	} else {
-		p.k.rec.ack(p.tc, r.Partition, len(r.Value), time.Since(p.due))
+		p.k.rec.ack(p.tc, r.Partition, len(r.Value), time.Since(p.due), p.warm)
 		if f := p.k.cfg.onAck; f != nil {
-			f(Ack{Topic: r.Topic, Partition: r.Partition, Offset: r.Offset, Due: p.due, Intended: p.intended})
+			f(Ack{Topic: r.Topic, Partition: r.Partition, Offset: r.Offset, Due: p.due, Intended: p.intended, Warmup: p.warm})
 		}
 	}
 	// Released last, so a Flush that sees the budget drained also sees
@@ -118,7 +119,7 @@ func (k *Kafka) Send(ctx context.Context, m Message) error {
 		}
 	}
 	now := time.Now()
-	p := &pending{k: k, tc: k.rec.topic(m.Topic), due: m.Due, tag: m.Tag, intended: !m.Due.IsZero()}
+	p := &pending{k: k, tc: k.rec.topic(m.Topic), due: m.Due, tag: m.Tag, intended: !m.Due.IsZero(), warm: m.Warmup}
 	if p.due.IsZero() {
 		p.due = now
 	}

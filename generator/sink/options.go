@@ -277,6 +277,8 @@ type Ack struct {
 	// that was zero; Intended says which.
 	Due      time.Time
 	Intended bool
+	// Warmup is the message's [Message.Warmup].
+	Warmup bool
 }
 
 // OnAck sets a function the Kafka sink calls with every acknowledged record, overriding the

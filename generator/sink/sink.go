@@ -33,6 +33,11 @@ type Message struct {
 	// Tag is an opaque caller tag (for example the model day) reported
 	// back for failed messages, so a failure can be attributed.
 	Tag uint32
+	// Warmup says the message belongs to a run's warm-up (play.Plan.Warmup): it
+	// is sent like any other, and its acknowledgement or failure is counted
+	// apart as well ([Stats.Warmup]), so a run's percentiles can leave the
+	// warm-up out without losing it.
+	Warmup bool
 }
 
 // Sink is where messages go. All methods are safe for concurrent use.

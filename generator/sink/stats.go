@@ -19,6 +19,33 @@ type Stats struct {
 	// Latency is the distribution of the time from each acknowledged
 	// message's Due to its acknowledgement, over all topics.
 	Latency metrics.Histogram
+	// Warmup is the share of the counters and of Latency that belongs to
+	// the messages sent in a run's warm-up ([Message.Warmup]); zero when
+	// none was.
+	Warmup WarmupStats
+	// AfterWarmup is Latency without the warm-up's share: the latency of
+	// every other acknowledged message, kept apart from the start, so its
+	// maximum is exact too. It is Latency when no message was sent in a
+	// warm-up.
+	AfterWarmup metrics.Histogram
+}
+
+// Measured is the latency of the messages sent after the warm-up, which a run's percentiles
+// are of: AfterWarmup, or Latency when nothing was counted in a warm-up (the Stats of a sink
+// of a program's own may hold Latency alone).
+func (s Stats) Measured() metrics.Histogram {
+	if s.Warmup.Latency.Count() == 0 && s.Warmup.Failed == 0 {
+		return s.Latency
+	}
+	return s.AfterWarmup
+}
+
+// WarmupStats are the counters of the messages sent in a run's warm-up, over
+// all topics: acknowledged (Latency.Count() of them), failed, and the value
+// bytes acknowledged.
+type WarmupStats struct {
+	Acked, Failed, Bytes int64
+	Latency              metrics.Histogram
 }
 
 // TopicStats are the counters of one topic.
@@ -62,7 +89,13 @@ type recorder struct {
 	// one interval and its latencies in the next: a stress interval with 73 records and no
 	// latency, seen under -race.)
 	ackMu sync.RWMutex
-	lat   metrics.Recorder
+	// lat records the latency of every message but the warm-up's, warm theirs: each
+	// acknowledgement is recorded once, into one of them, split by the message's own flag
+	// (Message.Warmup), so the split is exact and costs a branch. warmBytes and warmFailed
+	// count the warm-up's bytes and failures (its acknowledgements are warm's count).
+	lat, warm  metrics.Recorder
+	warmBytes  atomic.Int64
+	warmFailed atomic.Int64
 
 	errMu      sync.Mutex
 	failed     int64
@@ -141,19 +174,28 @@ func (r *recorder) topic(name string) *topicCounters {
 }
 
 // ack counts one acknowledged message of valueLen bytes in partition part
-// (negative: unknown) whose latency from Due is lat.
-func (r *recorder) ack(tc *topicCounters, part int32, valueLen int, lat time.Duration) {
+// (negative: unknown) whose latency from Due is lat; warm says it was sent in a
+// warm-up.
+func (r *recorder) ack(tc *topicCounters, part int32, valueLen int, lat time.Duration, warm bool) {
 	r.ackMu.RLock()
 	tc.acked.Add(1)
 	tc.nbytes.Add(int64(valueLen))
 	tc.parts.add(part)
-	r.lat.Record(lat)
+	if warm {
+		r.warm.Record(lat)
+		r.warmBytes.Add(int64(valueLen))
+	} else {
+		r.lat.Record(lat)
+	}
 	r.ackMu.RUnlock()
 }
 
-// fail counts one failed message.
-func (r *recorder) fail(tc *topicCounters, tag uint32, err error) {
+// fail counts one failed message; warm says it was sent in a warm-up.
+func (r *recorder) fail(tc *topicCounters, tag uint32, warm bool, err error) {
 	tc.failed.Add(1)
+	if warm {
+		r.warmFailed.Add(1)
+	}
 	r.errMu.Lock()
 	defer r.errMu.Unlock()
 	r.failed++
@@ -236,6 +278,14 @@ func (r *recorder) snapshot() Stats {
 		s.Topics[t] = ts
 	}
 	r.errMu.Unlock()
-	s.Latency = r.lat.Snapshot()
+	s.AfterWarmup = r.lat.Snapshot()
+	s.Latency = s.AfterWarmup
+	if w := r.warm.Snapshot(); w.Count() > 0 {
+		s.Latency = metrics.Histogram{}
+		s.Latency.Merge(s.AfterWarmup)
+		s.Latency.Merge(w)
+		s.Warmup = WarmupStats{Acked: int64(w.Count()), Bytes: r.warmBytes.Load(), Latency: w}
+	}
+	s.Warmup.Failed = r.warmFailed.Load()
 	return s
 }

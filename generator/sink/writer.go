@@ -74,6 +74,7 @@ type Writer struct {
 	pend    []pendingLine
 	closed  bool
 	clock   time.Time // the send time of unpaced lines (see Send)
+	clocked int       // unpaced lines timed by clock so far
 	timeout time.Duration
 	stuck   error // set when a write was abandoned: the writer is unusable
 
@@ -96,7 +97,8 @@ type pendingLine struct {
 	part int32
 	due  time.Time
 	tag  uint32
-	n    int // length of the line including "\n"
+	warm bool // the message's Warmup
+	n    int  // length of the line including "\n"
 }
 
 // NewWriter returns a Writer writing to w, for example os.Stdout. Close
@@ -165,11 +167,14 @@ func (w *Writer) Send(ctx context.Context, m Message) error {
 	due := m.Due
 	if due.IsZero() {
 		// An unpaced line is timed from when it was handed over. Reading the clock is a
-		// good part of a line's cost, so it is read for the first line of a buffer and then
-		// every clockEvery lines: a latency is longer by the time those few lines took.
-		if len(w.pend)%clockEvery == 0 {
+		// good part of a line's cost, so it is read for the first unpaced line of a buffer
+		// and then every clockEvery unpaced lines: a latency is longer by the time those few
+		// lines took. (Counting lines of the buffer instead timed an unpaced line that came
+		// after paced ones by a clock never read: a latency of 292 years.)
+		if w.clocked%clockEvery == 0 {
 			w.clock = time.Now()
 		}
+		w.clocked++
 		due = w.clock
 	}
 	part := int32(-1)
@@ -180,7 +185,7 @@ func (w *Writer) Send(ctx context.Context, m Message) error {
 	tc.sent.Add(1)
 	w.buf = append(w.buf, m.Value...)
 	w.buf = append(w.buf, '\n')
-	w.pend = append(w.pend, pendingLine{tc: tc, part: part, due: due, tag: m.Tag, n: len(m.Value) + 1})
+	w.pend = append(w.pend, pendingLine{tc: tc, part: part, due: due, tag: m.Tag, warm: m.Warmup, n: len(m.Value) + 1})
 	if len(w.buf) >= w.bufSize {
 		w.flushLocked(ctx)
 		return w.errLocked()
@@ -248,9 +253,9 @@ func (w *Writer) flushLocked(ctx context.Context) {
 		off += l.n
 		if off <= n {
 			whole = off
-			w.rec.ack(l.tc, l.part, l.n-1, now.Sub(l.due))
+			w.rec.ack(l.tc, l.part, l.n-1, now.Sub(l.due), l.warm)
 		} else {
-			w.rec.fail(l.tc, l.tag, fmt.Errorf("write: %w", err))
+			w.rec.fail(l.tc, l.tag, l.warm, fmt.Errorf("write: %w", err))
 		}
 	}
 	if n > whole && w.file != nil {
@@ -265,6 +270,7 @@ func (w *Writer) flushLocked(ctx context.Context) {
 	w.buf = w.buf[:0]
 	clear(w.pend)
 	w.pend = w.pend[:0]
+	w.clocked = 0
 }
 
 // Flush writes out the buffer; see [Sink.Flush]. ctx is only checked before

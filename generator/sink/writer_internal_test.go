@@ -79,7 +79,7 @@ func TestSnapshotCountsEveryAckWithItsLatency(t *testing.T) {
 	for range ackers {
 		wg.Go(func() {
 			for range each {
-				r.ack(tc, 0, 10, time.Millisecond)
+				r.ack(tc, 0, 10, time.Millisecond, false)
 			}
 		})
 	}

@@ -200,3 +200,28 @@ func TestCreateFile(t *testing.T) {
 		t.Error("CreateFile in a missing directory succeeded")
 	}
 }
+
+// TestWriterTimesUnpacedAfterPaced: an unpaced line that follows paced ones in the same buffer
+// is timed from when it was handed over, not from a clock never read.
+func TestWriterTimesUnpacedAfterPaced(t *testing.T) {
+	w, err := NewWriter(io.Discard, WriterOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	for i := range 10 {
+		m := Message{Topic: "hits", Value: []byte("x")}
+		if i < 3 {
+			m.Due = time.Now()
+		}
+		if err := w.Send(ctx, m); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := w.Flush(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if h := w.Stats().Latency; h.Count() != 10 || h.Max() > time.Minute {
+		t.Errorf("%d latencies, max %v; want 10, each from its line's hand-over", h.Count(), h.Max())
+	}
+}

@@ -186,18 +186,22 @@ func (p *Printer) Waiting(what string, max time.Duration) { p.Logf("%s", WaitLin
 // take ("…, at most 2m0s"), after "clickgen: ".
 func WaitLine(what string, max time.Duration) string { return fmt.Sprintf("%s, at most %v", what, max) }
 
-// RunEnded ends the progress and prints the summary: a rate-paced run's total line, then each
-// topic's counts, the latency and the total time, from the measurement's figures.
+// RunEnded ends the progress and prints the summary: a rate-paced run's total line (and its
+// warm-up's), then each topic's counts, the latency (and the warm-up's) and the total time,
+// from the measurement's figures.
 func (p *Printer) RunEnded(_ context.Context, e *play.End) error {
 	p.stop()
 	f := measure.Figures{Latency: measure.PercentilesOf(e.Stats.Latency), Elapsed: time.Since(p.start)} // without a measurement
 	if p.m != nil {
 		f = p.m.Figures()
 		if p.m.RateRun() {
+			if f.Warmup != nil {
+				p.Logf("%s", stressWarmup(*f.Warmup))
+			}
 			p.Logf("%s", stressTotal(f))
 		}
 	}
-	fmt.Fprint(p.w, Summary(e.Stats, f.Latency, f.Elapsed))
+	fmt.Fprint(p.w, Summary(e.Stats, f))
 	return nil
 }
 
@@ -252,9 +256,11 @@ func (p *Printer) Stopped(reason play.StopReason, res play.Result) {
 }
 
 // Summary is the end-of-run text: per topic what was sent, acknowledged and failed, the
-// bytes and partitions, the acknowledged rate over elapsed, and the latency percentiles lat
-// (the measurement's, of s's histogram).
-func Summary(s sink.Stats, lat measure.Percentiles, elapsed time.Duration) string {
+// bytes and partitions, the acknowledged rate over the run's time, and the latency
+// percentiles, from the sink's counters s and the measurement's figures f (with a warm-up:
+// the latency of what came after it, then the warm-up's on a line of its own).
+func Summary(s sink.Stats, f measure.Figures) string {
+	lat, elapsed := f.Latency, f.Elapsed
 	var b strings.Builder
 	for _, name := range slices.Sorted(maps.Keys(s.Topics)) {
 		t := s.Topics[name]
@@ -273,9 +279,16 @@ func Summary(s sink.Stats, lat measure.Percentiles, elapsed time.Duration) strin
 		}
 		b.WriteByte('\n')
 	}
+	after := ""
+	if w := f.Warmup; w != nil {
+		after = fmt.Sprintf(", of the %d acknowledged after the %v warm-up", lat.Count, w.Duration)
+	}
 	if lat.Count > 0 {
-		fmt.Fprintf(&b, "clickgen: latency p50 %v p95 %v p99 %v max %v (from intended send time to ack)\n",
-			round(lat.P50), round(lat.P95), round(lat.P99), round(lat.Max))
+		fmt.Fprintf(&b, "clickgen: latency p50 %v p95 %v p99 %v max %v (from intended send time to ack%s)\n",
+			round(lat.P50), round(lat.P95), round(lat.P99), round(lat.Max), after)
+	}
+	if w := f.Warmup; w != nil {
+		fmt.Fprintf(&b, "clickgen: %s\n", warmupLine(*w))
 	}
 	if len(s.Topics) == 0 {
 		b.WriteString("clickgen: nothing was sent\n")

@@ -5,6 +5,7 @@
 package reportfile
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 
@@ -19,12 +20,18 @@ import (
 // device, a FIFO, a socket, or a link to one, such as /dev/null or /proc/self/fd/1) is
 // refused ([Check]): the rename would replace the node itself with a regular file (as root,
 // --report /dev/null replaced the host's /dev/null).
+//
+// Strings are written as they are, not HTML-escaped: a threshold reads "p99<50ms", not
+// "p99\u003c50ms" (the bytes are json.MarshalIndent's otherwise).
 func Write(path string, v any) error {
-	b, err := json.MarshalIndent(v, "", "  ")
-	if err != nil {
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	enc.SetIndent("", "  ")
+	if err := enc.Encode(v); err != nil {
 		return err
 	}
-	return fileio.Replace(path, append(b, '\n'))
+	return fileio.Replace(path, b.Bytes())
 }
 
 // Check says, before a run sends anything, whether a report can be written to path
