@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/binary"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -97,6 +98,41 @@ func TestServer1816Verify(t *testing.T) {
 		}
 		return res
 	}
+
+	t.Run("sipHash64", func(t *testing.T) {
+		// Every length up to 300 bytes (each tail length, one and several 8-byte words), with
+		// NUL, 0xff and UTF-8 bytes, and raw messages of the run: the server's sipHash64 is
+		// SipHash64.
+		srv := server.In(t)
+		var msgs [][]byte
+		for n := range 301 {
+			b := make([]byte, n)
+			for i := range b {
+				b[i] = byte(i*131 + n*7)
+			}
+			msgs = append(msgs, b)
+		}
+		msgs = append(msgs, []byte("слово\t\n\x00"))
+		for _, r := range f.raw[:50] {
+			msgs = append(msgs, r.raw)
+		}
+		var data []byte
+		for i, m := range msgs {
+			data = binary.LittleEndian.AppendUint32(data, uint32(i))
+			data = appendString(data, m)
+		}
+		srv.Query("CREATE TABLE default.hashes (i UInt32, raw String) ENGINE = Memory")
+		srv.InsertData("default.hashes", "RowBinary", bytes.NewReader(data))
+		got := strings.Split(srv.Query("SELECT sipHash64(raw) FROM default.hashes ORDER BY i"), "\n")
+		if len(got) != len(msgs) {
+			t.Fatalf("%d hashes for %d strings", len(got), len(msgs))
+		}
+		for i, m := range msgs {
+			if want := strconv.FormatUint(store.SipHash64(m), 10); got[i] != want {
+				t.Errorf("sipHash64 of %d bytes %q…: server %s, SipHash64 %s", len(m), m[:min(len(m), 20)], got[i], want)
+			}
+		}
+	})
 
 	t.Run("exact", func(t *testing.T) {
 		res := check(t, store.Options{})
