@@ -61,7 +61,7 @@ by default; a name '' skips its table):
     WatchID (a replayed day, at-least-once delivery, parts not merged yet) are copies, reported
     but not differences unless --exactly-once;
   * --errors-table, --order-errors-table: every refused message present once, under the
-    error_class the intake gives it (rows matched by the MD5 of their bytes);
+    error_class the intake gives it (rows matched by the sipHash64 of their bytes);
   * --raw-table: every message with a value, redeliveries as often as sent; rows of a day whose
     events were loaded more than 3 days ago (the stand's TTL) count as expired, not missing;
   * --orders-table: every order at the version FINAL keeps (its latest snapshot_date);

@@ -12,7 +12,7 @@
 //     a WatchID (a replayed day, at-least-once delivery, parts not yet merged) are counted as
 //     copies, and are differences only with [Options].ExactlyOnce.
 //   - errors and order errors: every refused message present once under the error_class the
-//     intake gives it, matched by the MD5 of its bytes.
+//     intake gives it, matched by the [SipHash64] of its bytes (ClickHouse's sipHash64).
 //   - raw: every message with a value present, redeliveries as often as they were sent;
 //     raw rows of a day whose events were loaded longer ago than the raw table keeps rows
 //     (the stand's TTL: 3 days) count as expired, not missing.

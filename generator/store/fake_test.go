@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"cmp"
 	"context"
-	"crypto/md5"
 	"fmt"
 	"slices"
 	"strings"
@@ -201,30 +200,30 @@ func hint(raw []byte, key string) []byte {
 	return rest[:j]
 }
 
-func (f *fakeStore) Digests(_ context.Context, table, hintKey, classColumn string, row func([16]byte, []byte, []byte)) error {
+func (f *fakeStore) Digests(_ context.Context, table, hintKey, classColumn string, row func(uint64, []byte, []byte)) error {
 	if err := f.read(table); err != nil {
 		return err
 	}
 	type dr struct {
-		sum         [16]byte
+		sum         uint64
 		hint, class []byte
 	}
 	var rows []dr
 	switch {
 	case classColumn == "":
 		for _, r := range f.raw {
-			rows = append(rows, dr{md5.Sum(r.raw), hint(r.raw, hintKey), nil})
+			rows = append(rows, dr{store.SipHash64(r.raw), hint(r.raw, hintKey), nil})
 		}
 	case hintKey == "EventDate":
 		for _, r := range f.errors {
-			rows = append(rows, dr{md5.Sum(r.raw), hint(r.raw, hintKey), []byte(r.class)})
+			rows = append(rows, dr{store.SipHash64(r.raw), hint(r.raw, hintKey), []byte(r.class)})
 		}
 	default:
 		for _, r := range f.orderErrors {
-			rows = append(rows, dr{md5.Sum(r.raw), hint(r.raw, hintKey), []byte(r.class)})
+			rows = append(rows, dr{store.SipHash64(r.raw), hint(r.raw, hintKey), []byte(r.class)})
 		}
 	}
-	slices.SortFunc(rows, func(a, b dr) int { return bytes.Compare(a.sum[:], b.sum[:]) })
+	slices.SortFunc(rows, func(a, b dr) int { return cmp.Compare(a.sum, b.sum) })
 	for _, r := range rows {
 		row(r.sum, r.hint, r.class)
 	}

@@ -154,8 +154,8 @@ type DigestUnit struct {
 	OK      bool                    `json:"ok"`
 }
 
-// DigestResult is the check of a raw or error table: every row matched, by the MD5 of its
-// raw bytes, with the message it must come from.
+// DigestResult is the check of a raw or error table: every row matched, by the [SipHash64]
+// of its raw bytes, with the message it must come from.
 type DigestResult struct {
 	TableHead
 	// Classes lists an error table's classes in the intake's order; empty for raw.
@@ -182,8 +182,9 @@ type DigestDiff struct {
 	// Class is the planned error_class, GotClass the store's.
 	Class    string `json:"class,omitempty"`
 	GotClass string `json:"got_class,omitempty"`
-	// MD5 of the raw bytes, in hex (SELECT raw FROM t WHERE hex(MD5(raw)) = '…' finds it).
-	MD5 string `json:"md5"`
+	// Hash is the SipHash64 of the raw bytes, in decimal as ClickHouse prints sipHash64
+	// (SELECT raw FROM t WHERE sipHash64(raw) = … finds the row).
+	Hash string `json:"siphash64"`
 	// Hint is the date the row's raw JSON names, for unplanned rows.
 	Hint string `json:"hint,omitempty"`
 	Rows int    `json:"rows"`

@@ -4,13 +4,14 @@ import (
 	"bytes"
 	"context"
 	"encoding/binary"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/clickgen/clickgen/generator/store"
 	"github.com/clickgen/clickgen/generator/store/clickhouse"
-	"github.com/clickgen/clickgen/generator/store/internal/chserver"
+	"github.com/clickgen/clickgen/generator/store/realclickhouse"
 	"github.com/clickgen/clickgen/generator/world"
 )
 
@@ -35,7 +36,7 @@ func appendString(b []byte, s []byte) []byte {
 
 // load1816 inserts the fake store's rows into the server's tables in RowBinary, loaded at
 // loadTS.
-func load1816(t *testing.T, srv *chserver.Server, f *fakeStore, loadTS uint32) {
+func load1816(t *testing.T, srv *realclickhouse.Server, f *fakeStore, loadTS uint32) {
 	t.Helper()
 	var ev, raw, errs, ords, oerrs, marts []byte
 	for _, e := range f.events {
@@ -65,7 +66,7 @@ func load1816(t *testing.T, srv *chserver.Server, f *fakeStore, loadTS uint32) {
 	}
 	for table, data := range map[string][]byte{"ods.event_dist": ev, "stg.hits_raw_dist": raw, "ods.event_errors_dist": errs,
 		"ods.order_dist": ords, "ods.order_errors_dist": oerrs, "dm.purchase_vs_orders_dist": marts} {
-		srv.Insert(t, table, "RowBinary", bytes.NewReader(data))
+		srv.In(t).InsertData(table, "RowBinary", bytes.NewReader(data))
 	}
 }
 
@@ -74,12 +75,15 @@ func load1816(t *testing.T, srv *chserver.Server, f *fakeStore, loadTS uint32) {
 // day deleted (ALTER DELETE), a day replayed (copies, not differences), a table dropped (a
 // difference naming it), and a user without the password (an error, no result).
 func TestServer1816Verify(t *testing.T) {
-	srv := chserver.Start(t)
+	server := realclickhouse.Start(t, realclickhouse.Options{})
+	srv := server
 	w, f, inv := filled(t)
-	srv.Exec(t, ddl1816...)
+	for _, stmt := range ddl1816 {
+		srv.Query(stmt)
+	}
 	now := time.Now().Unix()
 	load1816(t, srv, f, uint32(now-120))
-	c, err := clickhouse.New(srv.URL, clickhouse.User(chserver.Verifier), clickhouse.Password(chserver.Password))
+	c, err := clickhouse.New(srv.URL(), clickhouse.User(realclickhouse.User), clickhouse.Password(srv.Password()))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -95,6 +99,41 @@ func TestServer1816Verify(t *testing.T) {
 		return res
 	}
 
+	t.Run("sipHash64", func(t *testing.T) {
+		// Every length up to 300 bytes (each tail length, one and several 8-byte words), with
+		// NUL, 0xff and UTF-8 bytes, and raw messages of the run: the server's sipHash64 is
+		// SipHash64.
+		srv := server.In(t)
+		var msgs [][]byte
+		for n := range 301 {
+			b := make([]byte, n)
+			for i := range b {
+				b[i] = byte(i*131 + n*7)
+			}
+			msgs = append(msgs, b)
+		}
+		msgs = append(msgs, []byte("слово\t\n\x00"))
+		for _, r := range f.raw[:50] {
+			msgs = append(msgs, r.raw)
+		}
+		var data []byte
+		for i, m := range msgs {
+			data = binary.LittleEndian.AppendUint32(data, uint32(i))
+			data = appendString(data, m)
+		}
+		srv.Query("CREATE TABLE default.hashes (i UInt32, raw String) ENGINE = Memory")
+		srv.InsertData("default.hashes", "RowBinary", bytes.NewReader(data))
+		got := strings.Split(srv.Query("SELECT sipHash64(raw) FROM default.hashes ORDER BY i"), "\n")
+		if len(got) != len(msgs) {
+			t.Fatalf("%d hashes for %d strings", len(got), len(msgs))
+		}
+		for i, m := range msgs {
+			if want := strconv.FormatUint(store.SipHash64(m), 10); got[i] != want {
+				t.Errorf("sipHash64 of %d bytes %q…: server %s, SipHash64 %s", len(m), m[:min(len(m), 20)], got[i], want)
+			}
+		}
+	})
+
 	t.Run("exact", func(t *testing.T) {
 		res := check(t, store.Options{})
 		if !res.OK {
@@ -107,16 +146,8 @@ func TestServer1816Verify(t *testing.T) {
 	})
 
 	t.Run("a day deleted", func(t *testing.T) {
-		srv.Exec(t, "ALTER TABLE ods.event_dist DELETE WHERE EventDate = '"+world.DayDate(2).String()+"'")
-		for deadline := time.Now().Add(time.Minute); ; {
-			out, err := srv.Query("SELECT count() FROM system.mutations WHERE is_done = 0")
-			if err == nil && strings.TrimSpace(out) == "0" {
-				break
-			}
-			if time.Now().After(deadline) {
-				t.Fatalf("the mutation did not finish within a minute: %q %v", out, err)
-			}
-		}
+		srv := server.In(t)
+		srv.DeleteDay("ods.event_dist", world.DayDate(2).String())
 		res := check(t, store.Options{})
 		d := res.Events.Dates[2]
 		if want := *inv.Days[2].Expect.ODSEvents; res.OK || d.Missing != want || res.Events.Differences != want || !res.Raw.OK {
@@ -125,9 +156,10 @@ func TestServer1816Verify(t *testing.T) {
 	})
 
 	t.Run("a day replayed", func(t *testing.T) {
-		srv.Exec(t, "TRUNCATE TABLE ods.event_dist")
+		srv := server.In(t)
+		srv.Query("TRUNCATE TABLE ods.event_dist")
 		load1816(t, srv, &fakeStore{events: f.events}, uint32(now-60))
-		srv.Exec(t, "INSERT INTO ods.event_dist SELECT * FROM ods.event_dist WHERE EventDate = '"+world.DayDate(3).String()+"'")
+		srv.Query("INSERT INTO ods.event_dist SELECT * FROM ods.event_dist WHERE EventDate = '" + world.DayDate(3).String() + "'")
 		res := check(t, store.Options{})
 		if !res.OK || res.Events.Dates[3].Copies < *inv.Days[3].Expect.ODSEvents {
 			t.Errorf("day 3 replayed: OK %v, copies %d; want OK with a copy of every event", res.OK, res.Events.Dates[3].Copies)
@@ -138,7 +170,8 @@ func TestServer1816Verify(t *testing.T) {
 	})
 
 	t.Run("a table dropped", func(t *testing.T) {
-		srv.Exec(t, "DROP TABLE dm.purchase_vs_orders_v")
+		srv := server.In(t)
+		srv.Query("DROP TABLE dm.purchase_vs_orders_v")
 		res := check(t, store.Options{})
 		if res.OK || res.Marts.OK || !strings.Contains(res.Marts.Error, "dm.purchase_vs_orders_v does not exist") {
 			t.Errorf("marts: %+v", res.Marts.TableHead)
@@ -147,21 +180,22 @@ func TestServer1816Verify(t *testing.T) {
 	})
 
 	t.Run("no password", func(t *testing.T) {
-		c, err := clickhouse.New(srv.URL, clickhouse.User(chserver.Verifier))
+		c, err := clickhouse.New(srv.URL(), clickhouse.User(realclickhouse.User))
 		if err != nil {
 			t.Fatal(err)
 		}
 		res, err := store.Verify(context.Background(), w, run, &store.ClickHouse{Client: c}, store.Options{Tables: store.StandTables()})
-		if res != nil || err == nil || !strings.Contains(err.Error(), "verifier") {
+		if res != nil || err == nil || !strings.Contains(err.Error(), realclickhouse.User) {
 			t.Fatalf("Verify without the password = %v, %v; want an error and no result", res != nil, err)
 		}
 		t.Log(err)
 	})
 
 	t.Run("expired raw rows", func(t *testing.T) {
+		srv := server.In(t)
 		// Day 0's events were loaded four days ago, and its raw rows are gone.
-		srv.Exec(t, "ALTER TABLE stg.hits_raw_dist DELETE WHERE visitParamExtractString(raw, 'EventDate') = '"+world.DayDate(0).String()+"'",
-			"TRUNCATE TABLE ods.event_dist")
+		srv.DeleteWhere("stg.hits_raw_dist", "visitParamExtractString(raw, 'EventDate') = '"+world.DayDate(0).String()+"'")
+		srv.Query("TRUNCATE TABLE ods.event_dist")
 		var old, recent []evRow
 		for _, e := range f.events {
 			if e.date == world.DayDate(0) {
@@ -172,15 +206,6 @@ func TestServer1816Verify(t *testing.T) {
 		}
 		load1816(t, srv, &fakeStore{events: old}, uint32(now-4*86400))
 		load1816(t, srv, &fakeStore{events: recent}, uint32(now-60))
-		for deadline := time.Now().Add(time.Minute); ; {
-			out, err := srv.Query("SELECT count() FROM system.mutations WHERE is_done = 0")
-			if err == nil && strings.TrimSpace(out) == "0" {
-				break
-			}
-			if time.Now().After(deadline) {
-				t.Fatalf("the mutations did not finish within a minute: %q %v", out, err)
-			}
-		}
 		res := check(t, store.Options{Tables: store.Tables{}})
 		u := res.Raw.Units[0]
 		if u.Expired == 0 || u.Missing != 0 {

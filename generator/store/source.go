@@ -24,10 +24,10 @@ type Source interface {
 	// Events streams the rows of table filed under date: WatchID and ClientID, in WatchID
 	// order (then ClientID), copies included.
 	Events(ctx context.Context, table string, date schema.Date, row func(watchID, clientID uint64)) error
-	// Digests streams the rows of table in the order of their MD5(raw): the digest, the
-	// string value of the JSON key hintKey in raw ("" when absent), and, when classColumn is
-	// not empty, that column (error_class).
-	Digests(ctx context.Context, table, hintKey, classColumn string, row func(md5 [16]byte, hint, class []byte)) error
+	// Digests streams the rows of table in the order of the [SipHash64] of their raw: that
+	// hash, the string value of the JSON key hintKey in raw ("" when absent), and, when
+	// classColumn is not empty, that column (error_class).
+	Digests(ctx context.Context, table, hintKey, classColumn string, row func(hash uint64, hint, class []byte)) error
 	// Orders streams the rows of table in order_id order, then snapshot_date.
 	Orders(ctx context.Context, table string, row func(orderID []byte, snapshotDate schema.Date)) error
 	// MartClasses counts the rows of view per order_day in [first, last] and mismatch_class.
@@ -206,21 +206,21 @@ func (c *ClickHouse) Events(ctx context.Context, table string, date schema.Date,
 }
 
 // Digests implements [Source].
-func (c *ClickHouse) Digests(ctx context.Context, table, hintKey, classColumn string, row func(md5 [16]byte, hint, class []byte)) error {
-	cols := "MD5(assumeNotNull(raw)), visitParamExtractString(assumeNotNull(raw), " + intake.Quote(hintKey) + ")"
+func (c *ClickHouse) Digests(ctx context.Context, table, hintKey, classColumn string, row func(hash uint64, hint, class []byte)) error {
+	cols := "sipHash64(assumeNotNull(raw)) AS h, visitParamExtractString(assumeNotNull(raw), " + intake.Quote(hintKey) + ")"
 	if classColumn != "" {
 		cols += ", toString(assumeNotNull(" + intake.QuoteIdent(classColumn) + "))"
 	}
-	var sum, last [16]byte
+	var last uint64
 	var hint, class []byte
 	first := true
 	return c.stream(ctx, table, "SELECT count() FROM "+ident(table),
-		"SELECT "+cols+" FROM "+ident(table)+" ORDER BY MD5(assumeNotNull(raw))",
+		"SELECT "+cols+" FROM "+ident(table)+" ORDER BY h",
 		func(r *clickhouse.Rows) error {
-			if err := r.Fixed(sum[:]); err != nil {
+			sum, err := r.UInt64()
+			if err != nil {
 				return err
 			}
-			var err error
 			if hint, err = r.String(hint[:0]); err != nil {
 				return err
 			}
@@ -229,8 +229,8 @@ func (c *ClickHouse) Digests(ctx context.Context, table, hintKey, classColumn st
 					return err
 				}
 			}
-			if !first && string(sum[:]) < string(last[:]) {
-				return fmt.Errorf("%s: the answer is not in MD5(raw) order", table)
+			if !first && sum < last {
+				return fmt.Errorf("%s: the answer is not in sipHash64(raw) order", table)
 			}
 			first, last = false, sum
 			row(sum, hint, class)

@@ -35,16 +35,16 @@ func (r *Result) WriteTable(w io.Writer) error {
 		r.Events.write(ew)
 	}
 	if r.Raw != nil {
-		r.Raw.write(ew, "raw", "rows, matched by the MD5 of their bytes (every message with a value, redeliveries included)")
+		r.Raw.write(ew, "raw", "rows, matched by the sipHash64 of their bytes (every message with a value, redeliveries included)")
 	}
 	if r.Errors != nil {
-		r.Errors.write(ew, "errors", "rows per error_class, matched by the MD5 of their bytes")
+		r.Errors.write(ew, "errors", "rows per error_class, matched by the sipHash64 of their bytes")
 	}
 	if r.Orders != nil {
 		r.Orders.write(ew)
 	}
 	if r.OrderErrors != nil {
-		r.OrderErrors.write(ew, "order errors", "rows per error_class, matched by the MD5 of their bytes")
+		r.OrderErrors.write(ew, "order errors", "rows per error_class, matched by the sipHash64 of their bytes")
 	}
 	if r.Marts != nil {
 		r.Marts.write(ew)
@@ -216,7 +216,7 @@ func (r *Result) writeDifferences(w io.Writer) {
 					s += fmt.Sprintf(" held as %q", d.GotClass)
 				}
 			}
-			s += " md5 " + d.MD5
+			s += " sipHash64 " + d.Hash
 			if d.Hint != "" {
 				s += " naming date " + d.Hint
 			}

@@ -2,7 +2,6 @@ package store
 
 import (
 	"context"
-	"crypto/md5"
 	"errors"
 	"fmt"
 	"runtime"
@@ -28,7 +27,7 @@ func dayDate(d int) string        { return world.DayDate(d).String() }
 // sender sends and the inventory counts; without the raw table, the hits' days from their
 // models, unrendered), judging the events table date by date as each day's hits are planned,
 // so memory holds one date's WatchIDs, not the run's; raw and error rows are matched by the
-// MD5 of their bytes (16 bytes per planned row), orders by order_id.
+// [SipHash64] of their bytes (16 bytes per planned row), orders by order_id.
 //
 // A table that cannot be read (it does not exist, lacks a column, kept changing while read)
 // is a difference of that table and the others are still read. Anything else that fails a
@@ -82,12 +81,86 @@ type verifier struct {
 	orders     *orderPlan
 	orderErrs  *digestPlan
 	dig        digester
-	sums       [][16]byte
+	sums       []uint64
 	closed     map[int]*world.OrderClasses // the final classes of the closed days
 	rawNotes   []string
+
+	// The reads of the raw, error, orders and order error tables, started before the run is
+	// planned (see early); nil for a table not read.
+	rawEarly, errsEarly, ordersEarly, orderErrsEarly *early
 }
 
-func (v *verifier) run(ctx context.Context) (*Result, error) {
+// run verifies; an early read that failed in a way that ends verification ends it with its
+// own error, not the cancellation it caused.
+func (v *verifier) run(parent context.Context) (*Result, error) {
+	ctx, abort := context.WithCancelCause(parent)
+	var started []*early
+	defer func() {
+		abort(context.Canceled)
+		for _, e := range started {
+			<-e.done
+		}
+	}()
+	res, err := v.check(ctx, abort, &started)
+	if err != nil && parent.Err() == nil && ctx.Err() != nil {
+		err = context.Cause(ctx)
+	}
+	return res, err
+}
+
+// startEarly starts the reads of the tables read whole, each into its early.
+func (v *verifier) startEarly(ctx context.Context, abort context.CancelCauseFunc, started *[]*early) {
+	t := v.opt.Tables
+	b := &budget{left: earlyBudget}
+	start := func(table string, read func(context.Context, rowSink) error) *early {
+		e := startEarly(ctx, table, b, abort, read)
+		*started = append(*started, e)
+		return e
+	}
+	if v.raw != nil {
+		v.rawEarly = start(t.Raw, v.digestsRead(t.Raw, "EventDate", ""))
+	}
+	if v.errs != nil {
+		v.errsEarly = start(t.Errors, v.digestsRead(t.Errors, "EventDate", "error_class"))
+	}
+	if v.orders != nil && len(world.SnapshotDays(v.r.From, v.r.Days)) > 0 {
+		v.ordersEarly = start(t.Orders, v.ordersRead(t.Orders))
+	}
+	if v.orderErrs != nil {
+		v.orderErrsEarly = start(t.OrderErrors, v.digestsRead(t.OrderErrors, "snapshot_date", "error_class"))
+	}
+}
+
+// digestsRead reads a raw or error table whole: (hash, hint, class) rows.
+func (v *verifier) digestsRead(table, hintKey, classColumn string) func(context.Context, rowSink) error {
+	return func(ctx context.Context, row rowSink) error {
+		return v.src.Digests(ctx, table, hintKey, classColumn, row)
+	}
+}
+
+// ordersRead reads the orders table whole: (snapshot_date, order_id) rows.
+func (v *verifier) ordersRead(table string) func(context.Context, rowSink) error {
+	return func(ctx context.Context, row rowSink) error {
+		return v.src.Orders(ctx, table, func(id []byte, d schema.Date) { row(uint64(d), id, nil) })
+	}
+}
+
+// readWhole makes one attempt to read a table whole into sink: from e, its read started
+// early, when there is one, else now. again says that e's answer broke off while it waited
+// for the plan, and the table is to be read afresh.
+func (v *verifier) readWhole(ctx context.Context, e *early, sink rowSink, read func(context.Context, rowSink) error) (again bool, err error) {
+	if e == nil {
+		return false, read(ctx, sink)
+	}
+	err = e.finish(sink)
+	if e.brokeWaiting(ctx) {
+		v.opt.Logf("verify: %s: the answer of the read started before the run was planned broke off while it waited (%v); reading it again", e.table, err)
+		return true, err
+	}
+	return false, err
+}
+
+func (v *verifier) check(ctx context.Context, abort context.CancelCauseFunc, started *[]*early) (*Result, error) {
 	t, res := v.opt.Tables, v.res
 	v.dig = digester{workers: v.opt.Workers}
 	if t.Events != "" {
@@ -107,6 +180,7 @@ func (v *verifier) run(ctx context.Context) (*Result, error) {
 		v.orderErrs = newDigestPlan(intake.OrderClasses[:])
 	}
 	v.closed = map[int]*world.OrderClasses{}
+	v.startEarly(ctx, abort, started)
 	if err := v.walk(ctx); err != nil {
 		return nil, err
 	}
@@ -123,12 +197,12 @@ func (v *verifier) run(ctx context.Context) (*Result, error) {
 	}
 	var err error
 	if v.raw != nil {
-		if res.Raw, err = v.checkDigests(ctx, t.Raw, "EventDate", "", v.raw, v.hitDates(), v.expiry(ctx)); err != nil {
+		if res.Raw, err = v.checkDigests(ctx, t.Raw, "EventDate", "", v.raw, v.rawEarly, v.hitDates(), v.expiry(ctx)); err != nil {
 			return nil, err
 		}
 	}
 	if v.errs != nil {
-		if res.Errors, err = v.checkDigests(ctx, t.Errors, "EventDate", "error_class", v.errs, v.hitDates(), nil); err != nil {
+		if res.Errors, err = v.checkDigests(ctx, t.Errors, "EventDate", "error_class", v.errs, v.errsEarly, v.hitDates(), nil); err != nil {
 			return nil, err
 		}
 	}
@@ -138,7 +212,7 @@ func (v *verifier) run(ctx context.Context) (*Result, error) {
 		}
 	}
 	if v.orderErrs != nil {
-		if res.OrderErrors, err = v.checkDigests(ctx, t.OrderErrors, "snapshot_date", "error_class", v.orderErrs, v.snapshotDates(), nil); err != nil {
+		if res.OrderErrors, err = v.checkDigests(ctx, t.OrderErrors, "snapshot_date", "error_class", v.orderErrs, v.orderErrsEarly, v.snapshotDates(), nil); err != nil {
 			return nil, err
 		}
 	}
@@ -331,7 +405,7 @@ func (v *verifier) hitsBatches(u *world.Unit, planned []plannedEvent) []plannedE
 		if v.raw != nil {
 			n := len(b.Msgs)
 			if cap(v.sums) < n {
-				v.sums = make([][16]byte, n)
+				v.sums = make([]uint64, n)
 			}
 			sums := v.sums[:n]
 			v.dig.sums(n, b.Value, sums)
@@ -361,7 +435,7 @@ func (v *verifier) planExtras(d int, extras []world.Extra, planned []plannedEven
 		x := &extras[i]
 		if x.Redelivered() {
 			if v.raw != nil {
-				v.raw.add(md5.Sum(x.Value), d, whatRedelivered, "")
+				v.raw.add(SipHash64(x.Value), d, whatRedelivered, "")
 			}
 			continue
 		}
@@ -383,11 +457,11 @@ func (v *verifier) planExtras(d int, extras []world.Extra, planned []plannedEven
 			}
 		default:
 			if v.errs != nil {
-				v.errs.add(md5.Sum(x.Value), d, what, outcome)
+				v.errs.add(SipHash64(x.Value), d, what, outcome)
 			}
 		}
 		if v.raw != nil {
-			v.raw.add(md5.Sum(x.Value), d, what, "")
+			v.raw.add(SipHash64(x.Value), d, what, "")
 		}
 	}
 	if v.events == nil {
@@ -495,7 +569,7 @@ func (v *verifier) snapshotUnit(u *world.Unit) error {
 			}
 		default:
 			if v.orderErrs != nil {
-				v.orderErrs.add(md5.Sum(x.Value), u.Day, x.Class+"/"+x.Kind, outcome)
+				v.orderErrs.add(SipHash64(x.Value), u.Day, x.Class+"/"+x.Kind, outcome)
 			}
 		}
 	}
@@ -524,8 +598,9 @@ func (v *verifier) expiry(ctx context.Context) func(day int) bool {
 
 func (v *verifier) rawNote(s string) { v.rawNotes = append(v.rawNotes, s) }
 
-// checkDigests matches a raw or error table with its plan.
-func (v *verifier) checkDigests(ctx context.Context, table, hintKey, classColumn string, plan *digestPlan, inRange func(schema.Date) bool, expired func(int) bool) (*DigestResult, error) {
+// checkDigests matches a raw or error table with its plan; its first read is e, when the
+// table's read was started early.
+func (v *verifier) checkDigests(ctx context.Context, table, hintKey, classColumn string, plan *digestPlan, e *early, inRange func(schema.Date) bool, expired func(int) bool) (*DigestResult, error) {
 	plan.sort()
 	res := &DigestResult{TableHead: TableHead{Table: table}}
 	if classColumn == "" {
@@ -537,11 +612,16 @@ func (v *verifier) checkDigests(ctx context.Context, table, hintKey, classColumn
 		diffs = &lister[DigestDiff]{max: v.opt.MaxListed}
 		m = newDigestMerge(plan, v.opt.ExactlyOnce, inRange, diffs)
 		v.prog.start("reading " + table)
-		err := v.src.Digests(ctx, table, hintKey, classColumn, func(sum [16]byte, hint, class []byte) {
-			m.row(sum, hint, class)
+		again, err := v.readWhole(ctx, e, func(hash uint64, hint, class []byte) {
+			m.row(hash, hint, class)
 			v.prog.add(1)
-		})
+		}, v.digestsRead(table, hintKey, classColumn))
 		v.prog.done()
+		e = nil // the early read makes the first attempt only
+		if again {
+			attempt--
+			continue
+		}
 		if err == nil {
 			break
 		}
@@ -583,6 +663,7 @@ func (v *verifier) checkOrders(ctx context.Context, table string) (*OrdersResult
 	}
 	var m *orderMerge
 	var diffs *lister[OrderDiff]
+	e := v.ordersEarly
 	for attempt := 1; ; attempt++ {
 		snaps := append([]OrderSnapshot(nil), v.orders.snapshots...)
 		plan := *v.orders
@@ -590,11 +671,16 @@ func (v *verifier) checkOrders(ctx context.Context, table string) (*OrdersResult
 		diffs = &lister[OrderDiff]{max: v.opt.MaxListed}
 		m = newOrderMerge(&plan, v.opt.ExactlyOnce, diffs)
 		v.prog.start("reading " + table)
-		err := v.src.Orders(ctx, table, func(id []byte, d schema.Date) {
-			m.row(id, d)
+		again, err := v.readWhole(ctx, e, func(d uint64, id, _ []byte) {
+			m.row(id, schema.Date(d))
 			v.prog.add(1)
-		})
+		}, v.ordersRead(table))
 		v.prog.done()
+		e = nil // the early read makes the first attempt only
+		if again {
+			attempt--
+			continue
+		}
 		if err == nil {
 			break
 		}

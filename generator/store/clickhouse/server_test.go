@@ -10,7 +10,7 @@ import (
 	"time"
 
 	"github.com/clickgen/clickgen/generator/store/clickhouse"
-	"github.com/clickgen/clickgen/generator/store/internal/chserver"
+	"github.com/clickgen/clickgen/generator/store/realclickhouse"
 )
 
 // TestServer1816: the client against the real ClickHouse 18.16 server (Debian's package):
@@ -18,21 +18,24 @@ import (
 // its errors typed (unknown table and column, wrong password, a failure after rows were
 // sent) and a long query ended by cancelling the context.
 func TestServer1816(t *testing.T) {
-	srv := chserver.Start(t)
+	server := realclickhouse.Start(t, realclickhouse.Options{})
 	ctx := context.Background()
-	c, err := clickhouse.New(srv.URL, clickhouse.User(chserver.Verifier), clickhouse.Password(chserver.Password))
+	c, err := clickhouse.New(server.URL(), clickhouse.User(realclickhouse.User), clickhouse.Password(server.Password()))
 	if err != nil {
 		t.Fatal(err)
 	}
 	v, err := c.Ping(ctx)
-	if err != nil || v != srv.Version {
-		t.Fatalf("Ping = %q, %v; want %q", v, err, srv.Version)
+	if want := server.Version(); err != nil || v != want {
+		t.Fatalf("Ping = %q, %v; want %q", v, err, want)
 	}
 
 	t.Run("rows", func(t *testing.T) {
-		srv.Exec(t, "DROP TABLE IF EXISTS default.rows_t",
+		srv := server.In(t)
+		for _, stmt := range []string{"DROP TABLE IF EXISTS default.rows_t",
 			"CREATE TABLE default.rows_t (WatchID UInt64, EventDate Date, ClientID UInt64, raw String) ENGINE = MergeTree PARTITION BY EventDate ORDER BY WatchID",
-			`INSERT INTO default.rows_t VALUES (18446744073709551615, '2026-06-01', 1, '{"a":1}'), (5, '2105-12-31', 0, ''), (7, '1970-01-01', 42, 'слово\t\n')`)
+			`INSERT INTO default.rows_t VALUES (18446744073709551615, '2026-06-01', 1, '{"a":1}'), (5, '2105-12-31', 0, ''), (7, '1970-01-01', 42, 'слово\t\n')`} {
+			srv.Query(stmt)
+		}
 		rows, err := c.Query(ctx, "SELECT WatchID, EventDate, ClientID, raw, MD5(raw) FROM default.rows_t ORDER BY WatchID")
 		if err != nil {
 			t.Fatal(err)
@@ -93,12 +96,12 @@ func TestServer1816(t *testing.T) {
 			}
 			t.Logf("%s: %v", tc.sql, err)
 		}
-		bad, err := clickhouse.New(srv.URL, clickhouse.User(chserver.Verifier), clickhouse.Password("wrong-"+chserver.Password))
+		bad, err := clickhouse.New(server.URL(), clickhouse.User(realclickhouse.User), clickhouse.Password("wrong-"+server.Password()))
 		if err != nil {
 			t.Fatal(err)
 		}
 		_, err = bad.Ping(ctx)
-		if !errors.Is(err, clickhouse.ErrAuth) || strings.Contains(err.Error(), chserver.Password) {
+		if !errors.Is(err, clickhouse.ErrAuth) || strings.Contains(err.Error(), server.Password()) {
 			t.Errorf("wrong password: %v, want ErrAuth without the password", err)
 		}
 		t.Logf("wrong password: %v", err)
@@ -133,6 +136,7 @@ func TestServer1816(t *testing.T) {
 	})
 
 	t.Run("cancel", func(t *testing.T) {
+		srv := server.In(t)
 		// A query that sleeps before its first block: cancelling ends the wait at once.
 		cctx, cancel := context.WithCancel(ctx)
 		done := make(chan error, 1)
@@ -141,15 +145,7 @@ func TestServer1816(t *testing.T) {
 			done <- err
 		}()
 		// Cancel once the server runs it (system.processes lists it).
-		for deadline := time.Now().Add(time.Minute); ; {
-			out, err := srv.Query("SELECT count() FROM system.processes WHERE query LIKE '%sleep(3) FROM system.numbers%' AND query NOT LIKE '%system.processes%'")
-			if err == nil && strings.TrimSpace(out) == "1" {
-				break
-			}
-			if time.Now().After(deadline) {
-				t.Fatalf("the query never showed in system.processes: %q %v", out, err)
-			}
-		}
+		srv.WaitCount("SELECT count() FROM system.processes WHERE query LIKE '%sleep(3) FROM system.numbers%' AND query NOT LIKE '%system.processes%'", 1)
 		start := time.Now()
 		cancel()
 		select {
@@ -160,7 +156,7 @@ func TestServer1816(t *testing.T) {
 			t.Logf("the query ended %v after cancel", time.Since(start).Round(time.Millisecond))
 			// 18.16 keeps running a query whose client left: end it, or the server's
 			// shutdown waits for it.
-			srv.Exec(t, "KILL QUERY WHERE query LIKE '%sleep(3) FROM system.numbers%' SYNC")
+			srv.Query("KILL QUERY WHERE query LIKE '%sleep(3) FROM system.numbers%' SYNC")
 		case <-time.After(time.Minute):
 			t.Fatal("the query did not end after cancel")
 		}

@@ -82,8 +82,15 @@ const (
 )
 
 // Server is one clickhouse-server process started for one test, restartable on its data.
+// Its methods fail the test the Server is bound to: the one that started it, or the one
+// [Server.In] names.
 type Server struct {
-	t        testing.TB
+	t testing.TB
+	*server
+}
+
+// server is the state of the process, shared by every Server bound to it.
+type server struct {
 	script   string
 	dir      string
 	port     int
@@ -148,13 +155,12 @@ func Start(t testing.TB, opts Options) *Server {
 		skip(t, why)
 	}
 	script, _ := Script()
-	s := &Server{
-		t:        t,
+	s := &Server{t: t, server: &server{
 		script:   script,
 		password: opts.Password,
 		wait:     opts.Wait,
 		http:     &http.Client{Transport: &http.Transport{DisableKeepAlives: true}},
-	}
+	}}
 	if s.password == "" {
 		s.password = DefaultPassword
 	}
@@ -184,6 +190,10 @@ func Start(t testing.TB, opts Options) *Server {
 		t.Logf("realclickhouse: %v; trying another port", err)
 	}
 }
+
+// In returns the same server bound to t, a subtest of the one that started it, so that its
+// methods fail t from t's goroutine. The server still ends with the test that started it.
+func (s *Server) In(t testing.TB) *Server { return &Server{t: t, server: s.server} }
 
 // pickPort is freeBase; a test of the retry replaces it.
 var pickPort = freeBase
@@ -568,6 +578,23 @@ func (s *Server) Insert(table string, rows ...string) {
 	if _, err := s.do(ctx, "", "", strings.NewReader(data), "INSERT INTO "+table+" FORMAT JSONEachRow"); err != nil {
 		s.t.Fatalf("realclickhouse: insert into %s: %v", table, err)
 	}
+}
+
+// InsertData inserts data, in format (RowBinary, TabSeparated, JSONEachRow…: every column of
+// table in order unless the format names them), into table.
+func (s *Server) InsertData(table, format string, data io.Reader) {
+	s.t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), queryTimeout)
+	defer cancel()
+	if _, err := s.do(ctx, "", "", data, "INSERT INTO "+table+" FORMAT "+format); err != nil {
+		s.t.Fatalf("realclickhouse: insert into %s (%s): %v", table, format, err)
+	}
+}
+
+// Version is what the server says SELECT version() is ("18.16.1").
+func (s *Server) Version() string {
+	s.t.Helper()
+	return s.Query("SELECT version()")
 }
 
 // InsertRaw inserts messages, byte for byte, as rows of table's column raw (the other

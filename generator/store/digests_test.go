@@ -1,0 +1,92 @@
+package store
+
+import (
+	"cmp"
+	"crypto/md5"
+	"math/rand/v2"
+	"slices"
+	"testing"
+)
+
+// TestSortByHash: the radix sort orders by hash and keeps the planned order of equal hashes
+// (day order: which planned message a store row stands for depends on it), as a stable
+// comparison sort does, below and above the size where it switches, with hashes that share
+// digits (a pass skipped) and many repeats.
+func TestSortByHash(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	for _, tc := range []struct {
+		name string
+		n    int
+		hash func(i int) uint64
+	}{
+		{"small", 100, func(int) uint64 { return rng.Uint64() }},
+		{"random", 50_000, func(int) uint64 { return rng.Uint64() }},
+		{"repeats", 50_000, func(int) uint64 { return rng.Uint64N(300) << 48 }},
+		{"low bits only", 3_000, func(int) uint64 { return rng.Uint64N(1 << 16) }},
+		{"equal", 1_000, func(int) uint64 { return 42 }},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			entries := make([]digestEntry, tc.n)
+			for i := range entries {
+				// day records the planned order, so stability can be told.
+				entries[i] = digestEntry{hash: tc.hash(i), day: int32(i), what: uint16(i % 7)}
+			}
+			want := slices.Clone(entries)
+			slices.SortStableFunc(want, func(a, b digestEntry) int { return cmp.Compare(a.hash, b.hash) })
+			got := sortByHash(entries)
+			if len(got) != len(want) {
+				t.Fatalf("%d entries, want %d", len(got), len(want))
+			}
+			for i := range want {
+				if got[i] != want[i] {
+					t.Fatalf("entry %d = %+v, want %+v (a stable sort by hash)", i, got[i], want[i])
+				}
+			}
+		})
+	}
+}
+
+var message = func() []byte {
+	b := make([]byte, 1130) // a typical hit of the fill world: 460 MB / 405 714
+	for i := range b {
+		b[i] = byte('a' + i%26)
+	}
+	return b
+}()
+
+var hashSink uint64
+
+// BenchmarkSipHash64 against MD5 (what rows were matched by before): the hash of every planned
+// raw row is verify's largest own cost with the raw table.
+func BenchmarkSipHash64(b *testing.B) {
+	b.SetBytes(int64(len(message)))
+	b.ReportAllocs()
+	for b.Loop() {
+		hashSink += SipHash64(message)
+	}
+}
+
+func BenchmarkMD5(b *testing.B) {
+	b.SetBytes(int64(len(message)))
+	b.ReportAllocs()
+	for b.Loop() {
+		s := md5.Sum(message)
+		hashSink += uint64(s[0])
+	}
+}
+
+// BenchmarkSortByHash sorts the fill world's number of raw rows.
+func BenchmarkSortByHash(b *testing.B) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	entries := make([]digestEntry, 405_714)
+	for i := range entries {
+		entries[i] = digestEntry{hash: rng.Uint64(), day: int32(i / 50_000)}
+	}
+	work := make([]digestEntry, len(entries))
+	b.ReportAllocs()
+	for b.Loop() {
+		copy(work, entries)
+		sortByHash(work)
+	}
+	b.ReportMetric(float64(len(entries))*float64(b.N)/b.Elapsed().Seconds(), "rows/s")
+}

@@ -1,0 +1,9 @@
+package store
+
+// SetEarlyBudget sets the memory the early reads hold rows in, and the size of its blocks,
+// until the returned function restores them.
+func SetEarlyBudget(budget, chunk int) (restore func()) {
+	b, c := earlyBudget, heldChunk
+	earlyBudget, heldChunk = budget, chunk
+	return func() { earlyBudget, heldChunk = b, c }
+}
