@@ -17,7 +17,7 @@ import (
 func (sf *sinkFlags) prepare(ctx context.Context, sio *stdio) ([]sink.Opt, error) {
 	if err := sf.LoadTLS(ctx); err != nil {
 		if ce := (*sink.ConfigError)(nil); errors.As(err, &ce) {
-			return nil, usagef(sf.verb, "%v", ce.Err)
+			return nil, usage(sf.verb, ce.Err) // wrapped, so that an I/O error stays a failure
 		}
 		return nil, err // interrupted
 	}

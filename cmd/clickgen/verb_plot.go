@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"fmt"
 
 	"github.com/clickgen/clickgen/generator/fileio"
 	"github.com/clickgen/clickgen/generator/plot"
@@ -37,13 +38,15 @@ run's flags (the report says what was sent; the inventory, what the world plans)
 	if err := checkPaths("plot", uses...); err != nil {
 		return err
 	}
+	// A file that does not exist or is not a report is a usage error, as every verb's input
+	// is (exitCode makes an I/O error a failure, and an interruption 130).
 	page := plot.Page{Title: *title}
 	if err := page.AddReportFiles(ctx, fs.Args(), *labels); err != nil {
-		return err
+		return usage("plot", err)
 	}
 	if *invFile != "" {
 		if err := page.SetInventoryFile(ctx, *invFile); err != nil {
-			return err
+			return usage("plot", fmt.Errorf("--inventory: %w", err))
 		}
 	}
 	return page.WriteHTML(sio.out)

@@ -91,7 +91,7 @@ be read (within --connect-timeout and --timeout), 2 for usage errors.`)
 	}
 	var ce *sink.ConfigError
 	if err := v.sf.CheckConnect(ctx); errors.As(err, &ce) {
-		return usagef("verify", "%v", ce.Err)
+		return usage("verify", ce.Err)
 	} else if err != nil {
 		return sinkError(err)
 	}
