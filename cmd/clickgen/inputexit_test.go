@@ -34,7 +34,9 @@ func TestInputExitCodes(t *testing.T) {
 		{"batch --tls-ca", func(p string) []string {
 			return []string{"batch", "--day", "0", "--brokers", "127.0.0.1:1", "--topic", "hits", "--tls-ca", p}
 		}},
-		{"verify --tls-ca", func(p string) []string { return []string{"verify", "--day", "0", "--brokers", "127.0.0.1:1", "--tls-ca", p} }},
+		{"verify --tls-ca", func(p string) []string {
+			return []string{"verify", "--day", "0", "--brokers", "127.0.0.1:1", "--tls-ca", p}
+		}},
 		{"verify --clickhouse --tls-ca", func(p string) []string {
 			return []string{"verify", "--day", "0", "--clickhouse", "https://127.0.0.1:1", "--tls-ca", p}
 		}},
