@@ -18,6 +18,7 @@ import (
 	"github.com/clickgen/clickgen/generator/play"
 	"github.com/clickgen/clickgen/generator/reconcile"
 	"github.com/clickgen/clickgen/generator/sink"
+	"github.com/clickgen/clickgen/generator/world"
 	"github.com/clickgen/clickgen/profiles"
 )
 
@@ -110,7 +111,7 @@ func runRun(ctx context.Context, sio *stdio, args []string) error {
 		return err
 	}
 	pl = s.console
-	fmt.Fprintf(sio.err, "clickgen: run %s: %s, rendering on %d of %d cores\n", p.Name, p.Describe(), plan.Workers, runtime.GOMAXPROCS(0))
+	fmt.Fprintf(sio.err, "clickgen: %srun %s: %s, rendering on %d of %d cores\n", segmentWho(plan.Segment), p.Name, p.Describe(), plan.Workers, runtime.GOMAXPROCS(0))
 	out, runErr := s.play(ctx, plan)
 	if err := s.finish(ctx, out, runErr); err != nil {
 		return err
@@ -173,7 +174,7 @@ func checkRun(ctx context.Context, sio *stdio, embedded *broker.Broker, p profil
 	}
 	const readBack = 10 * time.Minute
 	if embedded != nil {
-		fmt.Fprintf(sio.err, "clickgen: %s\n", console.WaitLine("reading the run's messages back from the embedded broker to check them", readBack))
+		fmt.Fprintf(sio.err, "clickgen: %s%s\n", segmentWho(plan.Segment), console.WaitLine("reading the run's messages back from the embedded broker to check them", readBack))
 	}
 	ctx, cancel := context.WithTimeout(ctx, readBack)
 	defer cancel()
@@ -185,4 +186,14 @@ func checkRun(ctx context.Context, sio *stdio, embedded *broker.Broker, p profil
 		return fmt.Errorf("check failed: %s", strings.Join(problems, "; "))
 	}
 	return nil
+}
+
+// segmentWho is what a line of a segmented run starts with, after "clickgen: ", so that the
+// interleaved logs of N processes can be told apart (the console's lines say it too): "segment
+// 1/4: ", or "" for the whole run.
+func segmentWho(s world.Segment) string {
+	if s.Whole() {
+		return ""
+	}
+	return "segment " + s.String() + ": "
 }
