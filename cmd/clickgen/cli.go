@@ -155,7 +155,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	}
 	for _, v := range verbs {
 		if v.name == name {
-			return v.run(ctx, sio, args[1:])
+			return interruptedVerb(v.name, v.run(ctx, sio, args[1:]))
 		}
 	}
 	return usagef("", "unknown verb %q", name)

@@ -2,7 +2,9 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	iofs "io/fs"
 
 	"github.com/clickgen/clickgen/generator/fileio"
 	"github.com/clickgen/clickgen/generator/plot"
@@ -42,12 +44,22 @@ run's flags (the report says what was sent; the inventory, what the world plans)
 	// is (exitCode makes an I/O error a failure, and an interruption 130).
 	page := plot.Page{Title: *title}
 	if err := page.AddReportFiles(ctx, fs.Args(), *labels); err != nil {
-		return usage("plot", err)
+		return plotInputError(err)
 	}
 	if *invFile != "" {
 		if err := page.SetInventoryFile(ctx, *invFile); err != nil {
-			return usage("plot", fmt.Errorf("--inventory: %w", err))
+			return plotInputError(fmt.Errorf("--inventory: %w", err))
 		}
 	}
 	return page.WriteHTML(sio.out)
+}
+
+// plotInputError is a report or inventory plot could not read: a usage error, or, interrupted,
+// where it was (no page was written).
+func plotInputError(err error) error {
+	var pe *iofs.PathError
+	if errors.As(err, &pe) && errors.Is(err, context.Canceled) {
+		return interrupted("plot", err, " while reading %s: no page was written", pe.Path)
+	}
+	return usage("plot", err)
 }
