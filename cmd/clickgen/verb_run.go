@@ -53,6 +53,12 @@ seconds, between 1s and 5s and never longer than --interval (a 15s run: 15 inter
 --interval without --duration. With --follow-group each interval also holds, per group, the
 pipeline latency (p50, p99, max) of the messages the group took in it and its lag at its end.
 
+--duration bounds the sending: a rate run releases messages for --duration, and when the
+brokers cannot keep up, one due before the end but still waiting goes until 1 % later (50 ms
+to 1 s) at most; the rest is not sent. What is in flight then is flushed, within
+--flush-timeout: the last line splits the total time into the sending and that final flush,
+as the report does (stress.sending_s, stress.final_flush_s).
+
 Exit codes: 0 when the run and its check are clean, 1 when a message failed or the check
 found a difference, 2 for usage errors (nothing was sent), 130 when interrupted.`
 

@@ -55,6 +55,10 @@ type Figures struct {
 	// Elapsed is what the rates are over: from the start of the run (a rate-paced run: from
 	// its first message's intended time) to its end, the final flush included.
 	Elapsed time.Duration
+	// Sending and FinalFlush split a rate-paced run's Elapsed: from its first message's
+	// intended time until it stopped sending (what a duration bounds), and the flush of what
+	// was in flight then. Both are 0 for other runs, and for one that did not end cleanly.
+	Sending, FinalFlush time.Duration
 	// AchievedPerS is the acknowledged messages per second of Elapsed, MBPerS their value
 	// megabytes (10^6).
 	AchievedPerS, MBPerS float64
@@ -155,6 +159,10 @@ func (m *Run) RunEnded(_ context.Context, e *play.End) error {
 	fresh := m.fig.Freshness // following may have ended first
 	m.fig = figuresOf(e.Stats, elapsed, target, e.Interrupted)
 	m.fig.Freshness = fresh
+	if m.shape != nil && !e.Result.SendingEnded.IsZero() {
+		m.fig.Sending, m.fig.FinalFlush = e.Result.SendingEnded.Sub(start), e.Result.FinalFlush
+		m.info.SendingS, m.info.FinalFlushS = m.fig.Sending.Seconds(), m.fig.FinalFlush.Seconds()
+	}
 	return nil
 }
 

@@ -202,7 +202,7 @@ func (p *Printer) RunEnded(_ context.Context, e *play.End) error {
 			p.Logf("%s", stressTotal(f))
 		}
 	}
-	sum := Summary(e.Stats, f.Latency, f.Elapsed)
+	sum := Summary(e.Stats, f)
 	p.mu.Lock()
 	if p.who != "" {
 		sum = strings.ReplaceAll(sum, "\nclickgen: ", "\nclickgen: "+p.who)
@@ -264,9 +264,11 @@ func (p *Printer) Stopped(reason play.StopReason, res play.Result) {
 }
 
 // Summary is the end-of-run text: per topic what was sent, acknowledged and failed, the
-// bytes and partitions, the acknowledged rate over elapsed, and the latency percentiles lat
-// (the measurement's, of s's histogram).
-func Summary(s sink.Stats, lat measure.Percentiles, elapsed time.Duration) string {
+// bytes and partitions, the acknowledged rate over f.Elapsed, the latency percentiles
+// f.Latency (the measurement's, of s's histogram) and the total time, which a rate-paced run
+// splits into its sending (what --duration bounds) and the final flush of what was in flight.
+func Summary(s sink.Stats, f measure.Figures) string {
+	lat, elapsed := f.Latency, f.Elapsed
 	var b strings.Builder
 	for _, name := range slices.Sorted(maps.Keys(s.Topics)) {
 		t := s.Topics[name]
@@ -292,7 +294,11 @@ func Summary(s sink.Stats, lat measure.Percentiles, elapsed time.Duration) strin
 	if len(s.Topics) == 0 {
 		b.WriteString("clickgen: nothing was sent\n")
 	}
-	fmt.Fprintf(&b, "clickgen: total time %v\n", elapsed.Round(time.Millisecond))
+	fmt.Fprintf(&b, "clickgen: total time %v", elapsed.Round(time.Millisecond))
+	if f.Sending > 0 {
+		fmt.Fprintf(&b, ": sending %v, then the final flush of what was in flight %v", f.Sending.Round(time.Millisecond), round(f.FinalFlush))
+	}
+	b.WriteByte('\n')
 	return b.String()
 }
 
