@@ -128,8 +128,8 @@ func (r *runner) stop(reason StopReason) error {
 	return nil
 }
 
-// finalFlush is the flush that ends the run (begun by endSending, or now), timed from the end
-// of the sending: Result.SendingEnded, Result.FinalFlush.
+// finalFlush is the flush that ends the run (begun when the sending ended, or now), timed
+// from the end of the sending: Result.SendingEnded, Result.FinalFlush.
 func (r *runner) finalFlush() error {
 	r.end.begin(r.flush) // unless the sending ended already, and its flush begun
 	err := <-r.end.done
