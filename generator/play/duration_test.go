@@ -2,6 +2,7 @@ package play_test
 
 import (
 	"context"
+	"regexp"
 	"sync"
 	"testing"
 	"testing/synctest"
@@ -117,8 +118,9 @@ func TestDurationBoundsTheSending(t *testing.T) {
 		}
 		b := newSlowBroker(1000, 100*time.Microsecond)
 		defer b.Close()
+		var heard waits
 		res, err := play.Run(context.Background(), play.Plan{World: smallWorld(t), Range: world.Range{From: 0}, Hits: "hits",
-			Pacing: play.Pacing{Runner: runner, ByCount: true, Shape: shape}, Stop: play.Stop{Duration: d}}, b, nil)
+			Pacing: play.Pacing{Runner: runner, ByCount: true, Shape: shape}, Stop: play.Stop{Duration: d}}, b, &heard)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -138,6 +140,51 @@ func TestDurationBoundsTheSending(t *testing.T) {
 				acked, res.Sent, lastAck.Sub(res.PacedFrom), res.SendingEnded.Add(res.FinalFlush).Sub(res.PacedFrom))
 		case res.FinalFlush < 90*time.Millisecond || res.FinalFlush > 110*time.Millisecond:
 			t.Errorf("final flush %v, want the 100 ms the broker takes to acknowledge the 1000 messages in flight", res.FinalFlush)
+		case len(heard.said) != 0:
+			t.Errorf("a final flush of 100 ms was announced: %q", heard.said)
+		}
+	})
+}
+
+// waits is an observer that records the waits it is told of.
+type waits struct {
+	play.Base
+	said []string
+}
+
+func (w *waits) Waiting(what string, max time.Duration) {
+	w.said = append(w.said, what+", at most "+max.String())
+}
+
+// TestLongFinalFlushAnnounced (issue 31): a final flush that lasts (2 s: a broker that takes
+// 2 ms a message, 1000 in flight) is said a second in, with what it waits for and how long
+// at most (the flush timeout, less the second gone), so that it does not look like a hang.
+func TestLongFinalFlushAnnounced(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		shape, err := pace.Constant(1_000_000)
+		if err != nil {
+			t.Fatal(err)
+		}
+		cut, err := pace.Until(shape, 200*time.Millisecond)
+		if err != nil {
+			t.Fatal(err)
+		}
+		runner, err := pace.NewRunner(pace.ByCount(cut))
+		if err != nil {
+			t.Fatal(err)
+		}
+		b := newSlowBroker(1000, 2*time.Millisecond)
+		defer b.Close()
+		var heard waits
+		res, err := play.Run(context.Background(), play.Plan{World: smallWorld(t), Range: world.Range{From: 0}, Hits: "hits", FlushTimeout: time.Minute,
+			Pacing: play.Pacing{Runner: runner, ByCount: true, Shape: shape}, Stop: play.Stop{Duration: 200 * time.Millisecond}}, b, &heard)
+		if err != nil {
+			t.Fatal(err)
+		}
+		// A second into the flush, about 500 of the 1000 in flight are acknowledged.
+		want := regexp.MustCompile(`^flushing the (4\d\d|5\d\d) message\(s\) in flight, at most 59s$`)
+		if len(heard.said) != 1 || !want.MatchString(heard.said[0]) || res.FinalFlush < 2*time.Second {
+			t.Errorf("final flush %v, announced %q; want one notice a second in, of about 500 messages, at most 59s", res.FinalFlush, heard.said)
 		}
 	})
 }

@@ -130,9 +130,22 @@ func (r *runner) stop(reason StopReason) error {
 
 // finalFlush is the flush that ends the run (begun when the sending ended, or now), timed
 // from the end of the sending: Result.SendingEnded, Result.FinalFlush.
+//
+// A flush that lasts a second is told to the observer (slow brokers, much in flight): what
+// it waits for, and how long at most.
 func (r *runner) finalFlush() error {
 	r.end.begin(r.flush) // unless the sending ended already, and its flush begun
-	err := <-r.end.done
+	notice := time.NewTimer(time.Second)
+	defer notice.Stop()
+	var err error
+	select {
+	case err = <-r.end.done:
+	case <-notice.C:
+		if n := inFlight(r.snk.Stats()); n > 0 && r.obs != nil {
+			r.obs.Waiting(fmt.Sprintf("flushing the %d message(s) in flight", n), r.plan.FlushTimeout-time.Since(r.end.at).Round(time.Second))
+		}
+		err = <-r.end.done
+	}
 	r.res.SendingEnded, r.res.FinalFlush = r.end.at, time.Since(r.end.at)
 	return err
 }
