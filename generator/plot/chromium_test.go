@@ -194,6 +194,7 @@ if (line) {
   out.small = {rightAxis: svg.querySelectorAll('.raxis').length > 0, top: line.getBBox().y,
     legend: [...svg.nextElementSibling.querySelectorAll('.label')].map(e => e.textContent)};
 }
+out.table = {right: document.querySelector('table').getBoundingClientRect().right, page: document.documentElement.clientWidth};
 const nd = document.querySelector('.nodata');
 if (nd) out.nodata = {text: nd.textContent, color: getComputedStyle(nd).color, fontStyle: getComputedStyle(nd).fontStyle};
 document.getElementById('measured').textContent = JSON.stringify(out);
@@ -204,9 +205,10 @@ document.getElementById('measured').textContent = JSON.stringify(out);
 // TestChromiumLabelsAxesNotDrawn (issue 31), as chromium renders the page: a 60-character
 // label is whole in the legend, inside the page's width and not clipped, and its last
 // character is on the screenshot (two pages differing only there differ in the pixels of its
-// box); a 100/s run beside a 20000/s one is drawn against the right-hand axis, reaching the
-// top half of the plot, and the legend says so; a chart without data says "Not drawn" in
-// grey, not red italics.
+// box), and a 300-letter label without a space wraps in the runs' table instead of widening
+// it past the page; a 100/s run beside 20000/s ones is drawn against the right-hand axis,
+// reaching the top half of the plot, and the legend says so; a chart without data says "Not
+// drawn" in grey, not red italics.
 func TestChromiumLabelsAxesNotDrawn(t *testing.T) {
 	bin := chromiumPath(t)
 	label := "A run whose label takes sixty characters, shown whole: end Z"
@@ -214,7 +216,8 @@ func TestChromiumLabelsAxesNotDrawn(t *testing.T) {
 		t.Fatalf("the label has %d characters", n)
 	}
 	other := label[:len(label)-1] + "W"
-	page := func(l string) Page { return Page{Runs: []Run{scaled(l, 20), scaled("small 100/s", 0.1)}} }
+	solid := strings.Repeat("Ж", 300) // no place to break it
+	page := func(l string) Page { return Page{Runs: []Run{scaled(l, 20), scaled("small 100/s", 0.1), scaled(solid, 19)}} }
 	dir := t.TempDir()
 	html := writePage(t, page(label), filepath.Join(dir, "a.html"))
 	writePage(t, page(other), filepath.Join(dir, "b.html"))
@@ -243,6 +246,7 @@ func TestChromiumLabelsAxesNotDrawn(t *testing.T) {
 			Legend    []string
 		}
 		Nodata *struct{ Text, Color, FontStyle string }
+		Table  *struct{ Right, Page float64 }
 	}
 	if err := json.Unmarshal([]byte(html2text(dom[i+len(`<pre id="measured">`):j])), &got); err != nil {
 		t.Fatalf("measurement %q: %v", dom[i:j], err)
@@ -272,6 +276,9 @@ func TestChromiumLabelsAxesNotDrawn(t *testing.T) {
 	case !s.RightAxis || s.Top > padT+plotH/2 || !slices.Contains(s.Legend, "small 100/s achieved (right axis)"):
 		t.Errorf("the small run's line: right axis %v, top at %.1f (the plot's half is %d), legend %q; want its own axis, high in the plot, said in the legend",
 			s.RightAxis, s.Top, padT+plotH/2, s.Legend)
+	}
+	if tb := got.Table; tb == nil || tb.Right > tb.Page {
+		t.Errorf("the runs' table, with a label of 300 letters without a space, is wider than the page: %+v", tb)
 	}
 	switch n := got.Nodata; {
 	case n == nil:

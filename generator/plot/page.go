@@ -20,8 +20,8 @@ var percentileDash = []struct {
 
 const style = `body{font-family:"DejaVu Sans",Arial,sans-serif;margin:24px;color:#222;background:#fff}
 h1{font-size:22px}h2{font-size:17px;margin:28px 0 6px}
-table{border-collapse:collapse;font-size:13px}td,th{border:1px solid #ccc;padding:3px 8px;text-align:right}
-td:first-child,th:first-child{text-align:left}
+table{border-collapse:collapse;font-size:13px;max-width:960px}td,th{border:1px solid #ccc;padding:3px 8px;text-align:right}
+td:first-child,th:first-child{text-align:left;overflow-wrap:anywhere}
 .swatch{display:inline-block;width:12px;height:12px;margin-right:6px;vertical-align:middle}
 .chart text{font-size:12px;fill:#333}.chart .title{font-size:14px;font-weight:bold}
 .chart .grid{stroke:#e4e4e4}.chart .raxis{stroke:#999}.chart .value{font-size:10px;fill:#555}
