@@ -217,7 +217,9 @@ func TestChromiumLabelsAxesNotDrawn(t *testing.T) {
 	}
 	other := label[:len(label)-1] + "W"
 	solid := strings.Repeat("Ж", 300) // no place to break it
-	page := func(l string) Page { return Page{Runs: []Run{scaled(l, 20), scaled("small 100/s", 0.1), scaled(solid, 19)}} }
+	page := func(l string) Page {
+		return Page{Runs: []Run{scaled(l, 20), scaled("small 100/s", 0.1), scaled(solid, 19)}}
+	}
 	dir := t.TempDir()
 	html := writePage(t, page(label), filepath.Join(dir, "a.html"))
 	writePage(t, page(other), filepath.Join(dir, "b.html"))
