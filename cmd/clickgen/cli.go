@@ -84,7 +84,10 @@ var errHelpShown = errors.New("help shown")
 
 // exitCode maps run's error to the process exit code and prints the error: 0 success,
 // 2 usage error, 1 any other failure (cmd/go's convention), 3 a completed run whose only
-// failure is a crossed threshold (--threshold), 130 interrupted.
+// failure is a crossed threshold (--threshold), 130 interrupted. An input that cannot be read
+// is a usage error where the verb says so (it does not exist, it is not what the verb reads),
+// but a read the system failed (an I/O error: fileio.ReadFailed) is a failure, whichever verb
+// and flag read it.
 func exitCode(err error, stderr io.Writer) int {
 	if err == nil || errors.Is(err, errHelpShown) {
 		return 0
@@ -98,7 +101,7 @@ func exitCode(err error, stderr io.Writer) int {
 		return 130 // interrupted, as shells report SIGINT
 	}
 	var ue *usageError
-	if errors.As(err, &ue) {
+	if errors.As(err, &ue) && !fileio.ReadFailed(err) {
 		if ue.verb != "" {
 			fmt.Fprintf(stderr, "Run 'clickgen %s --help' for usage.\n", ue.verb)
 		} else {
@@ -178,7 +181,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	}
 	for _, v := range verbs {
 		if v.name == name {
-			return v.run(ctx, sio, args[1:])
+			return interruptedVerb(v.name, v.run(ctx, sio, args[1:]))
 		}
 	}
 	return usagef("", "unknown verb %q", name)

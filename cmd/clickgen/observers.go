@@ -33,6 +33,7 @@ type listenOpts struct {
 
 // session is one run of a verb: its sink and its observers.
 type session struct {
+	verb    string
 	snk     sink.Sink
 	obs     *play.List
 	console *console.Printer
@@ -104,7 +105,7 @@ func (sf *sinkFlags) start(ctx context.Context, sio *stdio, want map[string]int3
 		sf.follow.abort()
 		return nil, err
 	}
-	return &session{snk: snk, obs: obs, console: p, flush: sf.FlushTimeout, warmup: sf.verdict.warmupOf()}, nil
+	return &session{verb: sf.verb, snk: snk, obs: obs, console: p, flush: sf.FlushTimeout, warmup: sf.verdict.warmupOf()}, nil
 }
 
 // sinkOpts are the sink options the run's observers need (hooks: kprom's) and, when one of
@@ -151,8 +152,5 @@ func (s *session) play(ctx context.Context, plan play.Plan) (play.Result, error)
 // interrupted run says the summary is exact.
 func (s *session) finish(ctx context.Context, res play.Result, err error) error {
 	err = play.Finish(ctx, s.snk, s.obs, s.flush, res, err)
-	if errors.Is(err, context.Canceled) {
-		return fmt.Errorf("interrupted: the summary above says exactly what was acknowledged: %w", err)
-	}
-	return err
+	return interrupted(s.verb, err, ": the summary above says exactly what was acknowledged")
 }

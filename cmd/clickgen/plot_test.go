@@ -57,7 +57,8 @@ func TestPlotRealReports(t *testing.T) {
 	}
 }
 
-// TestPlotUsage: plot needs a report, at most one label per report, and files that are reports.
+// TestPlotUsage: plot needs a report, at most one label per report, and files that are reports:
+// a file that is not one is a usage error, exit 2 (issue 31; TestInputExitCodes for the rest).
 func TestPlotUsage(t *testing.T) {
 	notReport := filepath.Join(t.TempDir(), "x.json")
 	if err := os.WriteFile(notReport, []byte(`{"seed": 1}`), 0o644); err != nil {
@@ -70,8 +71,8 @@ func TestPlotUsage(t *testing.T) {
 	}{
 		{[]string{"plot"}, 2, "no report given"},
 		{[]string{"plot", "--label", "a", "--label", "b", notReport}, 2, "2 labels for 1 reports"},
-		{[]string{"plot", notReport}, 1, "x.json: not a clickgen report"},
-		{[]string{"plot", "--inventory", notReport, notReport}, 1, "not a clickgen report"},
+		{[]string{"plot", notReport}, 2, "x.json: not a clickgen report"},
+		{[]string{"plot", "--inventory", notReport, notReport}, 2, "not a clickgen report"},
 	} {
 		_, errs, code := clickgen(t, tc.args...)
 		if code != tc.code || !strings.Contains(errs, tc.want) {

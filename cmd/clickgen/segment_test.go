@@ -152,3 +152,62 @@ func verifySegment(t *testing.T, addr string) {
 		t.Errorf("verify of the whole run against one segment: exit %d, want 1 naming missing messages\n%s", code, out)
 	}
 }
+
+// TestSegmentLogsNameTheSegment (issue 31): the N processes of a segmented run write
+// interleaved logs, whose lines did not say whose they were. With --segment I/N every unit
+// line and every line of the summary (and run's header and read-back) of batch, snapshot,
+// live and run says "segment I/N"; a whole run's lines say no segment.
+func TestSegmentLogsNameTheSegment(t *testing.T) {
+	out := func(name string) string { return filepath.Join(t.TempDir(), name) }
+	for _, tc := range []struct {
+		args  []string
+		units string // what a unit line starts with, after the segment
+	}{
+		{[]string{"batch", "--day", "0", "--days", "2", "--scale", "0.05", "--file", out("b")}, "day "},
+		{[]string{"snapshot", "--day", "0", "--days", "3", "--file", out("s")}, "snapshot of day "},
+		{[]string{"live", "--day", "0", "--scale", "0.02", "--speed", "1000000", "--file", out("l")}, "day "},
+		{[]string{"run", "smoke"}, "day "},
+	} {
+		t.Run(tc.args[0], func(t *testing.T) {
+			for _, seg := range []string{"1/2", ""} {
+				args := tc.args
+				if seg != "" {
+					args = append(slices.Clone(args), "--segment", seg)
+				}
+				_, errs, code := clickgen(t, args...)
+				if code != 0 {
+					t.Fatalf("%q: exit %d\n%s", args, code, errs)
+				}
+				who := "clickgen: "
+				if seg != "" {
+					who += "segment " + seg + ": "
+				}
+				units, summary := 0, 0
+				for _, l := range strings.Split(errs, "\n") {
+					rest, ok := strings.CutPrefix(l, "clickgen: ")
+					if !ok {
+						continue
+					}
+					bare := rest // the line without any segment's name
+					if i := strings.Index(rest, ": "); strings.HasPrefix(rest, "segment ") && i > 0 {
+						bare = rest[i+2:]
+					}
+					switch {
+					case strings.HasPrefix(bare, tc.units):
+						units++
+					case strings.HasPrefix(bare, "total time "), strings.HasPrefix(bare, "latency "), strings.HasPrefix(bare, "hits: "), strings.HasPrefix(bare, "orders: "):
+						summary++
+					default:
+						continue
+					}
+					if l != who+bare {
+						t.Errorf("%q: line %q, want it to start %q", args, l, who)
+					}
+				}
+				if units == 0 || summary < 3 {
+					t.Errorf("%q: %d unit lines and %d summary lines starting %q, want some of each:\n%s", args, units, summary, who, errs)
+				}
+			}
+		})
+	}
+}

@@ -216,7 +216,7 @@ func sinkError(err error) error {
 	var ll *sink.LeaderlessError
 	switch {
 	case errors.As(err, &nl):
-		return fmt.Errorf("sink: Kafka at %s %s (mechanism %s, user %q) and answers without SASL: it has no SASL listener on this port (drop --sasl-mechanism, or give the SASL listener's port): %w",
+		return fmt.Errorf("Kafka at %s %s (mechanism %s, user %q) and answers without SASL: it has no SASL listener on this port (drop --sasl-mechanism, or give the SASL listener's port): %w",
 			nl.Brokers, nl.What, nl.Mechanism, nl.User, nl.Err)
 	case errors.As(err, &mt):
 		return fmt.Errorf("sink: topic(s) %s missing on %s: create them, or use --create-topics", mt.List(), mt.Brokers)

@@ -165,7 +165,7 @@ func TestSinkErrorAndWarning(t *testing.T) {
 		want string
 	}{
 		{&sink.NoSASLListenerError{Brokers: "k:9", What: "closed the connection during the SASL handshake", Mechanism: "PLAIN", User: "u", Err: eof},
-			`sink: Kafka at k:9 closed the connection during the SASL handshake (mechanism PLAIN, user "u") and answers without SASL: it has no SASL listener on this port (drop --sasl-mechanism, or give the SASL listener's port): EOF`},
+			`Kafka at k:9 closed the connection during the SASL handshake (mechanism PLAIN, user "u") and answers without SASL: it has no SASL listener on this port (drop --sasl-mechanism, or give the SASL listener's port): EOF`},
 		{&sink.MissingTopicsError{Topics: []string{"hits", "orders"}, Partitions: []int32{2, 1}, Brokers: "k:9"},
 			"sink: topic(s) hits (2 partitions), orders (1 partitions) missing on k:9: create them, or use --create-topics"},
 		{eof, "EOF"},

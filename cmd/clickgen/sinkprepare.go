@@ -13,15 +13,16 @@ import (
 // client (the sink's, a follower's) is built from the settings, so a FIFO among them waits
 // within ctx (an unreadable one is a usage error); and the options it returns make
 // --create-topics say each topic it created, with its partitions and replication factor, and,
-// past a second, what it waits for before sending and how long at most (issue 31).
+// past a second, what it waits for before sending and how long at most, as brokers that do
+// not answer are told (connectNotice; issue 31).
 func (sf *sinkFlags) prepare(ctx context.Context, sio *stdio) ([]sink.Opt, error) {
 	if err := sf.LoadTLS(ctx); err != nil {
 		if ce := (*sink.ConfigError)(nil); errors.As(err, &ce) {
-			return nil, usagef(sf.verb, "%v", ce.Err)
+			return nil, usage(sf.verb, ce.Err) // wrapped, so that an I/O error stays a failure
 		}
 		return nil, err // interrupted
 	}
-	return []sink.Opt{sink.OnCreate(func(c sink.Created) {
+	return []sink.Opt{connectNotice(sio), sink.OnCreate(func(c sink.Created) {
 		parts := "partitions"
 		if c.Partitions == 1 {
 			parts = "partition"
@@ -31,4 +32,13 @@ func (sf *sinkFlags) prepare(ctx context.Context, sio *stdio) ([]sink.Opt, error
 		fmt.Fprintf(sio.err, "clickgen: waiting until every broker knows a leader for each partition of %s (%d not yet), at most %v (--connect-timeout; Ctrl-C stops)\n",
 			strings.Join(w.Topics, ", "), w.Pending, w.Bound)
 	})}, nil
+}
+
+// connectNotice is the sink option that says, once brokers have kept the connection check
+// waiting for a second, what it waits for and how long at most: an unresponsive broker looked
+// like a hang for the whole --connect-timeout (issue 31).
+func connectNotice(sio *stdio) sink.Opt {
+	return sink.OnConnectWait(func(w sink.ConnectWait) {
+		fmt.Fprintf(sio.err, "clickgen: waiting for Kafka at %s to answer, at most %v (--connect-timeout; Ctrl-C stops)\n", w.Brokers, w.Bound)
+	})
 }

@@ -61,7 +61,15 @@ and redeliveries they add, and what the stand's raw, ODS and error tables must t
 	}
 	inv, err := plan.World.Inventory(ctx, plan.Range, *workers)
 	if err != nil {
-		return err
+		if inv == nil {
+			return err
+		}
+		snapshots := plan.Range.Days // of the days before each run day: none before day 0
+		if plan.Range.From == 0 {
+			snapshots--
+		}
+		return interrupted("inventory", err, " after counting %d of %d days' hits and %d of %d snapshots: nothing was printed",
+			len(inv.Days), plan.Range.Days, len(inv.Snapshots), snapshots)
 	}
 	return printInventory(sio, inv)
 }

@@ -19,6 +19,7 @@ import (
 	"github.com/clickgen/clickgen/generator/play"
 	"github.com/clickgen/clickgen/generator/reconcile"
 	"github.com/clickgen/clickgen/generator/sink"
+	"github.com/clickgen/clickgen/generator/world"
 	"github.com/clickgen/clickgen/profiles"
 )
 
@@ -52,6 +53,12 @@ intervals to the JSON report, finer for short runs: a sixtieth of --duration in 
 seconds, between 1s and 5s and never longer than --interval (a 15s run: 15 intervals of 1s);
 --interval without --duration. With --follow-group each interval also holds, per group, the
 pipeline latency (p50, p99, max) of the messages the group took in it and its lag at its end.
+
+--duration bounds the sending: a rate run releases messages for --duration, and when the
+brokers cannot keep up, one due before the end but still waiting goes until 1 % later (50 ms
+to 1 s) at most; the rest is not sent. What is in flight then is flushed, within
+--flush-timeout: the last line splits the total time into the sending and that final flush,
+as the report does (stress.sending_s, stress.final_flush_s).
 
 Exit codes: 0 when the run and its check are clean, 1 when a message failed or the check
 found a difference, 2 for usage errors (nothing was sent), 3 when the run completed but a
@@ -116,7 +123,7 @@ func runRun(ctx context.Context, sio *stdio, args []string) error {
 		return err
 	}
 	pl = s.console
-	fmt.Fprintf(sio.err, "clickgen: run %s: %s, rendering on %d of %d cores\n", p.Name, p.Describe(), plan.Workers, runtime.GOMAXPROCS(0))
+	fmt.Fprintf(sio.err, "clickgen: %srun %s: %s, rendering on %d of %d cores\n", segmentWho(plan.Segment), p.Name, p.Describe(), plan.Workers, runtime.GOMAXPROCS(0))
 	out, runErr := s.play(ctx, plan)
 	if err := s.finish(ctx, out, runErr); err != nil && !onlyCrossed(err) {
 		return err
@@ -183,7 +190,7 @@ func checkRun(ctx context.Context, sio *stdio, embedded *broker.Broker, p profil
 	}
 	const readBack = 10 * time.Minute
 	if embedded != nil {
-		fmt.Fprintf(sio.err, "clickgen: %s\n", console.WaitLine("reading the run's messages back from the embedded broker to check them", readBack))
+		fmt.Fprintf(sio.err, "clickgen: %s%s\n", segmentWho(plan.Segment), console.WaitLine("reading the run's messages back from the embedded broker to check them", readBack))
 	}
 	ctx, cancel := context.WithTimeout(ctx, readBack)
 	defer cancel()
@@ -195,4 +202,14 @@ func checkRun(ctx context.Context, sio *stdio, embedded *broker.Broker, p profil
 		return fmt.Errorf("check failed: %s", strings.Join(problems, "; "))
 	}
 	return nil
+}
+
+// segmentWho is what a line of a segmented run starts with, after "clickgen: ", so that the
+// interleaved logs of N processes can be told apart (the console's lines say it too): "segment
+// 1/4: ", or "" for the whole run.
+func segmentWho(s world.Segment) string {
+	if s.Whole() {
+		return ""
+	}
+	return "segment " + s.String() + ": "
 }

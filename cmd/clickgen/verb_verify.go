@@ -90,15 +90,15 @@ be read (within --connect-timeout and --timeout), 2 for usage errors.`)
 		return runVerifyStore(ctx, sio, v)
 	}
 	var ce *sink.ConfigError
-	if err := v.sf.CheckConnect(ctx); errors.As(err, &ce) {
-		return usagef("verify", "%v", ce.Err)
+	if err := v.sf.CheckConnect(ctx, connectNotice(sio)); errors.As(err, &ce) {
+		return usage("verify", ce.Err)
 	} else if err != nil {
-		return sinkError(err)
+		return verifyConnectError(v, err)
 	}
 	v.Brokers, v.Conn = v.sf.Brokers, v.sf.ConnOpts()
 	v.Logf = func(format string, args ...any) { fmt.Fprintf(sio.err, "clickgen: "+format+"\n", args...) }
 	r, err := v.Run(ctx, v.w, v.r)
-	err = verifyRunError(&v.Verify, err)
+	err = verifyReadInterrupted(v, verifyRunError(&v.Verify, err))
 	if r == nil {
 		return err
 	}

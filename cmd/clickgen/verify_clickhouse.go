@@ -33,6 +33,7 @@ type storeFlags struct {
 	wait        time.Duration
 	kafka       []string // flags that mean nothing with --clickhouse
 	client      *clickhouse.Client
+	answerBound time.Duration // the longest the first answer may take: connecting, then the first byte
 }
 
 // storeFlagNames are the flags that only apply with --clickhouse.
@@ -128,7 +129,7 @@ func (sf *storeFlags) resolve(ctx context.Context, env envLookup, rf *sinkFlags,
 	if err != nil {
 		return fmt.Errorf("--clickhouse: %w", err)
 	}
-	sf.client = c
+	sf.client, sf.answerBound = c, rf.ConnectTimeout+timeout
 	return nil
 }
 
@@ -165,6 +166,16 @@ func runVerifyStore(ctx context.Context, sio *stdio, v *verifyRun) error {
 	capMemoryLimit(verifyStoreMemory)
 	logf := func(format string, args ...any) { fmt.Fprintf(sio.err, "clickgen: "+format+"\n", args...) }
 	r := v.storeRange()
+	// A server that accepts the connection and does not answer kept verify silent for the
+	// whole --timeout: its first answer is awaited here, told after a second (issue 31).
+	stop := afterASecond(func() {
+		logf("waiting for ClickHouse at %s to answer, at most %v (--connect-timeout, then --timeout; Ctrl-C stops)", sf.client.Endpoint(), sf.answerBound)
+	})
+	_, err := sf.client.Ping(ctx)
+	stop()
+	if err != nil {
+		return storeReadError(sf, err)
+	}
 	res, err := store.Verify(ctx, v.w, r, &store.ClickHouse{Client: sf.client}, store.Options{
 		Tables: sf.tables, ExactlyOnce: sf.exactlyOnce, Wait: sf.wait, Workers: v.Workers, Logf: logf,
 	})
@@ -240,10 +251,10 @@ func storeRunName(r store.Range) string {
 // storeReadError words a store that could not be read: which flag bounds a wait that ran
 // out, where the password comes from when it was refused.
 func storeReadError(sf *storeFlags, err error) error {
-	if errors.Is(err, context.Canceled) {
-		return err
-	}
 	where := "ClickHouse at " + sf.client.Endpoint()
+	if errors.Is(err, context.Canceled) {
+		return interrupted("verify", err, " while reading %s: nothing was judged", where)
+	}
 	var te *clickhouse.TimeoutError
 	switch {
 	case errors.Is(err, clickhouse.ErrAuth):

@@ -98,7 +98,7 @@ func Start(listen string, opts ...Opt) (*Broker, error) {
 	}
 	cluster, err := kfake.NewCluster(kopts...)
 	if err != nil {
-		return nil, fmt.Errorf("sink: start broker on %s: %w", listen, err)
+		return nil, fmt.Errorf("broker: start on %s: %w", listen, err)
 	}
 	return &Broker{c: cluster, addrs: cluster.ListenAddrs()}, nil
 }

@@ -85,7 +85,7 @@ func ConsumeFunc(ctx context.Context, brokers []string, topic string, fn func(Re
 	for p, e := range ends[topic] {
 		s, ok := starts.Lookup(topic, p)
 		if !ok {
-			return fmt.Errorf("broker: topic %s on %s: no start offset for partition %d", topic, where, p)
+			return fmt.Errorf("topic %s on Kafka at %s: no start offset for partition %d", topic, where, p)
 		}
 		if s.Offset < e.Offset {
 			offsets[p] = kgo.NewOffset().At(s.Offset)
@@ -100,12 +100,12 @@ func ConsumeFunc(ctx context.Context, brokers []string, topic string, fn func(Re
 	for len(end) > 0 {
 		fs := cl.PollFetches(ctx)
 		if err := ctx.Err(); err != nil {
-			return fmt.Errorf("broker: read %s from %s: %d partition(s) unfinished: %w", topic, where, len(end), err)
+			return fmt.Errorf("read topic %s from Kafka at %s: %d partition(s) unfinished: %w", topic, where, len(end), err)
 		}
 		var ferr error
 		fs.EachError(func(t string, p int32, err error) {
 			if ferr == nil {
-				ferr = fmt.Errorf("broker: read %s partition %d from %s: %w", t, p, where, err)
+				ferr = fmt.Errorf("read topic %s partition %d from Kafka at %s: %w", t, p, where, err)
 			}
 		})
 		if ferr != nil {
@@ -144,9 +144,9 @@ var ErrNoTopic = errors.New("topic does not exist")
 
 func listErr(topic, where string, err error) error {
 	if errors.Is(err, kerr.UnknownTopicOrPartition) {
-		return fmt.Errorf("broker: topic %s on %s: %w", topic, where, ErrNoTopic)
+		return fmt.Errorf("topic %s on Kafka at %s: %w", topic, where, ErrNoTopic)
 	}
-	return fmt.Errorf("broker: list offsets of %s on %s: %w", topic, where, err)
+	return fmt.Errorf("list the offsets of topic %s on Kafka at %s: %w", topic, where, err)
 }
 
 // Partitions returns how many partitions topic has on brokers. A missing topic is an error

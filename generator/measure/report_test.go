@@ -240,7 +240,7 @@ func TestReportGolden(t *testing.T) {
 		stress.UnitDone(play.UnitResult{Unit: days[0].Unit, Sent: 160}) // released, not flushed: a rate run flushes at its end
 		time.Sleep(400 * time.Millisecond)                              // the final flush
 		stress.RunEnded(ctx, &play.End{Stats: stats, Result: play.Result{Stopped: play.StopDuration, Sent: 160, FirstDay: 0, LastDay: 1,
-			PacedFrom: time.Now().Add(-2 * time.Second)}})
+			PacedFrom: time.Now().Add(-2 * time.Second), SendingEnded: time.Now().Add(-400 * time.Millisecond), FinalFlush: 400 * time.Millisecond}})
 		stress.Follow(followed())
 		doc := stress.Report()
 		golden(t, "stress", doc)

@@ -61,6 +61,10 @@ type Figures struct {
 	// RateElapsed is the time the rates are over: Elapsed, or with a warm-up the time from
 	// its end to the run's end (0 when the run ended within it).
 	RateElapsed time.Duration
+	// Sending and FinalFlush split a rate-paced run's Elapsed: from its first message's
+	// intended time until it stopped sending (what a duration bounds), and the flush of what
+	// was in flight then. Both are 0 for other runs, and for one that did not end cleanly.
+	Sending, FinalFlush time.Duration
 	// AchievedPerS is the acknowledged messages (after the warm-up) per second of
 	// RateElapsed, MBPerS their value megabytes (10^6).
 	AchievedPerS, MBPerS float64
@@ -195,7 +199,13 @@ func (m *Run) RunEnded(_ context.Context, e *play.End) error {
 	} else if m.opt.Target != nil {
 		target = m.opt.Target()
 	}
+	fresh := m.fig.Freshness // following may have ended first
 	m.fig = figuresOf(e.Stats, elapsed, max(end.Sub(rateFrom), 0), target, e.Interrupted, w)
+	m.fig.Freshness = fresh
+	if m.shape != nil && !e.Result.SendingEnded.IsZero() {
+		m.fig.Sending, m.fig.FinalFlush = e.Result.SendingEnded.Sub(start), e.Result.FinalFlush
+		m.info.SendingS, m.info.FinalFlushS = m.fig.Sending.Seconds(), m.fig.FinalFlush.Seconds()
+	}
 	return nil
 }
 

@@ -77,11 +77,14 @@ type Stop struct {
 	// Messages ends the hits after this many hit messages (events, garbage and re-sends);
 	// 0 is no limit.
 	Messages int64
-	// Duration ends the run after this much wall-clock time; 0 is no limit. A ByCount run
-	// is expected to have its Runner's shape cut at Duration already (pace.Until), which
-	// ends it exactly; if the sink cannot keep up, it still ends at Duration (plus a grace
-	// of 1 %, between 50 ms and 1 s) after its first message was due. Other runs stop at a
-	// deadline from the start of Run.
+	// Duration ends the sending after this much wall-clock time; 0 is no limit. A ByCount
+	// run is expected to have its Runner's shape cut at Duration already (pace.Until), which
+	// ends it exactly; if the sink cannot keep up, the sink takes no message later than
+	// Duration (plus a grace of 1 %, between 50 ms and 1 s) after the first one was due:
+	// messages due before the end and not yet released are not sent. Other runs stop at a
+	// deadline from the start of Run. What is in flight when the sending ends is then
+	// flushed (Result.FinalFlush), within FlushTimeout: Duration bounds the sending, not the
+	// delivery of what was sent.
 	Duration time.Duration
 }
 
@@ -186,6 +189,13 @@ type Result struct {
 	// when the run ended before it began. It may lie after the run's end (a run stopped or
 	// interrupted within its warm-up).
 	WarmupUntil time.Time
+	// SendingEnded is when the run stopped sending and began its final flush, FinalFlush how
+	// long that flush took: the one after a stop condition, or after the last unit of a run
+	// paced by count (zero when the run ended otherwise). With Stop.Duration, a run paced by
+	// count ends its sending by Duration plus its grace after PacedFrom; the flush, the
+	// delivery of what was in flight then, is bounded by FlushTimeout, not by Duration.
+	SendingEnded time.Time
+	FinalFlush   time.Duration
 }
 
 // UnitKind says what a unit holds: the world's kinds of planned unit.

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"maps"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -64,7 +65,7 @@ func Run(ctx context.Context, plan Plan, snk sink.Sink, obs Observer) (Result, e
 	if plan.Stop.Duration > 0 && !plan.Pacing.ByCount {
 		// A rate shape is cut off by pace.Until (and a timer from its first message, see
 		// send); other runs stop at a deadline from now.
-		r.timer = time.AfterFunc(plan.Stop.Duration, func() { cancel(errStop) })
+		r.timer = time.AfterFunc(plan.Stop.Duration, r.durationEnded)
 	}
 	err := r.units(runCtx)
 	if err != nil && ctx.Err() == nil && errors.Is(context.Cause(runCtx), errStop) {
@@ -89,6 +90,10 @@ type runner struct {
 	cancel context.CancelCauseFunc // ends the run with errStop when Stop.Duration runs out
 	timer  *time.Timer             // fires cancel at the end of Stop.Duration
 	warm   warmup                  // the warm-up, with Plan.Warmup
+	// sendEnd is, for a run paced by count with Stop.Duration, the latest time the sink may
+	// take a message: Duration and its grace after the first message was due.
+	sendEnd time.Time
+	end     ending
 }
 
 // warmup is a run's warm-up ([Plan.Warmup]) once it has begun: until is its end; over is set
@@ -162,11 +167,33 @@ func (r *runner) flush() error {
 // stop ends the run cleanly for reason: what was sent is flushed and the observer told.
 func (r *runner) stop(reason StopReason) error {
 	r.res.Stopped = reason
-	if err := r.flush(); err != nil {
+	if err := r.finalFlush(); err != nil {
 		return incomplete(Unit{Day: r.res.LastDay}, err)
 	}
 	r.obs.Stopped(reason, *r.res)
 	return nil
+}
+
+// finalFlush is the flush that ends the run (begun when the sending ended, or now), timed
+// from the end of the sending: Result.SendingEnded, Result.FinalFlush.
+//
+// A flush that lasts a second is told to the observer (slow brokers, much in flight): what
+// it waits for, and how long at most.
+func (r *runner) finalFlush() error {
+	r.end.begin(r.flush) // unless the sending ended already, and its flush begun
+	notice := time.NewTimer(time.Second)
+	defer notice.Stop()
+	var err error
+	select {
+	case err = <-r.end.done:
+	case <-notice.C:
+		if n := inFlight(r.snk.Stats()); n > 0 && r.obs != nil {
+			r.obs.Waiting(fmt.Sprintf("flushing the %d message(s) in flight", n), r.plan.FlushTimeout-time.Since(r.end.at).Round(time.Second))
+		}
+		err = <-r.end.done
+	}
+	r.res.SendingEnded, r.res.FinalFlush = r.end.at, time.Since(r.end.at)
+	return err
 }
 
 // scheduleEnd tells why the rate schedule ended after released messages.
@@ -216,17 +243,49 @@ func (r *runner) units(ctx context.Context) error {
 	}
 	if plan.Pacing.ByCount && r.res.Sent > 0 {
 		// A rate-paced run does not flush per day; its last day must still be delivered.
-		if err := r.flush(); err != nil {
+		if err := r.finalFlush(); err != nil {
 			return incomplete(Unit{Day: r.res.LastDay}, err)
 		}
 	}
 	return nil
 }
 
+// ending is the end of a run's sending, once a stop condition is met: when it was, and the
+// final flush begun then, so that what is in flight is delivered while the generation winds
+// down. The end of Stop.Duration begins it from its timer, which no send may wait past.
+type ending struct {
+	once sync.Once
+	at   time.Time
+	done chan error // the flush's result
+}
+
+// begin ends the sending now, unless it ended already, and begins flush.
+func (e *ending) begin(flush func() error) {
+	e.once.Do(func() {
+		e.at, e.done = time.Now(), make(chan error, 1)
+		go func() { e.done <- flush() }()
+	})
+}
+
+// durationEnded ends a run's sending at the end of Stop.Duration: ctx's sends and waits end
+// with errStop, and the final flush begins.
+func (r *runner) durationEnded() {
+	r.cancel(errStop)
+	r.end.begin(r.flush)
+}
+
 // send hands one hit message to the sink: it first checks the message limit, then, when
 // wait, waits for the message's due time (model is its model time since the run's first
-// day). A stop condition is errStop, with r.ended saying which.
+// day). A stop condition is errStop, with r.ended saying which; the sending ends there.
 func (r *runner) send(ctx context.Context, cur *UnitResult, key, value []byte, model time.Duration, wait bool) error {
+	err := r.sendOne(ctx, cur, key, value, model, wait)
+	if errors.Is(err, errStop) {
+		r.end.begin(r.flush)
+	}
+	return err
+}
+
+func (r *runner) sendOne(ctx context.Context, cur *UnitResult, key, value []byte, model time.Duration, wait bool) error {
 	plan, res := &r.plan, r.res
 	if plan.Stop.Messages > 0 && res.Sent >= plan.Stop.Messages {
 		r.ended = StopMessages
@@ -246,14 +305,22 @@ func (r *runner) send(ctx context.Context, cur *UnitResult, key, value []byte, m
 			}
 			return err
 		}
-		cur.Lateness.Record(time.Since(r.due))
+		now := time.Now()
 		if res.PacedFrom.IsZero() {
 			res.PacedFrom = r.due
 			if d := plan.Stop.Duration; d > 0 && plan.Pacing.ByCount {
-				// The shape is cut at d; this ends a run that cannot keep up at d too.
-				r.timer = time.AfterFunc(time.Until(r.due.Add(d+durationGrace(d))), func() { r.cancel(errStop) })
+				// The shape is cut at d; this ends a run that cannot keep up at d too: no
+				// message is released after sendEnd, and one waiting for room in the sink
+				// then is not sent (the timer ends its wait).
+				r.sendEnd = r.due.Add(d + durationGrace(d))
+				r.timer = time.AfterFunc(r.sendEnd.Sub(now), r.durationEnded)
 			}
 		}
+		if !r.sendEnd.IsZero() && now.After(r.sendEnd) {
+			r.ended = StopDuration // due before the end, but too late to be sent
+			return errStop
+		}
+		cur.Lateness.Record(now.Sub(r.due))
 	}
 	m := sink.Message{Topic: plan.Hits, Key: key, Value: value, Due: r.due, Tag: uint32(cur.Day), Warmup: r.inWarmup(r.due)}
 	if err := r.snk.Send(ctx, m); err != nil {

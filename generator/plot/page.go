@@ -20,14 +20,19 @@ var percentileDash = []struct {
 
 const style = `body{font-family:"DejaVu Sans",Arial,sans-serif;margin:24px;color:#222;background:#fff}
 h1{font-size:22px}h2{font-size:17px;margin:28px 0 6px}
-table{border-collapse:collapse;font-size:13px}td,th{border:1px solid #ccc;padding:3px 8px;text-align:right}
-td:first-child,th:first-child{text-align:left}
+table{border-collapse:collapse;font-size:13px;max-width:960px}td,th{border:1px solid #ccc;padding:3px 8px;text-align:right}
+td:first-child,th:first-child{text-align:left;overflow-wrap:anywhere}
 .swatch{display:inline-block;width:12px;height:12px;margin-right:6px;vertical-align:middle}
 .chart text{font-size:12px;fill:#333}.chart .title{font-size:14px;font-weight:bold}
-.chart .grid{stroke:#e4e4e4}.chart .value{font-size:10px;fill:#555}.nodata{color:#a33;font-style:italic}`
+.chart .grid{stroke:#e4e4e4}.chart .raxis{stroke:#999}.chart .value{font-size:10px;fill:#555}
+.legend{display:flex;flex-wrap:wrap;gap:3px 18px;max-width:890px;margin:0 0 8px 70px;font-size:12px;color:#333}
+.legend .key{display:inline-flex;align-items:center;max-width:100%;overflow-wrap:anywhere}
+.legend .line{flex:none;width:22px;margin-right:6px}.legend .box{flex:none;width:14px;height:10px;margin-right:6px}
+.nodata{color:#555;background:#f4f4f4;border-left:3px solid #ccc;padding:6px 10px;max-width:870px}`
 
-// WriteHTML writes the page: a table of the runs, then the charts, each followed by what it
-// shows. A chart no report has data for is a sentence saying so, not an empty frame.
+// WriteHTML writes the page: a table of the runs, then the charts, each followed by its
+// legend (whole labels, wrapped) and what it shows. A chart no report has data for is a
+// sentence saying so, in grey, not an empty frame.
 func (p Page) WriteHTML(w io.Writer) error {
 	title := p.Title
 	if title == "" {
@@ -58,8 +63,10 @@ func (p Page) WriteHTML(w io.Writer) error {
 	return err
 }
 
+// noData says, in a neutral grey, that a chart is not drawn and why (what draws it): a page
+// of a run that has no data for a chart is not an error.
 func noData(b *strings.Builder, why string) {
-	fmt.Fprintf(b, "<p class=\"nodata\">No data: %s</p>\n", esc(why))
+	fmt.Fprintf(b, "<p class=\"nodata\">Not drawn: %s</p>\n", esc(why))
 }
 
 func (p Page) runsTable(b *strings.Builder) {
@@ -113,7 +120,11 @@ func (p Page) intervalSeries(f func(run int, at []float64, ivs func(func(i int) 
 			return out
 		}
 		at := col(func(j int) float64 { return ivs[j].AtS })
-		ss = append(ss, f(i, at, col)...)
+		run := f(i, at, col)
+		for k := range run {
+			run[k].axis = "run " + strconv.Itoa(i) // a run's lines share an axis
+		}
+		ss = append(ss, run...)
 		ok = true
 	}
 	return ss, ok
@@ -243,7 +254,7 @@ func (p Page) followSeries(lines []struct{ suffix, dash string }, keep func(repo
 		}
 		for li, l := range lines {
 			name := p.Runs[fg.run].Label + p.groupSuffix(fg) + l.suffix
-			sr := series{name: name, color: fg.color, dash: l.dash}
+			sr := series{name: name, color: fg.color, dash: l.dash, axis: fmt.Sprintf("run %d group %s", fg.run, fg.group)}
 			for _, iv := range s.Intervals {
 				if f, ok := iv.Follow[fg.group]; ok && keep(f) {
 					sr.x, sr.y = append(sr.x, iv.AtS), append(sr.y, y(li, f))

@@ -81,8 +81,8 @@ func wellFormed(t *testing.T, page string) {
 	}
 }
 
-// TestChartsPerReportKind: a page draws one chart per section that has data and says "No
-// data" for the rest, so a reader never sees an empty frame.
+// TestChartsPerReportKind: a page draws one chart per section that has data and says "Not
+// drawn", and why, for the rest, so a reader never sees an empty frame.
 func TestChartsPerReportKind(t *testing.T) {
 	inv := &world.Inventory{GeneratorVersion: "test", Days: []world.InventoryDay{{Day: 1, Messages: 1100, Garbage: map[string]int{"not_an_object": 60, "vanishing": 30}, Redelivered: 10}},
 		Snapshots: []world.InventorySnapshot{{Day: 0, Messages: 52, Garbage: map[string]int{"field_invalid": 2}}}}
@@ -111,7 +111,7 @@ func TestChartsPerReportKind(t *testing.T) {
 			if got := strings.Count(page, "<svg"); got != tc.charts {
 				t.Errorf("%d charts, want %d", got, tc.charts)
 			}
-			if got := strings.Count(page, `<p class="nodata">No data:`); got != tc.nodata {
+			if got := strings.Count(page, `<p class="nodata">Not drawn:`); got != tc.nodata {
 				t.Errorf("%d no-data messages, want %d", got, tc.nodata)
 			}
 		})
@@ -125,7 +125,7 @@ func TestZeroIntervalsSaysNoData(t *testing.T) {
 	r.Report.Stress.Intervals = []report.Interval{}
 	r.Report.LatencyDistributionMS = nil
 	page := render(t, Page{Runs: []Run{r}})
-	if n := strings.Count(page, "No data: none of the reports has intervals"); n != 3 {
+	if n := strings.Count(page, "Not drawn: none of the reports has intervals"); n != 3 {
 		t.Errorf("%d no-interval messages, want 3 (rate, latency, lag):\n%s", n, page)
 	}
 	if strings.Contains(page, "<polyline") {
@@ -240,7 +240,7 @@ func TestPipelineTookNothingDuringRun(t *testing.T) {
 		r.Report.Stress.Intervals[i].Follow = map[string]report.FollowInterval{"ch": {Lag: int64(1000 * (i + 1))}}
 	}
 	page := render(t, Page{Runs: []Run{r}})
-	if !strings.Contains(page, "No data: the followed groups took nothing during the run") {
+	if !strings.Contains(page, "Not drawn: the followed groups took nothing during the run") {
 		t.Errorf("the pipeline chart does not say the group took nothing during the run")
 	}
 	if !strings.Contains(page, "<title>late consumer lag</title></polyline>") {

@@ -9,18 +9,28 @@ import (
 	"unicode/utf8"
 )
 
-// Chart geometry, in SVG user units (pixels at 100 % zoom).
+// Chart geometry, in SVG user units (pixels at 100 % zoom). The legend is HTML under the
+// chart, where labels of any length wrap instead of being cut at the chart's edge.
 const (
-	chartW  = 960
-	chartH  = 320
-	padL    = 70
-	padR    = 250 // the legend
-	padT    = 30
-	padB    = 65 // room for slanted group labels
-	plotW   = chartW - padL - padR
-	plotH   = chartH - padT - padB
-	legendX = chartW - padR + 15
+	chartW = 960
+	chartH = 320
+	padL   = 70
+	padR   = 70 // room for a right-hand axis
+	padT   = 30
+	padB   = 65 // room for slanted group labels
+	plotW  = chartW - padL - padR
+	plotH  = chartH - padT - padB
 )
+
+// smallShare is the rule that gives a series its own axis: the lines of a run (or of a
+// followed group: series.axis) whose largest value is below this share of the largest on
+// their chart would lie flat on the shared axis, so they are drawn against a right-hand axis
+// (with every such run of the chart), and the legend says so. A run's own lines stay
+// together: its p50 beside its p99 is the comparison the chart is for.
+const smallShare = 0.1
+
+// rightAxis is the legend's note on a line drawn against the right-hand axis.
+const rightAxis = " (right axis)"
 
 // palette colours the runs in order; inventory is the expectation's colour.
 var palette = []string{"#1f77b4", "#d62728", "#2ca02c", "#9467bd", "#ff7f0e", "#17becf", "#8c564b", "#e377c2"}
@@ -41,6 +51,9 @@ type series struct {
 	color string
 	dash  string // stroke-dasharray, "" for solid
 	x, y  []float64
+	// axis names the lines that share an axis whatever their size (a run's percentiles,
+	// its achieved and target rates); "" is a line of its own.
+	axis string
 }
 
 // legendItem is one line of a chart's legend.
@@ -96,11 +109,16 @@ func short(v float64) string {
 	return strconv.FormatFloat(v, 'f', 1, 64)
 }
 
+// scale maps a value to its height on an axis whose ticks end at top.
+func scale(ticks []float64) func(float64) float64 {
+	top := ticks[len(ticks)-1]
+	return func(v float64) float64 { return padT + plotH - v/top*plotH }
+}
+
 // frame opens an SVG chart with its title, the y grid up to yTicks' last value and the axis
 // titles; it returns the y scale.
 func frame(b *strings.Builder, title, xTitle, yTitle string, yTicks []float64) func(float64) float64 {
-	top := yTicks[len(yTicks)-1]
-	y := func(v float64) float64 { return padT + plotH - v/top*plotH }
+	y := scale(yTicks)
 	fmt.Fprintf(b, `<svg xmlns="http://www.w3.org/2000/svg" class="chart" width="%d" height="%d" viewBox="0 0 %d %d" role="img" aria-label="%s">`+"\n",
 		chartW, chartH, chartW, chartH, esc(title))
 	fmt.Fprintf(b, `<text x="%d" y="18" class="title">%s</text>`+"\n", padL, esc(title))
@@ -114,49 +132,151 @@ func frame(b *strings.Builder, title, xTitle, yTitle string, yTicks []float64) f
 	return y
 }
 
-func legend(b *strings.Builder, items []legendItem) {
-	for i, it := range items {
-		y := padT + 8 + i*18
-		if it.bar {
-			fmt.Fprintf(b, `<rect x="%d" y="%d" width="14" height="10" fill="%s"/>`, legendX, y-9, it.color)
-		} else {
-			fmt.Fprintf(b, `<line x1="%d" x2="%d" y1="%d" y2="%d" stroke="%s" stroke-width="2" stroke-dasharray="%s"/>`,
-				legendX, legendX+22, y-4, y-4, it.color, it.dash)
-		}
-		fmt.Fprintf(b, `<text x="%d" y="%d" class="legend">%s</text>`+"\n", legendX+28, y, esc(it.name))
+// rightFrame draws the right-hand axis of the ticks rTicks, titled yTitle, and returns its
+// scale: tick marks and values outside the plot, no grid (the grid is the left axis').
+func rightFrame(b *strings.Builder, yTitle string, rTicks []float64) func(float64) float64 {
+	y := scale(rTicks)
+	x := padL + plotW
+	fmt.Fprintf(b, `<line x1="%d" x2="%d" y1="%d" y2="%d" class="raxis"/>`, x, x, padT, padT+plotH)
+	for _, t := range rTicks {
+		fmt.Fprintf(b, `<line x1="%d" x2="%d" y1="%s" y2="%s" class="raxis"/><text x="%d" y="%s" class="tick" text-anchor="start">%s</text>`,
+			x, x+4, num(y(t)), num(y(t)), x+6, num(y(t)+4), esc(label(t)))
 	}
+	cx := chartW - 8
+	fmt.Fprintf(b, `<text x="%d" y="%d" class="axis" text-anchor="middle" transform="rotate(90 %d %d)">%s</text>`+"\n",
+		cx, padT+plotH/2, cx, padT+plotH/2, esc(yTitle+", right axis"))
+	return y
 }
 
-// lineChart draws ss over a shared x axis from 0.
-func lineChart(b *strings.Builder, title, xTitle, yTitle string, ss []series, items []legendItem) {
-	var xMax, yMax float64
-	for _, s := range ss {
-		for i := range s.x {
-			xMax, yMax = max(xMax, s.x[i]), max(yMax, s.y[i])
+// legend writes the chart's legend as HTML after it: each item's key (a line in its colour
+// and dash, or a filled box for bars) and its whole label, wrapping as the page needs.
+func legend(b *strings.Builder, items []legendItem) {
+	b.WriteString(`<div class="legend">`)
+	for _, it := range items {
+		key := fmt.Sprintf(`<span class="box" style="background:%s"></span>`, it.color)
+		if !it.bar {
+			key = fmt.Sprintf(`<span class="line" style="border-top:2px %s %s"></span>`, dashStyle(it.dash), it.color)
+		}
+		fmt.Fprintf(b, `<span class="key">%s<span class="label">%s</span></span>`, key, esc(it.name))
+	}
+	b.WriteString("</div>\n")
+}
+
+// dashStyle is the CSS border style closest to an SVG dash pattern: the percentiles' "7 4"
+// dashed, "2 3" dotted.
+func dashStyle(dash string) string {
+	switch dash {
+	case "":
+		return "solid"
+	case "2 3":
+		return "dotted"
+	}
+	return "dashed"
+}
+
+// splitAxes decides which of ss are drawn against a right-hand axis: the lines of each axis
+// group (series.axis) whose largest value is above 0 and below smallShare of the largest of
+// all. It returns the largest value of the left-hand lines and of the right-hand ones.
+func splitAxes(ss []series) (right []bool, leftMax, rightMax float64) {
+	groupOf := make([]string, len(ss))
+	maxOf := map[string]float64{}
+	var top float64
+	for i, s := range ss {
+		groupOf[i] = s.axis
+		if s.axis == "" {
+			groupOf[i] = "\x00" + strconv.Itoa(i) // a line of its own
+		}
+		for _, v := range s.y {
+			maxOf[groupOf[i]] = max(maxOf[groupOf[i]], v)
+		}
+		top = max(top, maxOf[groupOf[i]])
+	}
+	right = make([]bool, len(ss))
+	for i := range ss {
+		if m := maxOf[groupOf[i]]; m > 0 && m < top*smallShare {
+			right[i], rightMax = true, max(rightMax, m)
+		} else {
+			leftMax = max(leftMax, m)
 		}
 	}
-	yTicks := niceTicks(yMax, 5)
+	return right, leftMax, rightMax
+}
+
+// onRight notes in the legend which lines are drawn against the right-hand axis: the items
+// named as a series of ss for which right is set.
+func onRight(items []legendItem, ss []series, right []bool) []legendItem {
+	names := map[string]bool{}
+	for i, s := range ss {
+		if right[i] {
+			names[s.name] = true
+		}
+	}
+	out := make([]legendItem, len(items))
+	for i, it := range items {
+		out[i] = it
+		if names[it.name] {
+			out[i].name += rightAxis
+		}
+	}
+	return out
+}
+
+// axes draws the y axes of ss (frame, and rightFrame when some series are small: splitAxes)
+// and returns each series' y scale and the legend items noting the right-hand lines.
+func axes(b *strings.Builder, title, xTitle, yTitle string, ss []series, items []legendItem) ([]func(float64) float64, []legendItem) {
+	right, leftMax, rightMax := splitAxes(ss)
+	left := frame(b, title, xTitle, yTitle, niceTicks(leftMax, 5))
+	ys := make([]func(float64) float64, len(ss))
+	for i := range ys {
+		ys[i] = left
+	}
+	if rightMax > 0 {
+		r := rightFrame(b, yTitle, niceTicks(rightMax, 5))
+		for i := range ys {
+			if right[i] {
+				ys[i] = r
+			}
+		}
+		items = onRight(items, ss, right)
+	}
+	return ys, items
+}
+
+// polyline draws series s with x and y scales; a single point is a dot too.
+func polyline(b *strings.Builder, s series, x, y func(float64) float64) {
+	var pts strings.Builder
+	for i := range s.x {
+		fmt.Fprintf(&pts, "%s,%s ", num(x(s.x[i])), num(y(s.y[i])))
+	}
+	fmt.Fprintf(b, `<polyline fill="none" stroke="%s" stroke-width="2" stroke-dasharray="%s" points="%s"><title>%s</title></polyline>`+"\n",
+		s.color, s.dash, strings.TrimSpace(pts.String()), esc(s.name))
+}
+
+// lineChart draws ss over a shared x axis from 0; a series far smaller than the others gets
+// the right-hand axis (splitAxes).
+func lineChart(b *strings.Builder, title, xTitle, yTitle string, ss []series, items []legendItem) {
+	var xMax float64
+	for _, s := range ss {
+		for i := range s.x {
+			xMax = max(xMax, s.x[i])
+		}
+	}
 	xTicks := niceTicks(xMax, 8)
 	xTop := xTicks[len(xTicks)-1]
 	x := func(v float64) float64 { return padL + v/xTop*plotW }
-	y := frame(b, title, xTitle, yTitle, yTicks)
+	ys, items := axes(b, title, xTitle, yTitle, ss, items)
 	for _, t := range xTicks {
 		fmt.Fprintf(b, `<text x="%s" y="%d" class="tick" text-anchor="middle">%s</text>`, num(x(t)), padT+plotH+16, esc(label(t)))
 	}
 	b.WriteByte('\n')
-	for _, s := range ss {
-		var pts strings.Builder
-		for i := range s.x {
-			fmt.Fprintf(&pts, "%s,%s ", num(x(s.x[i])), num(y(s.y[i])))
-		}
-		fmt.Fprintf(b, `<polyline fill="none" stroke="%s" stroke-width="2" stroke-dasharray="%s" points="%s"><title>%s</title></polyline>`+"\n",
-			s.color, s.dash, strings.TrimSpace(pts.String()), esc(s.name))
+	for i, s := range ss {
+		polyline(b, s, x, ys[i])
 		if len(s.x) == 1 { // a single interval is a point, not a line
-			fmt.Fprintf(b, `<circle cx="%s" cy="%s" r="3" fill="%s"/>`+"\n", num(x(s.x[0])), num(y(s.y[0])), s.color)
+			fmt.Fprintf(b, `<circle cx="%s" cy="%s" r="3" fill="%s"/>`+"\n", num(x(s.x[0])), num(ys[i](s.y[0])), s.color)
 		}
 	}
-	legend(b, items)
 	b.WriteString("</svg>\n")
+	legend(b, items)
 }
 
 // bar is one bar of a group.
@@ -205,8 +325,8 @@ func barChart(b *strings.Builder, title, yTitle string, groups []group, items []
 		}
 		fmt.Fprintf(b, `<text x="%s" y="%d" class="tick" text-anchor="middle">%s</text>`+"\n", num(x0+gw/2), padT+plotH+16, esc(g.label))
 	}
-	legend(b, items)
 	b.WriteString("</svg>\n")
+	legend(b, items)
 }
 
 // percentileX is percentile p's place on HdrHistogram's axis: log10(1/(1−p/100)), so 90 %
@@ -224,28 +344,23 @@ func percentileLabel(k int) string {
 // percentileChart draws ss, whose x are percentileX values, on a percentile axis with a tick
 // at each power of ten of 1/(1−p), as HdrHistogram plots a latency distribution.
 func percentileChart(b *strings.Builder, title, yTitle string, ss []series, items []legendItem) {
-	var xMax, yMax float64
+	var xMax float64
 	for _, s := range ss {
 		for i := range s.x {
-			xMax, yMax = max(xMax, s.x[i]), max(yMax, s.y[i])
+			xMax = max(xMax, s.x[i])
 		}
 	}
 	top := max(1, int(math.Ceil(xMax-1e-9)))
 	x := func(v float64) float64 { return padL + v/float64(top)*plotW }
-	y := frame(b, title, "percentile (log scale of 1/(1−p))", yTitle, niceTicks(yMax, 5))
+	ys, items := axes(b, title, "percentile (log scale of 1/(1−p))", yTitle, ss, items)
 	for k := 0; k <= top; k++ {
 		fmt.Fprintf(b, `<line x1="%s" x2="%s" y1="%d" y2="%d" class="grid"/><text x="%s" y="%d" class="tick" text-anchor="middle">%s</text>`,
 			num(x(float64(k))), num(x(float64(k))), padT, padT+plotH, num(x(float64(k))), padT+plotH+16, esc(percentileLabel(k)))
 	}
 	b.WriteByte('\n')
-	for _, s := range ss {
-		var pts strings.Builder
-		for i := range s.x {
-			fmt.Fprintf(&pts, "%s,%s ", num(x(s.x[i])), num(y(s.y[i])))
-		}
-		fmt.Fprintf(b, `<polyline fill="none" stroke="%s" stroke-width="2" stroke-dasharray="%s" points="%s"><title>%s</title></polyline>`+"\n",
-			s.color, s.dash, strings.TrimSpace(pts.String()), esc(s.name))
+	for i, s := range ss {
+		polyline(b, s, x, ys[i])
 	}
-	legend(b, items)
 	b.WriteString("</svg>\n")
+	legend(b, items)
 }

@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync/atomic"
 
 	"github.com/clickgen/clickgen/generator/world"
 )
@@ -173,6 +174,7 @@ type Checker struct {
 	newOrders  map[string]uint64 // accepted order_ids that no sent message has
 	counts     [2]map[string]int // by topic and kind
 	examples   map[exampleGroup][]Difference
+	reading    atomic.Pointer[reading] // the topic ReadTopics reads, nil between topics
 }
 
 // exampleGroup is what examples are capped by: kind, topic and day.

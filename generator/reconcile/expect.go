@@ -25,6 +25,7 @@ import (
 	"runtime"
 	"slices"
 	"sync"
+	"sync/atomic"
 
 	"github.com/clickgen/clickgen/generator/intake"
 	"github.com/clickgen/clickgen/generator/world"
@@ -268,6 +269,11 @@ type builder struct {
 // disagree. Its result does not depend on opt.Workers. A range [world.Range.Validate] refuses
 // is an error wrapping its *[world.RangeError].
 func Expect(ctx context.Context, w *world.World, r world.Range, opt Options) (*Expectation, error) {
+	return expect(ctx, w, r, opt, nil)
+}
+
+// expect is [Expect], counting the units built into built when it is not nil.
+func expect(ctx context.Context, w *world.World, r world.Range, opt Options, built *atomic.Int64) (*Expectation, error) {
 	if err := r.Validate(); err != nil {
 		return nil, fmt.Errorf("reconcile: %w", err)
 	}
@@ -300,6 +306,9 @@ func Expect(ctx context.Context, w *world.World, r world.Range, opt Options) (*E
 		}
 		if err := b.addUnit(inv, u); err != nil {
 			return nil, err
+		}
+		if built != nil {
+			built.Add(1)
 		}
 	}
 	e.Inventory = inv.Inventory()

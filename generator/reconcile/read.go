@@ -8,6 +8,7 @@ import (
 	"maps"
 	"slices"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/clickgen/clickgen/generator/broker"
@@ -37,25 +38,71 @@ func (c *Checker) ReadTopics(ctx context.Context, brokers []string, hitsTopic, o
 		if has, err := broker.Partitions(ctx, brokers, tp.name, opts...); err == nil && has != tp.parts {
 			return &PartitionsError{Topic: tp.name, Has: has, Want: tp.parts}
 		}
-		start := time.Now()
-		var n int64
+		rd := &reading{topic: tp.name, want: int64(tp.want), since: time.Now()}
+		c.reading.Store(rd)
 		err := broker.ConsumeFunc(ctx, brokers, tp.name, func(r broker.Record) error {
 			tp.add(Message{Partition: r.Partition, Offset: r.Offset, Key: r.Key, Value: r.Value})
-			n++
+			rd.n.Add(1)
 			return nil
 		}, opts...)
+		c.reading.Store(nil)
+		n := rd.n.Load()
 		if errors.Is(err, broker.ErrNoTopic) && tp.want == 0 {
 			n, err = -1, nil
 		}
 		if err != nil {
-			return err
+			return &ReadError{Topic: tp.name, Read: n, Want: rd.want, Err: err}
 		}
 		if done != nil {
-			done(tp.name, n, time.Since(start))
+			done(tp.name, n, time.Since(rd.since))
 		}
 	}
 	return nil
 }
+
+// reading is how far [Checker.ReadTopics] has read the topic it reads.
+type reading struct {
+	topic string
+	want  int64
+	since time.Time
+	n     atomic.Int64
+}
+
+// ReadProgress is how far [Checker.ReadTopics] has read Topic: Read messages of the Want the
+// expectation sends to it, in Took.
+type ReadProgress struct {
+	Topic      string
+	Read, Want int64
+	Took       time.Duration
+}
+
+// Reading says how far [Checker.ReadTopics] has read the topic it is reading; ok is false
+// when it reads none (before, between and after the topics). It is safe to call from any
+// goroutine while ReadTopics runs.
+func (c *Checker) Reading() (p ReadProgress, ok bool) {
+	rd := c.reading.Load()
+	if rd == nil {
+		return ReadProgress{}, false
+	}
+	return ReadProgress{Topic: rd.topic, Read: rd.n.Load(), Want: rd.want, Took: time.Since(rd.since)}, true
+}
+
+// ReadError is [Checker.ReadTopics] failing while it read Topic, after Read of the Want
+// messages the expectation sends to it; Err is the read's error (ctx's when it ended the read).
+type ReadError struct {
+	Topic      string
+	Read, Want int64
+	Err        error
+}
+
+func (e *ReadError) Error() string {
+	if e.Read == 0 {
+		return e.Err.Error() // which names the topic
+	}
+	return fmt.Sprintf("reading topic %s, after %d of %d expected messages: %v", e.Topic, e.Read, e.Want, e.Err)
+}
+
+func (e *ReadError) Unwrap() error { return e.Err }
 
 // PartitionsError is ReadTopics' refusal of a topic whose partition count is not the one the
 // expectation places keys with.

@@ -1,9 +1,12 @@
 package reconcile
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
+	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/clickgen/clickgen/generator/sink"
@@ -22,9 +25,19 @@ type Verify struct {
 	// options (TLS, SASL, timeouts; the brokers are given only here).
 	Brokers []string
 	Conn    []sink.Opt
-	// Logf, if set, hears a line when the expectation is built and when each topic was read.
-	Logf func(format string, args ...any)
+	// Logf, if set, hears a line when the expectation is built and when each topic was read,
+	// and, while a topic is read, how far: first after ProgressAfter, then every
+	// ProgressEvery (0: [DefaultProgressAfter], [DefaultProgressEvery]).
+	Logf                         func(format string, args ...any)
+	ProgressAfter, ProgressEvery time.Duration
 }
+
+// The default periods of [Verify]'s progress lines: reading 2 M messages takes over a minute,
+// and a read that says nothing looks like a hang.
+const (
+	DefaultProgressAfter = time.Second
+	DefaultProgressEvery = 5 * time.Second
+)
 
 // The refusals of [Verify.Validate], naming the settings; a caller that must say which flag
 // carried a value tells them apart with errors.Is. ErrSameTopic comes wrapped with the topic.
@@ -62,7 +75,13 @@ func (v *Verify) Run(ctx context.Context, w *world.World, r world.Range) (*Resul
 		logf = func(string, ...any) {}
 	}
 	start := time.Now()
-	e, err := Expect(ctx, w, r, v.Options)
+	p := &verifyProgress{run: r.Name(), units: 2 * int64(r.Days), start: start}
+	if r.From == 0 {
+		p.units-- // no snapshot before day 0
+	}
+	stop := v.progress(p, logf)
+	defer stop()
+	e, err := expect(ctx, w, r, v.Options, &p.built)
 	if err != nil {
 		return nil, err
 	}
@@ -71,6 +90,7 @@ func (v *Verify) Run(ctx context.Context, w *world.World, r world.Range) (*Resul
 	rctx, cancel := context.WithTimeout(ctx, v.Timeout)
 	defer cancel()
 	c := e.NewChecker()
+	p.checker.Store(c)
 	err = c.ReadTopics(rctx, v.Brokers, v.HitsTopic, v.OrdersTopic, v.Conn, func(t string, got int64, took time.Duration) {
 		if got < 0 {
 			logf("verify: %s does not exist, and run %s sends nothing to it", t, r.Name())
@@ -78,6 +98,7 @@ func (v *Verify) Run(ctx context.Context, w *world.World, r world.Range) (*Resul
 		}
 		logf("verify: read %d messages of %s in %v", got, t, took.Round(time.Millisecond))
 	})
+	stop()
 	var pe *PartitionsError
 	switch {
 	case errors.As(err, &pe):
@@ -107,3 +128,69 @@ func (e *TimeoutError) Error() string {
 }
 
 func (e *TimeoutError) Unwrap() error { return e.Err }
+
+// verifyProgress is how far a [Verify.Run] is: the units of the expectation built, then the
+// checker reading the topics.
+type verifyProgress struct {
+	run     string
+	units   int64 // the range's units: its days' hits and its snapshots
+	start   time.Time
+	built   atomic.Int64
+	checker atomic.Pointer[Checker]
+}
+
+// step says which step the run is at ("" between steps), since when, and how far in words.
+func (p *verifyProgress) step() (name string, since time.Time, line string) {
+	c := p.checker.Load()
+	if c == nil {
+		return "expectation", p.start, fmt.Sprintf("verify: computing what run %s sends: %d of %d days' hits and snapshots", p.run, p.built.Load(), p.units)
+	}
+	if r, ok := c.Reading(); ok {
+		return r.Topic, time.Now().Add(-r.Took), fmt.Sprintf("verify: reading %s: %d of %d expected messages read (%v)", r.Topic, r.Read, r.Want, r.Took.Round(time.Second))
+	}
+	return "", time.Time{}, ""
+}
+
+// progressPoll is how often a Verify looks at how far it is.
+const progressPoll = 100 * time.Millisecond
+
+// progress tells logf how far p is: for each step (building the expectation, reading each
+// topic), first ProgressAfter into it, then every ProgressEvery; until the returned stop is
+// called, which returns once no line is being told and may be called again.
+func (v *Verify) progress(p *verifyProgress, logf func(string, ...any)) (stop func()) {
+	after, every := cmp.Or(v.ProgressAfter, DefaultProgressAfter), cmp.Or(v.ProgressEvery, DefaultProgressEvery)
+	poll := min(progressPoll, after, every)
+	quit, done := make(chan struct{}), make(chan struct{})
+	go func() {
+		defer close(done)
+		t := time.NewTicker(poll)
+		defer t.Stop()
+		var told string    // the step last told
+		var next time.Time // when to tell it again
+		for {
+			select {
+			case <-quit:
+				return
+			case now := <-t.C:
+				name, since, line := p.step()
+				switch {
+				case name == "":
+					continue
+				case name != told:
+					if now.Sub(since) < after {
+						continue
+					}
+				case now.Before(next):
+					continue
+				}
+				logf("%s", line)
+				told, next = name, now.Add(every)
+			}
+		}
+	}()
+	var once sync.Once
+	return func() {
+		once.Do(func() { close(quit) })
+		<-done
+	}
+}

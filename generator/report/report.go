@@ -167,6 +167,8 @@ type StressInfo struct {
 	Shape       string     `json:"shape"`                    // the rate shape, canonical spelling
 	MaxRatePerS float64    `json:"max_rate_per_s,omitempty"` // the ceiling, if any
 	PacedS      float64    `json:"paced_s"`                  // from the first release to the end of the run, flush included
+	SendingS    float64    `json:"sending_s"`                // from the first release to the end of the sending, what --duration bounds; 0 if not clean
+	FinalFlushS float64    `json:"final_flush_s"`            // the flush of what was in flight then (paced_s is about the sum)
 	Released    uint64     `json:"released"`                 // messages the pacer released
 	MaxLagMS    float64    `json:"max_lag_ms"`               // the latest any message was released
 	FirstDay    int        `json:"first_day"`                // the model days played

@@ -56,7 +56,7 @@ func TestGolden(t *testing.T) {
 		"runnil": report.Run{},
 		"stress": report.Stress{Report: full, LatencyMS: report.StressLatency{Mean: 1, P50: 2, P95: 3, P99: 4, P999: 5, Max: 6},
 			LatencyDistributionMS: [][2]float64{{50, 2}}, Units: units,
-			Stress: report.StressInfo{Shape: "ramp:1/s-2/s:1s", MaxRatePerS: 5, PacedS: 1.5, Released: 9, MaxLagMS: 0.5, FirstDay: 1, LastDay: 2, Stopped: "duration",
+			Stress: report.StressInfo{Shape: "ramp:1/s-2/s:1s", MaxRatePerS: 5, PacedS: 1.5, SendingS: 1.25, FinalFlushS: 0.25, Released: 9, MaxLagMS: 0.5, FirstDay: 1, LastDay: 2, Stopped: "duration",
 				Intervals: []report.Interval{{AtS: 1, Records: 2, PerS: 3, TargetPerS: 4, MBPerS: 5, AvgLatencyMS: 6, MaxLatencyMS: 7, P50MS: 8, P95MS: 9, P99MS: 10, Errors: 11, LagMS: 12,
 					Follow: map[string]report.FollowInterval{"g1": {Taken: 1, P50MS: 2, P99MS: 3, MaxMS: 4, Lag: 5}}}, {AtS: 2}}}},
 		"stressnil": report.Stress{Report: plain, Stress: report.StressInfo{Intervals: []report.Interval{}}},

@@ -198,14 +198,25 @@ func (k *Kafka) brokerList() string { return strings.Join(k.cfg.brokers, ",") }
 
 // CheckConnect asks the brokers for metadata, failing within the connect
 // timeout (see [ConnectTimeout]) or when ctx is done, whichever is first,
-// with an error naming the brokers (and, when ctx ended it, how long it had
-// tried: an interrupt is not the timeout). It also proves TLS and SASL work: a
+// with a *[ConnectError] naming the brokers (and, when ctx ended it, how long it
+// had tried: an interrupt is not the timeout). It also proves TLS and SASL work: a
 // port without a SASL listener is a *[NoSASLListenerError].
+//
+// Brokers that keep it waiting for [ConnectNoticeAfter] are told to the function of
+// [OnConnectWait]. Its errors name Kafka, not the sink: a verb that reads topics meets them
+// too.
 func (k *Kafka) CheckConnect(ctx context.Context) error {
 	parent, start := ctx, time.Now()
 	ctx, cancel := context.WithTimeout(ctx, k.cfg.connectTimeout)
 	defer cancel()
-	if err := k.cl.Ping(ctx); err != nil {
+	var notice func()
+	if f := k.cfg.onConnectWait; f != nil && k.cfg.connectTimeout > ConnectNoticeAfter {
+		notice = func() { f(ConnectWait{Brokers: k.brokerList(), Bound: k.cfg.connectTimeout}) }
+	}
+	stop := noticeAfter(ConnectNoticeAfter, notice)
+	err := k.cl.Ping(ctx)
+	stop()
+	if err != nil {
 		if s := k.cfg.sasl; s != nil && (errors.Is(err, io.EOF) || errors.Is(err, kerr.IllegalSaslState)) && k.answersWithoutSASL(ctx) {
 			// The broker hung up on the handshake (kfake) or refused it (Kafka's PLAINTEXT
 			// listener: ILLEGAL_SASL_STATE), and answers a client without SASL: the port has
@@ -221,16 +232,14 @@ func (k *Kafka) CheckConnect(ctx context.Context) error {
 			// The broker answered and then refused or hung up on the authentication
 			// (Kafka closes the connection after a failed SASL handshake): the
 			// network is fine, the credentials are not.
-			return fmt.Errorf("sink: Kafka at %s refused the SASL credentials (mechanism %s, user %q; check the user, the mechanism and the password): %w",
+			return fmt.Errorf("Kafka at %s refused the SASL credentials (mechanism %s, user %q; check the user, the mechanism and the password): %w",
 				k.brokerList(), s.mech, s.user, err)
 		}
 		if ctx.Err() != nil && !errors.Is(err, ctx.Err()) {
 			err = fmt.Errorf("%w (last error: %v)", ctx.Err(), err)
 		}
-		if parent.Err() != nil {
-			return fmt.Errorf("sink: interrupted after %.2fs while reaching Kafka at %s: %w", time.Since(start).Seconds(), k.brokerList(), err)
-		}
-		return fmt.Errorf("sink: cannot reach Kafka at %s within %v: %w", k.brokerList(), k.cfg.connectTimeout, err)
+		return &ConnectError{Brokers: k.brokerList(), Timeout: k.cfg.connectTimeout, Waited: time.Since(start),
+			Interrupted: parent.Err() != nil, Err: err}
 	}
 	return nil
 }
@@ -371,7 +380,7 @@ type NoSASLListenerError struct {
 }
 
 func (e *NoSASLListenerError) Error() string {
-	return fmt.Sprintf("sink: Kafka at %s %s (mechanism %s, user %q) and answers without SASL: it has no SASL listener on this port (drop the SASL mechanism, or give the SASL listener's port): %v",
+	return fmt.Sprintf("Kafka at %s %s (mechanism %s, user %q) and answers without SASL: it has no SASL listener on this port (drop the SASL mechanism, or give the SASL listener's port): %v",
 		e.Brokers, e.What, e.Mechanism, e.User, e.Err)
 }
 

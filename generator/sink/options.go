@@ -170,6 +170,7 @@ type cfg struct {
 	onAck              func(Ack)
 	onCreated          func(Created)
 	onLeaderWait       func(LeaderWait)
+	onConnectWait      func(ConnectWait)
 
 	tlsCfg *tls.Config // built by validate from tls
 }
@@ -340,7 +341,7 @@ func (c *cfg) validate() error {
 		c.tlsCfg = tc
 	}
 	if err := errors.Join(errs...); err != nil {
-		return fmt.Errorf("sink: invalid Kafka configuration: %w", err)
+		return fmt.Errorf("invalid Kafka configuration: %w", err)
 	}
 	return nil
 }

@@ -219,12 +219,13 @@ func (e *FileError) Error() string { return "file: " + e.Err.Error() }
 func (e *FileError) Unwrap() error { return e.Err }
 
 // CheckConnect fails within the connect timeout when the brokers cannot be reached. A client
-// the settings cannot build is a *[ConfigError].
-func (s *Settings) CheckConnect(ctx context.Context) error {
+// the settings cannot build is a *[ConfigError]. extra are added to the settings' options
+// ([OnConnectWait], a logger).
+func (s *Settings) CheckConnect(ctx context.Context, extra ...Opt) error {
 	if err := s.LoadTLS(ctx); err != nil {
 		return err
 	}
-	k, err := NewKafka(s.Opts()...)
+	k, err := NewKafka(append(s.Opts(), extra...)...)
 	if err != nil {
 		return &ConfigError{Err: err}
 	}

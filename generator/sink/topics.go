@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"slices"
 	"strings"
-	"sync"
 	"sync/atomic"
 	"time"
 
@@ -76,20 +75,11 @@ func (k *Kafka) waitLeaders(ctx context.Context, topics []string, want map[strin
 	for _, t := range topics {
 		pending.Add(int64(want[t]))
 	}
+	var notice func()
 	if f := k.cfg.onLeaderWait; f != nil {
-		var told sync.WaitGroup
-		told.Add(1)
-		notice := time.AfterFunc(time.Second, func() {
-			defer told.Done()
-			f(LeaderWait{Topics: topics, Pending: int(pending.Load()), Bound: bound})
-		})
-		defer func() {
-			if notice.Stop() {
-				told.Done()
-			}
-			told.Wait() // the notice is said before what follows the wait
-		}()
+		notice = func() { f(LeaderWait{Topics: topics, Pending: int(pending.Load()), Bound: bound}) }
 	}
+	defer noticeAfter(time.Second, notice)() // the notice is said before what follows the wait
 	poll := time.NewTicker(leaderPoll)
 	defer poll.Stop()
 	start := time.Now()

@@ -243,12 +243,13 @@ func addExpect(total *Expect, e Expect) {
 // [InventoryBuilder]. Batches are rendered on workers goroutines (0: GOMAXPROCS) with memory
 // bounded as in Play; the inventory does not depend on them. With r.Segment it counts that
 // segment's share: its clean messages' hashes and counts, its extras, the order classes of the
-// orders it owns.
+// orders it owns. When the units stop with an error (ctx ended), the inventory of the units
+// counted before it is returned with it, so a caller can say how far it got.
 func (w *World) Inventory(ctx context.Context, r Range, workers int) (*Inventory, error) {
 	ib := w.NewInventoryBuilder(r)
 	for u, err := range w.Units(ctx, r, UnitOptions{Workers: workers}) {
 		if err != nil {
-			return nil, err
+			return ib.Inventory(), err
 		}
 		for b := range u.Batches() {
 			ib.AddBatch(u, b)

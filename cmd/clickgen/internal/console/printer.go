@@ -45,6 +45,7 @@ type Printer struct {
 	done      chan struct{} // nil until the progress starts
 	wg        sync.WaitGroup
 	mu        sync.Mutex
+	who       string // "segment I/N: " in a segmented run: every line says whose it is
 	label     string
 	line      func() string // if set, replaces the default line and is printed as a log line
 	// lastAcked and lastAt are the previous line's figures: the line shows the current
@@ -82,6 +83,10 @@ func NewPrinter(w io.Writer, m *measure.Run, total int, lineEvery time.Duration)
 func (p *Printer) RunStarted(s play.Start) {
 	p.mu.Lock()
 	p.stats, p.start = s.Stats, s.At
+	if seg := s.Plan.Range.Segment; !seg.Whole() {
+		// The N processes of one run write interleaved logs: each line names its segment.
+		p.who = "segment " + seg.String() + ": "
+	}
 	every := ProgressEvery
 	switch {
 	case s.Plan.Pacing.ByCount:
@@ -122,7 +127,7 @@ func (p *Printer) Logf(format string, args ...any) {
 	if p.tty {
 		fmt.Fprint(p.w, "\r\033[K")
 	}
-	fmt.Fprintf(p.w, "clickgen: "+format+"\n", args...)
+	fmt.Fprintf(p.w, "clickgen: %s%s\n", p.who, fmt.Sprintf(format, args...))
 }
 
 func (p *Printer) print() {
@@ -152,10 +157,10 @@ func (p *Printer) print() {
 			filled := min(width, int(int64(width)*acked/int64(p.total)))
 			bar = "[" + strings.Repeat("#", filled) + strings.Repeat(".", width-filled) + "] "
 		}
-		fmt.Fprintf(p.w, "\r\033[K%s%s", bar, line)
+		fmt.Fprintf(p.w, "\r\033[K%s%s%s", p.who, bar, line)
 		return
 	}
-	fmt.Fprintf(p.w, "clickgen: progress: %s\n", line)
+	fmt.Fprintf(p.w, "clickgen: %sprogress: %s\n", p.who, line)
 }
 
 // stop ends the progress line, if it started. Logf may still be called after it.
@@ -201,7 +206,14 @@ func (p *Printer) RunEnded(_ context.Context, e *play.End) error {
 			p.Logf("%s", stressTotal(f))
 		}
 	}
-	fmt.Fprint(p.w, Summary(e.Stats, f))
+	sum := Summary(e.Stats, f)
+	p.mu.Lock()
+	if p.who != "" {
+		sum = strings.ReplaceAll(sum, "\nclickgen: ", "\nclickgen: "+p.who)
+		sum = strings.Replace(sum, "clickgen: ", "clickgen: "+p.who, 1)
+	}
+	fmt.Fprint(p.w, sum)
+	p.mu.Unlock()
 	return nil
 }
 
@@ -256,9 +268,11 @@ func (p *Printer) Stopped(reason play.StopReason, res play.Result) {
 }
 
 // Summary is the end-of-run text: per topic what was sent, acknowledged and failed, the
-// bytes and partitions, the acknowledged rate over the run's time, and the latency
-// percentiles, from the sink's counters s and the measurement's figures f (with a warm-up:
-// the latency of what came after it, then the warm-up's on a line of its own).
+// bytes and partitions, the acknowledged rate over the run's time, the latency percentiles
+// (the measurement's figures f, of s's histogram; with a warm-up: the latency of what came
+// after it, then the warm-up's on a line of its own) and the total time, which a rate-paced
+// run splits into its sending (what --duration bounds) and the final flush of what was in
+// flight.
 func Summary(s sink.Stats, f measure.Figures) string {
 	lat, elapsed := f.Latency, f.Elapsed
 	var b strings.Builder
@@ -293,7 +307,11 @@ func Summary(s sink.Stats, f measure.Figures) string {
 	if len(s.Topics) == 0 {
 		b.WriteString("clickgen: nothing was sent\n")
 	}
-	fmt.Fprintf(&b, "clickgen: total time %v\n", elapsed.Round(time.Millisecond))
+	fmt.Fprintf(&b, "clickgen: total time %v", elapsed.Round(time.Millisecond))
+	if f.Sending > 0 {
+		fmt.Fprintf(&b, ": sending %v, then the final flush of what was in flight %v", f.Sending.Round(time.Millisecond), round(f.FinalFlush))
+	}
+	b.WriteByte('\n')
 	return b.String()
 }
 
