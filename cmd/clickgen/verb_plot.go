@@ -7,23 +7,21 @@ import (
 	"github.com/clickgen/clickgen/generator/plot"
 )
 
-func runPlot(ctx context.Context, sio *stdio, args []string) error {
-	fs := newFlags("plot", "plot REPORT.json [REPORT2.json ...] [--label NAME ...] [--inventory FILE] > run.html",
-		`Write one self-contained HTML page (inline SVG, no scripts, nothing fetched) drawing the
+const plotHelp = `Write one self-contained HTML page (inline SVG, no scripts, nothing fetched) drawing the
 reports that --report wrote: rate target against achieved, latency p50/p95/p99 and lag per
 interval (rate-paced runs), with --follow-group the pipeline latency p50/p99/max and consumer
 lag per interval, the produce and pipeline latency distributions (percentile on a log scale
 of 1/(1-p), as HdrHistogram plots them), acknowledged against sent per topic, the partitions'
-balance, and messages per day and per garbage class. Several reports overlay, each labelled by its file
-name or by the --label in the same position, so runs compare on one page. --inventory draws
+balance, and messages per day and per garbage class. Several reports overlay, each labelled by
+its file name or by the --label in the same position, so runs compare on one page. --inventory draws
 the expectation per day and class beside them: the output of 'clickgen inventory' with the
-run's flags (the report says what was sent; the inventory, what the world plans).`)
-	labels := fs.StringArray("label", nil, "label the report in the same position (repeat per report); default: its file name")
-	invFile := fs.String("inventory", "", "draw the expectation of this `FILE`, the output of 'clickgen inventory'")
-	title := fs.String("title", "", "the page's title (default \"clickgen runs\")")
-	if err := parseFlags(fs, args, sio.out, true); err != nil {
+run's flags (the report says what was sent; the inventory, what the world plans).`
+
+func runPlot(ctx context.Context, sio *stdio, b *binding, args []string) error {
+	if err := b.parse(args, sio.out, true); err != nil {
 		return err
 	}
+	fs, labels, invFile, title := b.fs, &b.v.labels, &b.v.inventory, &b.v.title
 	if fs.NArg() == 0 {
 		return usagef("plot", "no report given")
 	}
