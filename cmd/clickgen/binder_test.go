@@ -169,3 +169,17 @@ func TestShortDuration(t *testing.T) {
 		}
 	}
 }
+
+// BenchmarkBindAndParse is a verb's startup on the command line: binding every flag of
+// batch and parsing a typical command with the environment read.
+func BenchmarkBindAndParse(b *testing.B) {
+	v := &verbs[2] // batch
+	env := envOf(map[string]string{seedEnv: "7", sinkTopicEnv: "hits"})
+	args := []string{"--day", "3", "--days", "2", "--brokers", "k:9", "--compression", "zstd", "--garbage", "0.01"}
+	b.ReportAllocs()
+	for b.Loop() {
+		if err := bind(v, env).parse(args, io.Discard, false); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
