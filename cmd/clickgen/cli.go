@@ -198,6 +198,26 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	return usagef("", "unknown verb %q%s", name, didYouMean(name, names, ""))
 }
 
+func printHelp(w io.Writer) {
+	fmt.Fprint(w, `clickgen plays a deterministic online shop ("Дом и уют") into Kafka topics hits and orders,
+and says exactly what a storage must hold afterwards.
+
+Usage:
+  clickgen VERB [flags]
+
+Verbs:
+`)
+	for _, v := range verbs {
+		fmt.Fprintf(w, "  %-10s %s\n", v.name, v.summary)
+	}
+	fmt.Fprint(w, `
+Run 'clickgen VERB --help' for the flags of a verb.
+Exit codes: 0 success, 1 failure, 2 usage error (nothing was sent), 130 interrupted
+(Ctrl-C or SIGTERM: what was acknowledged is in the summary; a second Ctrl-C half a second
+or more after the first exits at once).
+`)
+}
+
 // decimalInts makes every integer flag of fs read its value (and its environment fallback,
 // which goes through the same Set) as decimal: pflag's integer flags parse with base 0, so
 // --day 010 played day 8, --day 0x10 day 16 and --seed 1_0 seed 10. This is the one place

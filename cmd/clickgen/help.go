@@ -13,27 +13,6 @@ import (
 // lines of 126 columns).
 const helpWidth = 100
 
-// printHelp is `clickgen help`: the verbs and the exit codes.
-func printHelp(w io.Writer) {
-	fmt.Fprint(w, `clickgen plays a deterministic online shop ("Дом и уют") into Kafka topics hits and orders,
-and says exactly what a storage must hold afterwards.
-
-Usage:
-  clickgen VERB [flags]
-
-Verbs:
-`)
-	for _, v := range verbs {
-		fmt.Fprintf(w, "  %-10s %s\n", v.name, v.summary)
-	}
-	fmt.Fprint(w, `
-Run 'clickgen VERB --help' for the flags of a verb.
-Exit codes: 0 success, 1 failure, 2 usage error (nothing was sent), 130 interrupted
-(Ctrl-C or SIGTERM: what was acknowledged is in the summary; a second Ctrl-C half a second
-or more after the first exits at once). Each verb's help says what its codes mean.
-`)
-}
-
 // printVerbHelp is `clickgen VERB --help`: the usage, the description, the flags in their
 // groups with their defaults as a user reads them, and the exit codes; no line is wider than
 // helpWidth.
