@@ -9,10 +9,8 @@ import "github.com/clickgen/clickgen/generator/world"
 // run` cannot play them by name.
 //
 // Each is complete: every field a default would fill is set, so a verb plays it without
-// [Profile.WithDefaults], its flags saying everything. That is why a stand's verb refuses
-// --scale 0 where `run` plays it as 1: 0 is a profile's way of leaving world.scale to its
-// default, which only WithDefaults fills in; a complete profile has none to fill, and the
-// world's constructor refuses a scale of 0 ([CheckScale]).
+// [Profile.WithDefaults]; a flag not given leaves the field as it is here, as `run` leaves
+// its profile's.
 
 // Batch is `clickgen batch`: model days played into the hits topic back to back, unpaced.
 func Batch() Profile {

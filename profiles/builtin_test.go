@@ -40,11 +40,7 @@ func TestBuiltins(t *testing.T) {
 		}
 	}
 	zero := 0.0
-	p, err := Batch().Apply(Overrides{Scale: &zero})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := p.NewWorld(t.Context(), MemoryLimit{}, 1); err == nil || err.Error() != "world.scale 0: want a factor in (0, 1000]" {
-		t.Errorf("Batch with scale 0: NewWorld() = %v, want the scale refused", err)
+	if _, err := Batch().Apply(Overrides{Scale: &zero}); err == nil || err.Error() != "world.scale 0: want a factor in (0, 1000]" {
+		t.Errorf("Batch with scale 0: Apply() = %v, want the scale refused", err)
 	}
 }

@@ -42,7 +42,7 @@ func TestProfileIntegersAreDecimal(t *testing.T) {
 	for _, tc := range []struct {
 		yaml, want string
 	}{
-		{"play:\n  day: 0x10\n", `play.day: "0x10" must be a decimal integer (0x, 0o, 0b and _ are not read; leading zeros are) (line 2)`},
+		{"play:\n  day: 0x10\n", `play.day: "0x10" must be a decimal integer (0x, 0o, 0b, exponents, spaces and _ are not read; leading zeros are) (line 2)`},
 		{"play:\n  days: 0o10\n", `play.days: "0o10" must be a decimal integer`},
 		{"stop:\n  messages: 1_000\n", `stop.messages: "1_000" must be a decimal integer`},
 		{"world:\n  seed: 0x10\n", `world.seed: "0x10" must be a decimal integer`},

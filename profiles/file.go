@@ -30,13 +30,7 @@ func SourceFile(ctx context.Context, path string) ([]byte, error) {
 		return nil, err
 	}
 	if _, err := LoadCatalog(ctx, p.World.Catalog); err != nil {
-		var ve *ValueError
-		if errors.As(err, &ve) {
-			named := *ve
-			named.Name = "world.catalog" // the field of the file that names the catalog
-			err = &named
-		}
-		return nil, &ValueError{Name: "profile file", Value: path, Err: err}
+		return nil, &ValueError{Field: "profile file", Value: path, Err: inFile{err}}
 	}
 	return data, nil
 }
@@ -45,14 +39,14 @@ func SourceFile(ctx context.Context, path string) ([]byte, error) {
 func loadFile(ctx context.Context, path string) (Profile, []byte, error) {
 	data, err := fileio.Read(ctx, path, fileio.Limit{Bytes: maxFileSize})
 	if tl := (*fileio.TooLargeError)(nil); errors.As(err, &tl) {
-		return Profile{}, nil, &ValueError{Name: "profile file", Value: path, Err: fmt.Errorf("%w: a profile is a few dozen lines", tl)}
+		return Profile{}, nil, &ValueError{Field: "profile file", Value: path, Err: fmt.Errorf("%w: a profile is a few dozen lines", tl)}
 	}
 	if err != nil {
-		return Profile{}, nil, &ValueError{Name: "profile file", Err: err} // the *fs.PathError names the path
+		return Profile{}, nil, &ValueError{Field: "profile file", Err: err} // the *fs.PathError names the path
 	}
 	p, err := ParseFile(data)
 	if err != nil {
-		return Profile{}, nil, &ValueError{Name: "profile file", Value: path, Err: err}
+		return Profile{}, nil, &ValueError{Field: "profile file", Value: path, Err: inFile{err}}
 	}
 	if p.Name == "" {
 		base := path[strings.LastIndexAny(path, `/\`)+1:]
@@ -60,6 +54,13 @@ func loadFile(ctx context.Context, path string) (Profile, []byte, error) {
 	}
 	return p, data, nil
 }
+
+// inFile is the refusal of a value a profile file holds: its fields are the file's, said in
+// this package's words (world.seed), never in a caller's names for the values it gives.
+type inFile struct{ err error }
+
+func (e inFile) Error() string { return e.err.Error() }
+func (e inFile) Unwrap() error { return e.err }
 
 // WriteList writes the embedded profiles to w, one a line with its description, the default
 // one marked, in columns.

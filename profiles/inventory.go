@@ -21,16 +21,16 @@ func MergeInventoryFiles(ctx context.Context, paths []string) (*world.Inventory,
 	for _, path := range paths {
 		data, err := fileio.Read(ctx, path, fileio.Limit{Bytes: world.MaxInventoryBytes})
 		if err != nil {
-			return nil, &ValueError{Name: "inventory file", Err: err} // the *fs.PathError names the file
+			return nil, &ValueError{Field: "inventory file", Err: err} // the *fs.PathError names the file
 		}
 		inv := new(world.Inventory)
 		if err := json.Unmarshal(data, inv); err != nil {
-			return nil, &ValueError{Name: "inventory file", Value: path, Err: err}
+			return nil, &ValueError{Field: "inventory file", Value: path, Err: err}
 		}
 		if inv.GeneratorVersion == "" {
 			// null and {} decode into the zero Inventory, which merged into an empty one;
 			// plot refuses the same file in the same words.
-			return nil, &ValueError{Name: "inventory file", Value: path, Err: errors.New(`not a clickgen inventory: no "generator_version" key`)}
+			return nil, &ValueError{Field: "inventory file", Value: path, Err: errors.New(`not a clickgen inventory: no "generator_version" key`)}
 		}
 		invs = append(invs, inv)
 	}

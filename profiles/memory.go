@@ -5,6 +5,8 @@ import (
 	"math"
 	"strconv"
 	"strings"
+
+	"github.com/clickgen/clickgen/generator/field"
 )
 
 // Bytes is an amount of memory, parsed from "4GiB", "512MiB", "1.5G" or a plain number of
@@ -63,6 +65,9 @@ func (b *Bytes) Type() string { return "size" }
 type MemoryLimit struct {
 	Bytes  Bytes
 	Source string // which limit: "the explicit limit", "the cgroup's memory limit", "the system's available memory"
+	// Explicit says the limit is the caller's own choice (the field memory.limit,
+	// [FieldMemoryLimit]), not the machine's: a refusal names it so.
+	Explicit bool
 }
 
 // Check refuses a run needing need bytes (see world.Footprint.Need) above the limit, as a
@@ -70,7 +75,7 @@ type MemoryLimit struct {
 // would otherwise be killed by the kernel mid-way, or die with Go's "out of memory".
 func (l MemoryLimit) Check(need int64) error {
 	if l.Bytes > 0 && Bytes(need) > l.Bytes {
-		return &MemoryError{Need: Bytes(need), Limit: l.Bytes, Source: l.Source}
+		return &MemoryError{Need: Bytes(need), Limit: l.Bytes, Source: l.Source, Explicit: l.Explicit}
 	}
 	return nil
 }
@@ -79,8 +84,16 @@ func (l MemoryLimit) Check(need int64) error {
 type MemoryError struct {
 	Need, Limit Bytes
 	Source      string // which limit (MemoryLimit.Source)
+	Explicit    bool   // the limit is the caller's own (MemoryLimit.Explicit)
 }
 
-func (e *MemoryError) Error() string {
-	return fmt.Sprintf("needs about %s of memory, more than %s (%s)", e.Need, e.Source, e.Limit)
+func (e *MemoryError) Error() string { return e.Say(nil) }
+
+// Say is the refusal with an explicit limit named by names (field memory.limit).
+func (e *MemoryError) Say(names field.Names) string {
+	source := e.Source
+	if e.Explicit {
+		source = field.Name(names, FieldMemoryLimit, e.Source)
+	}
+	return fmt.Sprintf("needs about %s of memory, more than %s (%s)", e.Need, source, e.Limit)
 }

@@ -5,6 +5,7 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/clickgen/clickgen/generator/field"
 	"github.com/clickgen/clickgen/generator/pace"
 	"github.com/clickgen/clickgen/generator/world"
 )
@@ -17,7 +18,7 @@ import (
 // Err values; the command says which flag carried it.
 type Overrides struct {
 	Seed    *uint64  // world.seed; an explicit 0 is refused ([CheckSeed])
-	Scale   *float64 // world.scale; 0 leaves it to its default ([CheckScale] otherwise; see [Batch])
+	Scale   *float64 // world.scale, checked by [CheckScale]: an explicit 0 is refused, as on every verb
 	Catalog *string  // world.catalog
 
 	Day  *int    // play.day, at least 0
@@ -47,6 +48,9 @@ type InvalidError struct{ Err error }
 func (e *InvalidError) Error() string { return e.Err.Error() }
 func (e *InvalidError) Unwrap() error { return e.Err }
 
+// Say is Validate's error with the fields it names named by names (field.Say).
+func (e *InvalidError) Say(names field.Names) string { return field.Say(e.Err, names) }
+
 // Apply returns p with o applied, validated. An override that changes what is played (the
 // world, the days, what is sent, garbage, the stop condition; not the pacing) drops p's Expect,
 // which describes the profile as written. An error about an override itself is a *ValueError
@@ -58,20 +62,22 @@ func (p Profile) Apply(o Overrides) (Profile, error) {
 			return p, err
 		}
 	}
-	if o.Scale != nil && *o.Scale != 0 {
+	if o.Scale != nil {
+		// A profile's 0 means 1; a 0 someone typed means what it says, and no world has it
+		// (run used to play --scale 0 as 1 while batch refused it).
 		if err := CheckScale(*o.Scale); err != nil {
 			return p, err
 		}
 	}
 	switch {
 	case o.Day != nil && *o.Day < 0:
-		return p, &ValueError{Name: "play.day", Value: strconv.Itoa(*o.Day), Err: errors.New("model days start at 0")}
+		return p, &ValueError{Field: "play.day", Value: strconv.Itoa(*o.Day), Err: errors.New("model days start at 0")}
 	case o.Days != nil && *o.Days < 1:
-		return p, &ValueError{Name: "play.days", Value: strconv.Itoa(*o.Days), Err: errors.New("want at least 1")}
+		return p, &ValueError{Field: "play.days", Value: strconv.Itoa(*o.Days), Err: errors.New("want at least 1")}
 	case o.Mix != nil && *o.Mix == nil:
-		return p, &ValueError{Name: "garbage.mix", Err: errors.New("empty mix")}
+		return p, &ValueError{Field: "garbage.mix", Err: errors.New("empty mix")}
 	case o.Messages != nil && *o.Messages < 0:
-		return p, &ValueError{Name: "stop.messages", Value: strconv.FormatInt(*o.Messages, 10), Err: errors.New("want 0 (no limit) or more")}
+		return p, &ValueError{Field: "stop.messages", Value: strconv.FormatInt(*o.Messages, 10), Err: errors.New("want 0 (no limit) or more")}
 	case o.Speed != nil && o.Rate != nil:
 		return p, ErrSpeedAndRate
 	}
@@ -99,7 +105,7 @@ func (p Profile) Apply(o Overrides) (Profile, error) {
 	case o.Pace != nil:
 		mode = *o.Pace
 		if (o.Speed != nil && mode != PaceReplay) || (o.Rate != nil && mode != PaceRate) {
-			return p, &ValueError{Name: "pacing.mode", Value: mode, Err: ErrModeContradicts}
+			return p, &ValueError{Field: "pacing.mode", Value: mode, Err: ErrModeContradicts}
 		}
 	case o.Speed != nil:
 		mode = PaceReplay
@@ -111,7 +117,7 @@ func (p Profile) Apply(o Overrides) (Profile, error) {
 	}
 	if o.Speed != nil {
 		if _, err := pace.Replay(*o.Speed); err != nil {
-			return p, &ValueError{Name: "pacing.speed", Err: err}
+			return p, &ValueError{Field: "pacing.speed", Err: err}
 		}
 		p.Pacing.Speed = *o.Speed
 	}

@@ -138,8 +138,9 @@ func TestApplyErrors(t *testing.T) {
 	if _, err := (Profile{}).Apply(Overrides{Pace: ptr(PaceRate), Speed: ptr(60.0)}); !errors.Is(err, ErrModeContradicts) {
 		t.Errorf("Apply(pace rate, speed 60) = %v, want ErrModeContradicts", err)
 	}
-	// 0 overrides the scale with the profile's default, as in a profile file.
-	if p, err := (Profile{World: World{Scale: 5}}).Apply(Overrides{Scale: ptr(0.0)}); err != nil || p.WithDefaults().World.Scale != 1 {
-		t.Errorf("Apply(scale 0) = scale %v, %v; want 1", p.World.Scale, err)
+	// An explicit 0 is refused, as every verb refuses it (a profile's 0 means 1; a flag's
+	// 0 used to mean 1 on run and be refused on batch).
+	if _, err := (Profile{World: World{Scale: 5}}).Apply(Overrides{Scale: ptr(0.0)}); err == nil || err.Error() != "world.scale 0: want a factor in (0, 1000]" {
+		t.Errorf("Apply(scale 0) = %v; want it refused", err)
 	}
 }

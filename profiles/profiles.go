@@ -37,6 +37,7 @@ import (
 
 	"go.yaml.in/yaml/v3"
 
+	"github.com/clickgen/clickgen/generator/field"
 	"github.com/clickgen/clickgen/generator/pace"
 	"github.com/clickgen/clickgen/generator/world"
 )
@@ -192,7 +193,7 @@ func (p Profile) WithDefaults() Profile {
 var nameRE = regexp.MustCompile(`^[a-z0-9][a-z0-9_-]*$`)
 
 // Validate reports the first thing wrong with p, naming the field as the YAML spells it
-// (e.g. "pacing.rate: …"). Zero fields are valid: they mean defaults.
+// (e.g. "pacing.rate: …") in a field.Error. Zero fields are valid: they mean defaults.
 func (p Profile) Validate() error {
 	if p.Name != "" && !nameRE.MatchString(p.Name) {
 		return fmt.Errorf("name %q: want lower-case letters, digits, '-' and '_'", p.Name)
@@ -203,60 +204,66 @@ func (p Profile) Validate() error {
 		}
 	}
 	if p.World.Catalog != strings.TrimSpace(p.World.Catalog) {
-		return fmt.Errorf("world.catalog %q: leading or trailing space", p.World.Catalog)
+		return refused("world.catalog", strconv.Quote(p.World.Catalog), "leading or trailing space")
 	}
-	if p.Play.Day < 0 {
-		return fmt.Errorf("play.day %d: model days start at 0", p.Play.Day)
+	if err := p.Play.validate(); err != nil {
+		return err
 	}
-	if p.Play.Days < 0 {
-		return fmt.Errorf("play.days %d: want at least 1, or 0 for 1", p.Play.Days)
-	}
-	switch p.Play.Send {
-	case "", SendHits, SendSnapshots, SendBoth:
-	default:
-		return fmt.Errorf("play.send %q: want %s, %s or %s", p.Play.Send, SendHits, SendSnapshots, SendBoth)
-	}
-	if p.Play.Endless {
-		if p.Play.Days != 0 {
-			return fmt.Errorf("play.endless with play.days %d: choose one", p.Play.Days)
-		}
-		if p.Play.Send != "" && p.Play.Send != SendHits {
-			return fmt.Errorf("play.endless plays hits only, not play.send %q", p.Play.Send)
-		}
-		if p.Stop.Duration == 0 && p.Stop.Messages == 0 {
-			return errors.New("play.endless needs stop.duration or stop.messages")
-		}
+	if p.Play.Endless && p.Stop.Duration == 0 && p.Stop.Messages == 0 {
+		return errEndlessNoStop
 	}
 	if err := p.Pacing.validate(); err != nil {
 		return err
 	}
-	for _, r := range []struct {
-		field string
-		g     world.Garbage
-	}{
-		{"garbage.rate", world.Garbage{Rate: p.Garbage.Rate}},
-		{"garbage.redeliver", world.Garbage{Redeliver: p.Garbage.Redeliver}},
-		{"garbage.mix", world.Garbage{Rate: max(p.Garbage.Rate, 0), Mix: p.Garbage.Mix}},
-	} {
-		if err := r.g.Validate(); err != nil {
-			return fmt.Errorf("%s: %w", r.field, err)
-		}
+	if err := p.Garbage.Validate(); err != nil {
+		return err // named by the garbage field (world.Garbage)
 	}
 	if p.Stop.Duration < 0 {
-		return fmt.Errorf("stop.duration %v: want a positive duration such as 30s, or 0s for none", p.Stop.Duration)
+		return refused("stop.duration", p.Stop.Duration.String(), "want a positive duration such as 30s, or 0s for none")
 	}
 	if p.Stop.Messages < 0 {
-		return fmt.Errorf("stop.messages %d: want a positive count, or 0 for none", p.Stop.Messages)
+		return refused("stop.messages", strconv.FormatInt(p.Stop.Messages, 10), "want a positive count, or 0 for none")
 	}
 	if p.Stop.Messages > 0 && p.Play.Send == SendSnapshots {
-		return fmt.Errorf("stop.messages %d counts hit messages, and play.send %q sends none", p.Stop.Messages, p.Play.Send)
+		return field.Sentence("{stop.messages} %d counts hit messages, and {play.send} %q sends none", p.Stop.Messages, p.Play.Send)
 	}
 	for _, e := range []struct {
 		field string
 		n     *int64
 	}{{"expect.hits", p.Expect.Hits}, {"expect.orders", p.Expect.Orders}} {
 		if e.n != nil && *e.n < 0 {
-			return fmt.Errorf("%s %d: a count is at least 0", e.field, *e.n)
+			return refused(e.field, strconv.FormatInt(*e.n, 10), "a count is at least 0")
+		}
+	}
+	return nil
+}
+
+// errEndlessNoStop is an endless profile without a stop condition.
+var errEndlessNoStop = field.New("{play.endless} needs {stop.duration} or {stop.messages}")
+
+// refused is the refusal of value in field, saying why.
+func refused(field, value, why string) error {
+	return &ValueError{Field: field, Value: value, Err: errors.New(why)}
+}
+
+func (pl Play) validate() error {
+	if pl.Day < 0 {
+		return refused("play.day", strconv.Itoa(pl.Day), "model days start at 0")
+	}
+	if pl.Days < 0 {
+		return refused("play.days", strconv.Itoa(pl.Days), "want at least 1, or 0 for 1")
+	}
+	switch pl.Send {
+	case "", SendHits, SendSnapshots, SendBoth:
+	default:
+		return refused("play.send", strconv.Quote(pl.Send), "want "+SendHits+", "+SendSnapshots+" or "+SendBoth)
+	}
+	if pl.Endless {
+		if pl.Days != 0 {
+			return field.Sentence("{play.endless} with {play.days} %d: choose one", pl.Days)
+		}
+		if pl.Send != "" && pl.Send != SendHits {
+			return field.Sentence("{play.endless} plays hits only, not {play.send} %q", pl.Send)
 		}
 	}
 	return nil
@@ -266,26 +273,26 @@ func (pc Pacing) validate() error {
 	switch pc.Mode {
 	case "", PaceNone, PaceReplay, PaceRate:
 	default:
-		return fmt.Errorf("pacing.mode %q: want %s, %s or %s", pc.Mode, PaceNone, PaceReplay, PaceRate)
+		return refused("pacing.mode", strconv.Quote(pc.Mode), "want "+PaceNone+", "+PaceReplay+" or "+PaceRate)
 	}
 	if pc.Speed != 0 {
 		if pc.Mode != PaceReplay {
-			return fmt.Errorf("pacing.speed %v is for mode %s, not %q", pc.Speed, PaceReplay, pc.Mode)
+			return field.Sentence("{pacing.speed} %v is for {pacing.mode|mode} %s, not %q", pc.Speed, PaceReplay, pc.Mode)
 		}
 		if !(pc.Speed > 0) {
-			return fmt.Errorf("pacing.speed %v: want a positive number of model seconds per real second", pc.Speed)
+			return refused("pacing.speed", fmt.Sprint(pc.Speed), "want a positive number of model seconds per real second")
 		}
 		if _, err := pace.Replay(pc.Speed); err != nil {
-			return fmt.Errorf("pacing.speed: %w", err)
+			return &ValueError{Field: "pacing.speed", Err: err}
 		}
 	}
 	if !pc.Rate.IsZero() && pc.Mode != PaceRate {
-		return fmt.Errorf("pacing.rate %q is for mode %s, not %q", pc.Rate, PaceRate, pc.Mode)
+		return field.Sentence("{pacing.rate} %q is for {pacing.mode|mode} %s, not %q", pc.Rate.String(), PaceRate, pc.Mode)
 	}
 	if pc.MaxRate != 0 {
 		// The value was parsed when it was read; this checks one set in Go.
 		if _, err := pace.Constant(pc.MaxRate); err != nil {
-			return fmt.Errorf("pacing.max_rate: %w", err)
+			return &ValueError{Field: "pacing.max_rate", Err: err}
 		}
 	}
 	return nil
@@ -403,42 +410,40 @@ var intFields = map[string]struct{ min, max string }{
 const minInt, maxInt = "-9223372036854775808", "9223372036854775807"
 
 // wholeNumbers checks the value of every integer field (see intFields) and puts it into
-// read as decimal text ([Decimal]): a YAML float is not a whole number, a base prefix or an
-// underscore is not decimal, and a value outside the field's bounds is refused, each naming
-// the field and the line.
+// read as decimal text (field.Decimal, as the command line reads integers): a YAML float is
+// not a whole number (1e3 is not decimal), a base prefix or an underscore is not decimal, and a
+// value outside the field's bounds is refused, each naming the field and the line.
 func wholeNumbers(n *yaml.Node, path string, read map[string]string) error {
 	if n.Kind != yaml.MappingNode {
 		return nil
 	}
 	for i := 0; i+1 < len(n.Content); i += 2 {
-		field, v := n.Content[i].Value, n.Content[i+1]
+		name, v := n.Content[i].Value, n.Content[i+1]
 		if path != "" {
-			field = path + "." + field
+			name = path + "." + name
 		}
-		b, ok := intFields[field]
-		if strings.HasPrefix(field, "garbage.mix.") { // a class weight
+		b, ok := intFields[name]
+		if strings.HasPrefix(name, "garbage.mix.") { // a class weight
 			b, ok = intFields["play.day"], true
 		}
 		if ok && v.Kind == yaml.ScalarNode && (v.Tag == "!!int" || v.Tag == "!!float") {
-			d, err := Decimal(v.Value)
+			d, err := field.Decimal(v.Value)
 			switch {
-			case err != nil && v.Tag == "!!float":
-				return fmt.Errorf("%s: %q is not a whole number (line %d)", field, v.Value, v.Line)
 			case err != nil:
-				return fmt.Errorf("%s: %q %w (line %d)", field, v.Value, err, v.Line)
+				return fmt.Errorf("%s: %q %w (line %d)", name, v.Value, err, v.Line)
 			case decimalLess(d, b.min) || decimalLess(b.max, d):
-				return fmt.Errorf("%s: %s is out of range: want %s to %s (line %d)", field, v.Value, b.min, b.max, v.Line)
+				return fmt.Errorf("%s: %s is out of range: want %s to %s (line %d)", name, v.Value, b.min, b.max, v.Line)
 			}
-			read[field] = d
+			read[name] = d
 		}
-		if err := wholeNumbers(v, field, read); err != nil {
+		if err := wholeNumbers(v, name, read); err != nil {
 			return err
 		}
 	}
 	return nil
 }
 
-// decimalLess reports whether a < b for integers in [Decimal]'s form.
+// decimalLess reports whether a < b for integers in field.Decimal's form.
 func decimalLess(a, b string) bool {
 	na, nb := strings.HasPrefix(a, "-"), strings.HasPrefix(b, "-")
 	if na != nb {

@@ -180,8 +180,10 @@ func TestRefusedQuietly(t *testing.T) {
 		yaml, want string
 	}{
 		{"play:\n  days: 1.5\n", `play.days: "1.5" is not a whole number (line 2)`},
-		{"play:\n  day: 2.0\n", `play.day: "2.0" is not a whole number`},
-		{"stop:\n  messages: 1e3\n", `stop.messages: "1e3" is not a whole number`},
+		{"play:\n  day: 2.5\n", `play.day: "2.5" is not a whole number`},
+		// Issue 29 N15: 1e3 and 2.0 are whole numbers, not written in decimal digits.
+		{"play:\n  day: 2.0\n", `play.day: "2.0" must be a decimal integer`},
+		{"stop:\n  messages: 1e3\n", `stop.messages: "1e3" must be a decimal integer`},
 		{"play:\n  send: snapshots\n  days: 2\nstop:\n  messages: 5\n", `stop.messages 5 counts hit messages, and play.send "snapshots" sends none`},
 	} {
 		if _, err := Parse([]byte(tc.yaml)); err == nil || !strings.Contains(err.Error(), tc.want) {

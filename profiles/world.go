@@ -14,7 +14,7 @@ import (
 // ([CheckScale]: --scale 5000 is out of range whatever the memory), then a run whose memory
 // cannot fit under limit ([CheckFootprint], for workers render workers and p's garbage;
 // the command measures limit, the zero limit is none), then reads p's catalog ([LoadCatalog]:
-// a *[ValueError] named catalog when it cannot be read or parsed), refuses a run whose
+// a *[ValueError] named world.catalog when it cannot be read or parsed), refuses a run whose
 // memory cannot fit with the catalog's rows counted, and builds the world. A seed of 0 is
 // the canonical one: a caller that took the seed from a user checks it first ([CheckSeed]).
 func (p Profile) NewWorld(ctx context.Context, limit MemoryLimit, workers int) (*world.World, error) {
@@ -41,7 +41,7 @@ func (p Profile) NewWorld(ctx context.Context, limit MemoryLimit, workers int) (
 // LoadCatalog reads and parses the catalog file at path (nil for ""), as every input is read
 // (fileio.Read: at most world.MaxCatalogBytes; a FIFO, a pipe or a device within
 // fileio.DefaultWait; given up when ctx ends, wrapping its cause); an error is a *[ValueError]
-// named catalog, with the path and, for a bad file, the line and column.
+// named world.catalog, with the path and, for a bad file, the line and column.
 func LoadCatalog(ctx context.Context, path string) (*world.Catalog, error) {
 	c, _, err := loadCatalog(ctx, path)
 	return c, err
@@ -54,11 +54,11 @@ func loadCatalog(ctx context.Context, path string) (*world.Catalog, int, error) 
 	}
 	data, err := fileio.Read(ctx, path, fileio.Limit{Bytes: world.MaxCatalogBytes})
 	if err != nil {
-		return nil, 0, &ValueError{Name: "catalog", Err: err} // the *fs.PathError names the path
+		return nil, 0, &ValueError{Field: "world.catalog", Err: err} // the *fs.PathError names the path
 	}
 	c, err := world.ParseCatalog(data)
 	if err != nil {
-		return nil, 0, &ValueError{Name: "catalog", Value: path, Err: err}
+		return nil, 0, &ValueError{Field: "world.catalog", Value: path, Err: err}
 	}
 	return c, len(data), nil
 }
@@ -78,11 +78,16 @@ func CheckFootprint(f world.Footprint, limit MemoryLimit) error {
 }
 
 // CheckDays refuses model days the wire formats cannot carry (see [world.MaxDay]), as a
-// *[ValueError] named play.day/play.days: day 9223372036854775807 used to exit 0 having sent
-// nothing, and from day 29 105 on UTCEventTime wrapped to 1970.
+// *[ValueError] named play.day when the first day is out of range, else play.days: day
+// 9223372036854775807 used to exit 0 having sent nothing, and from day 29 105 on
+// UTCEventTime wrapped to 1970.
 func CheckDays(from, n int) error {
 	if err := world.CheckDays(from, n); err != nil {
-		return &ValueError{Name: "play.day/play.days", Err: err}
+		f := "play.days"
+		if from < 0 || from > world.MaxDay {
+			f = "play.day"
+		}
+		return &ValueError{Field: f, Err: err}
 	}
 	return nil
 }

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/clickgen/clickgen/generator/field"
 	"github.com/clickgen/clickgen/generator/world"
 )
 
@@ -39,8 +40,8 @@ func TestNewWorld(t *testing.T) {
 	}
 	_, err := (Profile{World: World{Scale: 1, Catalog: "/nonexistent"}}).NewWorld(t.Context(), MemoryLimit{}, 0)
 	var ve *ValueError
-	if !errors.As(err, &ve) || ve.Name != "catalog" || !errors.Is(err, fs.ErrNotExist) || !strings.HasPrefix(err.Error(), "catalog: open /nonexistent: ") {
-		t.Errorf("NewWorld(catalog /nonexistent) error = %v, want catalog: open …, wrapping fs.ErrNotExist", err)
+	if !errors.As(err, &ve) || ve.Field != "world.catalog" || !errors.Is(err, fs.ErrNotExist) || !strings.HasPrefix(err.Error(), "world.catalog: open /nonexistent: ") {
+		t.Errorf("NewWorld(catalog /nonexistent) error = %v, want world.catalog: open …, wrapping fs.ErrNotExist", err)
 	}
 }
 
@@ -104,4 +105,30 @@ func TestFootprintCounted(t *testing.T) {
 
 // explicit is a memory limit the caller gave, as the command passes --max-memory when it is
 // the smallest.
-func explicit(b Bytes) MemoryLimit { return MemoryLimit{Bytes: b, Source: "the explicit limit"} }
+func explicit(b Bytes) MemoryLimit {
+	return MemoryLimit{Bytes: b, Source: "the explicit limit", Explicit: true}
+}
+
+// TestFootprintSaid: the memory refusal is one sentence, said in the library's words or with
+// each field named by a caller (the command's flags), the limit named only when it is the
+// caller's own.
+func TestFootprintSaid(t *testing.T) {
+	flags := func(k string, _ bool) string {
+		return map[string]string{"world.scale": "--scale", "garbage.rate": "--garbage", "garbage.redeliver": "--redeliver",
+			FieldWorkers: "--workers", FieldMemoryLimit: "--max-memory"}[k]
+	}
+	err := CheckFootprint(world.Footprint{Scale: 100, Workers: 1024, Garbage: world.Garbage{Rate: 0.5}}, explicit(1<<30))
+	const want = "--scale 100 with --garbage 0.5 --redeliver 0 with --workers 1024 needs about "
+	if got := field.Say(err, flags); !strings.HasPrefix(got, want) || !strings.Contains(got, "more than --max-memory (1.0 GiB)") ||
+		!strings.HasSuffix(got, ": lower --scale, --garbage or --workers, or raise --max-memory") {
+		t.Errorf("said with flags: %q", got)
+	}
+	if own := err.Error(); !strings.HasPrefix(own, "scale 100 with garbage rate 0.5 redeliver 0 with render workers 1024 needs about ") ||
+		!strings.HasSuffix(own, "more than the explicit limit (1.0 GiB): lower the scale, the garbage or the workers, or raise the limit") {
+		t.Errorf("own words: %q", own)
+	}
+	cg := CheckFootprint(world.Footprint{Scale: 100}, MemoryLimit{Bytes: 1 << 30, Source: "the cgroup's memory limit"})
+	if got := field.Say(cg, flags); !strings.Contains(got, "more than the cgroup's memory limit (1.0 GiB)") {
+		t.Errorf("a machine's limit said with flags: %q", got)
+	}
+}

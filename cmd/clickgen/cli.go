@@ -8,24 +8,29 @@ import (
 	"log/slog"
 	"os"
 	"slices"
-	"strings"
 	"sync"
 	"time"
 
 	"github.com/spf13/pflag"
 
+	"github.com/clickgen/clickgen/generator/field"
 	"github.com/clickgen/clickgen/generator/fileio"
 	"github.com/clickgen/clickgen/generator/logs"
 	"github.com/clickgen/clickgen/generator/measure"
 	"github.com/clickgen/clickgen/generator/world"
-	"github.com/clickgen/clickgen/profiles"
 )
 
-// verb is one subcommand of clickgen.
+// verb is one subcommand of clickgen: what `clickgen help` says of it, its --help (usage
+// lines, description, exit codes; the flags come from flagTable) and what it does, given its
+// flags bound (bind) and its arguments to parse.
 type verb struct {
 	name    string
-	summary string // one line for `clickgen help`
-	run     func(ctx context.Context, io *stdio, args []string) error
+	set     verbSet
+	summary string   // one line for `clickgen help`
+	usage   []string // the usage lines of its --help, after "clickgen "
+	about   string   // the description of its --help
+	exits   []string // its exit codes, in its words
+	run     func(ctx context.Context, io *stdio, b *binding, args []string) error
 }
 
 // stdio carries where a verb writes: data to out, progress and diagnostics to err.
@@ -34,21 +39,54 @@ type stdio struct {
 	err io.Writer
 }
 
-// verbs lists the subcommands in the order `clickgen help` shows them.
+// The exit codes every verb shares.
+const (
+	exitUsage       = "2 for usage errors (nothing was sent)"
+	exitInterrupted = "130 when interrupted (Ctrl-C or SIGTERM)"
+)
+
+// verbs lists the subcommands in the order `clickgen help` shows them (the order of the bits
+// of verbSet).
 var verbs = []verb{
-	{"run", "play a profile (fill, live, stress, garbage, smoke) and check what arrived", runRun},
-	{"profiles", "list the run profiles, or show one as YAML", runProfiles},
-	{"batch", "play model days into topic hits (or a file), back to back", runBatch},
-	{"live", "play one model day into topic hits paced by model time", runLive},
-	{"snapshot", "send the daily order snapshots into topic orders (or a file)", runSnapshot},
-	{"inventory", "print what a storage must contain after batch + snapshot, as JSON", runInventory},
-	{"verify", "read hits and orders back and reconcile them with the inventory", runVerify},
-	{"plot", "draw run reports as one self-contained HTML page of charts", runPlot},
-	{"inject", "send malformed messages of one garbage class on demand", runInject},
-	{"catalog", "write the embedded product catalog (CSV)", runCatalog},
-	{"broker", "run the embedded Kafka-compatible broker (hits/2, orders/1) until Ctrl-C", runBroker},
-	{"schema", "print the wire contract: keys, a markdown description or a JSON Schema", runSchema},
-	{"version", "print clickgen's version and the world version", runVersion},
+	{name: "run", set: vRun, summary: "play a profile (fill, live, stress, garbage, smoke) and check what arrived",
+		usage: []string{"run [PROFILE] [flags]"}, about: runHelp, run: runRun,
+		exits: []string{"0 when the run and its check are clean", "1 when a message failed or the check found a difference", exitUsage, exitInterrupted}},
+	{name: "profiles", set: vProfiles, summary: "list the run profiles, or show one as YAML",
+		usage: []string{"profiles list", "profiles show (NAME | --profile-file FILE)"}, about: profilesHelp, run: runProfiles,
+		exits: []string{"0 success", "1 when the output cannot be written", "2 for usage errors and a broken profile file", exitInterrupted}},
+	{name: "batch", set: vBatch, summary: "play model days into topic hits (or a file), back to back",
+		usage: []string{"batch --day D [--days N] [--limit N] (--file PATH | --brokers HOSTS --topic T) [flags]"}, about: batchHelp, run: runBatch,
+		exits: []string{"0 when every message was acknowledged", "1 when a delivery failed", exitUsage, exitInterrupted}},
+	{name: "live", set: vLive, summary: "play one model day into topic hits paced by model time",
+		usage: []string{"live --day D [--speed X] (--file PATH | --brokers HOSTS --topic T) [flags]"}, about: liveHelp, run: runLive,
+		exits: []string{"0 when every message was acknowledged", "1 when a delivery failed", exitUsage, exitInterrupted}},
+	{name: "snapshot", set: vSnapshot, summary: "send the daily order snapshots into topic orders (or a file)",
+		usage: []string{"snapshot --day D [--days N] (--file PATH | --brokers HOSTS --topic orders) [flags]"}, about: snapshotHelp, run: runSnapshot,
+		exits: []string{"0 when every message was acknowledged", "1 when a delivery failed", exitUsage, exitInterrupted}},
+	{name: "inventory", set: vInventory, summary: "print what a storage must contain after batch + snapshot, as JSON",
+		usage: []string{"inventory --day D [--days N] [world and garbage flags]", "inventory --merge FILE..."}, about: inventoryHelp, run: runInventory,
+		exits: []string{"0 success", "1 when the output cannot be written", exitUsage, exitInterrupted}},
+	{name: "verify", set: vVerify, summary: "read hits and orders back and reconcile them with the inventory",
+		usage: []string{"verify --brokers HOSTS --day D [--days N] [flags]", "verify --clickhouse URL --day D [--days N] [flags]"}, about: verifyHelp, run: runVerify,
+		exits: []string{"0 when everything agrees", "1 when anything differs or the topics (the store) cannot be read (within --connect-timeout and --timeout)", exitUsage, exitInterrupted}},
+	{name: "plot", set: vPlot, summary: "draw run reports as one self-contained HTML page of charts",
+		usage: []string{"plot REPORT.json [REPORT2.json ...] [--label NAME ...] [--inventory FILE] > run.html"}, about: plotHelp, run: runPlot,
+		exits: []string{"0 success", "1 failure", exitUsage, exitInterrupted}},
+	{name: "inject", set: vInject, summary: "send malformed messages of one garbage class on demand",
+		usage: []string{"inject --class CLASS [--count N] (--file PATH | --brokers HOSTS --topic T) [flags]"}, about: injectHelp, run: runInject,
+		exits: []string{"0 when every message was acknowledged", "1 when a delivery failed", exitUsage, exitInterrupted}},
+	{name: "catalog", set: vCatalog, summary: "write the embedded product catalog (CSV)",
+		usage: []string{"catalog [--file PATH]"}, about: catalogHelp, run: runCatalog,
+		exits: []string{"0 success", "1 when the catalog cannot be written", exitUsage}},
+	{name: "broker", set: vBroker, summary: "run the embedded Kafka-compatible broker (hits/2, orders/1) until Ctrl-C",
+		usage: []string{"broker [--listen 127.0.0.1:9092]"}, about: brokerHelp, run: runBroker,
+		exits: []string{"0 when stopped by Ctrl-C or SIGTERM", "1 when it cannot listen", exitUsage}},
+	{name: "schema", set: vSchema, summary: "print the wire contract: keys, a markdown description or a JSON Schema",
+		usage: []string{"schema [--entity hits|orders] [--format markdown|keys|json-schema]"}, about: schemaHelp, run: runSchema,
+		exits: []string{"0 success", "1 when the output cannot be written", exitUsage}},
+	{name: "version", set: vVersion, summary: "print clickgen's version and the world version",
+		usage: []string{"version"}, about: versionHelp, run: runVersion,
+		exits: []string{"0 success", "1 when the output cannot be written", exitUsage}},
 }
 
 // usageError is a mistake in how clickgen was called: exit code 2, nothing was sent.
@@ -179,12 +217,14 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	case "-v", "--version":
 		name = "version"
 	}
-	for _, v := range verbs {
-		if v.name == name {
-			return interruptedVerb(v.name, v.run(ctx, sio, args[1:]))
+	names := make([]string, len(verbs))
+	for i := range verbs {
+		if v := &verbs[i]; v.name == name {
+			return interruptedVerb(v.name, v.run(ctx, sio, bind(v, os.LookupEnv), args[1:]))
 		}
+		names[i] = verbs[i].name
 	}
-	return usagef("", "unknown verb %q", name)
+	return usagef("", "unknown verb %q%s", name, didYouMean(name, names, ""))
 }
 
 func printHelp(w io.Writer) {
@@ -208,37 +248,6 @@ first exits at once).
 `)
 }
 
-// newFlags returns a flag set for verb whose --help prints usage and description.
-func newFlags(verb, usage, description string) *pflag.FlagSet {
-	fs := pflag.NewFlagSet(verb, pflag.ContinueOnError)
-	fs.SortFlags = false
-	fs.SetOutput(io.Discard)
-	fs.Usage = func() {}
-	fs.SetInterspersed(true)
-	fs.BoolP("help", "h", false, "show this help")
-	fs.SetAnnotation("help", "usage", []string{usage})
-	fs.SetAnnotation("help", "description", []string{description})
-	return fs
-}
-
-// parseFlags parses args; on --help it prints the verb's help to out and returns
-// errHelpShown. Positional arguments are a usage error unless withArgs.
-func parseFlags(fs *pflag.FlagSet, args []string, out io.Writer, withArgs bool) error {
-	decimalInts(fs)
-	err := fs.Parse(args)
-	if help, _ := fs.GetBool("help"); errors.Is(err, pflag.ErrHelp) || (err == nil && help) {
-		printVerbHelp(fs, out)
-		return errHelpShown
-	}
-	if err != nil {
-		return &usageError{verb: fs.Name(), err: err}
-	}
-	if !withArgs && fs.NArg() > 0 {
-		return usagef(fs.Name(), "unexpected argument %q", fs.Arg(0))
-	}
-	return nil
-}
-
 // decimalInts makes every integer flag of fs read its value (and its environment fallback,
 // which goes through the same Set) as decimal: pflag's integer flags parse with base 0, so
 // --day 010 played day 8, --day 0x10 day 16 and --seed 1_0 seed 10. This is the one place
@@ -255,26 +264,16 @@ func decimalInts(fs *pflag.FlagSet) {
 	})
 }
 
-// decimalValue is an integer flag's value read as decimal ([profiles.Decimal]); its type and
+// decimalValue is an integer flag's value read as decimal ([field.Decimal]); its type and
 // default, and so the help, are the flag's own.
 type decimalValue struct{ pflag.Value }
 
 func (d decimalValue) Set(s string) error {
-	n, err := profiles.Decimal(s)
+	n, err := field.Decimal(s)
 	if err != nil {
 		return err
 	}
 	return d.Value.Set(n)
-}
-
-func printVerbHelp(fs *pflag.FlagSet, out io.Writer) {
-	h := fs.Lookup("help")
-	fmt.Fprintf(out, "Usage:\n  clickgen %s\n\n", h.Annotations["usage"][0])
-	if d := h.Annotations["description"][0]; d != "" {
-		fmt.Fprintf(out, "%s\n\n", strings.TrimSpace(d))
-	}
-	// pflag spells optional bool values as "[=true|false]"; a plain switch reads better.
-	fmt.Fprintf(out, "Flags:\n%s", strings.ReplaceAll(fs.FlagUsagesWrapped(100), "[=true|false]", "              "))
 }
 
 // serialized returns w if it is safe for concurrent use (a file, such as os.Stderr, or the

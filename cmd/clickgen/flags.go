@@ -3,16 +3,14 @@ package main
 import (
 	"context"
 	"fmt"
-	"io"
 	"os"
 	"runtime/debug"
+	"strconv"
 	"time"
 
-	"github.com/spf13/pflag"
-
 	"github.com/clickgen/clickgen/cmd/clickgen/internal/console"
-	"github.com/clickgen/clickgen/cmd/clickgen/internal/reportfile"
 	"github.com/clickgen/clickgen/cmd/clickgen/internal/sysmem"
+	"github.com/clickgen/clickgen/generator/field"
 	"github.com/clickgen/clickgen/generator/fileio"
 	"github.com/clickgen/clickgen/generator/play"
 	"github.com/clickgen/clickgen/generator/sink"
@@ -20,23 +18,101 @@ import (
 	"github.com/clickgen/clickgen/profiles"
 )
 
+// The one road from the command line to a plan, for every verb: flags (and their variables)
+// → overrides of the verb's profile → profiles.Profile.Apply → profiles.Profile.NewWorld →
+// profiles.Profile.Plan. batch, live, snapshot and inventory play their built-in profiles
+// (standProfile); run plays a user's (runflags.go); verify and inject take the world, days
+// and garbage of the built-in batch profile the same way.
+
+// standProfile reads the flags of a stand verb (batch, live, snapshot, inventory) into the
+// profile it plays, in the order the verbs report mistakes: the workers, the segment, the
+// sink (when the verb has one), the profile's values, each refused once by
+// profiles.Profile.Apply and named by the flag that carried it, and the files. It returns
+// the segment to play too.
+func (b *binding) standProfile() (profiles.Profile, world.Segment, error) {
+	base, _ := builtinProfile(b.verb.set)
+	if err := b.checkWorkers(); err != nil {
+		return base, world.Segment{}, err
+	}
+	seg, err := b.resolveSegment()
+	if err != nil {
+		return base, seg, b.usage(err)
+	}
+	if b.row("file") != nil {
+		if err := b.checkSink(); err != nil {
+			return base, seg, err
+		}
+	}
+	p, err := b.playProfile(base)
+	if err != nil {
+		return p, seg, err
+	}
+	uses := append(b.v.sink.paths(), fileio.Input(b.name("world.catalog"), p.World.Catalog))
+	return p, seg, checkPaths(b.verb.name, uses...)
+}
+
+// playProfile is base with the flags given as overrides (profiles.Profile.Apply), its days
+// checked (profiles.CheckDays); a refusal names the flags.
+func (b *binding) playProfile(base profiles.Profile) (profiles.Profile, error) {
+	p, err := base.Apply(b.overrides())
+	if err == nil {
+		err = profiles.CheckDays(p.Play.Day, p.Play.Days)
+	}
+	return p, b.refuse(err)
+}
+
+// name is field key, holding a value, as the verb's flags name it, or the key itself.
+func (b *binding) name(key string) string { return field.ValueName(b.names, key, key) }
+
+// checkWorkers refuses a --workers the engine cannot start (world.CheckWorkers); the memory
+// check counts the workers too.
+func (b *binding) checkWorkers() error {
+	if b.row("workers") == nil {
+		return nil
+	}
+	return b.refuse(world.CheckWorkers(b.v.workers))
+}
+
+// resolveSegment is the segment the flags and environment choose: --segment (or
+// CLICKGEN_SEGMENT), or --segments N with I from JOB_COMPLETION_INDEX, as a Kubernetes
+// Indexed Job of N completions runs it. The zero Segment is the whole run.
+func (b *binding) resolveSegment() (world.Segment, error) {
+	n := b.v.segments
+	if !b.set("segments") {
+		return b.v.segment, nil
+	}
+	if n < 1 {
+		return world.Segment{}, fmt.Errorf("--segments %d: want at least 1", n)
+	}
+	v, ok := b.env(jobIndexEnv)
+	if !ok {
+		return world.Segment{}, fmt.Errorf("--segments %d needs env %s (set by a Kubernetes Indexed Job)", n, jobIndexEnv)
+	}
+	d, err := field.Decimal(v)
+	i, err2 := strconv.Atoi(d)
+	if err != nil || err2 != nil {
+		return world.Segment{}, fmt.Errorf("env %s=%q: want an index", jobIndexEnv, v)
+	}
+	s := world.Segment{I: i, N: n}
+	if err := s.Validate(); err != nil {
+		return world.Segment{}, fmt.Errorf("env %s=%q with --segments %d: %v", jobIndexEnv, v, n, err)
+	}
+	return s, nil
+}
+
 // newWorld builds the world of p for a run on workers render workers with
 // profiles.Profile.NewWorld, the one constructor every verb goes through, and sets the soft
 // memory limit the run needs: the one place it is set. The memory the run may take is
-// measured here (sysmem.Limit: max, 0 for none, the address-space and cgroup limits, the
-// available memory) and given to NewWorld as a value. A catalog that cannot be read (named
-// catalog, as the verb calls it) or a run that cannot fit in memory is a usage error
-// (nothing was sent); ctx ends the catalog's read (a FIFO nobody writes).
-func newWorld(ctx context.Context, verb string, p profiles.Profile, max profiles.Bytes, workers int, catalog string) (*world.World, error) {
-	limit, source := sysmem.Limit(int64(max))
-	w, err := p.NewWorld(ctx, profiles.MemoryLimit{Bytes: profiles.Bytes(limit), Source: source}, workers)
-	if ve, ok := err.(*profiles.ValueError); ok && ve.Name == "catalog" {
-		named := *ve
-		named.Name = catalog
-		err = &named
-	}
+// measured here (sysmem.Limit: --max-memory, the address-space and cgroup limits, the
+// available memory) and given to NewWorld as a value. A catalog that cannot be read or a run
+// that cannot fit in memory is a usage error (nothing was sent); ctx ends the catalog's read
+// (a FIFO nobody writes).
+func (b *binding) newWorld(ctx context.Context, p profiles.Profile, workers int) (*world.World, error) {
+	limit, source := sysmem.Limit(int64(b.v.maxMemory))
+	ml := profiles.MemoryLimit{Bytes: profiles.Bytes(limit), Source: source, Explicit: source == sysmem.Explicit}
+	w, err := p.NewWorld(ctx, ml, workers)
 	if err != nil {
-		return nil, usage(verb, flagNamed(err))
+		return nil, b.refuse(err)
 	}
 	setMemoryLimit(w, world.Footprint{Scale: p.World.Scale, Garbage: p.Garbage, Workers: workers})
 	return w, nil
@@ -52,148 +128,36 @@ func setMemoryLimit(w *world.World, f world.Footprint) {
 	debug.SetMemoryLimit(f.SoftLimit())
 }
 
-// checkWorkers refuses a --workers n the engine cannot start (world.CheckWorkers), in the
-// one wording every verb with --workers uses. The memory check counts the workers too.
-func checkWorkers(verb string, n int) error {
-	if world.CheckWorkers(n) != nil {
-		return usagef(verb, "--workers %d: want 0 (all cores) to %d", n, world.MaxWorkers)
-	}
-	return nil
-}
-
-// playFlags are the flags every verb that plays into a sink shares (batch, live, snapshot):
-// the world, the model days, garbage and the segment, registered in that order, and the
-// sink. inventory uses them without the sink. They are overrides of the verb's built-in
-// profile (profiles.Batch, Live, Snapshot), every one applied whether given or not: the
-// flags' defaults are the stand's.
-type playFlags struct {
-	world   *worldFlags
-	days    *dayFlags
-	garbage *garbageFlags
-	segment *segmentFlags
-	fs      *pflag.FlagSet
-	sink    *sinkFlags // nil without a sink
-	// names are the verb's own flags for profile fields flagNames does not name as it does
-	// (batch's --limit is stop.messages).
-	names map[string]string
-}
-
-// addPlayFlags registers the play flags on fs; daysHelp is --days' help, or "" for a verb
-// that plays one day (addDayFlags).
-func addPlayFlags(fs *pflag.FlagSet, daysHelp string, withSink bool) *playFlags {
-	pf := &playFlags{world: addWorldFlags(fs), days: addDayFlags(fs, daysHelp), fs: fs}
-	pf.garbage = addGarbageFlags(fs)
-	pf.segment = addSegmentFlags(fs)
-	if withSink {
-		pf.sink = addSinkFlags(fs)
-	}
-	return pf
-}
-
-// parse reads args and the environment fallbacks and applies them to base, the verb's
-// built-in profile, in the order the verbs report mistakes: --day given, then the verb's own
-// check (check, may be nil: its environment fallbacks, read through the same env, the flags
-// that are not the profile's, and the overrides of its own flags, which it adds to o), the
-// segment, the garbage, the sink, and then the profile's values, each refused once by profiles.Profile.Apply and
-// named by the flag that carried it: any mistake is a usage error before anything is sent.
-// It returns the profile and the segment the flags choose.
-func (pf *playFlags) parse(base profiles.Profile, args []string, out io.Writer, check func(env envLookup, o *profiles.Overrides) error) (profiles.Profile, world.Segment, error) {
-	return pf.parseEnv(base, args, out, os.LookupEnv, check)
-}
-
-// parseEnv is parse with the environment read through env.
-func (pf *playFlags) parseEnv(base profiles.Profile, args []string, out io.Writer, env envLookup, check func(env envLookup, o *profiles.Overrides) error) (profiles.Profile, world.Segment, error) {
-	verb := pf.fs.Name()
-	if err := parseFlags(pf.fs, args, out, false); err != nil {
-		return base, world.Segment{}, err
-	}
-	if err := pf.days.resolve(env); err != nil {
-		return base, world.Segment{}, usage(verb, err)
-	}
-	o := pf.overrides()
-	if check != nil {
-		if err := check(env, &o); err != nil {
-			return base, world.Segment{}, usage(verb, err)
-		}
-	}
-	segment, err := pf.segment.resolve(env)
-	if err != nil {
-		return base, segment, usage(verb, err)
-	}
-	if _, err := pf.garbage.resolve(); err != nil {
-		return base, segment, usage(verb, err)
-	}
-	if pf.sink != nil {
-		if err := pf.sink.resolve(); err != nil {
-			return base, segment, err
-		}
-	}
-	if err := pf.world.resolveEnv(env); err != nil {
-		return base, segment, usage(verb, err)
-	}
-	p, err := base.Apply(o)
-	if err == nil {
-		err = profiles.CheckDays(p.Play.Day, p.Play.Days)
-	}
-	if err != nil {
-		return p, segment, usage(verb, flagNamedAs(err, pf.names))
-	}
-	uses := []fileio.Use{fileio.Input("--catalog", p.World.Catalog)}
-	if pf.sink != nil {
-		uses = append(uses, pf.sink.paths()...)
-	}
-	return p, segment, checkPaths(verb, uses...)
-}
-
-// overrides are the play flags as changes to the built-in profile: all of them, given or
-// not (their defaults are the stand's), but the garbage mix, which only a named mix sets.
-func (pf *playFlags) overrides() profiles.Overrides {
-	wf, g := pf.world, &pf.garbage.garbage
-	o := profiles.Overrides{Seed: &wf.seed, Scale: &wf.scale, Catalog: &wf.catalog, Day: &pf.days.day,
-		GarbageRate: &g.Rate, Redeliver: &g.Redeliver}
-	if pf.fs.Lookup("days") != nil {
-		o.Days = &pf.days.days
-	}
-	if g.Mix != nil {
-		o.Mix = &g.Mix
-	}
-	return o
-}
-
-// plan builds the world of p (newWorld: memory, scale, catalog, soft limit; the memory
-// counted for pf.world.workers render workers) and p's plan (profiles.Profile.Plan, the one
-// constructor of a plan every verb goes through) for segment, with opt. A verb with a sink
-// sends what p sends to the topic --topic names (sinkFlags.TopicFor). Refusals are usage
-// errors.
-func (pf *playFlags) plan(ctx context.Context, p profiles.Profile, segment world.Segment, opt profiles.PlanOptions) (play.Plan, error) {
-	verb := pf.fs.Name()
-	w, err := newWorld(ctx, verb, p, pf.world.maxMemory, pf.world.workers, "--catalog")
+// plan builds the world of p (newWorld; the memory counted for workers render workers) and
+// p's plan (profiles.Profile.Plan, the one constructor of a plan every verb goes through) for
+// segment, with opt. A verb with a sink sends what p sends to the topic --topic names
+// (topicFor). Refusals are usage errors.
+func (b *binding) plan(ctx context.Context, p profiles.Profile, segment world.Segment, workers int, opt profiles.PlanOptions) (play.Plan, error) {
+	w, err := b.newWorld(ctx, p, workers)
 	if err != nil {
 		return play.Plan{}, err
 	}
-	if pf.sink != nil {
+	if b.row("topic") != nil {
 		kind := "hits"
 		if p.Play.Send == profiles.SendSnapshots {
 			kind = "orders"
 		}
-		topic, err := pf.sink.TopicFor(verb, kind)
+		topic, err := b.v.sink.TopicOf(kind)
 		if err != nil {
-			return play.Plan{}, usage(verb, err)
+			return play.Plan{}, b.refuse(err)
 		}
 		opt.HitsTopic, opt.OrdersTopic = topic, topic
 	}
 	opt.Segment = segment
 	plan, err := p.Plan(w, opt)
-	if err != nil {
-		return plan, usage(verb, flagNamedAs(err, pf.names))
-	}
-	return plan, nil
+	return plan, b.refuse(err)
 }
 
-// start opens the sink for plan's topic of kind (hits or orders: the partitions a created
-// topic gets) with the verb's observers (sinkFlags.start).
-func (pf *playFlags) start(ctx context.Context, sio *stdio, kind string, o listenOpts) (*session, error) {
-	return pf.sink.start(ctx, sio, map[string]int32{pf.sink.Topic: sink.DefaultTopics()[kind]}, o)
+// start opens the sink for the topic of kind (hits or orders: the partitions a created topic
+// gets) with the verb's observers (sinkFlags.start).
+func (b *binding) start(ctx context.Context, sio *stdio, kind string, o listenOpts) (*session, error) {
+	s := &b.v.sink
+	return s.start(ctx, sio, map[string]int32{s.Topic: sink.DefaultTopics()[kind]}, o)
 }
 
 // checkEvery refuses a progress period below console.MinProgressEvery, naming flag (run's
@@ -203,58 +167,6 @@ func checkEvery(flag string, d time.Duration) error {
 		return fmt.Errorf("%s %v: want at least %v", flag, d, console.MinProgressEvery)
 	}
 	return nil
-}
-
-// sinkFlags are the sink's settings (generator/sink) with the run's outputs: --report,
-// --metrics-addr and --metrics-linger.
-type sinkFlags struct {
-	sink.Settings
-	fs            *pflag.FlagSet
-	verb          string
-	report        string
-	metricsAddr   string
-	metricsLinger time.Duration
-	follow        *followFlags
-	verdict       *verdictFlags // nil on a verb without --threshold and --warmup
-}
-
-func addSinkFlags(fs *pflag.FlagSet) *sinkFlags {
-	sf := &sinkFlags{verb: fs.Name()}
-	sf.addSettingFlags(fs)
-	fs.StringVar(&sf.report, "report", "", "write the final report as JSON to `FILE`")
-	addMetricsAddrFlag(fs, &sf.metricsAddr)
-	sf.follow = addFollowFlags(fs)
-	fs.DurationVar(&sf.metricsLinger, "metrics-linger", 0, "after the run, keep serving --metrics-addr until one scrape has read the final values, for at most `DURATION` (longer than the scrape interval: a run shorter than one still leaves samples); a signal ends the wait")
-	return sf
-}
-
-// resolve applies the environment fallbacks and checks the combination (resolveSettings).
-func (sf *sinkFlags) resolve() error { return sf.check(sf.resolveSettings(os.LookupEnv)) }
-
-// check makes err, the settings' verdict, a usage error, then checks the report before
-// anything is sent: an unwritable report must not be found only after a day was sent (a
-// scheduler then retries and duplicates the run). Whether it is also the data file or an
-// input is checkPaths' to say, with the run's other files.
-func (sf *sinkFlags) check(err error) error {
-	if err != nil {
-		return usagef(sf.verb, "%v", err)
-	}
-	if sf.report != "" {
-		if err := reportfile.Check(sf.report); err != nil {
-			return usagef(sf.verb, "--report %s: %v", sf.report, err)
-		}
-	}
-	switch {
-	case sf.metricsLinger < 0:
-		return usagef(sf.verb, "--metrics-linger %v: want a duration ≥ 0", sf.metricsLinger)
-	case sf.metricsLinger > 0 && sf.metricsAddr == "":
-		return usagef(sf.verb, "--metrics-linger needs --metrics-addr: there is nothing to serve")
-	}
-	kind, _ := sf.Kind()
-	if err := sf.follow.check(sf.verb, kind); err != nil {
-		return err
-	}
-	return usage(sf.verb, checkMetricsAddr(sf.metricsAddr))
 }
 
 // renderWorkers is the number of render workers for --workers n: n itself when set,

@@ -10,7 +10,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/spf13/pflag"
 	"github.com/twmb/franz-go/pkg/kadm"
 	"github.com/twmb/franz-go/pkg/kgo"
 
@@ -31,33 +30,26 @@ type followFlags struct {
 	cl *kgo.Client
 }
 
-func addFollowFlags(fs *pflag.FlagSet) *followFlags {
-	ff := &followFlags{}
-	fs.StringArrayVar(&ff.groups, "follow-group", nil, "follow consumer `GROUP`'s committed offsets (repeatable): each acknowledged message's pipeline latency is from its intended send time to the first poll that sees the group's commit past it; at the end wait --follow-timeout for the group to take everything, exit 1 if it did not")
-	fs.DurationVar(&ff.every, "follow-every", 250*time.Millisecond, "how often to poll the followed groups' committed offsets")
-	fs.DurationVar(&ff.timeout, "follow-timeout", 2*time.Minute, "after the run, how long to wait for each followed group to take everything the run sent")
-	return ff
-}
-
-// check refuses values that cannot work, before anything is sent; kind is the sink's, nil
-// while it is not chosen yet (run's embedded broker).
-func (ff *followFlags) check(verb string, kind *sink.Kind) error {
+// checkFollow refuses follow flags that cannot work, before anything is sent: groups on a
+// sink without consumer groups (kind, nil while the sink is not chosen yet: run's embedded
+// broker), and what follow.Options.Validate refuses (an empty, unprintable or overlong group
+// name, a poll period below follow.MinEvery, a negative timeout), named by the flags.
+func (b *binding) checkFollow(kind *sink.Kind) error {
+	ff := b.v.sink.follow
 	switch {
 	case len(ff.groups) == 0:
 		return nil
 	case kind != nil && !kind.Partitions:
-		return usagef(verb, "--follow-group needs Kafka (--brokers): a %s has no consumer groups", kind.Name)
-	case ff.every <= 0:
-		return usagef(verb, "--follow-every %v: want a positive duration", ff.every)
-	case ff.timeout < 0:
-		return usagef(verb, "--follow-timeout %v: want a duration ≥ 0", ff.timeout)
+		return usagef(b.verb.name, "--follow-group needs Kafka (--brokers): a %s has no consumer groups", kind.Name)
+	case ff.every == 0: // the library's default; a 0 typed is below the floor as any other
+		return usagef(b.verb.name, "--follow-every 0s: want at least %v", follow.MinEvery)
 	}
-	for _, g := range ff.groups {
-		if g == "" {
-			return usagef(verb, "--follow-group: an empty group name")
-		}
-	}
-	return nil
+	return b.refuse(ff.options(nil).Validate())
+}
+
+// options are the follower's options for the topics of want.
+func (ff *followFlags) options(want map[string]int32) follow.Options {
+	return follow.Options{Groups: ff.groups, Topics: slices.Sorted(maps.Keys(want)), Every: ff.every, Timeout: ff.timeout}
 }
 
 // open starts following the groups on the sink's brokers, for the topics of want; nothing
@@ -73,7 +65,7 @@ func (ff *followFlags) open(ctx context.Context, sf *sinkFlags, want map[string]
 	if ff.cl, err = kgo.NewClient(opts...); err != nil {
 		return fmt.Errorf("--follow-group: Kafka client: %w", err)
 	}
-	ff.f, err = follow.New(kadm.NewClient(ff.cl), follow.Options{Groups: ff.groups, Topics: slices.Sorted(maps.Keys(want)), Every: ff.every, Timeout: ff.timeout})
+	ff.f, err = follow.New(kadm.NewClient(ff.cl), ff.options(want))
 	if err != nil {
 		ff.cl.Close()
 		return usagef(sf.verb, "--follow-group: %v", err)

@@ -5,29 +5,15 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/spf13/pflag"
-
 	"github.com/clickgen/clickgen/generator/world"
 )
 
-// injectFlags choose the malformed messages `clickgen inject` sends ([world.World.Inject]):
-// --class, --kind, --count and --day.
+// injectFlags choose the malformed messages `clickgen inject` sends ([world.World.Inject])
+// besides the model day (--day): --class, --kind and --count.
 type injectFlags struct {
 	class string
 	kind  string // the contract to break; "" means the topic's name
 	count int
-	day   int
-}
-
-// addInjectFlags registers inject's flags on fs: one message derived from model day 0 by
-// default, and no class (it is required).
-func addInjectFlags(fs *pflag.FlagSet) *injectFlags {
-	f := &injectFlags{}
-	fs.StringVar(&f.class, "class", "", "garbage class of the messages (required); see above")
-	fs.StringVar(&f.kind, "kind", "", "contract to break, hits or orders; default: the topic's name")
-	fs.IntVar(&f.count, "count", 1, "how many messages to send")
-	fs.IntVar(&f.day, "day", 0, "model day whose clean messages the malformed ones derive from (orders: its snapshot)")
-	return f
 }
 
 // kindFor checks the flags and returns the topic kind whose contract the messages break:
@@ -35,7 +21,7 @@ func addInjectFlags(fs *pflag.FlagSet) *injectFlags {
 // The class must be one that kind carries, the count at most [world.MaxInject] and the day
 // one the other verbs play (0 … [world.MaxDay]); each error names the flag and the valid
 // values.
-func (f *injectFlags) kindFor(topic string) (string, error) {
+func (f *injectFlags) kindFor(topic string, day int) (string, error) {
 	k := f.kind
 	if k == "" {
 		k = topic
@@ -56,12 +42,12 @@ func (f *injectFlags) kindFor(topic string) (string, error) {
 		return "", fmt.Errorf("class %s does not apply to %s: want one of %s", f.class, k, strings.Join(classes, ", "))
 	case f.count < 1 || f.count > world.MaxInject:
 		return "", fmt.Errorf("--count %d: want 1 to %d (inject is one message per flush; use --garbage for volume)", f.count, world.MaxInject)
-	case f.day < 0:
-		return "", fmt.Errorf("--day %d: model days start at 0", f.day)
-	case f.day > world.MaxDay:
+	case day < 0:
+		return "", fmt.Errorf("--day %d: model days start at 0", day)
+	case day > world.MaxDay:
 		// The other verbs' bound (world.CheckDays): --day 2147483647 panicked, 29105 put
 		// 1970 into UTCEventTime beside 2106 in EventDate.
-		return "", fmt.Errorf("--day: %w", world.CheckDays(f.day, 1))
+		return "", fmt.Errorf("--day: %w", world.CheckDays(day, 1))
 	}
 	return k, nil
 }

@@ -3,8 +3,6 @@ package main
 import (
 	"strings"
 	"testing"
-
-	"github.com/spf13/pflag"
 )
 
 // TestInjectKindFor: the contract comes from --kind or the topic's name, and every mistake in
@@ -34,12 +32,11 @@ func TestInjectKindFor(t *testing.T) {
 		{"orders", []string{"--class", "field_invalid", "--day", "100000"}, "", "--day: day 100000: the last model day is 29104"},
 		{"hits", []string{"--class", "accepted_bad", "--day", "29104"}, "hits", ""},
 	} {
-		fs := pflag.NewFlagSet("inject", pflag.ContinueOnError)
-		f := addInjectFlags(fs)
-		if err := fs.Parse(c.args); err != nil {
+		b, err := bound(t, "inject", nil, c.args...)
+		if err != nil {
 			t.Fatal(err)
 		}
-		got, err := f.kindFor(c.topic)
+		got, err := b.v.inject.kindFor(c.topic, b.v.day)
 		if got != c.want || (c.wantErr == "") != (err == nil) || (err != nil && !strings.HasPrefix(err.Error(), c.wantErr)) {
 			t.Errorf("topic %s, %q: kind %q, error %v; want %q, error starting %q", c.topic, c.args, got, err, c.want, c.wantErr)
 		}

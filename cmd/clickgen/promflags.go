@@ -4,16 +4,8 @@ import (
 	"errors"
 	"fmt"
 
-	"github.com/spf13/pflag"
-
 	"github.com/clickgen/clickgen/generator/prom"
 )
-
-// addMetricsAddrFlag registers --metrics-addr on fs, setting *addr: the HOST:PORT to serve a
-// run's metrics on (generator/prom), none by default.
-func addMetricsAddrFlag(fs *pflag.FlagSet, addr *string) {
-	fs.StringVar(addr, "metrics-addr", "", "serve Prometheus metrics on http://`HOST:PORT`/metrics during the run (port 0 picks a free port)")
-}
 
 // checkMetricsAddr refuses a --metrics-addr that cannot be listened on (prom.CheckAddr),
 // naming the flag.

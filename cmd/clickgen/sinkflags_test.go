@@ -10,6 +10,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/clickgen/clickgen/generator/sink"
+	"github.com/clickgen/clickgen/profiles"
 )
 
 // The sink's parsed values are the flags' values themselves.
@@ -18,21 +19,15 @@ var (
 	_ pflag.Value = (*sink.Brokers)(nil)
 )
 
-// sinkTestEnv is an envLookup over env.
-func sinkTestEnv(env map[string]string) envLookup {
-	return func(k string) (string, bool) { v, ok := env[k]; return v, ok }
-}
-
-// sinkFlagsFrom parses args into fresh sink flags and resolves them with env.
+// sinkFlagsFrom parses args as batch's flags with env as the environment and checks its
+// sink flags (binding.checkSink).
 func sinkFlagsFrom(t *testing.T, env map[string]string, args ...string) (*sinkFlags, error) {
 	t.Helper()
-	fs := pflag.NewFlagSet("test", pflag.ContinueOnError)
-	sf := &sinkFlags{verb: "test"}
-	sf.addSettingFlags(fs)
-	if err := fs.Parse(args); err != nil {
-		t.Fatalf("Parse(%q): %v", args, err)
+	b, err := bound(t, "batch", env, append([]string{"--day", "0"}, args...)...)
+	if err != nil {
+		return nil, err
 	}
-	return sf, sf.resolveSettings(sinkTestEnv(env))
+	return &b.v.sink, b.checkSink()
 }
 
 func TestSinkFlagsResolve(t *testing.T) {
@@ -52,9 +47,13 @@ func TestSinkFlagsResolve(t *testing.T) {
 		{name: "file env beats brokers env", env: map[string]string{sinkFileEnv: "out", sinkBrokersEnv: "k:9"}, file: "out"},
 		{name: "--brokers beats file env", env: map[string]string{sinkFileEnv: "out"}, args: []string{"--brokers", "k:9", "--topic", "t"}, brokers: "k:9", topic: "t"},
 		{name: "--file beats brokers env", env: map[string]string{sinkBrokersEnv: "k:9"}, args: []string{"--file", "x"}, file: "x"},
-		{name: "both flags", args: []string{"--file", "x", "--brokers", "k:9"}, wantErr: "both --file and --brokers given: choose one sink"},
-		{name: "none", wantErr: "no sink: give --file PATH (or '-' for stdout) or --brokers HOSTS --topic T"},
-		{name: "no topic", args: []string{"--brokers", "k:9"}, wantErr: "--brokers needs --topic (or env KAFKA_TOPIC)"},
+		{name: "both flags", args: []string{"--file", "x", "--brokers", "k:9"}, wantErr: "both --file and --brokers given: choose one"},
+		{name: "none", wantErr: "no sink: set --file (or '-' for stdout) or --brokers and --topic"},
+		{name: "no topic", args: []string{"--brokers", "k:9"}, wantErr: "--brokers need --topic"},
+		// Issue 31: an empty --brokers chose no sink silently (run: the embedded broker).
+		{name: "empty brokers", args: []string{"--brokers", "", "--topic", "t"}, wantErr: `invalid argument "" for "--brokers" flag: ` + sink.ErrNoBrokers.Error()},
+		{name: "empty brokers env", env: map[string]string{sinkBrokersEnv: " , "}, args: []string{"--topic", "t"},
+			wantErr: `environment variable KAFKA_BOOTSTRAP_SERVERS=" , ": invalid argument " , " for "--brokers" flag: ` + sink.ErrNoBrokers.Error()},
 		{name: "cert without key", args: []string{"--file", "x", "--tls-cert", "c"}, wantErr: "--tls-cert and --tls-key go together"},
 		{name: "sasl without user", args: []string{"--brokers", "k:9", "--topic", "t", "--sasl-mechanism", "PLAIN"}, wantErr: "--sasl-mechanism needs --sasl-user"},
 		{name: "sasl without password", args: []string{"--brokers", "k:9", "--topic", "t", "--sasl-mechanism", "PLAIN", "--sasl-user", "u"},
@@ -67,10 +66,10 @@ func TestSinkFlagsResolve(t *testing.T) {
 		{name: "replication factor 0", args: []string{"--brokers", "k:9", "--topic", "t", "--create-topics", "--replication-factor", "0"},
 			wantErr: "--replication-factor 0: want at least 1, or -1 for the brokers' default"},
 		{name: "replication factor without create", args: []string{"--brokers", "k:9", "--topic", "t", "--replication-factor", "3"},
-			wantErr: "--replication-factor applies to the topics --create-topics creates: add --create-topics"},
+			wantErr: "--replication-factor applies to the topics --create-topics creates"},
 		{name: "replication factor -1 given without create", args: []string{"--brokers", "k:9", "--topic", "t", "--replication-factor", "-1"},
-			wantErr: "--replication-factor applies to the topics --create-topics creates: add --create-topics"},
-		{name: "TLS with a file", args: []string{"--file", "x", "--tls"}, wantErr: "TLS and SASL flags apply to --brokers, not --file"},
+			wantErr: "--replication-factor applies to the topics --create-topics creates"},
+		{name: "TLS with a file", args: []string{"--file", "x", "--tls"}, wantErr: "TLS and SASL apply to --brokers, not --file"},
 		// Issue 29, N14: flags of Kafka alone were accepted with a file, and did nothing.
 		{name: "create topics with a file", args: []string{"--file", "x", "--create-topics"}, wantErr: "--create-topics applies to Kafka (--brokers), not to a file (--file)"},
 		{name: "replication factor with a file", args: []string{"--file", "x", "--create-topics", "--replication-factor", "3"},
@@ -89,7 +88,7 @@ func TestSinkFlagsResolve(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			sf, err := sinkFlagsFrom(t, tt.env, tt.args...)
 			if tt.wantErr != "" {
-				if err == nil || err.Error() != tt.wantErr {
+				if err == nil || err.Error() != "batch: "+tt.wantErr {
 					t.Fatalf("resolveSettings() error = %v, want %q", err, tt.wantErr)
 				}
 				return
@@ -105,53 +104,63 @@ func TestSinkFlagsResolve(t *testing.T) {
 }
 
 func TestSinkFlagsEnvValueThatDoesNotParse(t *testing.T) {
-	fs := pflag.NewFlagSet("test", pflag.ContinueOnError)
-	sf := &sinkFlags{verb: "test"}
-	sf.addSettingFlags(fs)
-	fs.Parse(nil)
-	err := setFromEnv(fs, sinkTestEnv(map[string]string{"X": "brotli"}), "compression", "X")
-	if err == nil || !strings.HasPrefix(err.Error(), `environment variable X="brotli": `) || !strings.Contains(err.Error(), "unknown compression") {
-		t.Fatalf("setFromEnv(compression) error = %v, want one naming the variable and the codec", err)
+	_, err := bound(t, "batch", map[string]string{"GENERATOR_FILE": "x"}, "--day", "0", "--compression", "brotli")
+	if err == nil || !strings.Contains(err.Error(), `invalid argument "brotli" for "--compression" flag: unknown compression`) {
+		t.Fatalf("--compression brotli error = %v, want one naming the flag and the codec", err)
 	}
 }
 
-func TestSinkFlagsResolveRead(t *testing.T) {
+// TestSinkFlagsRead: verify reads with --brokers or its variable, refuses the flags of
+// sending as flags it does not take, and names the topic as the flag of sending would.
+func TestSinkFlagsRead(t *testing.T) {
 	read := func(env map[string]string, args ...string) (*sinkFlags, error) {
-		fs := pflag.NewFlagSet("verify", pflag.ContinueOnError)
-		sf := &sinkFlags{verb: "verify"}
-		sf.addSettingFlags(fs)
-		fs.Parse(args)
-		return sf, sf.resolveRead(sinkTestEnv(env), "verify", "hits")
+		b, err := bound(t, "verify", env, append([]string{"--day", "0"}, args...)...)
+		if err != nil {
+			return nil, err
+		}
+		return &b.v.sink, b.checkReadMode(t.Context(), "hits")
 	}
-	if _, err := read(nil, "--linger", "1s", "--brokers", "k:9"); err == nil || err.Error() != "--linger does not apply: verify only reads" {
-		t.Errorf("resolveRead(--linger) error = %v, want the send-only flag refused", err)
+	if _, err := read(nil, "--linger", "1s", "--brokers", "k:9"); err == nil || err.Error() != "verify: --linger does not apply to verify: it is a flag of run, batch, live, snapshot and inject" {
+		t.Errorf("verify --linger error = %v, want the send-only flag refused", err)
 	}
-	if _, err := read(map[string]string{sinkFileEnv: "out"}); err == nil || err.Error() != "--brokers HOSTS is required (or env KAFKA_BOOTSTRAP_SERVERS)" {
-		t.Errorf("resolveRead() without brokers error = %v, want brokers required", err)
+	if _, err := read(map[string]string{sinkFileEnv: "out"}); err == nil || err.Error() != "verify: --brokers HOSTS is required (or env KAFKA_BOOTSTRAP_SERVERS)" {
+		t.Errorf("verify without brokers error = %v, want brokers required", err)
 	}
 	sf, err := read(map[string]string{sinkBrokersEnv: "k:9"})
 	if err != nil || sf.Topic != "hits" || sf.Brokers.String() != "k:9" {
-		t.Errorf("resolveRead() = topic %q brokers %q, %v; want hits, k:9, nil", sf.Topic, sf.Brokers, err)
+		t.Errorf("verify = topic %q brokers %q, %v; want hits, k:9, nil", sf.Topic, sf.Brokers, err)
 	}
 }
 
-// TestSinkFlagsTopicFor: a kind goes to --topic or its own topic, never to the other kind's,
-// and the refusal names --topic and the verb.
-func TestSinkFlagsTopicFor(t *testing.T) {
+// TestSinkFlagsTopicOf: a kind goes to --topic or its own topic, never to the other kind's,
+// and the refusal names --topic.
+func TestSinkFlagsTopicOf(t *testing.T) {
 	for _, c := range []struct {
-		topic, kind, want, wantErr string
+		verb, topic, want, wantErr string
 	}{
-		{"", "hits", "hits", ""},
-		{"", "orders", "orders", ""},
-		{"raw-hits", "hits", "raw-hits", ""},
-		{"hits", "hits", "hits", ""},
-		{"orders", "hits", "", "--topic orders: batch sends hits, and topic orders is for orders"},
-		{"hits", "orders", "", "--topic hits: batch sends orders, and topic hits is for hits"},
+		{"batch", "", "hits", ""},
+		{"snapshot", "", "orders", ""},
+		{"batch", "raw-hits", "raw-hits", ""},
+		{"batch", "hits", "hits", ""},
+		{"batch", "orders", "", "batch: --topic orders is for orders, not hits"},
+		{"snapshot", "hits", "", "snapshot: --topic hits is for hits, not orders"},
 	} {
-		sf := &sinkFlags{Settings: sink.Settings{Topic: c.topic}}
-		got, err := sf.TopicFor("batch", c.kind)
+		args := []string{"--day", "1", "--scale", "0.01", "--file", "/dev/null"}
+		if c.topic != "" {
+			args = []string{"--day", "1", "--scale", "0.01", "--brokers", "k:9", "--topic", c.topic}
+		}
+		b, err := bound(t, c.verb, nil, args...)
+		if err != nil {
+			t.Fatal(err)
+		}
+		p, seg, err := b.standProfile()
+		if err != nil {
+			t.Fatal(err)
+		}
+		plan, err := b.plan(t.Context(), p, seg, 1, profiles.PlanOptions{})
+		got := plan.Hits + plan.Orders
 		if got != c.want || (err == nil) != (c.wantErr == "") || (err != nil && err.Error() != c.wantErr) {
-			t.Errorf("--topic %q, kind %s: TopicFor = %q, %v; want %q, %q", c.topic, c.kind, got, err, c.want, c.wantErr)
+			t.Errorf("%s --topic %q: topic %q, %v; want %q, %q", c.verb, c.topic, got, err, c.want, c.wantErr)
 		}
 	}
 }
@@ -184,31 +193,28 @@ func TestSinkErrorAndWarning(t *testing.T) {
 	}
 }
 
-// TestSinkSettingFlags: every sink setting but the password (an environment variable) has its
-// flag, every such flag is registered, and every kind of sink has the flag that chooses it,
-// so kindUsage can name them all.
+// TestSinkSettingFlags: every sink setting is carried by a row of flagTable (the password by
+// its variable), and every kind of sink has the flag that chooses it, so kindUsage and the
+// library's refusals can name them all.
 func TestSinkSettingFlags(t *testing.T) {
-	fs := pflag.NewFlagSet("test", pflag.ContinueOnError)
-	sf := &sinkFlags{verb: "test"}
-	sf.addSettingFlags(fs)
-	named := map[string]bool{"SASLPassword": true}
-	for _, f := range sinkSettingFlags {
-		named[f.setting] = true
-		if fs.Lookup(f.flag) == nil {
-			t.Errorf("setting %s: flag --%s is not registered", f.setting, f.flag)
+	rows := map[string]bool{}
+	for _, r := range flagTable {
+		if settingFields[r.field] {
+			rows[r.field] = true
 		}
 	}
 	for f := range reflect.TypeFor[sink.Settings]().Fields() {
-		if !f.IsExported() {
-			continue // what the settings keep for themselves (the TLS files LoadTLS read)
-		}
-		if !named[f.Name] {
-			t.Errorf("sink setting %s has no flag in sinkSettingFlags", f.Name)
+		if f.IsExported() && !rows[f.Name] { // not what the settings keep for themselves (the TLS files LoadTLS read)
+			t.Errorf("sink setting %s has no row in flagTable", f.Name)
 		}
 	}
+	b, err := bound(t, "batch", nil, "--day", "0", "--file", "-")
+	if err != nil {
+		t.Fatal(err)
+	}
 	for _, k := range sink.Kinds() {
-		if f := sinkKindFlags[k.Name]; f == "" || fs.Lookup(strings.TrimPrefix(f, "--")) == nil {
-			t.Errorf("kind %s: no registered flag chooses it (%q)", k.Name, f)
+		if f := b.names(sinkKindField[k.Name], false); !strings.HasPrefix(f, "--") {
+			t.Errorf("kind %s: no flag chooses it (%q)", k.Name, f)
 		}
 	}
 }

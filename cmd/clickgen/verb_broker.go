@@ -8,26 +8,25 @@ import (
 	"github.com/clickgen/clickgen/generator/broker"
 )
 
-func runBroker(ctx context.Context, sio *stdio, args []string) error {
-	fs := newFlags("broker", "broker [--listen 127.0.0.1:9092]",
-		`Run the embedded Kafka-compatible broker (franz-go's kfake, in memory) with topics hits
+const brokerHelp = `Run the embedded Kafka-compatible broker (franz-go's kfake, in memory) with topics hits
 (2 partitions) and orders (1 partition) already created, until Ctrl-C. kcat, a local
-ClickHouse or the stand can use it; everything it holds is lost when it stops.`)
-	listen := fs.String("listen", broker.DefaultListen, "`HOST:PORT` to listen on (port 0 picks a free port)")
-	advertise := fs.String("advertise", "", "host name clients should use to reach the broker (default: the listen host, 127.0.0.1 for 0.0.0.0)")
-	if err := parseFlags(fs, args, sio.out, false); err != nil {
+ClickHouse or the stand can use it; everything it holds is lost when it stops.`
+
+func runBroker(ctx context.Context, sio *stdio, b *binding, args []string) error {
+	if err := b.parse(args, sio.out, false); err != nil {
 		return err
 	}
+	listen, advertise := &b.v.listen, &b.v.advertise
 	var opts []broker.Opt
 	if *advertise != "" {
 		opts = append(opts, broker.AdvertisedHost(*advertise))
 	}
-	b, err := broker.Start(*listen, opts...)
+	kb, err := broker.Start(*listen, opts...)
 	if err != nil {
 		return fmt.Errorf("broker: %w", err)
 	}
-	defer b.Close()
-	addrs := strings.Join(b.Addrs(), ",")
+	defer kb.Close()
+	addrs := strings.Join(kb.Addrs(), ",")
 	fmt.Fprintf(sio.out, "clickgen broker listening on %s (topics hits/2, orders/1)\n", addrs)
 	fmt.Fprintf(sio.out, "  produce:  clickgen batch --day 0 --brokers %s --topic hits\n", addrs)
 	fmt.Fprintf(sio.out, "  read:     kcat -C -b %s -t hits -e -f '%%p %%k %%s\\n'\n", addrs)

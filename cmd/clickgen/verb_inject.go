@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"os"
 	"strconv"
 	"strings"
 
@@ -12,45 +11,50 @@ import (
 	"github.com/clickgen/clickgen/generator/play"
 	"github.com/clickgen/clickgen/generator/sink"
 	"github.com/clickgen/clickgen/generator/world"
+	"github.com/clickgen/clickgen/profiles"
 )
 
-func runInject(ctx context.Context, sio *stdio, args []string) error {
-	fs := newFlags("inject", "inject --brokers HOSTS --topic hits|orders --class CLASS [--count N] [--day D] [--kind hits|orders] [flags]",
-		`Send N malformed messages of one garbage class on demand, made by the generator's garbage
+// injectHelp is inject's description, naming the classes of each topic.
+var injectHelp = `Send N malformed messages of one garbage class on demand, made by the generator's garbage
 machinery: each is derived from a clean message of model day D (hits: one of its events, keyed by
 its ClientID, with a fresh WatchID; orders: a row of snapshot D, keyed by its order_id) and
 breaks the contract the way its class says, so the stand's intake files it under that class.
 
-Classes for hits: `+strings.Join(world.HitGarbageClasses, ", ")+`
+Classes for hits: ` + strings.Join(world.HitGarbageClasses, ", ") + `
 (accepted_bad lands in ods.event, silently wrong; vanishing is an empty value or a tombstone and
-leaves no row). Classes for orders: `+strings.Join(world.OrderGarbageClasses, ", ")+`.
+leaves no row). Classes for orders: ` + strings.Join(world.OrderGarbageClasses, ", ") + `.
 
 Which contract is broken is --kind, or else the topic's name (hits or orders). The messages are
 a pure function of (seed, kind, class, day, count): the same call sends the same bytes again,
 and --count N+1 sends the N of --count N and one more. Each message is flushed before the next,
 and a line per message says what was sent and in which partition it landed. A delivery failure
-exits 1. 'clickgen verify' afterwards lists every injected message as unexpected.`)
-	wf := addWorldFlags(fs)
-	inj := addInjectFlags(fs)
-	sf := addSinkFlags(fs)
-	if err := parseFlags(fs, args, sio.out, false); err != nil {
+exits 1. 'clickgen verify' afterwards lists every injected message as unexpected.`
+
+func runInject(ctx context.Context, sio *stdio, b *binding, args []string) error {
+	if err := b.parse(args, sio.out, false); err != nil {
 		return err
 	}
-	if err := sf.resolve(); err != nil {
+	if err := b.checkSink(); err != nil {
 		return err
 	}
-	k, err := inj.kindFor(sf.Topic)
+	sf, inj := &b.v.sink, &b.v.inject
+	k, err := inj.kindFor(sf.Topic, b.v.day)
 	if err != nil {
-		return usage("inject", err)
+		return b.usage(err)
 	}
-	w, err := wf.newWorld(ctx, "inject", os.LookupEnv, world.Garbage{})
+	p, err := b.playProfile(profiles.Batch())
 	if err != nil {
 		return err
 	}
-	if err := checkPaths("inject", append(sf.paths(), fileio.Input("--catalog", wf.catalog))...); err != nil {
+	if err := checkPaths("inject", append(sf.paths(), fileio.Input(b.name("world.catalog"), p.World.Catalog))...); err != nil {
 		return err
 	}
-	extras, err := w.Inject(k, inj.class, inj.day, inj.count)
+	p.Garbage = world.Garbage{}
+	w, err := b.newWorld(ctx, p, 0)
+	if err != nil {
+		return err
+	}
+	extras, err := w.Inject(k, inj.class, b.v.day, inj.count)
 	if err != nil {
 		return err
 	}
@@ -67,7 +71,7 @@ exits 1. 'clickgen verify' afterwards lists every injected message as unexpected
 	if sf.File == "-" {
 		out = sio.err
 	}
-	err = injectAll(ctx, s, out, topic, k, inj.day, extras)
+	err = injectAll(ctx, s, out, topic, k, b.v.day, extras)
 	return s.finish(ctx, play.Result{}, err)
 }
 

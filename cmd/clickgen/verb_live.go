@@ -10,33 +10,27 @@ import (
 	"github.com/clickgen/clickgen/profiles"
 )
 
-func runLive(ctx context.Context, sio *stdio, args []string) error {
-	fs := newFlags("live", "live --day D [--speed X] [--seed S] (--file PATH | --brokers HOSTS --topic T) [flags]",
-		`Play one model day into topic hits paced by model time: an event whose model time is t after
+const liveHelp = `Play one model day into topic hits paced by model time: an event whose model time is t after
 the day's first event is sent t/speed real seconds after the start (speed 60: a model day in
 about 24 minutes, ~35 events/s on average, ~100 at peaks). Pacing is open-loop: a sender
 that falls behind sends at once and reports the lag instead of slowing down. A progress line
 about every 60 s says how far the day has played. The bytes are those of 'batch' for the
-same day; only the timing differs.`)
-	pf := addPlayFlags(fs, "", true)
-	speed := fs.Float64("speed", pace.DefaultSpeed, "model seconds per real second (env GENERATOR_SPEED)")
-	var maxRate pace.Rate
-	addMaxRateFlag(fs, &maxRate, "a ceiling on top of the model-time schedule, e.g. 500/s")
-	every := fs.Duration("progress-every", time.Minute, "how often to print a progress line (at least 100ms)")
-	pf.sink.verdict = addVerdictFlags(fs)
-	prof, segment, err := pf.parse(profiles.Live(), args, sio.out, func(env envLookup, o *profiles.Overrides) error {
-		if err := setFromEnv(fs, env, "speed", "GENERATOR_SPEED"); err != nil {
-			return err
-		}
-		o.Speed, o.MaxRate = speed, &maxRate
-		return checkEvery("--progress-every", *every)
-	})
+same day; only the timing differs.`
+
+func runLive(ctx context.Context, sio *stdio, b *binding, args []string) error {
+	if err := b.parse(args, sio.out, false); err != nil {
+		return err
+	}
+	if err := checkEvery("--progress-every", b.v.interval); err != nil {
+		return b.usage(err)
+	}
+	prof, segment, err := b.standProfile()
 	if err != nil {
 		return err
 	}
 	var p *console.Printer // set before the run starts, which is when progress is reported
 	var total int
-	plan, err := pf.plan(ctx, prof, segment, profiles.PlanOptions{Workers: renderWorkers(0, pf.sink.Kafka()), ReplayEvery: *every,
+	plan, err := b.plan(ctx, prof, segment, 0, profiles.PlanOptions{Workers: renderWorkers(0, b.v.sink.Kafka()), ReplayEvery: b.v.interval,
 		ReplayProgress: func(s pace.Snapshot) {
 			m := s.Model
 			p.Logf("played %d of %d, model time %02d:%02d, lag %.1fs (max %.1fs)",
@@ -49,7 +43,7 @@ same day; only the timing differs.`)
 	target := func() float64 {
 		return float64(total) / (float64(24*time.Hour) / prof.Pacing.Speed / float64(time.Second))
 	}
-	s, err := pf.start(ctx, sio, "hits", listenOpts{target: target, plan: plan})
+	s, err := b.start(ctx, sio, "hits", listenOpts{target: target, plan: plan})
 	if err != nil {
 		return err
 	}

@@ -10,9 +10,7 @@ import (
 	"github.com/clickgen/clickgen/generator/plot"
 )
 
-func runPlot(ctx context.Context, sio *stdio, args []string) error {
-	fs := newFlags("plot", "plot REPORT.json [REPORT2.json ...] [--label NAME ...] [--inventory FILE] > run.html",
-		`Write one self-contained HTML page (inline SVG, no scripts, nothing fetched) drawing the
+const plotHelp = `Write one self-contained HTML page (inline SVG, no scripts, nothing fetched) drawing the
 reports that --report wrote: rate target against achieved, latency p50/p95/p99 and lag per
 interval (rate-paced runs), with --follow-group the pipeline latency p50/p99/max and consumer
 lag per interval, the produce and pipeline latency distributions (percentile on a log scale
@@ -22,13 +20,13 @@ by its file name or by the --label in the same position (shown whole in each cha
 so runs compare on one page; a run whose values are below a tenth of the largest on a line
 chart is drawn against a right-hand axis, which its legend lines name. --inventory draws
 the expectation per day and class beside them: the output of 'clickgen inventory' with the
-run's flags (the report says what was sent; the inventory, what the world plans).`)
-	labels := fs.StringArray("label", nil, "label the report in the same position (repeat per report); default: its file name")
-	invFile := fs.String("inventory", "", "draw the expectation of this `FILE`, the output of 'clickgen inventory'")
-	title := fs.String("title", "", "the page's title (default \"clickgen runs\")")
-	if err := parseFlags(fs, args, sio.out, true); err != nil {
+run's flags (the report says what was sent; the inventory, what the world plans).`
+
+func runPlot(ctx context.Context, sio *stdio, b *binding, args []string) error {
+	if err := b.parse(args, sio.out, true); err != nil {
 		return err
 	}
+	fs, labels, invFile, title := b.fs, &b.v.labels, &b.v.inventory, &b.v.title
 	if fs.NArg() == 0 {
 		return usagef("plot", "no report given")
 	}

@@ -7,16 +7,16 @@ import (
 	"github.com/clickgen/clickgen/profiles"
 )
 
-func runProfiles(ctx context.Context, sio *stdio, args []string) error {
-	fs := newFlags("profiles", "profiles list | profiles show (NAME | --profile-file FILE)",
-		`List the embedded run profiles with what each plays ('profiles list'), or print one as the
+const profilesHelp = `List the embedded run profiles with what each plays ('profiles list'), or print one as the
 YAML file it is, comments included ('profiles show NAME'). Copy one to start your own and
 play it with 'clickgen run --profile-file FILE'; 'profiles show --profile-file FILE' checks
-such a file (exit code 2 and the field at fault if it is broken) and prints it.`)
-	file := fs.String("profile-file", "", "with show: check and print the profile in this YAML `FILE`")
-	if err := parseFlags(fs, args, sio.out, true); err != nil {
+such a file (exit code 2 and the field at fault if it is broken) and prints it.`
+
+func runProfiles(ctx context.Context, sio *stdio, b *binding, args []string) error {
+	if err := b.parse(args, sio.out, true); err != nil {
 		return err
 	}
+	fs, file := b.fs, &b.v.profileFile
 	if fs.NArg() == 0 {
 		return usagef("profiles", "want 'list' or 'show NAME'")
 	}
@@ -41,7 +41,7 @@ such a file (exit code 2 and the field at fault if it is broken) and prints it.`
 			return usagef("profiles", "show wants one profile NAME or --profile-file FILE")
 		}
 		if err != nil {
-			return usagef("profiles", "%w", flagNamed(err))
+			return b.refuseProfile(err)
 		}
 		_, err = sio.out.Write(src)
 		return err

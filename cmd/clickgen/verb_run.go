@@ -4,12 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"os"
 	"runtime"
 	"strings"
 	"time"
-
-	"github.com/spf13/pflag"
 
 	"github.com/clickgen/clickgen/cmd/clickgen/internal/console"
 	"github.com/clickgen/clickgen/generator/broker"
@@ -33,11 +30,12 @@ own (--profile-file). PROFILE defaults to fill. Flags override the profile's fie
   garbage  a model day with a high share of every garbage class, opt-in ones included
   smoke    a small controlled batch with exact expected counts (a 10-second check)
 
-Messages go to topics hits and orders. With --brokers they go to that cluster. Without it
-clickgen starts an embedded Kafka-compatible broker in-process, plays into it, reads
-everything back and prints, on stdout, what arrived against the inventory: per day and
+Messages go to topics hits and orders. With --brokers (or env KAFKA_BOOTSTRAP_SERVERS) they go
+to that cluster, and the profile's expected counts are checked against what it acknowledged.
+Without either, clickgen starts an embedded Kafka-compatible broker in-process, plays into it,
+reads everything back and prints, on stdout, what arrived against the inventory: per day and
 snapshot, per intake class, per partition (or, for a run cut short by a stop condition, that
-every acknowledged message is in the topics). KAFKA_BOOTSTRAP_SERVERS is not consulted.
+every acknowledged message is in the topics). The console says which.
 
 Pacing (--pace): none sends as fast as the sink takes them; replay sends each hit
 (t - t0)/--speed after the start, t being its model time; rate releases every message when
@@ -60,65 +58,53 @@ to 1 s) at most; the rest is not sent. What is in flight then is flushed, within
 --flush-timeout: the last line splits the total time into the sending and that final flush,
 as the report does (stress.sending_s, stress.final_flush_s).
 
-Exit codes: 0 when the run and its check are clean, 1 when a message failed or the check
-found a difference, 2 for usage errors (nothing was sent), 3 when the run completed but a
---threshold was crossed, 130 when interrupted.`
+A flag given (or its variable set) overrides the profile's field; a flag not given leaves
+the profile's value, which is why no default is shown for those below.`
 
-func runRun(ctx context.Context, sio *stdio, args []string) error {
-	fs := newFlags("run", "run [PROFILE] [flags]", runHelp)
-	var sf *sinkFlags
-	rf := addRunFlags(fs, func(fs *pflag.FlagSet) {
-		sf = addSinkFlags(fs)
-		sf.verdict = addVerdictFlags(fs)
-		fs.Lookup("brokers").Usage = "Kafka bootstrap `HOSTS`, comma-separated; without it, an embedded broker is played into and read back"
-		fs.MarkHidden("file")
-		fs.MarkHidden("topic")
-	})
-	if err := parseFlags(fs, args, sio.out, true); err != nil {
+func runRun(ctx context.Context, sio *stdio, b *binding, args []string) error {
+	if err := b.parse(args, sio.out, true); err != nil {
 		return err
 	}
-	p, segment, err := rf.profile(ctx, os.LookupEnv)
-	if err != nil {
-		return usage("run", err)
-	}
-	if err := checkRunSink(sf, rf.workers); err != nil {
-		return err
-	}
-	catalog := "world.catalog" // of the profile
-	if fs.Changed("catalog") {
-		catalog = "--catalog"
-	}
-	if err := checkPaths("run", append(sf.paths(), fileio.Input("--profile-file", rf.profileFile), fileio.Input(catalog, p.World.Catalog))...); err != nil {
-		return err
-	}
-	w, err := newWorld(ctx, "run", p, rf.world.maxMemory, renderWorkers(rf.workers, true), "catalog")
+	p, segment, err := b.runProfile(ctx)
 	if err != nil {
 		return err
 	}
-	every := rf.interval
-	if p.Pacing.Mode == profiles.PaceReplay && !fs.Changed("interval") {
+	if err := b.checkWorkers(); err != nil {
+		return err
+	}
+	if err := b.checkRunSink(); err != nil {
+		return err
+	}
+	v := b.v
+	uses := append(v.sink.paths(), fileio.Input("--profile-file", v.profileFile), fileio.Input(b.name("world.catalog"), p.World.Catalog))
+	if err := checkPaths("run", uses...); err != nil {
+		return err
+	}
+	every := v.interval
+	if p.Pacing.Mode == profiles.PaceReplay && !b.set("interval") {
 		every = time.Minute
 	}
 	var pl *console.Printer // set before the run starts, which is when progress is reported
-	// run always plays into Kafka: --brokers, or the embedded broker, whose address is known
-	// only once it has started (after the plan), so sf.Kafka() cannot tell yet.
-	plan, err := p.Plan(w, profiles.PlanOptions{Workers: renderWorkers(rf.workers, true), ReplayEvery: every, Segment: segment,
+	// run always plays into Kafka: its brokers, or the embedded broker, whose address is known
+	// only once it has started (after the plan).
+	workers := renderWorkers(v.workers, true)
+	plan, err := b.plan(ctx, p, segment, workers, profiles.PlanOptions{Workers: workers, ReplayEvery: every,
 		ReplayProgress: func(s pace.Snapshot) { replayLine(pl, p.Play.Day, s) }})
 	if err != nil {
-		return usagef("run", "%v", err)
-	}
-	if err := sf.verdict.check("run", plan, false, len(sf.follow.groups)); err != nil { // before the embedded broker starts
 		return err
 	}
-	embedded, err := startEmbedded(sf, sio)
+	if err := v.sink.verdict.check("run", plan, false, len(v.sink.follow.groups)); err != nil { // before the embedded broker starts
+		return err
+	}
+	embedded, err := startEmbedded(b, sio)
 	if err != nil {
 		return err
 	}
 	if embedded != nil {
 		defer embedded.Close()
 	}
-	s, err := sf.start(ctx, sio, plan.Topics(), listenOpts{lineEvery: rf.interval, maxRate: p.Pacing.MaxRate,
-		recordEvery: measure.ReportEvery(plan.Stop.Duration, rf.interval), plan: plan})
+	s, err := v.sink.start(ctx, sio, plan.Topics(), listenOpts{lineEvery: v.interval, maxRate: p.Pacing.MaxRate,
+		recordEvery: measure.ReportEvery(plan.Stop.Duration, v.interval), plan: plan})
 	if err != nil {
 		return err
 	}
@@ -135,35 +121,22 @@ func runRun(ctx context.Context, sio *stdio, args []string) error {
 	return checkRun(ctx, sio, embedded, p, plan, out, s.snk.Stats())
 }
 
-// checkRunSink validates the sink flags run uses: no --file or --topic (run writes topics
-// hits and orders), TLS and SASL only with --brokers, and the settings' own checks.
-func checkRunSink(sf *sinkFlags, workers int) error {
-	switch {
-	case checkWorkers("run", workers) != nil:
-		return checkWorkers("run", workers)
-	case sf.File != "":
-		return usagef("run", "--file: run plays into Kafka (or its embedded broker); use batch or snapshot for files")
-	case sf.Topic != "":
-		return usagef("run", "--topic: run writes topics hits and orders")
-	case !sf.Kafka() && (sf.TLS || sf.TLSCA != "" || sf.TLSCert != "" || sf.SASLMechanism != ""):
-		return usagef("run", "TLS and SASL flags need --brokers: the embedded broker speaks plaintext")
-	}
-	return sf.check(sf.validateSettings(os.LookupEnv))
-}
-
-// startEmbedded starts the embedded broker when no --brokers were given and points the sink
-// flags at it; nil when brokers were given.
-func startEmbedded(sf *sinkFlags, sio *stdio) (*broker.Broker, error) {
+// startEmbedded starts the embedded broker when neither --brokers nor its variable gave
+// brokers, and points the sink flags at it; nil, and a line saying which brokers, when they
+// were given.
+func startEmbedded(b *binding, sio *stdio) (*broker.Broker, error) {
+	sf := &b.v.sink
 	if sf.Kafka() {
+		b.announceBrokers(sio)
 		return nil, nil
 	}
-	b, err := broker.Start("127.0.0.1:0")
+	kb, err := broker.Start("127.0.0.1:0")
 	if err != nil {
 		return nil, fmt.Errorf("embedded broker: %w", err)
 	}
-	sf.Brokers = b.Addrs()
+	sf.Brokers = kb.Addrs()
 	fmt.Fprintf(sio.err, "clickgen: embedded broker on %s (topics hits/2, orders/1), gone when the run ends\n", sf.Brokers)
-	return b, nil
+	return kb, nil
 }
 
 // replayLine is the progress line of a replayed run.

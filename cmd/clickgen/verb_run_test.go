@@ -138,20 +138,21 @@ func TestRunUsageErrors(t *testing.T) {
 		{[]string{"run", "stress", "--rate", "fast"}, "--rate"},
 		{[]string{"run", "stress", "--rate", "5/s", "--speed", "60"}, "exclude each other"},
 		{[]string{"run", "--pace", "rate", "--speed", "60"}, "contradicts"},
-		{[]string{"run", "--pace", "warp"}, `pacing.mode "warp"`},
+		{[]string{"run", "--pace", "warp"}, `--pace "warp": want none, replay or rate`}, // issue 28: named by its flag
 		{[]string{"run", "live", "--speed", "-1"}, "--speed"},
 		{[]string{"run", "--max-rate", "lots"}, "--max-rate"},
-		{[]string{"run", "stress", "--duration", "0s"}, "play.endless needs stop.duration or stop.messages"},
+		{[]string{"run", "stress", "--duration", "0s"}, "play.endless needs --duration or --messages"},
 		{[]string{"run", "--days", "0"}, "--days 0"},
 		{[]string{"run", "--day", "-1"}, "--day -1: model days start at 0"},               // batch's wording
 		{[]string{"run", "--messages", "-1"}, "--messages -1: want 0 (no limit) or more"}, // batch's --limit wording
 		{[]string{"run", "--seed", "0"}, "--seed 0"},
 		{[]string{"run", "--scale", "-1"}, "--scale -1: want a factor in (0, 1000]"}, // batch's wording
-		{[]string{"run", "--send", "clicks"}, `play.send "clicks"`},
-		{[]string{"run", "--garbage", "20"}, "garbage.rate"},
+		{[]string{"run", "--send", "clicks"}, `--send "clicks": want hits, snapshots or hits+snapshots`},
+		{[]string{"run", "--garbage", "20"}, "--garbage 20: want a number of extra messages per clean message in [0, 10]"},
 		{[]string{"run", "--garbage-mix", "typo=1"}, "--garbage-mix"},
-		{[]string{"run", "--file", "out.jsonl"}, "--file"},
-		{[]string{"run", "--topic", "clicks"}, "--topic"},
+		{[]string{"run", "--file", "out.jsonl"}, "--file does not apply to run"},
+		{[]string{"run", "--topic", "clicks"}, "--topic does not apply to run"},
+		{[]string{"run", "--brokers", ""}, `invalid argument "" for "--brokers" flag: no broker named`}, // issue 31
 		{[]string{"run", "--tls"}, "need --brokers"},
 		{[]string{"run", "--metrics-addr", "nowhere"}, "--metrics-addr"},
 		{[]string{"run", "--interval", "0s"}, "--interval"},

@@ -11,16 +11,15 @@ import (
 	"github.com/clickgen/clickgen/schema"
 )
 
-func runSchema(ctx context.Context, sio *stdio, args []string) error {
-	fs := newFlags("schema", "schema [--entity hits|orders] [--format markdown|keys|json-schema]",
-		`Print the wire contract from schema/: the keys of a topic's messages one per line in wire
+const schemaHelp = `Print the wire contract from schema/: the keys of a topic's messages one per line in wire
 order (keys), the export description as markdown tables (markdown), or a JSON Schema that a
-consumer can validate messages with (json-schema).`)
-	entity := fs.String("entity", schema.EntityHits, "which messages: hits or orders")
-	format := fs.String("format", schema.FormatMarkdown, "output format: markdown, keys or json-schema")
-	if err := parseFlags(fs, args, sio.out, false); err != nil {
+consumer can validate messages with (json-schema).`
+
+func runSchema(ctx context.Context, sio *stdio, b *binding, args []string) error {
+	if err := b.parse(args, sio.out, false); err != nil {
 		return err
 	}
+	entity, format := &b.v.entity, &b.v.format
 	if !slices.Contains([]string{schema.EntityHits, schema.EntityOrders}, *entity) {
 		return usagef("schema", "--entity %q: want hits or orders", *entity)
 	}
@@ -38,9 +37,11 @@ func buildVersion() string {
 	return "devel"
 }
 
-func runVersion(ctx context.Context, sio *stdio, args []string) error {
-	fs := newFlags("version", "version", "Print clickgen's build version, the world version (generator_version in the inventory) and the Go runtime.")
-	if err := parseFlags(fs, args, sio.out, false); err != nil {
+const versionHelp = `Print clickgen's build version, the world version (generator_version in the inventory) and
+the Go runtime.`
+
+func runVersion(ctx context.Context, sio *stdio, b *binding, args []string) error {
+	if err := b.parse(args, sio.out, false); err != nil {
 		return err
 	}
 	_, err := fmt.Fprintf(sio.out, "clickgen %s (world %s, %s %s/%s)\n",

@@ -4,32 +4,16 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"os"
-
-	"github.com/spf13/pflag"
 
 	"github.com/clickgen/clickgen/cmd/clickgen/internal/reportfile"
 	"github.com/clickgen/clickgen/generator/fileio"
 	"github.com/clickgen/clickgen/generator/reconcile"
 	"github.com/clickgen/clickgen/generator/sink"
 	"github.com/clickgen/clickgen/generator/world"
+	"github.com/clickgen/clickgen/profiles"
 )
 
-// addReadFlags adds the sink flags for a verb that reads topics: --brokers, the connection
-// flags (--connect-timeout, TLS, SASL) and --report, hiding the ones that only apply to
-// sending.
-func addReadFlags(fs *pflag.FlagSet) *sinkFlags {
-	sf := addSinkFlags(fs)
-	for _, name := range append(sinkSendOnlyFlags, "metrics-linger") {
-		fs.MarkHidden(name)
-	}
-	return sf
-}
-
-func runVerify(ctx context.Context, sio *stdio, args []string) error {
-	fs := newFlags("verify", "verify --brokers HOSTS --day D [--days N] [--hits-topic T] [--orders-topic T] [world, garbage and connection flags]\n"+
-		"  clickgen verify --clickhouse URL --day D [--days N] [--events-table T ...] [--exactly-once] [--wait DURATION] [world and garbage flags]",
-		`Read topics hits and orders back from the start of every partition (no consumer group, nothing
+const verifyHelp = `Read topics hits and orders back from the start of every partition (no consumer group, nothing
 committed) and reconcile them with what 'batch --day D --days N' and 'snapshot --day D --days N'
 send with the same world and garbage flags: the hits of days D … D+N−1 and the snapshots of days
 D−1 … D+N−2. Messages are matched as a multiset by a 128-bit digest of their bytes and key, so
@@ -73,29 +57,24 @@ Rows naming a date outside the run are counted, not judged. The user comes from 
 --connect-timeout the connection. --wait DURATION polls first until the tables caught up (or
 stopped changing). A table that does not exist is a difference naming it; a store that cannot be
 read whole (no answer in time, credentials refused, an answer broken off) is an error: verify
-never says OK on a store it did not read whole. Ctrl-C ends the wait or the read at once.
+never says OK on a store it did not read whole. Ctrl-C ends the wait or the read at once.`
 
-Exit status: 0 when everything agrees, 1 when anything differs or the topics (the store) cannot
-be read (within --connect-timeout and --timeout), 2 for usage errors.`)
-	v := &verifyRun{wf: addWorldFlags(fs), df: addDayFlags(fs, "number of run days the topics (the store) hold")}
-	kafka := flagsAddedBy(fs, func() { addVerifyFlags(fs, &v.Verify) })
-	v.gf = addGarbageFlags(fs)
-	kafka = append(kafka, flagsAddedBy(fs, func() { v.sf = addReadFlags(fs) })...)
-	v.seg = addSegmentFlags(fs)
-	v.ch = addStoreFlags(fs, kafka)
-	if err := v.parse(ctx, fs, args, sio); err != nil {
+func runVerify(ctx context.Context, sio *stdio, b *binding, args []string) error {
+	v := &verifyRun{b: b}
+	if err := v.parse(ctx, args, sio); err != nil {
 		return err
 	}
-	if v.ch.on() {
+	if b.set("clickhouse") {
 		return runVerifyStore(ctx, sio, v)
 	}
+	sf := &b.v.sink
 	var ce *sink.ConfigError
-	if err := v.sf.CheckConnect(ctx, connectNotice(sio)); errors.As(err, &ce) {
+	if err := sf.CheckConnect(ctx, connectNotice(sio)); errors.As(err, &ce) {
 		return usage("verify", ce.Err)
 	} else if err != nil {
 		return verifyConnectError(v, err)
 	}
-	v.Brokers, v.Conn = v.sf.Brokers, v.sf.ConnOpts()
+	v.Brokers, v.Conn = sf.Brokers, sf.ConnOpts()
 	v.Logf = func(format string, args ...any) { fmt.Fprintf(sio.err, "clickgen: "+format+"\n", args...) }
 	r, err := v.Run(ctx, v.w, v.r)
 	err = verifyReadInterrupted(v, verifyRunError(&v.Verify, err))
@@ -105,79 +84,77 @@ be read (within --connect-timeout and --timeout), 2 for usage errors.`)
 	if err := r.WriteTable(sio.out); err != nil {
 		return err
 	}
-	if v.sf.report != "" {
-		if err := reportfile.Write(v.sf.report, r); err != nil {
+	if sf.report != "" {
+		if err := reportfile.Write(sf.report, r); err != nil {
 			return fmt.Errorf("--report: %w", err)
 		}
 	}
 	return err
 }
 
-// flagsAddedBy returns the names of the flags add registers on fs.
-func flagsAddedBy(fs *pflag.FlagSet, add func()) []string {
-	before := map[string]bool{}
-	fs.VisitAll(func(f *pflag.Flag) { before[f.Name] = true })
-	add()
-	var added []string
-	fs.VisitAll(func(f *pflag.Flag) {
-		if !before[f.Name] {
-			added = append(added, f.Name)
-		}
-	})
-	return added
-}
-
 // verifyRun is what verify reads and against what: the range r of world w.
 type verifyRun struct {
 	reconcile.Verify
-	wf  *worldFlags
-	df  *dayFlags
-	gf  *garbageFlags
-	sf  *sinkFlags
-	seg *segmentFlags
-	ch  *storeFlags
-	w   *world.World
-	r   world.Range
+	b *binding
+	w *world.World
+	r world.Range
 }
 
 // parse reads and checks verify's flags: every mistake is a usage error before connecting.
-func (v *verifyRun) parse(ctx context.Context, fs *pflag.FlagSet, args []string, sio *stdio) error {
-	if err := parseFlags(fs, args, sio.out, false); err != nil {
+// The world, the days and the garbage are the built-in batch profile's with the flags as
+// overrides, as batch and snapshot play them.
+func (v *verifyRun) parse(ctx context.Context, args []string, sio *stdio) error {
+	b := v.b
+	if err := b.parse(args, sio.out, false); err != nil {
 		return err
 	}
-	if err := v.df.resolve(os.LookupEnv); err != nil {
-		return usage("verify", err)
-	}
-	if err := v.df.check(); err != nil {
-		return usage("verify", err)
-	}
-	v.r.From, v.r.Days = v.df.day, v.df.days
-	var err error
-	if v.r.Garbage, err = v.gf.resolve(); err != nil {
-		return usage("verify", err)
-	}
-	if v.r.Segment, err = v.seg.resolve(os.LookupEnv); err != nil {
-		return usage("verify", err)
-	}
-	if err := checkVerify(&v.Verify); err != nil {
-		return usage("verify", err)
-	}
-	if err := checkWorkers("verify", v.Workers); err != nil {
-		return err
-	}
-	v.wf.workers = renderWorkers(v.Workers, false)
-	if v.ch.on() {
-		if err := v.ch.resolve(ctx, os.LookupEnv, v.sf, v.Timeout); err != nil {
-			return usage("verify", err)
-		}
-	} else if err := v.ch.refuseWithoutURL(); err != nil {
-		return usage("verify", err)
-	} else if err := v.sf.check(v.sf.resolveRead(os.LookupEnv, "verify", v.HitsTopic)); err != nil {
-		return err
-	}
-	v.w, err = v.wf.newWorld(ctx, "verify", os.LookupEnv, v.r.Garbage)
+	p, err := b.playProfile(profiles.Batch())
 	if err != nil {
 		return err
 	}
-	return checkPaths("verify", append(v.sf.paths(), fileio.Input("--catalog", v.wf.catalog))...)
+	v.r = world.Range{From: p.Play.Day, Days: p.Play.Days, Garbage: p.Garbage}
+	if v.r.Segment, err = b.resolveSegment(); err != nil {
+		return b.usage(err)
+	}
+	v.Verify = b.v.verify
+	v.Workers = b.v.workers
+	if err := b.refuse(v.Verify.Validate()); err != nil {
+		return err
+	}
+	if err := b.checkWorkers(); err != nil {
+		return err
+	}
+	if err := b.checkReadMode(ctx, v.HitsTopic); err != nil {
+		return err
+	}
+	if v.w, err = b.newWorld(ctx, p, renderWorkers(v.Workers, false)); err != nil {
+		return err
+	}
+	return checkPaths("verify", append(b.v.sink.paths(), fileio.Input(b.name("world.catalog"), p.World.Catalog))...)
+}
+
+// checkReadMode checks the flags of what verify reads: with --clickhouse the store's
+// (storeFlags.resolve), and no flag of the Kafka group; without it, no flag of the ClickHouse
+// group, and brokers (--brokers or env KAFKA_BOOTSTRAP_SERVERS) with their connection to read
+// topic from.
+func (b *binding) checkReadMode(ctx context.Context, topic string) error {
+	on := b.set("clickhouse")
+	for _, r := range b.rows {
+		switch g := r.groupOn(b.verb.set); {
+		case r.name == "" || !b.set(r.name):
+		case on && g == "Kafka":
+			return usagef("verify", "--%s is for reading Kafka: with --clickhouse, verify reads the store", r.name)
+		case !on && g == "ClickHouse":
+			return usagef("verify", "--%s applies only with --clickhouse URL", r.name)
+		}
+	}
+	if on {
+		return b.usage(b.v.store.resolve(ctx, b))
+	}
+	sf := &b.v.sink
+	if len(sf.Brokers) == 0 {
+		return usagef("verify", "--brokers HOSTS is required (or env %s)", sinkBrokersEnv)
+	}
+	sf.Topic = topic
+	return b.checkSink()
 }

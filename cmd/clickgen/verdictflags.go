@@ -6,8 +6,6 @@ import (
 	"io"
 	"time"
 
-	"github.com/spf13/pflag"
-
 	"github.com/clickgen/clickgen/generator/measure"
 	"github.com/clickgen/clickgen/generator/play"
 )
@@ -18,20 +16,6 @@ import (
 type verdictFlags struct {
 	thresholds measure.Thresholds
 	warmup     time.Duration
-}
-
-// addVerdictFlags registers --threshold and --warmup on fs.
-func addVerdictFlags(fs *pflag.FlagSet) *verdictFlags {
-	vf := &verdictFlags{}
-	fs.Var(&vf.thresholds, "threshold", "end the run with exit code 3 when a figure crosses `EXPR`, e.g. --threshold 'p99<50ms' "+
-		"(repeatable, or comma-separated; judged once everything was sent, each verdict printed and in --report; 1 and 130 win over 3): "+
-		"p50 p90 p99 p99.9 (any pN) max mean of the produce latency (max<1s), rate = acknowledged over the target rate (rate>=0.99; "+
-		"a run paced by a rate, or live), failed (failed==0), freshness.pN of each --follow-group's pipeline latency "+
-		"(freshness.p99<2s); compare with < <= > >= == !=")
-	fs.DurationVar(&vf.warmup, "warmup", 0, "measure the run's first `DURATION` apart, e.g. --warmup 5s (connections, metadata, "+
-		"a cold broker): the messages intended in it (unpaced: handed over in it) get a line and the report's warmup section of "+
-		"their own, and the run's percentiles, rate and thresholds are of what came after; it must be shorter than the run's duration, if any")
-	return vf
 }
 
 // check refuses, before anything is sent, what the run could not judge: a rate threshold on

@@ -6,11 +6,8 @@ import (
 	"fmt"
 	"os"
 	"runtime/debug"
-	"slices"
 	"strings"
 	"time"
-
-	"github.com/spf13/pflag"
 
 	"github.com/clickgen/clickgen/cmd/clickgen/internal/reportfile"
 	"github.com/clickgen/clickgen/generator/fileio"
@@ -23,71 +20,24 @@ import (
 // flag, so it shows in no process list, and never printed.
 const clickhousePasswordEnv = "CLICKHOUSE_PASSWORD"
 
-// storeFlags are verify's flags for reading a ClickHouse store instead of Kafka.
+// storeFlags are verify's flags for reading a ClickHouse store instead of Kafka (the
+// ClickHouse group of flagTable).
 type storeFlags struct {
-	fs          *pflag.FlagSet
 	url         string
 	user        string
+	password    string // env CLICKHOUSE_PASSWORD
 	tables      store.Tables
 	exactlyOnce bool
 	wait        time.Duration
-	kafka       []string // flags that mean nothing with --clickhouse
 	client      *clickhouse.Client
 	answerBound time.Duration // the longest the first answer may take: connecting, then the first byte
 }
 
-// storeFlagNames are the flags that only apply with --clickhouse.
-var storeFlagNames = []string{"clickhouse-user", "events-table", "errors-table", "raw-table", "orders-table", "order-errors-table", "marts-view", "exactly-once", "wait"}
-
-// sharedReadFlags are the reading flags that apply to both Kafka and ClickHouse: the
-// connection's bounds, the CA of a TLS server, the report.
-var sharedReadFlags = []string{"timeout", "workers", "connect-timeout", "tls-ca", "report"}
-
-// addStoreFlags registers the ClickHouse flags on fs; kafka lists the flags registered for
-// reading Kafka, of which those not shared are refused with --clickhouse.
-func addStoreFlags(fs *pflag.FlagSet, kafka []string) *storeFlags {
-	t := store.StandTables()
-	sf := &storeFlags{fs: fs}
-	for _, n := range kafka {
-		if !slices.Contains(sharedReadFlags, n) {
-			sf.kafka = append(sf.kafka, n)
-		}
-	}
-	fs.StringVar(&sf.url, "clickhouse", "", "read the tables a pipeline filled from ClickHouse's HTTP interface at `URL` (http://host:8123 or https://host:8443) instead of Kafka (password from env "+clickhousePasswordEnv+")")
-	fs.StringVar(&sf.user, "clickhouse-user", "", "ClickHouse user `NAME`, overriding the URL's (default: the URL's, else the server's default user)")
-	fs.StringVar(&sf.tables.Events, "events-table", t.Events, "`TABLE` of typed events (WatchID, EventDate, ClientID, _load_ts); '' skips it")
-	fs.StringVar(&sf.tables.Errors, "errors-table", t.Errors, "`TABLE` of refused hits (raw, error_class); '' skips it")
-	fs.StringVar(&sf.tables.Raw, "raw-table", t.Raw, "`TABLE` of raw hits as delivered (raw); '' skips it")
-	fs.StringVar(&sf.tables.Orders, "orders-table", t.Orders, "`TABLE` of order versions (order_id, snapshot_date); '' skips it")
-	fs.StringVar(&sf.tables.OrderErrors, "order-errors-table", t.OrderErrors, "`TABLE` of refused order rows (raw, error_class); '' skips it")
-	fs.StringVar(&sf.tables.Marts, "marts-view", t.Marts, "`VIEW` of purchases against orders (order_day, mismatch_class); '' skips it")
-	fs.BoolVar(&sf.exactlyOnce, "exactly-once", false, "count copies (more rows of a WatchID, an order version, a raw or error row than sent) as differences, for stores that must never hold them")
-	fs.DurationVar(&sf.wait, "wait", 0, "before judging, poll the tables' row counts until they reach the inventory's or stop changing for 30s, for at most `DURATION`; 0 judges at once")
-	return sf
-}
-
-// on says whether verify reads ClickHouse.
-func (sf *storeFlags) on() bool { return sf.fs.Changed("clickhouse") }
-
-// refuseWithoutURL refuses the ClickHouse flags when verify reads Kafka.
-func (sf *storeFlags) refuseWithoutURL() error {
-	for _, n := range storeFlagNames {
-		if sf.fs.Changed(n) {
-			return fmt.Errorf("--%s applies only with --clickhouse URL", n)
-		}
-	}
-	return nil
-}
-
-// resolve checks the ClickHouse flags and builds the client: every mistake is a usage error
-// before anything is read. rf carries the shared connection flags (--connect-timeout,
-// --tls-ca, --report); timeout is verify's --timeout.
-func (sf *storeFlags) resolve(ctx context.Context, env envLookup, rf *sinkFlags, timeout time.Duration) error {
-	for _, n := range append(slices.Clone(sf.kafka), sinkSendOnlyFlags...) {
-		if sf.fs.Lookup(n) != nil && sf.fs.Changed(n) {
-			return fmt.Errorf("--%s is for reading Kafka: with --clickhouse, verify reads the store", n)
-		}
-	}
+// resolve checks the ClickHouse flags of b and builds the client: every mistake is an error
+// naming a flag, before anything is read. The shared connection flags (--connect-timeout,
+// --tls-ca, --report) and --timeout are b's.
+func (sf *storeFlags) resolve(ctx context.Context, b *binding) error {
+	rf, timeout := &b.v.sink, b.v.verify.Timeout
 	if err := sf.tables.Validate(); err != nil {
 		return fmt.Errorf("a table flag: %w", err)
 	}
@@ -102,15 +52,15 @@ func (sf *storeFlags) resolve(ctx context.Context, env envLookup, rf *sinkFlags,
 			return fmt.Errorf("--report %s: %w", rf.report, err)
 		}
 	}
-	if !sf.fs.Changed("timeout") {
+	if !b.set("timeout") {
 		timeout = clickhouse.DefaultFirstByteTimeout
 	}
 	opts := []clickhouse.Opt{clickhouse.ConnectTimeout(rf.ConnectTimeout), clickhouse.FirstByteTimeout(timeout), clickhouse.IdleTimeout(timeout)}
-	if sf.fs.Changed("clickhouse-user") {
+	if b.set("clickhouse-user") {
 		opts = append(opts, clickhouse.User(sf.user))
 	}
-	if p, ok := env(clickhousePasswordEnv); ok {
-		opts = append(opts, clickhouse.Password(p))
+	if sf.password != "" {
+		opts = append(opts, clickhouse.Password(sf.password))
 	}
 	if rf.TLSCA != "" {
 		pem, err := fileio.Read(ctx, rf.TLSCA, fileio.Limit{Bytes: sink.MaxPEMBytes})
@@ -162,7 +112,7 @@ func (v *verifyRun) storeRange() store.Range {
 // stderr, the result as JSON with --report; an error (exit 1) when it differs or cannot be
 // read whole.
 func runVerifyStore(ctx context.Context, sio *stdio, v *verifyRun) error {
-	sf := v.ch
+	sf := &v.b.v.store
 	capMemoryLimit(verifyStoreMemory)
 	logf := func(format string, args ...any) { fmt.Fprintf(sio.err, "clickgen: "+format+"\n", args...) }
 	r := v.storeRange()
@@ -185,8 +135,8 @@ func runVerifyStore(ctx context.Context, sio *stdio, v *verifyRun) error {
 	if err := res.WriteTable(sio.out); err != nil {
 		return err
 	}
-	if v.sf.report != "" {
-		if err := reportfile.Write(v.sf.report, res); err != nil {
+	if report := v.b.v.sink.report; report != "" {
+		if err := reportfile.Write(report, res); err != nil {
 			return fmt.Errorf("--report: %w", err)
 		}
 	}

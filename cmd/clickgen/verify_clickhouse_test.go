@@ -30,8 +30,9 @@ func TestVerifyClickHouseUsage(t *testing.T) {
 		{[]string{"--clickhouse", "http://127.0.0.1:1", "--hits-partitions", "3"}, "--hits-partitions is for reading Kafka"},
 		{[]string{"--clickhouse", "http://127.0.0.1:1", "--sasl-user", "u"}, "--sasl-user is for reading Kafka"},
 		{[]string{"--clickhouse", "http://127.0.0.1:1", "--tls-cert", "c.pem"}, "--tls-cert is for reading Kafka"},
-		{[]string{"--clickhouse", "http://127.0.0.1:1", "--follow-group", "g"}, "--follow-group is for reading Kafka"},
-		{[]string{"--clickhouse", "http://127.0.0.1:1", "--topic", "hits"}, "--topic is for reading Kafka"},
+		{[]string{"--clickhouse", "http://127.0.0.1:1", "--follow-group", "g"}, "--follow-group does not apply to verify"},
+		{[]string{"--clickhouse", "http://127.0.0.1:1", "--topic", "hits"}, "--topic does not apply to verify"},
+		{[]string{"--clickhouse", "http://127.0.0.1:1", "--brokers", "k:9"}, "--brokers is for reading Kafka"},
 		{[]string{"--brokers", "127.0.0.1:9092", "--events-table", "ods.x"}, "--events-table applies only with --clickhouse"},
 		{[]string{"--brokers", "127.0.0.1:9092", "--exactly-once"}, "--exactly-once applies only with --clickhouse"},
 		{[]string{"--brokers", "127.0.0.1:9092", "--wait", "1m"}, "--wait applies only with --clickhouse"},
@@ -50,7 +51,7 @@ func TestVerifyClickHouseUsage(t *testing.T) {
 			"--order-errors-table=", "--marts-view="}, "every table is skipped"},
 		{[]string{"--clickhouse", "http://127.0.0.1:1", "--days", "0"}, "--days"},
 		{[]string{"--clickhouse", "http://127.0.0.1:1", "--day", "-1"}, "--day"},
-		{[]string{"--clickhouse", "http://127.0.0.1:1", "--garbage", "-1"}, "garbage rate -1"},
+		{[]string{"--clickhouse", "http://127.0.0.1:1", "--garbage", "-1"}, "--garbage -1: want a number"},
 	} {
 		args := append([]string{"verify", "--day", "0"}, tc.args...)
 		out, errs, code := clickgen(t, args...)

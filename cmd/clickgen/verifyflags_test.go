@@ -10,27 +10,6 @@ import (
 	"github.com/clickgen/clickgen/generator/reconcile"
 )
 
-// TestCheckVerify: verify's settings are refused naming the flags that set them.
-func TestCheckVerify(t *testing.T) {
-	for _, tc := range []struct {
-		v    reconcile.Verify
-		want string
-	}{
-		{reconcile.Verify{HitsTopic: "", OrdersTopic: "o", Timeout: 1}, "--hits-topic and --orders-topic must not be empty"},
-		{reconcile.Verify{HitsTopic: "x", OrdersTopic: "x", Timeout: 1}, `--hits-topic and --orders-topic are both "x"`},
-		{reconcile.Verify{HitsTopic: "h", OrdersTopic: "o", Timeout: 1}, "--hits-partitions and --orders-partitions must be at least 1"},
-		{reconcile.Verify{HitsTopic: "h", OrdersTopic: "o", Options: reconcile.Options{HitPartitions: 2, OrderPartitions: 1}}, "--timeout must be positive"},
-	} {
-		if err := checkVerify(&tc.v); err == nil || err.Error() != tc.want {
-			t.Errorf("checkVerify(%+v) = %v, want %q", tc.v, err, tc.want)
-		}
-	}
-	ok := reconcile.Verify{HitsTopic: "h", OrdersTopic: "o", Timeout: 1, Options: reconcile.Options{HitPartitions: 2, OrderPartitions: 1}}
-	if err := checkVerify(&ok); err != nil {
-		t.Errorf("checkVerify(%+v) = %v, want nil", ok, err)
-	}
-}
-
 // TestVerifyRunError: a partition count that differs says which flag to give, running out
 // of time names --timeout, and both still wrap what Run returned.
 func TestVerifyRunError(t *testing.T) {

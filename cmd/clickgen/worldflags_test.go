@@ -8,37 +8,13 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/spf13/pflag"
-
-	"github.com/clickgen/clickgen/cmd/clickgen/internal/sysmem"
 	"github.com/clickgen/clickgen/generator/play"
 	"github.com/clickgen/clickgen/generator/world"
 	"github.com/clickgen/clickgen/profiles"
 )
 
-// envOf is an envLookup over m.
-func envOf(m map[string]string) envLookup {
-	return func(k string) (string, bool) { v, ok := m[k]; return v, ok }
-}
-
-// parsed returns a flag set with add's flags, parsed from args.
-func parsed[T any](t *testing.T, add func(*pflag.FlagSet) T, args ...string) T {
-	t.Helper()
-	fs := pflag.NewFlagSet("test", pflag.ContinueOnError)
-	v := add(fs)
-	if err := fs.Parse(args); err != nil {
-		t.Fatalf("Parse(%q): %v", args, err)
-	}
-	return v
-}
-
-// errText is err's text, "" for nil.
-func errText(err error) string {
-	if err == nil {
-		return ""
-	}
-	return err.Error()
-}
+// The flags of a profile's sections, through the binder: the world, the days, the garbage
+// and the segment, on the verbs that take them, with their variables.
 
 func TestSegmentFlagsResolve(t *testing.T) {
 	for _, tc := range []struct {
@@ -53,24 +29,32 @@ func TestSegmentFlagsResolve(t *testing.T) {
 		{"flag beats env", map[string]string{segmentEnv: "2/3"}, []string{"--segment", "0/3"}, world.Segment{I: 0, N: 3}, ""},
 		{"env", map[string]string{segmentEnv: "2/3"}, nil, world.Segment{I: 2, N: 3}, ""},
 		{"indexed job", map[string]string{jobIndexEnv: "2"}, []string{"--segments", "3"}, world.Segment{I: 2, N: 3}, ""},
-		{"both", nil, []string{"--segment", "0/2", "--segments", "2"}, world.Segment{}, "both --segment and --segments given: choose one"},
+		{"both", nil, []string{"--segment", "0/2", "--segments", "2"}, world.Segment{}, "inventory: both --segment and --segments given: choose one"},
+		{"env and segments", map[string]string{segmentEnv: "1/2"}, []string{"--segments", "2"}, world.Segment{}, `inventory: both env CLICKGEN_SEGMENT="1/2" and --segments 2 given: choose one`},
 		{"no segments", nil, []string{"--segments", "0"}, world.Segment{}, "--segments 0: want at least 1"},
 		{"no index", nil, []string{"--segments", "2"}, world.Segment{}, "--segments 2 needs env JOB_COMPLETION_INDEX (set by a Kubernetes Indexed Job)"},
 		{"empty index is not an index", map[string]string{jobIndexEnv: ""}, []string{"--segments", "2"}, world.Segment{}, `env JOB_COMPLETION_INDEX="": want an index`},
+		{"index not decimal", map[string]string{jobIndexEnv: "+1"}, []string{"--segments", "2"}, world.Segment{I: 1, N: 2}, ""},
+		{"index with a space", map[string]string{jobIndexEnv: " 1"}, []string{"--segments", "2"}, world.Segment{}, `env JOB_COMPLETION_INDEX=" 1": want an index`},
 		{"index too large", map[string]string{jobIndexEnv: "4"}, []string{"--segments", "4"}, world.Segment{}, `env JOB_COMPLETION_INDEX="4" with --segments 4: `},
-		{"bad env", map[string]string{segmentEnv: "x"}, nil, world.Segment{}, `environment variable CLICKGEN_SEGMENT="x": `},
+		{"bad env", map[string]string{segmentEnv: "x"}, nil, world.Segment{}, `inventory: environment variable CLICKGEN_SEGMENT="x": `},
+		// Issue 29 N15: a segment is read as a day is: " 0/2" was accepted, " 5" refused.
+		{"space", nil, []string{"--segment", " 0/2"}, world.Segment{}, `inventory: invalid argument " 0/2" for "--segment" flag: segment " 0/2": want I/N in decimal digits`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			got, err := parsed(t, addSegmentFlags, tc.args...).resolve(envOf(tc.env))
+			b, err := bound(t, "inventory", tc.env, append([]string{"--day", "0"}, tc.args...)...)
+			var got world.Segment
+			if err == nil {
+				got, err = b.resolveSegment()
+			}
 			if !strings.HasPrefix(errText(err), tc.err) || (tc.err == "") != (err == nil) || got != tc.want {
-				t.Errorf("resolve() = %v, %v; want %v, %q", got, err, tc.want, tc.err)
+				t.Errorf("segment = %v, %v; want %v, %q", got, err, tc.want, tc.err)
 			}
 		})
 	}
 }
 
-func TestDayFlagsResolve(t *testing.T) {
-	add := func(fs *pflag.FlagSet) *dayFlags { return addDayFlags(fs, "run days") }
+func TestDayFlags(t *testing.T) {
 	for _, tc := range []struct {
 		name      string
 		env       map[string]string
@@ -80,21 +64,25 @@ func TestDayFlagsResolve(t *testing.T) {
 	}{
 		{"flags", nil, []string{"--day", "3", "--days", "2"}, 3, 2, ""},
 		{"env", map[string]string{dayEnv: "4", daysEnv: "5"}, nil, 4, 5, ""},
-		{"required", nil, nil, 0, 1, "--day is required (there is no default model day)"},
-		{"empty env is absent", map[string]string{dayEnv: ""}, nil, 0, 1, "--day is required (there is no default model day)"},
-		{"negative", nil, []string{"--day", "-1"}, -1, 1, "--day -1: model days start at 0"},
-		{"no days", nil, []string{"--day", "0", "--days", "0"}, 0, 0, "--days 0: want at least 1"},
-		{"beyond the wire", nil, []string{"--day", "9223372036854775807"}, 9223372036854775807, 1, "--day/--days: "},
-		{"bad env", map[string]string{dayEnv: "x"}, nil, 0, 1, `environment variable GENERATOR_DAY="x": `},
+		{"required", nil, nil, 0, 1, "inventory: --day is required (there is no default model day)"},
+		{"empty env is absent", map[string]string{dayEnv: ""}, nil, 0, 1, "inventory: --day is required (there is no default model day)"},
+		{"negative", nil, []string{"--day", "-1"}, -1, 1, "inventory: --day -1: model days start at 0"},
+		{"no days", nil, []string{"--day", "0", "--days", "0"}, 0, 0, "inventory: --days 0: want at least 1"},
+		{"beyond the wire", nil, []string{"--day", "9223372036854775807"}, 0, 0, "inventory: --day: day 9223372036854775807: the last model day is 29104"},
+		{"bad env", map[string]string{dayEnv: "x"}, nil, 0, 1, `inventory: environment variable GENERATOR_DAY="x": `},
+		// Issue 29 N15: one reading of an integer, in one wording.
+		{"space", nil, []string{"--day", " 5"}, 0, 0, `inventory: invalid argument " 5" for "--day" flag: must be a decimal integer`},
+		{"exponent", nil, []string{"--day", "1e3"}, 0, 0, `inventory: invalid argument "1e3" for "--day" flag: must be a decimal integer`},
+		{"fraction", nil, []string{"--day", "1.5"}, 0, 0, `inventory: invalid argument "1.5" for "--day" flag: is not a whole number`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			df := parsed(t, add, tc.args...)
-			err := df.resolve(envOf(tc.env))
+			b, err := bound(t, "inventory", tc.env, tc.args...)
+			var p profiles.Profile
 			if err == nil {
-				err = df.check()
+				p, err = b.playProfile(profiles.Batch())
 			}
-			if !strings.HasPrefix(errText(err), tc.err) || (tc.err == "") != (err == nil) || df.day != tc.day || df.days != tc.days {
-				t.Errorf("resolve() = day %d days %d, %v; want %d %d, %q", df.day, df.days, err, tc.day, tc.days, tc.err)
+			if !strings.HasPrefix(errText(err), tc.err) || (tc.err == "") != (err == nil) || err == nil && (p.Play.Day != tc.day || p.Play.Days != tc.days) {
+				t.Errorf("days %d+%d, %v; want %d+%d, %q", p.Play.Day, p.Play.Days, err, tc.day, tc.days, tc.err)
 			}
 		})
 	}
@@ -107,69 +95,72 @@ func TestWorldFlags(t *testing.T) {
 		args []string
 		err  string
 	}{
-		{"seed 0", nil, []string{"--seed", "0"}, "test: --seed 0: " + world.ErrZeroSeed.Error()},
-		{"env seed 0", map[string]string{seedEnv: "0"}, nil, "test: --seed 0: "},
-		{"scale", nil, []string{"--scale", "-1"}, "test: --scale -1: want a factor in (0, 1000]"},
-		{"scale step", nil, []string{"--scale", "0.0001"}, "test: --scale 0.0001: smaller than the smallest step 0.001"},
-		{"catalog", map[string]string{catalogEnv: "/nonexistent"}, nil, "test: --catalog: open /nonexistent: "},
+		{"seed 0", nil, []string{"--seed", "0"}, "verify: --seed 0: " + world.ErrZeroSeed.Error()},
+		{"env seed 0", map[string]string{seedEnv: "0"}, nil, "verify: --seed 0: "},
+		{"seed 1e3", nil, []string{"--seed", "1e3"}, `verify: invalid argument "1e3" for "--seed" flag: must be a decimal integer`},
+		{"scale", nil, []string{"--scale", "-1"}, "verify: --scale -1: want a factor in (0, 1000]"},
+		{"scale step", nil, []string{"--scale", "0.0001"}, "verify: --scale 0.0001: smaller than the smallest step 0.001"},
+		{"catalog", map[string]string{catalogEnv: "/nonexistent"}, nil, "verify: --catalog: open /nonexistent: "},
+		{"memory", nil, []string{"--scale", "100", "--max-memory", "1GiB"}, "verify: --scale 100 needs about "},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			_, err := parsed(t, addWorldFlags, tc.args...).newWorld(t.Context(), "test", envOf(tc.env), world.Garbage{})
+			err := verifyWorld(t, tc.env, tc.args...)
 			var ue *usageError
 			if err == nil || !strings.HasPrefix(err.Error(), tc.err) || !errors.As(err, &ue) {
-				t.Errorf("newWorld() error = %v, want a usage error %q", err, tc.err)
+				t.Errorf("verify's world: %v, want a usage error %q", err, tc.err)
 			}
 		})
 	}
-	// The catalog's error is wrapped, not flattened.
-	if _, err := parsed(t, addWorldFlags).newWorld(t.Context(), "test", envOf(map[string]string{catalogEnv: "/nonexistent"}), world.Garbage{}); !errors.Is(err, fs.ErrNotExist) {
-		t.Errorf("newWorld(GENERATOR_CATALOG=/nonexistent) = %v, want fs.ErrNotExist wrapped", err)
+	// The refusals still wrap what the libraries returned.
+	if err := verifyWorld(t, map[string]string{catalogEnv: "/nonexistent"}); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("GENERATOR_CATALOG=/nonexistent: %v, want fs.ErrNotExist wrapped", err)
 	}
-	if _, err := parsed(t, addWorldFlags, "--seed", "0").newWorld(t.Context(), "test", envOf(nil), world.Garbage{}); !errors.Is(err, world.ErrZeroSeed) {
-		t.Errorf("newWorld(--seed 0) = %v, want world.ErrZeroSeed wrapped", err)
+	if err := verifyWorld(t, nil, "--seed", "0"); !errors.Is(err, world.ErrZeroSeed) {
+		t.Errorf("--seed 0: %v, want world.ErrZeroSeed wrapped", err)
 	}
-	w, err := parsed(t, addWorldFlags, "--seed", "7").newWorld(t.Context(), "test", envOf(map[string]string{seedEnv: "9"}), world.Garbage{})
-	if err != nil || w.Seed() != 7 {
-		t.Errorf("newWorld(--seed 7, GENERATOR_SEED=9) = %v, %v; want seed 7 (the flag wins)", w, err)
+	var fe *profiles.FootprintError
+	if err := verifyWorld(t, nil, "--scale", "100", "--max-memory", "1GiB"); !errors.As(err, &fe) || !strings.Contains(err.Error(), "more than --max-memory") {
+		t.Errorf("--scale 100 --max-memory 1GiB: %v, want the memory refusal", err)
 	}
-	// newWorld refuses what cannot fit before building, and builds what can.
-	wf := parsed(t, addWorldFlags, "--scale", "100", "--max-memory", "1GiB")
-	if _, err := wf.newWorld(t.Context(), "test", envOf(nil), world.Garbage{}); err == nil || !strings.Contains(err.Error(), "more than --max-memory") {
-		t.Errorf("newWorld(--scale 100 --max-memory 1GiB) error = %v, want the memory refusal", err)
+	b, err := bound(t, "verify", map[string]string{seedEnv: "9"}, "--day", "0", "--seed", "7", "--brokers", "k:9")
+	if err != nil {
+		t.Fatal(err)
 	}
-	if w, err := parsed(t, addWorldFlags, "--max-memory", "1GiB").newWorld(t.Context(), "test", envOf(nil), world.Garbage{}); err != nil || w.Scale() != 1 {
-		t.Errorf("newWorld(--max-memory 1GiB) = %v, %v; want the scale-1 world", w, err)
+	if p, err := b.playProfile(profiles.Batch()); err != nil || p.World.Seed != 7 {
+		t.Errorf("--seed 7 with GENERATOR_SEED=9: seed %d, %v; want 7 (the flag wins)", p.World.Seed, err)
 	}
 }
 
-func TestGarbageFlagsResolve(t *testing.T) {
-	if _, err := parsed(t, addGarbageFlags, "--garbage-mix", "not_an_object=1").resolve(); errText(err) != "--garbage-mix without --garbage: the mix weighs garbage that is not being made" ||
-		!errors.Is(err, profiles.ErrMixWithoutRate) {
-		t.Errorf("resolve(mix without rate) error = %v", err)
+// verifyWorld builds verify's world from args (after --day 0 --brokers k:9) with env.
+func verifyWorld(t *testing.T, env map[string]string, args ...string) error {
+	t.Helper()
+	b, err := bound(t, "verify", env, append([]string{"--day", "0", "--brokers", "k:9"}, args...)...)
+	if err != nil {
+		return err
 	}
-	g, err := parsed(t, addGarbageFlags, "--garbage", "0.1", "--redeliver", "0.2").resolve()
-	if err != nil || g.Rate != 0.1 || g.Redeliver != 0.2 {
-		t.Errorf("resolve() = %+v, %v; want rate 0.1, redeliver 0.2", g, err)
+	p, err := b.playProfile(profiles.Batch())
+	if err != nil {
+		return err
 	}
+	_, err = b.newWorld(t.Context(), p, 1)
+	return err
 }
 
 func TestRunFlagsProfile(t *testing.T) {
-	add := func(fs *pflag.FlagSet) *runFlags {
-		return addRunFlags(fs, func(fs *pflag.FlagSet) {
-			if fs.Lookup("redeliver") == nil || fs.Lookup("segment") != nil {
-				t.Errorf("the caller's flags are added where the garbage flags are not yet, or the segment flags already are")
-			}
-		})
+	run := func(env map[string]string, args ...string) (profiles.Profile, world.Segment, error) {
+		b, err := bound(t, "run", env, args...)
+		if err != nil {
+			return profiles.Profile{}, world.Segment{}, err
+		}
+		return b.runProfile(t.Context())
 	}
-	rf := parsed(t, add, "smoke", "--seed", "5", "--days", "2", "--segment", "1/2")
-	p, seg, err := rf.profile(t.Context(), envOf(nil))
+	p, seg, err := run(nil, "smoke", "--seed", "5", "--days", "2", "--segment", "1/2")
 	if err != nil || p.Name != "smoke" || p.World.Seed != 5 || p.Play.Days != 2 || seg != (world.Segment{I: 1, N: 2}) {
-		t.Errorf("profile() = %s seed %d days %d segment %v, %v; want smoke, 5, 2, 1/2", p.Name, p.World.Seed, p.Play.Days, seg, err)
+		t.Errorf("run = %s seed %d days %d segment %v, %v; want smoke, 5, 2, 1/2", p.Name, p.World.Seed, p.Play.Days, seg, err)
 	}
 	if p.Expect.Set() {
-		t.Errorf("profile() kept smoke's expected counts after --days changed what is played")
+		t.Errorf("run kept smoke's expected counts after --days changed what is played")
 	}
-
 	dir := t.TempDir()
 	file := filepath.Join(dir, "mine.yaml")
 	if err := os.WriteFile(file, []byte("play:\n  send: nothing\n"), 0o644); err != nil {
@@ -181,162 +172,112 @@ func TestRunFlagsProfile(t *testing.T) {
 		args []string
 		err  string
 	}{
-		{"two profiles", nil, []string{"a", "b"}, `unexpected argument "b": one profile at most`},
-		{"name and file", nil, []string{"smoke", "--profile-file", file}, "both profile smoke and --profile-file given: choose one"},
-		{"unknown", nil, []string{"nope"}, `unknown profile "nope": want one of fill, garbage, live, smoke, stress, or --profile-file FILE`},
-		{"invalid file names the file", nil, []string{"--profile-file", file}, file + ": "},
-		{"missing file", nil, []string{"--profile-file", filepath.Join(dir, "none.yaml")}, "--profile-file: open "},
-		{"override", nil, []string{"--seed", "0"}, "--seed 0: "},
-		{"scale", nil, []string{"--scale", "-2"}, "--scale -2: want a factor in (0, 1000]"},
-		{"days", nil, []string{"--days", "0"}, "--days 0: want at least 1"},
-		{"speed", nil, []string{"--speed", "1e-9"}, "--speed: replay speed 1e-09"},
-		{"speed and rate", nil, []string{"--speed", "60", "--rate", "5/s"}, "--speed (replay) and --rate (a rate shape) exclude each other"},
-		{"pace", nil, []string{"--pace", "none", "--speed", "60"}, "--pace none contradicts --speed or --rate"},
-		{"mix", nil, []string{"--garbage-mix", "not_an_object=1"}, "--garbage-mix without --garbage: the mix weighs garbage that is not being made"},
-		{"interval", nil, []string{"--interval", "0"}, "--interval 0s: want at least 100ms"},
-		{"catalog env", map[string]string{catalogEnv: "/nonexistent"}, nil, ""},
-		{"days beyond the wire", nil, []string{"--day", "9223372036854775807"}, "--day/--days: "},
+		{"two profiles", nil, []string{"a", "b"}, `run: unexpected argument "b": one profile at most`},
+		{"name and file", nil, []string{"smoke", "--profile-file", file}, "run: both profile smoke and --profile-file given: choose one"},
+		{"unknown", nil, []string{"nope"}, `run: unknown profile "nope": want one of fill, garbage, live, smoke, stress, or --profile-file FILE`},
+		{"invalid file names the file", nil, []string{"--profile-file", file}, "run: --profile-file " + file + `: play.send "nothing"`},
+		{"the file's fields are its own", nil, []string{"--profile-file", file, "--send", "hits"}, "run: --profile-file " + file + `: play.send "nothing"`},
+		{"missing file", nil, []string{"--profile-file", filepath.Join(dir, "none.yaml")}, "run: --profile-file: open "},
+		{"override", nil, []string{"--seed", "0"}, "run: --seed 0: "},
+		{"scale", nil, []string{"--scale", "-2"}, "run: --scale -2: want a factor in (0, 1000]"},
+		{"scale 0", nil, []string{"--scale", "0"}, "run: --scale 0: want a factor in (0, 1000]"},
+		{"days", nil, []string{"--days", "0"}, "run: --days 0: want at least 1"},
+		{"speed", nil, []string{"--speed", "1e-9"}, "run: --speed: replay speed 1e-09"},
+		{"speed and rate", nil, []string{"--speed", "60", "--rate", "5/s"}, "run: --speed (replay) and --rate (a rate shape) exclude each other"},
+		{"mix", nil, []string{"--garbage-mix", "not_an_object=1"}, "run: --garbage-mix without --garbage: the mix weighs garbage that is not being made"},
+		{"interval", nil, []string{"--interval", "0"}, "run: --interval 0s: want at least 100ms"},
+		{"days beyond the wire", nil, []string{"--day", "9223372036854775807"}, "run: --day: day 9223372036854775807: the last model day"},
+		{"profile's send", nil, []string{"stress", "--send", "snapshots"}, `run: play.endless plays hits only, not --send "snapshots"`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			p, _, err := parsed(t, add, tc.args...).profile(t.Context(), envOf(tc.env))
-			if tc.name == "catalog env" {
-				if err != nil || p.World.Catalog != "/nonexistent" {
-					t.Errorf("profile() catalog = %q, %v; want GENERATOR_CATALOG's", p.World.Catalog, err)
-				}
-				return
-			}
-			if err == nil || !strings.HasPrefix(err.Error(), tc.err) && !strings.Contains(err.Error(), tc.err) {
-				t.Errorf("profile() error = %v, want one with %q", err, tc.err)
+			if _, _, err := run(tc.env, tc.args...); !strings.HasPrefix(errText(err), tc.err) {
+				t.Errorf("run error = %v, want one starting %q", err, tc.err)
 			}
 		})
 	}
-	if _, _, err := parsed(t, add, "--seed", "0").profile(t.Context(), envOf(nil)); !errors.Is(err, world.ErrZeroSeed) {
-		t.Errorf("profile(--seed 0) = %v, want world.ErrZeroSeed wrapped", err)
+	if p, _, err := run(map[string]string{catalogEnv: "/nonexistent"}); err != nil || p.World.Catalog != "/nonexistent" {
+		t.Errorf("run catalog = %q, %v; want GENERATOR_CATALOG's", p.World.Catalog, err)
 	}
-	if _, _, err := parsed(t, add, "--profile-file", filepath.Join(dir, "none.yaml")).profile(t.Context(), envOf(nil)); !errors.Is(err, fs.ErrNotExist) {
-		t.Errorf("profile(missing file) = %v, want fs.ErrNotExist wrapped", err)
+	if _, _, err := run(nil, "--seed", "0"); !errors.Is(err, world.ErrZeroSeed) {
+		t.Errorf("run --seed 0 = %v, want world.ErrZeroSeed wrapped", err)
+	}
+	if _, _, err := run(nil, "--profile-file", filepath.Join(dir, "none.yaml")); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("run with a missing file = %v, want fs.ErrNotExist wrapped", err)
 	}
 }
 
-// TestSetFromEnv: the command line wins over the environment, an empty variable counts as
+// TestEnvFallBack: the command line wins over the environment, an empty variable counts as
 // unset, and a value that does not parse names the variable.
-func TestSetFromEnv(t *testing.T) {
+func TestEnvFallBack(t *testing.T) {
 	for _, c := range []struct {
 		name    string
 		args    []string
 		env     map[string]string
-		want    int
+		want    int64
 		wantErr string
 	}{
-		{"unset", nil, nil, 7, ""},
-		{"from env", nil, map[string]string{"N_ENV": "3"}, 3, ""},
-		{"empty is unset", nil, map[string]string{"N_ENV": ""}, 7, ""},
-		{"flag wins", []string{"--n", "5"}, map[string]string{"N_ENV": "3"}, 5, ""},
-		{"bad value", nil, map[string]string{"N_ENV": "x"}, 7, `environment variable N_ENV="x": `},
+		{"unset", nil, nil, 0, ""},
+		{"from env", nil, map[string]string{limitEnv: "3"}, 3, ""},
+		{"empty is unset", nil, map[string]string{limitEnv: ""}, 0, ""},
+		{"flag wins", []string{"--limit", "5"}, map[string]string{limitEnv: "3"}, 5, ""},
+		{"bad value", nil, map[string]string{limitEnv: "x"}, 0, `batch: environment variable GENERATOR_LIMIT="x": `},
 	} {
-		fs := pflag.NewFlagSet("t", pflag.ContinueOnError)
-		n := fs.Int("n", 7, "")
-		if err := fs.Parse(c.args); err != nil {
-			t.Fatal(err)
-		}
-		err := setFromEnv(fs, envOf(c.env), "n", "N_ENV")
+		b, err := bound(t, "batch", c.env, append([]string{"--day", "0"}, c.args...)...)
 		if c.wantErr != "" {
 			if err == nil || !strings.HasPrefix(err.Error(), c.wantErr) {
 				t.Errorf("%s: error %v, want one starting %q", c.name, err, c.wantErr)
 			}
 			continue
 		}
-		if err != nil || *n != c.want {
-			t.Errorf("%s: --n %d, error %v; want %d, nil", c.name, *n, err, c.want)
+		if err != nil || b.v.messages != c.want || b.set("limit") != (c.want != 0) {
+			t.Errorf("%s: --limit %d (set %v), error %v; want %d", c.name, b.v.messages, b.set("limit"), err, c.want)
 		}
 	}
 }
 
-// TestPlayFlagsParse: --day is checked first, then the verb's own check, then the segment
-// and the garbage, then the profile's values as overrides of the built-in profile; what they
-// resolve to is kept, and the world is refused when it cannot fit in memory before it is
-// built.
-func TestPlayFlagsParse(t *testing.T) {
-	errCheck := errors.New("the verb's own check")
+// TestStandProfile: a stand verb's flags are checked in order (the day, the workers, the
+// segment, the sink, the profile's values), and what they resolve to is planned; the world is
+// refused when it cannot fit in memory before it is built.
+func TestStandProfile(t *testing.T) {
 	for _, c := range []struct {
 		args    []string
-		check   error
 		wantErr string
 	}{
-		{[]string{"--segments", "2", "--garbage", "-1"}, errCheck, "--day is required"},
-		{[]string{"--day", "0", "--segments", "2"}, errCheck, errCheck.Error()},
-		{[]string{"--day", "0", "--segments", "2", "--garbage", "-1"}, nil, "--segments 2 needs env"},
-		{[]string{"--day", "0", "--garbage-mix", "not_an_object=1"}, nil, "--garbage-mix without --garbage"},
-		{[]string{"--day", "-1", "--seed", "0"}, nil, "--seed 0: "},
-		{[]string{"--day", "-1"}, nil, "--day -1: model days start at 0"},
-		{[]string{"--day", "0", "--days", "0"}, nil, "--days 0: want at least 1"},
-		{[]string{"--day", "0", "--scale", "0"}, nil, "--scale 0: want a factor in (0, 1000]"},
-		{[]string{"--day", "2", "--days", "3", "--segment", "1/2", "--garbage", "0.5", "--scale", "0.01"}, nil, ""},
+		{[]string{"--segments", "2", "--garbage", "-1"}, "--day is required"},
+		{[]string{"--day", "0", "--workers", "-1", "--segments", "2"}, "--workers -1"},
+		{[]string{"--day", "0", "--segments", "2", "--garbage", "-1"}, "--segments 2 needs env"},
+		{[]string{"--day", "0", "--garbage-mix", "not_an_object=1"}, "--garbage-mix without --garbage"},
+		{[]string{"--day", "-1", "--seed", "0"}, "--seed 0: "},
+		{[]string{"--day", "-1"}, "--day -1: model days start at 0"},
+		{[]string{"--day", "0", "--days", "0"}, "--days 0: want at least 1"},
+		{[]string{"--day", "0", "--scale", "0"}, "--scale 0: want a factor in (0, 1000]"},
+		{[]string{"--day", "2", "--days", "3", "--segment", "1/2", "--garbage", "0.5", "--scale", "0.01"}, ""},
 	} {
-		fs := newFlags("test", "test", "")
-		pf := addPlayFlags(fs, "days", false)
+		b, err := bound(t, "inventory", nil, c.args...)
 		var plan play.Plan
-		p, seg, err := pf.parseEnv(profiles.Batch(), c.args, nil, envOf(nil), func(envLookup, *profiles.Overrides) error { return c.check })
 		if err == nil {
-			plan, err = pf.plan(t.Context(), p, seg, profiles.PlanOptions{})
+			var p profiles.Profile
+			var seg world.Segment
+			if p, seg, err = b.standProfile(); err == nil {
+				plan, err = b.plan(t.Context(), p, seg, 1, profiles.PlanOptions{})
+			}
 		}
 		if got := errText(err); !strings.Contains(got, c.wantErr) || (c.wantErr == "") != (err == nil) {
-			t.Errorf("%q: parse error %q, want one containing %q", c.args, got, c.wantErr)
+			t.Errorf("%q: error %q, want one containing %q", c.args, got, c.wantErr)
 		}
 		if err == nil && (plan.Segment != world.Segment{I: 1, N: 2} || plan.Garbage.Rate != 0.5 || plan.From != 2 || plan.Days != 3 || plan.World.Scale() != 0.01 || plan.Hits != "hits" || plan.Orders != "") {
 			t.Errorf("%q: segment %v, garbage %v, days %d+%d, scale %v, topics %q %q", c.args, plan.Segment, plan.Garbage.Rate, plan.From, plan.Days, plan.World.Scale(), plan.Hits, plan.Orders)
 		}
 	}
-	fs := newFlags("test", "test", "")
-	pf := addPlayFlags(fs, "", false)
-	p, seg, err := pf.parseEnv(profiles.Live(), []string{"--day", "0", "--scale", "0.01", "--max-memory", "1KiB"}, nil, envOf(nil), nil)
+	b, err := bound(t, "live", nil, "--day", "0", "--scale", "0.01", "--max-memory", "1KiB", "--file", "-")
 	if err == nil {
-		_, err = pf.plan(t.Context(), p, seg, profiles.PlanOptions{})
-	}
-	if err == nil || !strings.Contains(err.Error(), "--max-memory") {
-		t.Errorf("parse under --max-memory 1KiB: %v, want refused naming --max-memory", err)
-	}
-}
-
-// maxMemory is the memory limit --max-memory b sets when it is the smallest (newWorld).
-func maxMemory(b profiles.Bytes) profiles.MemoryLimit {
-	return profiles.MemoryLimit{Bytes: b, Source: sysmem.Explicit}
-}
-
-// TestFlagNamed: package profiles' refusals, named by field, are worded as the flags that
-// carried them, and a memory refusal names the flags that set each part of the footprint.
-func TestFlagNamed(t *testing.T) {
-	big := world.Footprint{Scale: 1, Products: 1_000_000, CatalogBytes: 100 << 20}
-	err := flagNamed(profiles.CheckFootprint(big, maxMemory(256<<20)))
-	if err == nil || !strings.Contains(err.Error(), "--scale 1 with a catalog of 1000000 products (104857600 bytes) needs about") ||
-		!strings.Contains(err.Error(), "more than --max-memory (256 MiB)") ||
-		!strings.Contains(err.Error(), "lower --scale, --garbage or the catalog, or raise --max-memory") {
-		t.Errorf("CheckFootprint(1 000 000 rows, 256 MiB) named = %v", err)
-	}
-	var fe *profiles.FootprintError
-	if !errors.As(err, &fe) {
-		t.Errorf("the named memory refusal %v does not wrap the *profiles.FootprintError", err)
-	}
-	err = flagNamed(profiles.CheckFootprint(world.Footprint{Scale: 100, Workers: 1024, Garbage: world.Garbage{Rate: 0.5}}, maxMemory(1<<30)))
-	if err == nil || !strings.HasPrefix(err.Error(), "--scale 100 with --garbage 0.5 --redeliver 0 with --workers 1024 needs about") ||
-		!strings.HasSuffix(err.Error(), ": lower --scale, --garbage or --workers, or raise --max-memory") {
-		t.Errorf("CheckFootprint(scale 100, garbage, 1024 workers) named = %v", err)
-	}
-	for _, tc := range []struct {
-		err  error
-		want string
-	}{
-		{profiles.CheckSeed(0), "--seed 0: the seed must be positive"},
-		{profiles.CheckScale(0), "--scale 0: want a factor in (0, 1000]"},
-		{profiles.CheckDays(29105, 1), "--day/--days: day 29105: the last model day is 29104"},
-		{&profiles.UnknownError{Name: "x"}, `unknown profile "x": want one of fill, garbage, live, smoke, stress, or --profile-file FILE`},
-		{errors.New("other"), "other"},
-	} {
-		if got := errText(flagNamed(tc.err)); !strings.HasPrefix(got, tc.want) {
-			t.Errorf("flagNamed(%v) = %q, want %q", tc.err, got, tc.want)
+		var p profiles.Profile
+		var seg world.Segment
+		if p, seg, err = b.standProfile(); err == nil {
+			_, err = b.plan(t.Context(), p, seg, 0, profiles.PlanOptions{})
 		}
 	}
-	if flagNamed(nil) != nil {
-		t.Errorf("flagNamed(nil) is not nil")
+	if err == nil || !strings.Contains(err.Error(), "--max-memory") {
+		t.Errorf("live under --max-memory 1KiB: %v, want refused naming --max-memory", err)
 	}
 }

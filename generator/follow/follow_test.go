@@ -11,6 +11,8 @@ import (
 
 	"github.com/twmb/franz-go/pkg/kadm"
 	"github.com/twmb/franz-go/pkg/kerr"
+
+	"github.com/clickgen/clickgen/generator/field"
 )
 
 // fakeAdmin answers FetchOffsets with the commits a test sets.
@@ -45,7 +47,7 @@ func (a *fakeAdmin) FetchOffsets(_ context.Context, group string) (kadm.OffsetRe
 func newTest(t *testing.T, groups ...string) (*Follower, *fakeAdmin) {
 	t.Helper()
 	a := &fakeAdmin{commits: map[string]map[int32]int64{}}
-	f, err := New(a, Options{Groups: groups, Topics: []string{"hits"}, Every: time.Millisecond})
+	f, err := New(a, Options{Groups: groups, Topics: []string{"hits"}, Every: MinEvery})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -129,9 +131,20 @@ func TestFinishNamesLag(t *testing.T) {
 }
 
 func TestOptionsValidate(t *testing.T) {
-	for _, o := range []Options{{}, {Groups: []string{""}}, {Groups: []string{"g"}, Every: -1}, {Groups: []string{"g"}, Timeout: -1}} {
-		if _, err := New(&fakeAdmin{}, o); err == nil {
-			t.Errorf("New(%+v) = nil error, want refused", o)
+	long := strings.Repeat("g", MaxGroupName+1)
+	for _, o := range []Options{{}, {Groups: []string{""}}, {Groups: []string{"g"}, Every: -1}, {Groups: []string{"g"}, Timeout: -1},
+		// Issue 29 N9 and N12: no floor on the poll period, names printed raw.
+		{Groups: []string{"g"}, Every: time.Nanosecond}, {Groups: []string{"g"}, Every: MinEvery - 1},
+		{Groups: []string{"a\nb"}}, {Groups: []string{"g\x00"}}, {Groups: []string{long}}, {Groups: []string{"\xff"}},
+	} {
+		var fe *field.Error
+		if _, err := New(&fakeAdmin{}, o); err == nil || !errors.As(err, &fe) {
+			t.Errorf("New(%+v) = %v, want refused naming the field", o, err)
+		}
+	}
+	for _, o := range []Options{{Groups: []string{"g"}, Every: MinEvery}, {Groups: []string{"clickhouse group-1 ü", long[1:]}}} {
+		if _, err := New(&fakeAdmin{}, o); err != nil {
+			t.Errorf("New(%+v) = %v, want accepted", o, err)
 		}
 	}
 }
@@ -141,7 +154,7 @@ func TestOptionsValidate(t *testing.T) {
 // has committed on none, and no longer once it commits on another.
 func TestStates(t *testing.T) {
 	a := &fakeAdmin{commits: map[string]map[int32]int64{}}
-	f, err := New(a, Options{Groups: []string{"g"}, Topics: []string{"hits", "orders"}, Every: time.Millisecond})
+	f, err := New(a, Options{Groups: []string{"g"}, Topics: []string{"hits", "orders"}, Every: MinEvery})
 	if err != nil {
 		t.Fatal(err)
 	}

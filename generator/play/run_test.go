@@ -140,7 +140,7 @@ func TestPlanValidate(t *testing.T) {
 		{play.Plan{World: w, Range: world.Range{From: -1, Days: 1}, Hits: "hits"}, "day -1: model days start at 0"},
 		{play.Plan{World: w, Range: world.Range{From: world.MaxDay + 1}, Hits: "hits"}, "the last model day"},
 		{play.Plan{World: w, Range: world.Range{Days: 1, Segment: world.Segment{I: 3, N: 2}}, Hits: "hits"}, "segment 3/2"},
-		{play.Plan{World: w, Range: world.Range{Days: 1, Garbage: world.Garbage{Rate: -1}}, Hits: "hits"}, "garbage rate -1"},
+		{play.Plan{World: w, Range: world.Range{Days: 1, Garbage: world.Garbage{Rate: -1}}, Hits: "hits"}, "garbage.rate -1"},
 		{play.Plan{World: w, Orders: "orders"}, "bounded range"},
 		{play.Plan{World: w, Range: world.Range{Days: 1}, Hits: "hits", Workers: -2}, "workers -2"},
 		{play.Plan{World: w, Range: world.Range{Days: 1}, Hits: "hits", Pacing: play.Pacing{ByCount: true}}, "needs a runner"},

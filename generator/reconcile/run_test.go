@@ -106,7 +106,7 @@ func TestVerify(t *testing.T) {
 			t.Errorf("Validate(%+v) = %v, want %v", tc.v, err, tc.want)
 		}
 	}
-	if err := (&reconcile.Verify{HitsTopic: "x", OrdersTopic: "x", Timeout: 1}).Validate(); err == nil || err.Error() != `both "x": the hits and orders topics must differ` {
+	if err := (&reconcile.Verify{HitsTopic: "x", OrdersTopic: "x", Timeout: 1}).Validate(); err == nil || err.Error() != `orders topic "x": the same as the hits topic` {
 		t.Errorf("Validate(the same topic twice) = %v, want it named", err)
 	}
 	if err := (&reconcile.Verify{HitsTopic: "h", OrdersTopic: "o", Timeout: 1, Options: reconcile.Options{HitPartitions: 2, OrderPartitions: 1}}).Validate(); err != nil {

@@ -5,10 +5,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strconv"
 	"sync"
 	"sync/atomic"
 	"time"
 
+	"github.com/clickgen/clickgen/generator/field"
 	"github.com/clickgen/clickgen/generator/sink"
 	"github.com/clickgen/clickgen/generator/world"
 )
@@ -39,13 +41,14 @@ const (
 	DefaultProgressEvery = 5 * time.Second
 )
 
-// The refusals of [Verify.Validate], naming the settings; a caller that must say which flag
-// carried a value tells them apart with errors.Is. ErrSameTopic comes wrapped with the topic.
+// The refusals of [Verify.Validate]: *field.Errors naming the settings by their field in
+// Verify (HitsTopic, Timeout), so a caller says them in its own names (field.Say); errors.Is
+// finds each. ErrSameTopic comes inside a *field.Error with the topic.
 var (
-	ErrTopicUnnamed = errors.New("the hits and orders topics must be named")
-	ErrSameTopic    = errors.New("the hits and orders topics must differ")
-	ErrPartitions   = errors.New("the hits' and orders' partition counts must be at least 1")
-	ErrTimeout      = errors.New("the timeout must be positive")
+	ErrTopicUnnamed = field.New("{HitsTopic|the hits} and {OrdersTopic|orders topics} must be named")
+	ErrSameTopic    = field.New("the same as {HitsTopic|the hits topic}")
+	ErrPartitions   = field.New("{HitPartitions|the hits'} and {OrderPartitions|orders' partition counts} must be at least 1")
+	ErrTimeout      = field.New("{Timeout|the timeout} must be positive")
 )
 
 // Validate checks the settings: two different, named topics, partition counts of at least
@@ -55,7 +58,7 @@ func (v *Verify) Validate() error {
 	case v.HitsTopic == "" || v.OrdersTopic == "":
 		return ErrTopicUnnamed
 	case v.HitsTopic == v.OrdersTopic:
-		return fmt.Errorf("both %q: %w", v.HitsTopic, ErrSameTopic)
+		return &field.Error{Field: "OrdersTopic", Words: "orders topic", Value: strconv.Quote(v.OrdersTopic), Err: ErrSameTopic}
 	case v.HitPartitions < 1 || v.OrderPartitions < 1:
 		return ErrPartitions
 	case v.Timeout <= 0:

@@ -108,8 +108,21 @@ func (b *Brokers) UnmarshalText(text []byte) error {
 	return nil
 }
 
-// Set implements pflag.Value: it replaces the list (it does not append).
-func (b *Brokers) Set(s string) error { return b.UnmarshalText([]byte(s)) }
+// ErrNoBrokers is [Brokers.Set]'s refusal of a list that names no broker.
+var ErrNoBrokers = errors.New("no broker named: want HOST:PORT[,HOST:PORT...]")
+
+// Set implements pflag.Value: it replaces the list (it does not append). A list that names no
+// broker ("", " , ") is refused with [ErrNoBrokers]: a flag given empty chose nothing, and
+// must not silently choose no brokers (where a caller has a default for none, such as an
+// embedded broker).
+func (b *Brokers) Set(s string) error {
+	l := ParseBrokers(s)
+	if len(l) == 0 {
+		return ErrNoBrokers
+	}
+	*b = l
+	return nil
+}
 
 // Type implements pflag.Value; it names the value in a flag's help.
 func (*Brokers) Type() string { return "brokers" }

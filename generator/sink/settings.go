@@ -5,7 +5,10 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"strconv"
 	"time"
+
+	"github.com/clickgen/clickgen/generator/field"
 )
 
 // Settings choose a sink: a file (or stdout), or a Kafka cluster with its connection (TLS,
@@ -52,23 +55,24 @@ func DefaultSettings() Settings {
 	}
 }
 
-// The refusals of [Settings.Check] and [Settings.Validate]. Each names the settings, not how
-// a caller spelled them; a caller that must say which flag or variable carried a value
-// tells them apart with errors.Is. ErrLinger, ErrReplication and ErrTwoSinks come wrapped
-// with the offending values.
+// The refusals of [Settings.Check] and [Settings.Validate]. Each is a *field.Error naming the
+// settings by their field in Settings (Linger, TLSCert), so a caller that binds them to its
+// own inputs says it in its own names (field.Say) without telling them apart one by one;
+// errors.Is finds each. ErrLinger and ErrReplication come inside a *field.Error with the
+// offending value, ErrTwoSinks wrapped with how each sink was chosen.
 var (
 	ErrTwoSinks              = errors.New("both a file and brokers are set: choose one sink")
-	ErrNoSink                = errors.New("no sink: set a file (or '-' for stdout) or brokers and a topic")
-	ErrNoTopic               = errors.New("brokers need a topic")
-	ErrTLSPair               = errors.New("the TLS client certificate and key go together")
-	ErrSASLNoUser            = errors.New("a SASL mechanism needs a user")
-	ErrSASLNoPassword        = errors.New("a SASL mechanism needs a password")
-	ErrTimeouts              = errors.New("the connect, delivery and flush timeouts must be positive")
+	ErrNoSink                = field.New("no sink: set {File|a file} (or '-' for stdout) or {Brokers|brokers} and {Topic|a topic}")
+	ErrNoTopic               = field.New("{Brokers|brokers} need {Topic|a topic}")
+	ErrTLSPair               = field.New("{TLSCert|the TLS client certificate} and {TLSKey|key} go together")
+	ErrSASLNoUser            = field.New("{SASLMechanism|a SASL mechanism} needs {SASLUser|a user}")
+	ErrSASLNoPassword        = field.New("{SASLMechanism|a SASL mechanism} needs {SASLPassword|a password}")
+	ErrTimeouts              = field.New("{ConnectTimeout|the connect}, {DeliveryTimeout|delivery} and {FlushTimeout|flush timeouts} must be positive")
 	ErrLinger                = errors.New("want 0 or more")
 	ErrReplication           = errors.New("want at least 1, or -1 for the brokers' default")
-	ErrReplicationNoCreation = errors.New("a replication factor applies to the topics CreateTopics creates")
-	ErrSecureFile            = errors.New("TLS and SASL apply to brokers, not to a file")
-	ErrSASLNoMechanism       = errors.New("a SASL user needs a mechanism (PLAIN, SCRAM-SHA-256 or SCRAM-SHA-512)")
+	ErrReplicationNoCreation = field.New("{Replication|a replication factor} applies to the topics {CreateTopics|CreateTopics} creates")
+	ErrSecureFile            = field.New("TLS and SASL apply to {Brokers|brokers}, not {File|a file}")
+	ErrSASLNoMechanism       = field.New("{SASLUser|a SASL user} needs {SASLMechanism|a mechanism} (PLAIN, SCRAM-SHA-256 or SCRAM-SHA-512)")
 )
 
 // Check checks the settings for a caller that sends to one topic or a file: they choose
@@ -104,9 +108,9 @@ func (s *Settings) Validate() error {
 	case s.ConnectTimeout <= 0 || s.FlushTimeout <= 0 || s.DeliveryTimeout <= 0:
 		return ErrTimeouts
 	case s.Linger < 0:
-		return fmt.Errorf("linger %v: %w", s.Linger, ErrLinger)
+		return &field.Error{Field: "Linger", Words: "linger", Value: s.Linger.String(), Err: ErrLinger}
 	case s.Replication == 0 || s.Replication < -1:
-		return fmt.Errorf("replication factor %d: %w", s.Replication, ErrReplication)
+		return &field.Error{Field: "Replication", Words: "replication factor", Value: strconv.Itoa(int(s.Replication)), Err: ErrReplication}
 	case s.Replication != -1 && !s.CreateTopics:
 		return ErrReplicationNoCreation
 	case s.File != "" && (s.TLS || s.TLSCA != "" || s.TLSCert != "" || s.SASLMechanism != "" || s.SASLUser != ""):
@@ -135,8 +139,11 @@ func (s *Settings) TopicOf(kind string) (string, error) {
 // TopicError is [Settings.TopicOf]'s refusal to send Kind to Topic, the topic of the kind For.
 type TopicError struct{ Topic, Kind, For string }
 
-func (e *TopicError) Error() string {
-	return fmt.Sprintf("topic %s is for %s, not %s", e.Topic, e.For, e.Kind)
+func (e *TopicError) Error() string { return e.Say(nil) }
+
+// Say is the refusal with the field Topic named by names.
+func (e *TopicError) Say(names field.Names) string {
+	return fmt.Sprintf("%s %s is for %s, not %s", field.Name(names, "Topic", "topic"), e.Topic, e.For, e.Kind)
 }
 
 // Kafka reports whether the settings send to Kafka (brokers were given) rather than a file:

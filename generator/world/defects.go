@@ -15,6 +15,7 @@ import (
 
 	"github.com/brianvoe/gofakeit/v7"
 
+	"github.com/clickgen/clickgen/generator/field"
 	"github.com/clickgen/clickgen/schema"
 )
 
@@ -44,18 +45,31 @@ const ppm = 1_000_000
 // before.
 const MaxMixWeight = 1_000_000
 
-// Validate reports settings that describe no garbage.
+// Validate reports settings that describe no garbage, as a *field.Error naming the field as
+// a profile spells it: garbage.rate, garbage.redeliver or garbage.mix.
 func (g Garbage) Validate() error {
 	for _, r := range []struct {
-		name string
-		v    float64
-	}{{"garbage rate", g.Rate}, {"redelivery rate", g.Redeliver}} {
+		field string
+		v     float64
+	}{{"garbage.rate", g.Rate}, {"garbage.redeliver", g.Redeliver}} {
 		if math.IsNaN(r.v) || r.v < 0 || r.v > 10 {
-			return fmt.Errorf("%s %v: want a number of extra messages per clean message in [0, 10]", r.name, r.v)
+			return &field.Error{Field: r.field, Value: fmt.Sprint(r.v), Err: errExtraRate}
 		}
 	}
-	total := 0
-	for class, w := range g.Mix {
+	if err := g.Mix.validate(); err != nil {
+		return &field.Error{Field: "garbage.mix", Err: err}
+	}
+	if g.Mix != nil && g.Mix.total() == 0 && g.Rate > 0 {
+		return &field.Error{Field: "garbage.mix", Err: errors.New("no positive weight")}
+	}
+	return nil
+}
+
+var errExtraRate = errors.New("want a number of extra messages per clean message in [0, 10]")
+
+// validate checks m's classes and weights.
+func (m Mix) validate() error {
+	for class, w := range m {
 		if garbageClassNamed(class) == nil {
 			return fmt.Errorf("garbage class %q: want one of %s", class, strings.Join(AllGarbageClasses(), ", "))
 		}
@@ -65,12 +79,17 @@ func (g Garbage) Validate() error {
 		if w > MaxMixWeight {
 			return fmt.Errorf("garbage class %s: weight %d, want at most %d", class, w, MaxMixWeight)
 		}
-		total += w
-	}
-	if g.Mix != nil && total == 0 && g.Rate > 0 {
-		return errors.New("garbage mix has no positive weight")
 	}
 	return nil
+}
+
+// total is the sum of m's weights.
+func (m Mix) total() int {
+	t := 0
+	for _, w := range m {
+		t += w
+	}
+	return t
 }
 
 // Mix weighs garbage classes by name. Its text form is "class=weight,..." (weights are
@@ -113,8 +132,7 @@ func ParseMix(s string) (Mix, error) {
 	if len(mix) == 0 {
 		return nil, errors.New("empty mix")
 	}
-	g := Garbage{Mix: mix}
-	if err := g.Validate(); err != nil {
+	if err := mix.validate(); err != nil {
 		return nil, err
 	}
 	return mix, nil

@@ -3,6 +3,9 @@ package world
 import (
 	"fmt"
 	"math"
+	"strconv"
+
+	"github.com/clickgen/clickgen/generator/field"
 )
 
 // Memory a run needs, measured with /usr/bin/time (peak resident size) on linux/amd64, Go
@@ -69,10 +72,10 @@ func SoftMemoryLimit(scale float64, g Garbage) int64 {
 const MaxWorkers = 1024
 
 // CheckWorkers reports whether n render workers can be asked for: 0 (GOMAXPROCS, at most
-// MaxWorkers) to MaxWorkers.
+// MaxWorkers) to MaxWorkers. The refusal is a *field.Error named workers.
 func CheckWorkers(n int) error {
 	if n < 0 || n > MaxWorkers {
-		return fmt.Errorf("workers %d: want 0 (all cores) to %d", n, MaxWorkers)
+		return &field.Error{Field: "workers", Value: strconv.Itoa(n), Err: fmt.Errorf("want 0 (all cores) to %d", MaxWorkers)}
 	}
 	return nil
 }

@@ -1,6 +1,10 @@
 package world
 
-import "fmt"
+import (
+	"fmt"
+
+	"github.com/clickgen/clickgen/generator/field"
+)
 
 // Range is what a run plans of a world, whole: its run days [From, From+Days) (the hits of
 // those days and, for each run day X, the snapshot of day X−1), the share of the run that is
@@ -25,13 +29,17 @@ type Range struct {
 
 // RangeError is a field of a [Range] refused by [Range.Validate]. Field is the field's name
 // as Range spells it in lower case (from, days, segment, garbage), for a caller that says
-// which of its inputs carried the value; the text is Err's, which names the value.
+// which of its inputs carried the value; the text is Err's, which names the value (a
+// *field.Error for the segment and the garbage, said in a caller's names by [RangeError.Say]).
 type RangeError struct {
 	Field string
 	Err   error
 }
 
 func (e *RangeError) Error() string { return e.Err.Error() }
+
+// Say is Err said with the fields it names named by names (field.Say).
+func (e *RangeError) Say(names field.Names) string { return field.Say(e.Err, names) }
 
 // Unwrap returns the reason.
 func (e *RangeError) Unwrap() error { return e.Err }

@@ -23,7 +23,7 @@ func TestRangeValidate(t *testing.T) {
 		{Range{From: 0, Days: 0}, "days", "0 days: want at least 1"},
 		{Range{From: MaxDay, Days: 2}, "days", "the last model day"},
 		{Range{From: 0, Days: 1, Segment: Segment{I: 2, N: 2}}, "segment", "segment 2/2"},
-		{Range{From: 0, Days: 1, Garbage: Garbage{Rate: -1}}, "garbage", "garbage rate -1"},
+		{Range{From: 0, Days: 1, Garbage: Garbage{Rate: -1}}, "garbage", "garbage.rate -1"},
 		{Range{From: 0, Days: 1, Garbage: Garbage{Rate: 1, Mix: Mix{"bogus": 1}}}, "garbage", `garbage class "bogus"`},
 		// The first refusal wins: days before segment before garbage.
 		{Range{From: 0, Days: 0, Segment: Segment{I: 5, N: 2}, Garbage: Garbage{Rate: -1}}, "days", "0 days"},

@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/clickgen/clickgen/generator/field"
 	"github.com/clickgen/clickgen/schema"
 )
 
@@ -31,18 +32,22 @@ type Segment struct {
 // Whole reports whether s is the whole run (N ≤ 1).
 func (s Segment) Whole() bool { return s.N <= 1 }
 
-// Validate says what is wrong with s, if anything.
+// Validate says what is wrong with s, if anything, as a *field.Error named segment.
 func (s Segment) Validate() error {
 	if s.N == 0 && s.I == 0 {
 		return nil
 	}
 	if s.N < 1 || s.I < 0 || s.I >= s.N {
-		return fmt.Errorf("segment %d/%d: want I/N with 0 ≤ I < N", s.I, s.N)
+		return s.refused("want I/N with 0 ≤ I < N")
 	}
 	if s.N > maxSegments {
-		return fmt.Errorf("segment %d/%d: at most %d segments", s.I, s.N, maxSegments)
+		return s.refused(fmt.Sprintf("at most %d segments", maxSegments))
 	}
 	return nil
+}
+
+func (s Segment) refused(why string) error {
+	return &field.Error{Field: "segment", Value: strconv.Itoa(s.I) + "/" + strconv.Itoa(s.N), Err: errors.New(why)}
 }
 
 // maxSegments bounds N: more segments than this share a day's serial model too thinly to pay.
@@ -65,26 +70,26 @@ func (s *Segment) Type() string { return "I/N" }
 // MarshalText returns [Segment.String].
 func (s Segment) MarshalText() ([]byte, error) { return []byte(s.String()), nil }
 
-// UnmarshalText parses "I/N", e.g. "2/4"; "" is the whole run, and so is "0/1", but "0/0"
-// is refused (it used to play the whole world).
+// UnmarshalText parses "I/N", e.g. "2/4", I and N decimal integers as every integer a user
+// types is read (field.Decimal: " 0/2" is refused as " 5" is for a day); "" is the whole
+// run, and so is "0/1", but "0/0" is refused (it used to play the whole world).
 func (s *Segment) UnmarshalText(b []byte) error {
-	v := strings.TrimSpace(string(b))
+	v := string(b)
 	if v == "" {
 		*s = Segment{}
 		return nil
 	}
 	is, ns, ok := strings.Cut(v, "/")
-	if !ok {
-		return fmt.Errorf("segment %q: want I/N, e.g. 0/4", v)
-	}
-	i, err1 := strconv.Atoi(is)
-	n, err2 := strconv.Atoi(ns)
-	if err := errors.Join(err1, err2); err != nil {
-		return fmt.Errorf("segment %q: want I/N, e.g. 0/4", v)
+	di, err1 := field.Decimal(is)
+	dn, err2 := field.Decimal(ns)
+	i, err3 := strconv.Atoi(di)
+	n, err4 := strconv.Atoi(dn)
+	if !ok || errors.Join(err1, err2, err3, err4) != nil {
+		return &field.Error{Field: "segment", Value: strconv.Quote(v), Err: errors.New("want I/N in decimal digits, e.g. 0/4")}
 	}
 	seg := Segment{I: i, N: n}
 	if n == 0 { // the zero Segment is the whole run, but "0/0" names no segment
-		return fmt.Errorf("segment %d/%d: want I/N with 0 ≤ I < N", i, n)
+		return seg.refused("want I/N with 0 ≤ I < N")
 	}
 	if err := seg.Validate(); err != nil {
 		return err

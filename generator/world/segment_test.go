@@ -23,7 +23,9 @@ func TestSegmentText(t *testing.T) {
 		{"", Segment{}, false},
 		{"0/1", Segment{0, 1}, false},
 		{"3/4", Segment{3, 4}, false},
-		{" 1/2 ", Segment{1, 2}, false},
+		{" 1/2 ", Segment{}, true}, // issue 29 N15: read as a day is, spaces refused
+		{"+1/2", Segment{1, 2}, false},
+		{"0x1/2", Segment{}, true},
 		{"4/4", Segment{}, true},
 		{"-1/4", Segment{}, true},
 		{"1/0", Segment{}, true},
