@@ -6,8 +6,6 @@ import (
 	"strconv"
 	"strings"
 	"text/tabwriter"
-
-	"github.com/clickgen/clickgen/generator/world"
 )
 
 // WriteTable writes r as a short human table: a row per day (hits) and per snapshot (orders),
@@ -19,8 +17,7 @@ func (r *Result) WriteTable(w io.Writer) error {
 	e := r.exp
 	if e != nil {
 		inv, rg := e.Inventory, e.Range
-		fmt.Fprintf(ew, "seed %d, scale %g, run days %d…%d: hits of days %d…%d, snapshots %s; %s\n",
-			inv.Seed, inv.Scale, rg.From, rg.From+rg.Days-1, rg.From, rg.From+rg.Days-1, snapshotRange(rg.From, rg.Days), garbageText(rg.Garbage))
+		fmt.Fprintf(ew, "seed %d, scale %g, %s\n", inv.Seed, inv.Scale, rg.Describe())
 	}
 	fmt.Fprintln(ew, "Cells count what arrived; \"a≠b\": a arrived, b were sent. Classes are the stand's intake's verdict on the arrived bytes.")
 	for _, tr := range []*TopicResult{&r.Hits, &r.Orders} {
@@ -163,34 +160,6 @@ func short(sha string) string {
 		return sha[:12]
 	}
 	return sha
-}
-
-func snapshotRange(from, n int) string {
-	ds := world.SnapshotDays(from, n)
-	switch len(ds) {
-	case 0:
-		return "none"
-	case 1:
-		return strconv.Itoa(ds[0])
-	}
-	return fmt.Sprintf("%d…%d", ds[0], ds[len(ds)-1])
-}
-
-func garbageText(g world.Garbage) string {
-	if g.Rate == 0 && g.Redeliver == 0 {
-		return "no garbage, no redelivery"
-	}
-	s := fmt.Sprintf("garbage %g", g.Rate)
-	if g.Mix != nil {
-		var parts []string
-		for _, c := range world.AllGarbageClasses() {
-			if w, ok := g.Mix[c]; ok {
-				parts = append(parts, fmt.Sprintf("%s=%d", c, w))
-			}
-		}
-		s += " (" + strings.Join(parts, ",") + ")"
-	}
-	return s + fmt.Sprintf(", redeliver %g", g.Redeliver)
 }
 
 // errWriter remembers the first write error.

@@ -20,8 +20,7 @@ const MaxShown = 20
 func (r *Result) WriteTable(w io.Writer) error {
 	ew := &errWriter{w: w}
 	fmt.Fprintf(ew, "store: %s\n", r.Store)
-	fmt.Fprintf(ew, "run: seed %d, scale %g, run days %d…%d: hits of days %d…%d, snapshots %s; %s",
-		r.Seed, r.Scale, r.From, r.From+r.Days-1, r.From, r.From+r.Days-1, snapshotRange(r.From, r.Days), garbageText(r.Garbage))
+	fmt.Fprintf(ew, "run: seed %d, scale %g, %s", r.Seed, r.Scale, world.Range{From: r.From, Days: r.Days, Garbage: r.Garbage}.Describe())
 	if r.Segment != "" {
 		fmt.Fprintf(ew, "; segment %s", r.Segment)
 	}
@@ -279,34 +278,6 @@ func cell(got, want int) string {
 		return strconv.Itoa(got)
 	}
 	return strconv.Itoa(got) + "≠" + strconv.Itoa(want)
-}
-
-func snapshotRange(from, n int) string {
-	ds := world.SnapshotDays(from, n)
-	switch len(ds) {
-	case 0:
-		return "none"
-	case 1:
-		return strconv.Itoa(ds[0])
-	}
-	return fmt.Sprintf("%d…%d", ds[0], ds[len(ds)-1])
-}
-
-func garbageText(g world.Garbage) string {
-	if g.Rate == 0 && g.Redeliver == 0 {
-		return "no garbage, no redelivery"
-	}
-	s := fmt.Sprintf("garbage %g", g.Rate)
-	if g.Mix != nil {
-		var parts []string
-		for _, c := range world.AllGarbageClasses() {
-			if w, ok := g.Mix[c]; ok {
-				parts = append(parts, fmt.Sprintf("%s=%d", c, w))
-			}
-		}
-		s += " (" + strings.Join(parts, ",") + ")"
-	}
-	return s + fmt.Sprintf(", redeliver %g", g.Redeliver)
 }
 
 // errWriter remembers the first write error.

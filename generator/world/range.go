@@ -2,6 +2,8 @@ package world
 
 import (
 	"fmt"
+	"strconv"
+	"strings"
 
 	"github.com/clickgen/clickgen/generator/field"
 )
@@ -72,4 +74,42 @@ func (r Range) Name() string {
 		return fmt.Sprintf("day %d (%s)", r.From, DayDate(r.From))
 	}
 	return fmt.Sprintf("days %d…%d", r.From, r.From+r.Days-1)
+}
+
+// Describe says what r plans, as verify's tables head it: "run days 1…1: hits of days 1…1,
+// snapshots 0; garbage 0.05 (not_an_object=1,…), redeliver 0.01", or "…; no garbage, no
+// redelivery". The segment is the caller's to add.
+func (r Range) Describe() string {
+	last := r.From + r.Days - 1
+	return fmt.Sprintf("run days %d…%d: hits of days %d…%d, snapshots %s; %s", r.From, last, r.From, last, snapshotSpan(r.From, r.Days), r.Garbage.describe())
+}
+
+// snapshotSpan names the snapshot days of run days [from, from+n): "none", "5" or "0…6".
+func snapshotSpan(from, n int) string {
+	ds := SnapshotDays(from, n)
+	switch len(ds) {
+	case 0:
+		return "none"
+	case 1:
+		return strconv.Itoa(ds[0])
+	}
+	return fmt.Sprintf("%d…%d", ds[0], ds[len(ds)-1])
+}
+
+// describe says g's rates and, when it names one, its mix in the garbage table's order.
+func (g Garbage) describe() string {
+	if g.Rate == 0 && g.Redeliver == 0 {
+		return "no garbage, no redelivery"
+	}
+	s := fmt.Sprintf("garbage %g", g.Rate)
+	if g.Mix != nil {
+		var parts []string
+		for _, c := range AllGarbageClasses() {
+			if w, ok := g.Mix[c]; ok {
+				parts = append(parts, fmt.Sprintf("%s=%d", c, w))
+			}
+		}
+		s += " (" + strings.Join(parts, ",") + ")"
+	}
+	return s + fmt.Sprintf(", redeliver %g", g.Redeliver)
 }
