@@ -236,12 +236,12 @@ func execute(t *testing.T, name string, lines []string, dir, bin string, s *docs
 	case ctx.Err() != nil:
 		t.Fatalf("%s: the script did not end within %v:\n%s", name, scriptBound, tail(string(text), 60))
 	case err != nil:
-		where := "the script failed before its first line of the document"
-		if status, line, ok := docsrun.Failed(string(text)); ok && s.DocLine(line) != 0 {
+		where := name + ": the script stopped at no line of the document"
+		if line, ok := docsrun.Failed(string(text)); ok && s.DocLine(line) != 0 {
 			n := s.DocLine(line)
-			where = name + ":" + strconv.Itoa(n) + ": exit " + strconv.Itoa(status) + ": " + strings.TrimSpace(lines[n-1])
+			where = name + ":" + strconv.Itoa(n) + ": " + strings.TrimSpace(lines[n-1])
 		}
-		t.Fatalf("%s (%v, after %v); the output's end:\n%s", where, err, took, tail(string(text), 60))
+		t.Fatalf("%s\n(%v, after %v); the output's end:\n%s", where, err, took, tail(string(text), 60))
 	}
 	t.Logf("%s: every block ran in %v", name, took)
 }

@@ -23,6 +23,7 @@ package docsrun
 import (
 	"fmt"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -37,12 +38,7 @@ type Block struct {
 
 // NeedsService says whether the block's needs mark asks for service (kafka, clickhouse).
 func (b Block) NeedsService(service string) bool {
-	for _, s := range b.Needs {
-		if s == service {
-			return true
-		}
-	}
-	return false
+	return slices.Contains(b.Needs, service)
 }
 
 // services are the words a needs mark may hold.
@@ -168,7 +164,7 @@ func (b Block) Check() error {
 	var foreign []string
 	for _, h := range hosts {
 		name, _, _ := strings.Cut(h, ":")
-		if name != "127.0.0.1" && name != "localhost" {
+		if name != "127.0.0.1" && name != "localhost" && !slices.Contains(foreign, h) {
 			foreign = append(foreign, h)
 		}
 	}
@@ -214,19 +210,23 @@ func Rewrite(text string, ports map[int]int) string {
 const Trap = "set -euo pipefail\n" +
 	`trap 'echo "docs-test: exit $? at script line $LINENO: $BASH_COMMAND" >&2' ERR` + "\n"
 
-var failedRE = regexp.MustCompile(`docs-test: exit ([0-9]+) at script line ([0-9]+): (.*)`)
+var (
+	trapRE = regexp.MustCompile(`docs-test: exit [0-9]+ at script line ([0-9]+): `)
+	// bashRE is bash's own message for what stops a script without the ERR trap: an unset
+	// variable under set -u, a file . cannot read, a syntax error.
+	bashRE = regexp.MustCompile(`(?m)^(?:\S*/)?bash: line ([0-9]+): `)
+)
 
-// Failed reads the last failure line [Trap] printed in output: the exit status and the script
-// line of the command that failed; ok is false when there is none.
-func Failed(output string) (status, line int, ok bool) {
-	all := failedRE.FindAllStringSubmatch(output, -1)
-	if len(all) == 0 {
-		return 0, 0, false
+// Failed is the script line at which the script's output says it stopped: the last line
+// [Trap] printed, else the last error bash printed itself; ok is false when there is none.
+func Failed(output string) (line int, ok bool) {
+	for _, re := range []*regexp.Regexp{trapRE, bashRE} {
+		if all := re.FindAllStringSubmatch(output, -1); len(all) > 0 {
+			line, _ = strconv.Atoi(all[len(all)-1][1])
+			return line, true
+		}
 	}
-	m := all[len(all)-1]
-	status, _ = strconv.Atoi(m[1])
-	line, _ = strconv.Atoi(m[2])
-	return status, line, true
+	return 0, false
 }
 
 // Script is the blocks as one bash script: [Trap], then each block's text as text gives it

@@ -118,29 +118,33 @@ func TestPortsAndRewrite(t *testing.T) {
 	}
 }
 
-// TestScriptNamesTheFailingLine runs a script of two blocks with bash: the second block's
-// second command fails, the first block's variable is seen by the second (one script, in
-// sequence), and the line Failed reads maps back to the document's line.
+// TestScriptNamesTheFailingLine runs scripts of two blocks with bash: the second block's
+// second command stops the script, by failing (the ERR trap says where), by reading an unset
+// variable or sourcing a missing file (bash says where, the trap does not run). The first
+// block's variable is seen by the second (one script, in sequence), nothing runs after the
+// failure, and the line Failed reads maps back to the document's line.
 func TestScriptNamesTheFailingLine(t *testing.T) {
 	bash, err := exec.LookPath("bash")
 	if err != nil {
 		t.Fatal("bash is not on PATH")
 	}
-	var s docsrun.Script
-	s.Add(docsrun.Block{Line: 10, Text: "x=hello\necho $x"}, "", "x=hello\necho $x", "")
-	s.Add(docsrun.Block{Line: 20, Text: "echo $x again\nfalse\necho never"}, "export Y=1", "echo $x again\nfalse\necho never", "unset Y")
-	out, err := exec.Command(bash, "-c", s.Text).CombinedOutput()
-	if err == nil {
-		t.Fatalf("the script exited 0:\n%s", out)
-	}
-	if !strings.Contains(string(out), "hello\nhello again\n") || strings.Contains(string(out), "never") {
-		t.Errorf("the script's output %q: want hello, hello again, and nothing after the failure", out)
-	}
-	status, line, ok := docsrun.Failed(string(out))
-	if !ok || status != 1 || s.DocLine(line) != 22 {
-		t.Errorf("Failed(%q) = exit %d at script line %d (document line %d), %v; want exit 1 at document line 22", out, status, line, s.DocLine(line), ok)
-	}
-	if s.DocLine(1) != 0 || s.DocLine(3) != 11 || s.DocLine(5) != 0 {
-		t.Errorf("DocLine of the trap, the first block's line, the test's export = %d, %d, %d; want 0, 11, 0", s.DocLine(1), s.DocLine(3), s.DocLine(5))
+	for _, failing := range []string{"false", "echo $unset", ". ./no-such-file", "clickgen-no-such-command run"} {
+		var s docsrun.Script
+		s.Add(docsrun.Block{Line: 10}, "", "x=hello\necho $x", "")
+		s.Add(docsrun.Block{Line: 20}, "export Y=1", "echo $x again\n"+failing+"\necho never", "unset Y")
+		out, err := exec.Command(bash, "-c", s.Text).CombinedOutput()
+		if err == nil {
+			t.Fatalf("the script with %q exited 0:\n%s", failing, out)
+		}
+		if !strings.Contains(string(out), "hello\nhello again\n") || strings.Contains(string(out), "never") {
+			t.Errorf("the script with %q printed %q: want hello, hello again, and nothing after the failure", failing, out)
+		}
+		line, ok := docsrun.Failed(string(out))
+		if !ok || s.DocLine(line) != 22 {
+			t.Errorf("%q: Failed(%q) = script line %d (document line %d), %v; want document line 22", failing, out, line, s.DocLine(line), ok)
+		}
+		if s.DocLine(1) != 0 || s.DocLine(3) != 11 || s.DocLine(5) != 0 {
+			t.Errorf("DocLine of the trap, the first block's line, the test's export = %d, %d, %d; want 0, 11, 0", s.DocLine(1), s.DocLine(3), s.DocLine(5))
+		}
 	}
 }
