@@ -101,7 +101,8 @@ func runDoc(t *testing.T, root, bin, name string) {
 // scriptOf is the blocks as one script. Every loopback port the blocks name becomes a free
 // port of the test's own (the same one in every block), so that two runs can go at once and
 // nothing the user runs on 127.0.0.1:9092 is touched; a block that needs kafka or clickhouse
-// gets the address of the server the test started instead.
+// gets the address of the server the test started instead. Only the text changes: the test
+// exports no variable, so a command that forgets its --brokers fails here as for a reader.
 func scriptOf(t *testing.T, name string, blocks []docsrun.Block) *docsrun.Script {
 	var all []string
 	for _, b := range blocks {
@@ -117,14 +118,12 @@ func scriptOf(t *testing.T, name string, blocks []docsrun.Block) *docsrun.Script
 	s := &docsrun.Script{}
 	for _, b := range blocks {
 		block := ports
-		before, after := "", ""
 		if b.NeedsService("kafka") {
 			if kafka == nil {
 				kafka = realkafka.Start(t, 1)
 			}
 			block = withPort(block, 9092, portOf(t, kafka.Bootstrap()))
-			before = "export KAFKA_BOOTSTRAP_SERVERS=" + kafka.Bootstrap()
-			after = "unset KAFKA_BOOTSTRAP_SERVERS"
+			t.Logf("%s:%d needs kafka: 127.0.0.1:9092 is the node at %s", name, b.Line, kafka.Bootstrap())
 		}
 		if b.NeedsService("clickhouse") {
 			if ch == nil {
@@ -135,8 +134,9 @@ func scriptOf(t *testing.T, name string, blocks []docsrun.Block) *docsrun.Script
 			}
 			block = withPort(block, 8123, portOf(t, ch.Addr()))
 			block[9000] = ch.NativePort()
+			t.Logf("%s:%d needs clickhouse: 127.0.0.1:8123 is the server at %s", name, b.Line, ch.Addr())
 		}
-		s.Add(b, before, docsrun.Rewrite(b.Text, block), after)
+		s.Add(b, docsrun.Rewrite(b.Text, block))
 	}
 	return s
 }

@@ -7,8 +7,7 @@
 //	                                    (the stand's containers, `go test` itself, hosts such
 //	                                    as kafka:9092 that only the stand has)
 //	<!-- docs-test: needs kafka -->     the block runs against a real Kafka node the test
-//	                                    starts: 127.0.0.1:9092 becomes its address and
-//	                                    KAFKA_BOOTSTRAP_SERVERS names it for the block
+//	                                    starts: 127.0.0.1:9092 becomes its address
 //	<!-- docs-test: needs clickhouse --> the same with a real ClickHouse server: 127.0.0.1:8123
 //	                                    becomes its HTTP address, 127.0.0.1:9000 its native one
 //
@@ -229,36 +228,23 @@ func Failed(output string) (line int, ok bool) {
 	return 0, false
 }
 
-// Script is the blocks as one bash script: [Trap], then each block's text as text gives it
-// (rewritten for the test), with before and after lines of the test's own around it. Lines
-// holds, for each line of the script (1-based, Lines[0] unused), the document line it came
-// from, 0 for the test's own.
+// Script is the blocks as one bash script: [Trap], then each block's text as the test
+// rewrote it. Lines holds, for each line of the script (1-based, Lines[0] unused), the
+// document line it came from, 0 for the trap's.
 type Script struct {
 	Text  string
 	Lines []int
 }
 
-// Add appends a block: before, the text, after (each may be empty).
-func (s *Script) Add(b Block, before, text, after string) {
+// Add appends block b as text (b's text rewritten for the test, with as many lines).
+func (s *Script) Add(b Block, text string) {
 	if s.Text == "" {
 		s.Text = Trap
 		s.Lines = make([]int, 1+strings.Count(Trap, "\n"))
 	}
-	for _, part := range []struct {
-		text string
-		docs bool
-	}{{before, false}, {text, true}, {after, false}} {
-		if part.text == "" {
-			continue
-		}
-		for i, l := range strings.Split(strings.TrimSuffix(part.text, "\n"), "\n") {
-			s.Text += l + "\n"
-			if part.docs {
-				s.Lines = append(s.Lines, b.Line+1+i)
-			} else {
-				s.Lines = append(s.Lines, 0)
-			}
-		}
+	for i, l := range strings.Split(strings.TrimSuffix(text, "\n"), "\n") {
+		s.Text += l + "\n"
+		s.Lines = append(s.Lines, b.Line+1+i)
 	}
 }
 

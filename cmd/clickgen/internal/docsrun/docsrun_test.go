@@ -130,8 +130,8 @@ func TestScriptNamesTheFailingLine(t *testing.T) {
 	}
 	for _, failing := range []string{"false", "echo $unset", ". ./no-such-file", "clickgen-no-such-command run"} {
 		var s docsrun.Script
-		s.Add(docsrun.Block{Line: 10}, "", "x=hello\necho $x", "")
-		s.Add(docsrun.Block{Line: 20}, "export Y=1", "echo $x again\n"+failing+"\necho never", "unset Y")
+		s.Add(docsrun.Block{Line: 10}, "x=hello\necho $x")
+		s.Add(docsrun.Block{Line: 20}, "echo $x again\n"+failing+"\necho never")
 		out, err := exec.Command(bash, "-c", s.Text).CombinedOutput()
 		if err == nil {
 			t.Fatalf("the script with %q exited 0:\n%s", failing, out)
@@ -143,8 +143,8 @@ func TestScriptNamesTheFailingLine(t *testing.T) {
 		if !ok || s.DocLine(line) != 22 {
 			t.Errorf("%q: Failed(%q) = script line %d (document line %d), %v; want document line 22", failing, out, line, s.DocLine(line), ok)
 		}
-		if s.DocLine(1) != 0 || s.DocLine(3) != 11 || s.DocLine(5) != 0 {
-			t.Errorf("DocLine of the trap, the first block's line, the test's export = %d, %d, %d; want 0, 11, 0", s.DocLine(1), s.DocLine(3), s.DocLine(5))
+		if s.DocLine(1) != 0 || s.DocLine(3) != 11 || s.DocLine(5) != 21 || s.DocLine(8) != 0 {
+			t.Errorf("DocLine of the trap, the first block's first line, the second's, past the end = %d, %d, %d, %d; want 0, 11, 21, 0", s.DocLine(1), s.DocLine(3), s.DocLine(5), s.DocLine(8))
 		}
 	}
 }
