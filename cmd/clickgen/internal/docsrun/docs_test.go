@@ -115,26 +115,25 @@ func scriptOf(t *testing.T, name string, blocks []docsrun.Block) *docsrun.Script
 	t.Logf("%s: loopback ports rewritten: %v", name, ports)
 	var kafka *realkafka.Cluster
 	var ch *realclickhouse.Server
+	if slices.ContainsFunc(blocks, func(b docsrun.Block) bool { return b.NeedsService("kafka") }) {
+		kafka = realkafka.Start(t, 1)
+		t.Logf("%s: 127.0.0.1:9092 is the Kafka node at %s in the blocks that need kafka", name, kafka.Bootstrap())
+	}
+	if slices.ContainsFunc(blocks, func(b docsrun.Block) bool { return b.NeedsService("clickhouse") }) {
+		ch = realclickhouse.Start(t, realclickhouse.Options{})
+		if kafka != nil {
+			ch.ApplyDDL(kafka.Bootstrap(), realclickhouse.Topics{})
+		}
+		t.Logf("%s: 127.0.0.1:8123 is the ClickHouse server at %s in the blocks that need clickhouse", name, ch.Addr())
+	}
 	s := &docsrun.Script{}
 	for _, b := range blocks {
 		block := ports
 		if b.NeedsService("kafka") {
-			if kafka == nil {
-				kafka = realkafka.Start(t, 1)
-			}
 			block = withPort(block, 9092, portOf(t, kafka.Bootstrap()))
-			t.Logf("%s:%d needs kafka: 127.0.0.1:9092 is the node at %s", name, b.Line, kafka.Bootstrap())
 		}
 		if b.NeedsService("clickhouse") {
-			if ch == nil {
-				ch = realclickhouse.Start(t, realclickhouse.Options{})
-				if kafka != nil {
-					ch.ApplyDDL(kafka.Bootstrap(), realclickhouse.Topics{})
-				}
-			}
 			block = withPort(block, 8123, portOf(t, ch.Addr()))
-			block[9000] = ch.NativePort()
-			t.Logf("%s:%d needs clickhouse: 127.0.0.1:8123 is the server at %s", name, b.Line, ch.Addr())
 		}
 		s.Add(b, docsrun.Rewrite(b.Text, block))
 	}

@@ -8,12 +8,15 @@
 //	                                    as kafka:9092 that only the stand has)
 //	<!-- docs-test: needs kafka -->     the block runs against a real Kafka node the test
 //	                                    starts: 127.0.0.1:9092 becomes its address
-//	<!-- docs-test: needs clickhouse --> the same with a real ClickHouse server: 127.0.0.1:8123
-//	                                    becomes its HTTP address, 127.0.0.1:9000 its native one
+//	<!-- docs-test: needs clickhouse --> the same with a real ClickHouse server (18.16):
+//	                                    127.0.0.1:8123 becomes its HTTP address
 //
-// `needs kafka clickhouse` asks for both, and lays out the stand's pipeline on the server,
-// reading the test's Kafka. Any other docs-test comment, or one not right before a ```sh
-// fence, is an error, so that a mark cannot be mistyped or misplaced into silence.
+// `needs kafka clickhouse` asks for both. A document that needs both gets the stand's
+// pipeline laid out on the server, reading the test's Kafka (hits stream in; orders wait for
+// the stand's orders_ingest, which the test does not run). Every other loopback port
+// (127.0.0.1:N, localhost:N) becomes a free port of the test's own, the same in every block
+// of the document. Any other docs-test comment, or one not right before a ```sh fence, is an
+// error, so that a mark cannot be mistyped or misplaced into silence.
 //
 // A block that runs may name no host but 127.0.0.1 and localhost ([Block.Check]): one that
 // does needs a skip mark, so a forgotten mark fails instead of reaching out of the machine.
