@@ -209,7 +209,8 @@ func environ(bin string) []string {
 }
 
 // execute runs the script with bash in dir, in a process group of its own that is killed
-// when the script ends (whatever it left in the background goes with it), and fails t with
+// when the script ends (whatever it left in the background goes with it) or the test binary
+// dies, and fails t with
 // the document line that failed (lines are the document's) and the end of the output when
 // the script exits non-zero.
 func execute(t *testing.T, name string, lines []string, dir, bin string, s *docsrun.Script) {
@@ -225,11 +226,15 @@ func execute(t *testing.T, name string, lines []string, dir, bin string, s *docs
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
 	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
 	start := time.Now()
-	err = cmd.Run()
-	took := time.Since(start).Round(time.Millisecond)
-	if cmd.Process != nil {
-		killGroup(t, cmd.Process.Pid)
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
 	}
+	release := guardGroup(t, cmd.Process.Pid)
+	err = cmd.Wait()
+	took := time.Since(start).Round(time.Millisecond)
+	syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+	release()
+	waitGone(t, cmd.Process.Pid)
 	text, _ := os.ReadFile(out.Name())
 	switch {
 	case ctx.Err() != nil:
@@ -245,9 +250,27 @@ func execute(t *testing.T, name string, lines []string, dir, bin string, s *docs
 	t.Logf("%s: every block ran in %v", name, took)
 }
 
-// killGroup kills the process group pgid and waits (at most 10 s) until it has no member left.
-func killGroup(t *testing.T, pgid int) {
-	syscall.Kill(-pgid, syscall.SIGKILL)
+// guardGroup starts a process in the process group pgid that kills the group when its
+// standard input closes, which the kernel does when the test binary dies (go test's -timeout,
+// a crash): Pdeathsig kills bash alone, not what the script left in the background. release
+// ends the guard (call it once the group was killed).
+func guardGroup(t *testing.T, pgid int) (release func()) {
+	r, w, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	guard := exec.Command("bash", "-c", "read -r _; kill -KILL -- -"+strconv.Itoa(pgid))
+	guard.Stdin = r
+	guard.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pgid: pgid}
+	if err := guard.Start(); err != nil {
+		t.Fatalf("the guard of the script's process group: %v", err)
+	}
+	r.Close()
+	return func() { w.Close(); guard.Wait() }
+}
+
+// waitGone waits (at most 10 s) until the killed process group pgid has no member left.
+func waitGone(t *testing.T, pgid int) {
 	deadline := time.Now().Add(10 * time.Second)
 	for time.Now().Before(deadline) {
 		if err := syscall.Kill(-pgid, 0); errors.Is(err, syscall.ESRCH) {
