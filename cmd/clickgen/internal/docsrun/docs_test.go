@@ -92,7 +92,7 @@ func runDoc(t *testing.T, root, bin, name string) {
 		return
 	}
 	if len(run) == 0 {
-		t.Skipf("%s: no block runs (%d marked skip)", name, len(blocks))
+		t.Skipf("%s: no block runs (%d ```sh blocks, each marked skip)", name, len(blocks))
 	}
 	script := scriptOf(t, name, run)
 	execute(t, name, strings.Split(string(text), "\n"), workDir(t, root), bin, script)
