@@ -136,12 +136,16 @@ func (v *verifyRun) parse(ctx context.Context, args []string, sio *stdio) error 
 // checkReadMode checks the flags of what verify reads: with --clickhouse the store's
 // (storeFlags.resolve), and no flag of the Kafka group; without it, no flag of the ClickHouse
 // group, and brokers (--brokers or env KAFKA_BOOTSTRAP_SERVERS) with their connection to read
-// topic from.
+// topic from. The Kafka group's variables are ignored with --clickhouse: only its flags are
+// mistakes there.
 func (b *binding) checkReadMode(ctx context.Context, topic string) error {
 	on := b.set("clickhouse")
 	for _, r := range b.rows {
 		switch g := r.groupOn(b.verb.set); {
 		case r.name == "" || !b.set(r.name):
+		case on && g == "Kafka" && b.source(r.name) != "--"+r.name:
+			// A variable of the Kafka group (KAFKA_BOOTSTRAP_SERVERS, set for the stand's
+			// Kafka verbs) is not a flag the user wrote: reading the store, verify ignores it.
 		case on && g == "Kafka":
 			return usagef("verify", "--%s is for reading Kafka: with --clickhouse, verify reads the store", r.name)
 		case !on && g == "ClickHouse":

@@ -18,6 +18,22 @@ import (
 // chPassword must never show in verify's output.
 const chPassword = "s3cret-ch-pw-never-shown"
 
+// TestVerifyClickHouseIgnoresKafkaEnv: KAFKA_BOOTSTRAP_SERVERS, which the stand sets for its
+// Kafka verbs, is not a mistake with --clickhouse (it was refused as "--brokers is for reading
+// Kafka", a flag nobody wrote): verify goes on to read the store, here one that is not there
+// (exit 1, naming the server), while --brokers written out is still refused (exit 2).
+func TestVerifyClickHouseIgnoresKafkaEnv(t *testing.T) {
+	t.Setenv("KAFKA_BOOTSTRAP_SERVERS", "kafka:9092")
+	_, errs, code := clickgen(t, "verify", "--day", "0", "--clickhouse", "http://127.0.0.1:1", "--timeout", "2s")
+	if code != 1 || strings.Contains(errs, "is for reading Kafka") || !strings.Contains(errs, "127.0.0.1:1") {
+		t.Errorf("verify --clickhouse with env KAFKA_BOOTSTRAP_SERVERS: exit %d, stderr %q; want exit 1 reading the store", code, errs)
+	}
+	_, errs, code = clickgen(t, "verify", "--day", "0", "--clickhouse", "http://127.0.0.1:1", "--brokers", "k:9")
+	if code != 2 || !strings.Contains(errs, "--brokers is for reading Kafka") {
+		t.Errorf("verify --clickhouse --brokers: exit %d, stderr %q; want exit 2", code, errs)
+	}
+}
+
 // TestVerifyClickHouseUsage: mistakes with --clickhouse are usage errors (exit 2) before
 // anything is read, naming the flag, and never repeating a password.
 func TestVerifyClickHouseUsage(t *testing.T) {
