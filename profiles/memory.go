@@ -15,7 +15,7 @@ import (
 // value. The zero value is "no limit".
 type Bytes int64
 
-// UnmarshalText parses a size; it must be positive.
+// UnmarshalText parses a size; it must be at least one byte.
 func (b *Bytes) UnmarshalText(text []byte) error {
 	units := []struct {
 		suffix string
@@ -30,8 +30,11 @@ func (b *Bytes) UnmarshalText(text []byte) error {
 			break
 		}
 	}
+	// !(v*mult >= 1) also refuses NaN, which no comparison holds for: int64(NaN) is
+	// unspecified (MinInt64 on amd64, read as "no limit"), as is anything under a byte
+	// (0.5 became the zero value, "no limit").
 	v, err := strconv.ParseFloat(num, 64)
-	if err != nil || v <= 0 || math.IsInf(v, 0) || v*mult >= math.MaxInt64 {
+	if err != nil || !(v*mult >= 1) || math.IsInf(v, 0) || v*mult >= math.MaxInt64 {
 		return fmt.Errorf("%q: want a positive size such as 4GiB or 512MiB", text)
 	}
 	*b = Bytes(v * mult)

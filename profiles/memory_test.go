@@ -15,7 +15,8 @@ func TestBytes(t *testing.T) {
 			t.Errorf("Set(%q) = %d, %v; want %d", tc.in, b, err, tc.want)
 		}
 	}
-	for _, bad := range []string{"", "lots", "-1GiB", "0", "1e30TiB", "GiB"} {
+	// NaN passed every comparison and became "no limit", as did sizes under a byte.
+	for _, bad := range []string{"", "lots", "-1GiB", "0", "1e30TiB", "GiB", "NaN", "nanGiB", "-NaN", "0.5", "1e-12GiB", "Inf", "+InfKiB"} {
 		var b Bytes
 		if err := b.Set(bad); err == nil {
 			t.Errorf("Set(%q) = %d, want an error", bad, b)

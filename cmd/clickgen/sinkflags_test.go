@@ -54,6 +54,15 @@ func TestSinkFlagsResolve(t *testing.T) {
 		{name: "empty brokers", args: []string{"--brokers", "", "--topic", "t"}, wantErr: `invalid argument "" for "--brokers" flag: ` + sink.ErrNoBrokers.Error()},
 		{name: "empty brokers env", env: map[string]string{sinkBrokersEnv: " , "}, args: []string{"--topic", "t"},
 			wantErr: `environment variable KAFKA_BOOTSTRAP_SERVERS=" , ": invalid argument " , " for "--brokers" flag: ` + sink.ErrNoBrokers.Error()},
+		// A port no connection can reach failed at run time as "cannot reach Kafka ... within
+		// 10s", exit 1, at once: it is a usage error.
+		{name: "port out of range", args: []string{"--brokers", "k:9,h:99999", "--topic", "t"},
+			wantErr: `invalid argument "k:9,h:99999" for "--brokers" flag: broker "h:99999": port "99999", want 1 to 65535`},
+		{name: "port 0 env", env: map[string]string{sinkBrokersEnv: "k:0"}, args: []string{"--topic", "t"},
+			wantErr: `environment variable KAFKA_BOOTSTRAP_SERVERS="k:0": invalid argument "k:0" for "--brokers" flag: broker "k:0": port "0", want 1 to 65535`},
+		{name: "port not a number", args: []string{"--brokers", "k:x", "--topic", "t"},
+			wantErr: `invalid argument "k:x" for "--brokers" flag: broker "k:x": port "x", want 1 to 65535`},
+		{name: "no port is Kafka's", args: []string{"--brokers", "kafka,[::1]:9092", "--topic", "t"}, brokers: "kafka,[::1]:9092", topic: "t"},
 		{name: "cert without key", args: []string{"--file", "x", "--tls-cert", "c"}, wantErr: "--tls-cert and --tls-key go together"},
 		{name: "sasl without user", args: []string{"--brokers", "k:9", "--topic", "t", "--sasl-mechanism", "PLAIN"}, wantErr: "--sasl-mechanism needs --sasl-user"},
 		{name: "sasl without password", args: []string{"--brokers", "k:9", "--topic", "t", "--sasl-mechanism", "PLAIN", "--sasl-user", "u"},

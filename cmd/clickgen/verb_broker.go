@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strings"
 
@@ -17,13 +18,19 @@ func runBroker(ctx context.Context, sio *stdio, b *binding, args []string) error
 		return err
 	}
 	listen, advertise := &b.v.listen, &b.v.advertise
+	if *listen == "" && b.set("listen") {
+		// The library reads "" as its default address: a flag given empty chose nothing.
+		return usagef("broker", "--listen '': want HOST:PORT (port 0 picks a free port)")
+	}
 	var opts []broker.Opt
 	if *advertise != "" {
 		opts = append(opts, broker.AdvertisedHost(*advertise))
 	}
 	kb, err := broker.Start(*listen, opts...)
-	if err != nil {
-		return fmt.Errorf("broker: %w", err)
+	if ae := (*broker.AddressError)(nil); errors.As(err, &ae) {
+		return usagef("broker", "--listen %q: %v", ae.Listen, ae.Err)
+	} else if err != nil {
+		return err // names the broker already: "broker: start on ...: address already in use"
 	}
 	defer kb.Close()
 	addrs := strings.Join(kb.Addrs(), ",")

@@ -49,6 +49,19 @@ type Broker struct {
 	closeOnce sync.Once
 }
 
+// AddressError is [Start]'s refusal of a listen address by its form (not host:port, a port
+// out of range), before listening on anything: a mistake of the caller, not of the machine.
+type AddressError struct {
+	Listen string
+	Err    error
+}
+
+func (e *AddressError) Error() string {
+	return fmt.Sprintf("broker: listen address %q: %v", e.Listen, e.Err)
+}
+
+func (e *AddressError) Unwrap() error { return e.Err }
+
 // Start starts an embedded broker listening on listen (host:port; ""
 // means [DefaultListen]; port 0 picks a free port) with the topics of
 // [Topics] already created. It returns once the broker accepts
@@ -63,11 +76,11 @@ func Start(listen string, opts ...Opt) (*Broker, error) {
 	}
 	host, portStr, err := net.SplitHostPort(listen)
 	if err != nil {
-		return nil, fmt.Errorf("broker: listen address %q: %w", listen, err)
+		return nil, &AddressError{Listen: listen, Err: err}
 	}
 	port, err := strconv.Atoi(portStr)
 	if err != nil || port < 0 || port > 65535 {
-		return nil, fmt.Errorf("broker: listen address %q: bad port %q", listen, portStr)
+		return nil, &AddressError{Listen: listen, Err: fmt.Errorf("port %q, want 0 (any free port) to 65535", portStr)}
 	}
 	for t, n := range c.topics {
 		if n < 1 {

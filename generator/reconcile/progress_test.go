@@ -76,7 +76,9 @@ func TestProgressOfExpectation(t *testing.T) {
 	}
 }
 
-var readingLine = regexp.MustCompile(`^verify: reading hits: (\d+) of (\d+) expected messages read \(\d+s\)$`)
+// readingLine is a line of the read, saying when it gives up: a frozen broker kept it counting
+// up with no end in sight (the hostile pass of issue 29).
+var readingLine = regexp.MustCompile(`^verify: reading hits: (\d+) of (\d+) expected messages read \(\d+s; gives up in (\S+)\)$`)
 
 // TestProgressWhileReading: with the brokers holding back the first fetch of the hits (kfake
 // answers a day's hits in one fetch), the Verify says how many of the hits it expects it has
@@ -118,6 +120,7 @@ func TestProgressWhileReading(t *testing.T) {
 		done <- err
 	}()
 	var read, want int64
+	var left time.Duration
 	l.await(t, "saying part of the hits was read", func(s string) bool {
 		m := readingLine.FindStringSubmatch(s)
 		if m == nil {
@@ -125,10 +128,14 @@ func TestProgressWhileReading(t *testing.T) {
 		}
 		read, _ = strconv.ParseInt(m[1], 10, 64)
 		want, _ = strconv.ParseInt(m[2], 10, 64)
+		left, _ = time.ParseDuration(m[3])
 		return true
 	})
 	if read != 0 || want != sent {
 		t.Errorf("reading line: %d of %d read, want 0 of the %d hits sent", read, want, sent)
+	}
+	if left < 59*time.Minute || left > time.Hour {
+		t.Errorf("reading line: gives up in %v, want what is left of the timeout of 1h", left)
 	}
 	interrupt() // the signal comes while the brokers hold the read
 	var re *ReadError

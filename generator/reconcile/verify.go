@@ -93,6 +93,7 @@ func (v *Verify) Run(ctx context.Context, w *world.World, r world.Range) (*Resul
 	rctx, cancel := context.WithTimeout(ctx, v.Timeout)
 	defer cancel()
 	c := e.NewChecker()
+	p.deadline, _ = rctx.Deadline()
 	p.checker.Store(c)
 	err = c.ReadTopics(rctx, v.Brokers, v.HitsTopic, v.OrdersTopic, v.Conn, func(t string, got int64, took time.Duration) {
 		if got < 0 {
@@ -140,6 +141,9 @@ type verifyProgress struct {
 	start   time.Time
 	built   atomic.Int64
 	checker atomic.Pointer[Checker]
+	// deadline is when reading the topics gives up (the Timeout), set before checker: a
+	// frozen broker kept the read's lines counting up with no end in sight.
+	deadline time.Time
 }
 
 // step says which step the run is at ("" between steps), since when, and how far in words.
@@ -149,7 +153,8 @@ func (p *verifyProgress) step() (name string, since time.Time, line string) {
 		return "expectation", p.start, fmt.Sprintf("verify: computing what run %s sends: %d of %d days' hits and snapshots", p.run, p.built.Load(), p.units)
 	}
 	if r, ok := c.Reading(); ok {
-		return r.Topic, time.Now().Add(-r.Took), fmt.Sprintf("verify: reading %s: %d of %d expected messages read (%v)", r.Topic, r.Read, r.Want, r.Took.Round(time.Second))
+		return r.Topic, time.Now().Add(-r.Took), fmt.Sprintf("verify: reading %s: %d of %d expected messages read (%v; gives up in %v)",
+			r.Topic, r.Read, r.Want, r.Took.Round(time.Second), max(time.Until(p.deadline), 0).Round(time.Second))
 	}
 	return "", time.Time{}, ""
 }

@@ -1,27 +1,41 @@
 package sink
 
 import (
+	"context"
+	"errors"
 	"fmt"
+	"net"
 	"sync"
+	"syscall"
 	"time"
 )
 
 // ConnectError is [Kafka.CheckConnect]'s failure to reach Brokers: they did not answer within
-// Timeout, or ctx ended the wait (Interrupted) after Waited. Err is the last error of the
-// attempt; an interrupted one wraps ctx's error (context.Canceled for a signal).
+// Timeout, or ctx ended the wait (Interrupted) after Waited, after Attempts connections asked
+// for (each one refused or unreachable but perhaps the last). Err is the last error; an
+// interrupted one wraps ctx's error (context.Canceled for a signal).
 type ConnectError struct {
 	Brokers     string
 	Timeout     time.Duration
 	Waited      time.Duration
+	Attempts    int
 	Interrupted bool
 	Err         error
 }
 
 func (e *ConnectError) Error() string {
 	if e.Interrupted {
-		return fmt.Sprintf("interrupted after %.2fs while reaching Kafka at %s: %v", e.Waited.Seconds(), e.Brokers, e.Err)
+		return fmt.Sprintf("interrupted after %.2fs while reaching Kafka at %s%s: %v", e.Waited.Seconds(), e.Brokers, e.tries(), e.Err)
 	}
-	return fmt.Sprintf("cannot reach Kafka at %s within %v: %v", e.Brokers, e.Timeout, e.Err)
+	return fmt.Sprintf("cannot reach Kafka at %s within %v%s: %v", e.Brokers, e.Timeout, e.tries(), e.Err)
+}
+
+// tries says how many times the brokers were asked, when more than once.
+func (e *ConnectError) tries() string {
+	if e.Attempts < 2 {
+		return ""
+	}
+	return fmt.Sprintf(" (%d attempts)", e.Attempts)
 }
 
 func (e *ConnectError) Unwrap() error { return e.Err }
@@ -64,4 +78,42 @@ func noticeAfter(d time.Duration, f func()) (stop func()) {
 		}
 		told.Wait()
 	}
+}
+
+// Between two connection attempts [Kafka.CheckConnect] waits retryFirst, doubling up to
+// retryMax (Kafka's own clients back off from 50 ms to 1 s the same way).
+const (
+	retryFirst = 50 * time.Millisecond
+	retryMax   = time.Second
+)
+
+// pingUntilReachable pings the brokers until one answers or ctx ends, asking again (after a
+// growing pause) only while the last error is a connection nobody accepted ([unreachable]): a
+// broker that answered and refused something (TLS, SASL, a request) is not asked again. It
+// returns how many times it asked and the last error.
+func (k *Kafka) pingUntilReachable(ctx context.Context) (attempts int, err error) {
+	pause := retryFirst
+	for {
+		attempts++
+		if err = k.cl.Ping(ctx); err == nil || !unreachable(err) || ctx.Err() != nil {
+			return attempts, err
+		}
+		t := time.NewTimer(pause)
+		select {
+		case <-ctx.Done():
+			t.Stop()
+			return attempts, fmt.Errorf("%w (last error: %w)", ctx.Err(), err)
+		case <-t.C:
+		}
+		pause = min(2*pause, retryMax)
+	}
+}
+
+// unreachable reports whether err is a connection that no broker accepted: refused (nothing
+// listens yet), no route to the host or network, or a name not resolved (a container not up
+// yet). A TLS or SASL refusal, or a broker that hung up, is an answer, not one of these.
+func unreachable(err error) bool {
+	var dns *net.DNSError
+	return errors.Is(err, syscall.ECONNREFUSED) || errors.Is(err, syscall.EHOSTUNREACH) ||
+		errors.Is(err, syscall.ENETUNREACH) || errors.As(err, &dns)
 }

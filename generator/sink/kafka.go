@@ -198,6 +198,9 @@ func (k *Kafka) brokerList() string { return strings.Join(k.cfg.brokers, ",") }
 
 // CheckConnect asks the brokers for metadata, failing within the connect
 // timeout (see [ConnectTimeout]) or when ctx is done, whichever is first,
+// asking again while no broker accepts the connection (refused, unreachable, a
+// name not resolved yet: a broker started a moment ago may not listen yet) and
+// never again once one answered, whatever it answered (TLS, SASL),
 // with a *[ConnectError] naming the brokers (and, when ctx ended it, how long it
 // had tried: an interrupt is not the timeout). It also proves TLS and SASL work: a
 // port without a SASL listener is a *[NoSASLListenerError].
@@ -214,7 +217,7 @@ func (k *Kafka) CheckConnect(ctx context.Context) error {
 		notice = func() { f(ConnectWait{Brokers: k.brokerList(), Bound: k.cfg.connectTimeout}) }
 	}
 	stop := noticeAfter(ConnectNoticeAfter, notice)
-	err := k.cl.Ping(ctx)
+	attempts, err := k.pingUntilReachable(ctx)
 	stop()
 	if err != nil {
 		if s := k.cfg.sasl; s != nil && (errors.Is(err, io.EOF) || errors.Is(err, kerr.IllegalSaslState)) && k.answersWithoutSASL(ctx) {
@@ -236,10 +239,10 @@ func (k *Kafka) CheckConnect(ctx context.Context) error {
 				k.brokerList(), s.mech, s.user, err)
 		}
 		if ctx.Err() != nil && !errors.Is(err, ctx.Err()) {
-			err = fmt.Errorf("%w (last error: %v)", ctx.Err(), err)
+			err = fmt.Errorf("%w (last error: %w)", ctx.Err(), err)
 		}
 		return &ConnectError{Brokers: k.brokerList(), Timeout: k.cfg.connectTimeout, Waited: time.Since(start),
-			Interrupted: parent.Err() != nil, Err: err}
+			Attempts: attempts, Interrupted: parent.Err() != nil, Err: err}
 	}
 	return nil
 }

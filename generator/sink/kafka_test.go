@@ -395,9 +395,9 @@ func closedPort(t *testing.T) string {
 	return addr
 }
 
-// TestCheckConnectUnreachable: a closed port fails fast, and a listener that
-// accepts but never answers fails at the connect timeout; both errors name
-// the brokers.
+// TestCheckConnectUnreachable: a closed port (asked again until then) and a
+// listener that accepts but never answers fail at the connect timeout; both
+// errors name the brokers.
 func TestCheckConnectUnreachable(t *testing.T) {
 	silent, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {

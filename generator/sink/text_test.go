@@ -82,3 +82,24 @@ func TestBrokersText(t *testing.T) {
 		t.Errorf("SeedBrokers = %q, want %q", c.brokers, want)
 	}
 }
+
+// TestBrokersPorts: a port no connection can reach is refused by Set and by NewKafka (it
+// failed at once as brokers that could not be reached within the connect timeout); a broker
+// without a port is left to the client (Kafka's 9092).
+func TestBrokersPorts(t *testing.T) {
+	for _, in := range []string{"a:0", "a:65536", "a:99999", "a:x", "a:-1", "a:9092,b:"} {
+		b := Brokers{"old:1"}
+		if err := b.Set(in); err == nil || !strings.Contains(err.Error(), "want 1 to 65535") || !slices.Equal(b, Brokers{"old:1"}) {
+			t.Errorf("Set(%q) = %q, %v; want the port refused and the list unchanged", in, b, err)
+		}
+		if _, err := NewKafka(SeedBrokers(ParseBrokers(in)...)); err == nil || !strings.Contains(err.Error(), "want 1 to 65535") {
+			t.Errorf("NewKafka(%q) = %v, want the port refused", in, err)
+		}
+	}
+	for _, in := range []string{"a:1", "a:65535", "kafka", "[::1]:9092", "[::1]"} {
+		var b Brokers
+		if err := b.Set(in); err != nil {
+			t.Errorf("Set(%q) = %v, want it accepted", in, err)
+		}
+	}
+}
