@@ -641,45 +641,14 @@ func TestRealClickHouseVerify(t *testing.T) {
 		defer cancel()
 		file := filepath.Join(t.TempDir(), "verify.json")
 		cmd := s.verifyCmd(ctx, password, file, "--day", strconv.Itoa(day), "--days", "1", "--orders-table", "", "--order-errors-table", "", "--wait", "3m")
-		var out, errb bytes.Buffer
-		cmd.Stdout = &out
-		pipe, err := cmd.StderrPipe()
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := cmd.Start(); err != nil {
-			t.Fatal(err)
-		}
-		waiting := make(chan struct{})
-		scanned := make(chan struct{})
-		go func() {
-			defer close(scanned)
-			sc := bufio.NewScanner(pipe)
-			seen := false
-			for sc.Scan() {
-				errb.WriteString(sc.Text() + "\n")
-				if !seen && strings.Contains(sc.Text(), "verify: waiting (") {
-					seen = true
-					close(waiting)
-				}
-			}
-		}()
-		select {
-		case <-waiting:
-		case <-scanned:
-			cmd.Wait()
-			t.Fatalf("verify ended without waiting:\n%s", errb.String())
-		case <-ctx.Done():
-			t.Fatal("verify printed no waiting line")
-		}
+		v := startAwaiting(t, ctx, cmd, "verify: waiting (", "verify ended without waiting", "verify printed no waiting line")
 		// Verify waits; only now is the day sent.
 		s.play(t, day, 1, false)
-		<-scanned
-		err = cmd.Wait()
+		err := v.wait()
 		if ctx.Err() != nil {
-			t.Fatalf("verify --wait did not end within %v:\n%s", verifyBound, errb.String())
+			t.Fatalf("verify --wait did not end within %v:\n%s", verifyBound, v.errb.String())
 		}
-		r := storeRun{stdout: out.String(), stderr: errb.String(), code: exitCodeOf(t, err)}
+		r := storeRun{stdout: v.out.String(), stderr: v.errb.String(), code: exitCodeOf(t, err)}
 		s.readReport(t, &r, file, password)
 		mustAgree(t, r)
 		want := *next.Expect.Hits.ODSEvents
@@ -727,51 +696,72 @@ func TestRealClickHouseVerify(t *testing.T) {
 		defer cancel()
 		file := filepath.Join(t.TempDir(), "verify.json")
 		cmd := s.verifyCmd(ctx, password, file, append(fill, "--timeout", timeout.String())...)
-		var out, errb bytes.Buffer
-		cmd.Stdout = &out
-		pipe, err := cmd.StderrPipe()
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := cmd.Start(); err != nil {
-			t.Fatal(err)
-		}
-		judged := make(chan struct{})
-		scanned := make(chan struct{})
-		go func() {
-			defer close(scanned)
-			sc := bufio.NewScanner(pipe)
-			seen := false
-			for sc.Scan() {
-				errb.WriteString(sc.Text() + "\n")
-				if !seen && strings.Contains(sc.Text(), "ods.event_dist "+inv.Days[0].Date+":") {
-					seen = true
-					close(judged)
-				}
-			}
-		}()
-		select {
-		case <-judged:
-		case <-scanned:
-			cmd.Wait()
-			t.Fatalf("verify ended before judging %s:\n%s", inv.Days[0].Date, errb.String())
-		case <-ctx.Done():
-			t.Fatal("verify judged no date")
-		}
+		v := startAwaiting(t, ctx, cmd, "ods.event_dist "+inv.Days[0].Date+":", "verify ended before judging "+inv.Days[0].Date, "verify judged no date")
 		ch.Pause()
 		paused := time.Now()
 		defer ch.Resume()
-		<-scanned
-		err = cmd.Wait()
+		err := v.wait()
 		took := time.Since(paused)
 		if ctx.Err() != nil {
-			t.Fatalf("verify did not end within %v of the freeze:\n%s", verifyBound, errb.String())
+			t.Fatalf("verify did not end within %v of the freeze:\n%s", verifyBound, v.errb.String())
 		}
-		r = storeRun{stdout: out.String(), stderr: errb.String(), code: exitCodeOf(t, err)}
+		r = storeRun{stdout: v.out.String(), stderr: v.errb.String(), code: exitCodeOf(t, err)}
 		s.readReport(t, &r, file, password)
 		if r.code != 1 || r.report != nil || !strings.Contains(r.stderr, "(--timeout)") || took > timeout+margin {
 			t.Errorf("a server frozen mid-read: exit %d %v after the freeze, report %v; want 1 within %v naming --timeout:\n%s", r.code, took, r.report != nil, timeout+margin, r.stderr)
 		}
 		t.Logf("frozen mid-read: exit %d %v after the freeze: %s", r.code, took.Round(time.Millisecond), lastLines(r.stderr, 1))
 	})
+}
+
+// awaited is a verify process started by startAwaiting: its stdout and stderr, read to their
+// end by wait.
+type awaited struct {
+	cmd       *exec.Cmd
+	out, errb bytes.Buffer
+	scanned   chan struct{} // closed when stderr has been read to its end
+}
+
+// wait waits for the process's stderr to end and for the process, returning its error.
+func (a *awaited) wait() error {
+	<-a.scanned
+	return a.cmd.Wait()
+}
+
+// startAwaiting starts cmd and returns once a line of its stderr holds want: the event a
+// subtest acts on (send the day, freeze the server). It fails the test with ended when the
+// process ends first, with never when ctx (the subtest's bound) ends first.
+func startAwaiting(t *testing.T, ctx context.Context, cmd *exec.Cmd, want, ended, never string) *awaited {
+	t.Helper()
+	a := &awaited{cmd: cmd, scanned: make(chan struct{})}
+	cmd.Stdout = &a.out
+	pipe, err := cmd.StderrPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	seen := make(chan struct{})
+	go func() {
+		defer close(a.scanned)
+		sc := bufio.NewScanner(pipe)
+		said := false
+		for sc.Scan() {
+			a.errb.WriteString(sc.Text() + "\n")
+			if !said && strings.Contains(sc.Text(), want) {
+				said = true
+				close(seen)
+			}
+		}
+	}()
+	select {
+	case <-seen:
+	case <-a.scanned:
+		cmd.Wait()
+		t.Fatalf("%s:\n%s", ended, a.errb.String())
+	case <-ctx.Done():
+		t.Fatal(never)
+	}
+	return a
 }
