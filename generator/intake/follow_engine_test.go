@@ -177,11 +177,10 @@ func awaitMember(ctx context.Context, addrs []string, group string) error {
 
 // TestEngineFollowedByKafkaTable: a clean stress run at 2000/s for 8 s followed in the stand's
 // group clickstream_hits while chDB's Kafka table consumes it: every message drains, the raw
-// and event tables hold exactly the acknowledged messages (no errors), and raising the
-// engine's kafka_flush_interval_ms from 500 ms to 3000 ms raises the measured latency by
-// about the difference: a block waits up to the flush interval for more rows, so its oldest
-// message (the max) waits ~2.5 s longer and the median at least half that. The bounds are
-// loose (machine-dependent) but fail when the follower misses the engine's flushes.
+// and event tables hold exactly the acknowledged messages (no errors), and the
+// measured latency of each run is at least what the engine's kafka_flush_interval_ms (500 ms,
+// then 3000 ms) makes a message wait: a block waits the flush interval for more rows, so its
+// oldest message (the max) waits that long and the median about half (flushBoundsLatency).
 func TestEngineFollowedByKafkaTable(t *testing.T) {
 	if testing.Short() {
 		t.Skip("two 8-second stress runs through the engine: not under -short")
@@ -197,7 +196,7 @@ func TestEngineFollowedByKafkaTable(t *testing.T) {
 		defer b.Close()
 		return followedStress(t, s, bin, b.Addrs(), prefix, flush, "2000/s", 8*time.Second)
 	}
-	flushRaisesLatency(t, run)
+	flushBoundsLatency(t, run)
 }
 
 // TestEngineFollowedByKafkaTableRealKafka is TestEngineFollowedByKafkaTable against one real
@@ -211,7 +210,7 @@ func TestEngineFollowedByKafkaTableRealKafka(t *testing.T) {
 	}
 	s := intake.OpenEngine(t)
 	bin := clickgenBinary(t)
-	flushRaisesLatency(t, func(prefix string, flush time.Duration) followedReport {
+	flushBoundsLatency(t, func(prefix string, flush time.Duration) followedReport {
 		// A fresh node per run: ClickHouse's dropped consumer does not leave the group, so a
 		// second pipeline in the same group would wait out its session (45 s) first.
 		c := realkafka.Start(t, 1)
@@ -237,26 +236,35 @@ func createTopics(t *testing.T, addrs []string) {
 	}
 }
 
-// flushRaisesLatency runs a followed stress run with the engine's flush at 500 ms and at
-// 3000 ms and checks that the measured pipeline latency rose by about the difference.
-func flushRaisesLatency(t *testing.T, run func(prefix string, flush time.Duration) followedReport) {
+// flushBoundsLatency runs a followed stress run with the engine's flush at 500 ms and at
+// 3000 ms and checks each against its own flush interval. At 2000/s the engine's blocks close
+// on the interval (not on size), so the oldest message of each block waits the whole interval
+// before its commit, and a message in the middle of it about half. Those are floors: load on
+// the machine only adds to them (the engine parses later, the commit comes later), so they
+// hold on a machine shared with other tests, and they fail when the follower reports anything
+// before the engine's commit (an acknowledgement, a poll, a fetch: milliseconds).
+//
+// The difference between the two runs is logged, not asserted: the CI run at 4910a2d measured
+// flush 500 ms at p50 2081 ms (the machine busy with two other test packages) and flush
+// 3000 ms at p50 2458 ms, a rise of 377 ms where an idle machine gives +1.6…+2.9 s, because
+// the load fell on one run and not the other.
+func flushBoundsLatency(t *testing.T, run func(prefix string, flush time.Duration) followedReport) {
 	t.Helper()
-	lo := run("f500", 500*time.Millisecond).Follow["clickstream_hits"].LatencyMS
-	hi := run("f3000", 3000*time.Millisecond).Follow["clickstream_hits"].LatencyMS
-	t.Logf("pipeline latency ms, flush 500 ms: p50 %.1f p90 %.1f p99 %.1f max %.1f; flush 3000 ms: p50 %.1f p90 %.1f p99 %.1f max %.1f; p50 +%.1f, p99 +%.1f",
+	const loFlush, hiFlush = 500 * time.Millisecond, 3000 * time.Millisecond
+	lo := run("f500", loFlush).Follow["clickstream_hits"].LatencyMS
+	hi := run("f3000", hiFlush).Follow["clickstream_hits"].LatencyMS
+	t.Logf("pipeline latency ms, flush 500 ms: p50 %.1f p90 %.1f p99 %.1f max %.1f; flush 3000 ms: p50 %.1f p90 %.1f p99 %.1f max %.1f; p50 %+.1f, p99 %+.1f",
 		lo.P50, lo.P90, lo.P99, lo.Max, hi.P50, hi.P90, hi.P99, hi.Max, hi.P50-lo.P50, hi.P99-lo.P99)
-	const delta = 2500.0
-	// Loose above: a longer flush makes bigger blocks, whose parse takes longer on a loaded
-	// machine (measured p99 +1.8…+4.7 s, p50 +1.6…+2.9 s over several runs).
-	if d := hi.P99 - lo.P99; d < 0.6*delta || d > 2.5*delta {
-		t.Errorf("p99 rose by %.1f ms with the flush interval 2500 ms longer, want 1500…6250", d)
-	}
-	if d := hi.P50 - lo.P50; d < 0.3*delta || d > 2*delta {
-		t.Errorf("p50 rose by %.1f ms with the flush interval 2500 ms longer, want 750…5000", d)
-	}
-	// No absolute bound: on a loaded machine the engine's parse adds seconds to both runs
-	// (p99 1.1 s idle, 4.0 s with the machine shared), the difference stays.
-	if lo.P50 <= 0 {
-		t.Errorf("flush 500 ms: p50 %.1f ms, want > 0", lo.P50)
+	for _, c := range []struct {
+		flush    time.Duration
+		p50, max float64
+	}{{loFlush, lo.P50, lo.Max}, {hiFlush, hi.P50, hi.Max}} {
+		f := float64(c.flush.Milliseconds())
+		if c.max < 0.8*f {
+			t.Errorf("flush %v: max latency %.1f ms, want at least %.0f ms (the oldest message of a block waits the interval)", c.flush, c.max, 0.8*f)
+		}
+		if c.p50 < 0.3*f {
+			t.Errorf("flush %v: p50 latency %.1f ms, want at least %.0f ms (a message waits about half the interval)", c.flush, c.p50, 0.3*f)
+		}
 	}
 }
