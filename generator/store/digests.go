@@ -1,6 +1,7 @@
 package store
 
 import (
+	"cmp"
 	"slices"
 	"strconv"
 	"sync"
@@ -64,15 +65,7 @@ func (p *digestPlan) sort() { p.entries = sortByHash(p.entries) }
 // verify's CPU on the fill world's 405 714 raw rows; this is linear.
 func sortByHash(entries []digestEntry) []digestEntry {
 	if len(entries) < 256 {
-		slices.SortStableFunc(entries, func(a, b digestEntry) int {
-			switch {
-			case a.hash < b.hash:
-				return -1
-			case a.hash > b.hash:
-				return 1
-			}
-			return 0
-		})
+		slices.SortStableFunc(entries, func(a, b digestEntry) int { return cmp.Compare(a.hash, b.hash) })
 		return entries
 	}
 	src, dst := entries, make([]digestEntry, len(entries))
