@@ -111,7 +111,8 @@ func (s *realStand) readReport(t *testing.T, r *storeRun, file, password string)
 	}
 }
 
-// eventRows is `WatchID → ClientID` of a query answering those two columns.
+// eventRows is `WatchID → ClientID` of a query answering those two columns (any two UInt64s:
+// idCounts reads counts with it).
 func eventRows(t *testing.T, ch *realclickhouse.Server, sql string) map[uint64]uint64 {
 	t.Helper()
 	m := map[uint64]uint64{}
@@ -247,18 +248,8 @@ func firstMessage(t *testing.T, day int) []byte {
 func idCounts(t *testing.T, ch *realclickhouse.Server, sql string) map[uint64]int {
 	t.Helper()
 	m := map[uint64]int{}
-	out := ch.Query(sql)
-	if out == "" {
-		return m
-	}
-	for line := range strings.SplitSeq(out, "\n") {
-		k, v, _ := strings.Cut(line, "\t")
-		id, err1 := strconv.ParseUint(k, 10, 64)
-		n, err2 := strconv.Atoi(v)
-		if err1 != nil || err2 != nil {
-			t.Fatalf("%s: a line %q", sql, line)
-		}
-		m[id] = n
+	for id, n := range eventRows(t, ch, sql) {
+		m[id] = int(n)
 	}
 	return m
 }

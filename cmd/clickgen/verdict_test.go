@@ -13,9 +13,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/twmb/franz-go/pkg/kerr"
-	"github.com/twmb/franz-go/pkg/kmsg"
-
 	"github.com/clickgen/clickgen/generator/measure"
 	runreport "github.com/clickgen/clickgen/generator/report"
 )
@@ -173,22 +170,7 @@ func TestVerdictRefusedBeforeSending(t *testing.T) {
 // is the run's outcome, the verdict is still said.
 func TestThresholdOnFailedRun(t *testing.T) {
 	c, addr := kfakeCluster(t)
-	c.ControlKey(int16(kmsg.Produce), func(kreq kmsg.Request) (kmsg.Response, error, bool) {
-		c.KeepControl()
-		req := kreq.(*kmsg.ProduceRequest)
-		resp := req.ResponseKind().(*kmsg.ProduceResponse)
-		for _, rt := range req.Topics {
-			st := kmsg.NewProduceResponseTopic()
-			st.Topic, st.TopicID = rt.Topic, rt.TopicID
-			for _, rp := range rt.Partitions {
-				sp := kmsg.NewProduceResponseTopicPartition()
-				sp.Partition, sp.ErrorCode = rp.Partition, kerr.TopicAuthorizationFailed.Code
-				st.Partitions = append(st.Partitions, sp)
-			}
-			resp.Topics = append(resp.Topics, st)
-		}
-		return resp, nil, true
-	})
+	refuseProducesAfter(c, 0)
 	_, errs, code := clickgen(t, "batch", "--day", "0", "--limit", "200", "--brokers", addr, "--topic", "hits", "--threshold", "failed==0")
 	if code != 1 {
 		t.Fatalf("exit %d, want 1 (a delivery failure wins over a crossed threshold)\n%s", code, errs)
