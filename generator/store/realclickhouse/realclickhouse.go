@@ -22,7 +22,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"math/rand/v2"
 	"net"
 	"net/http"
 	"net/url"
@@ -37,6 +36,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/clickgen/clickgen/generator/loopback"
 )
 
 // RequireEnv turns a skip of the real-ClickHouse tier into a failure.
@@ -195,30 +196,11 @@ func Start(t testing.TB, opts Options) *Server {
 // methods fail t from t's goroutine. The server still ends with the test that started it.
 func (s *Server) In(t testing.TB) *Server { return &Server{t: t, server: s.server} }
 
-// pickPort is freeBase; a test of the retry replaces it.
+// pickPort finds a port with the two after it (native protocol, interserver) free on
+// loopback; a test of the retry replaces it.
 var pickPort = freeBase
 
-// freeBase finds a port with the two after it (native protocol, interserver) free on
-// loopback.
-func freeBase(t testing.TB) int {
-	for range 100 {
-		base := 20000 + rand.IntN(12000) // below Linux's ephemeral ports (32768…)
-		ok := true
-		for p := base; p < base+3 && ok; p++ {
-			l, err := net.Listen("tcp", net.JoinHostPort("127.0.0.1", strconv.Itoa(p)))
-			if err != nil {
-				ok = false
-				continue
-			}
-			l.Close()
-		}
-		if ok {
-			return base
-		}
-	}
-	t.Fatal("realclickhouse: no free loopback ports")
-	return 0
-}
+func freeBase(t testing.TB) int { return loopback.Base(t, 0, 1, 2) }
 
 // URL is the server's HTTP interface, http://127.0.0.1:PORT/, for the user default (no
 // password).

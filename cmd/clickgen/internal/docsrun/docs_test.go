@@ -23,6 +23,7 @@ import (
 
 	"github.com/clickgen/clickgen/cmd/clickgen/internal/docsrun"
 	"github.com/clickgen/clickgen/generator/broker/realkafka"
+	"github.com/clickgen/clickgen/generator/loopback"
 	"github.com/clickgen/clickgen/generator/store/realclickhouse"
 )
 
@@ -110,7 +111,7 @@ func scriptOf(t *testing.T, name string, blocks []docsrun.Block) *docsrun.Script
 	}
 	ports := map[int]int{}
 	for _, p := range docsrun.Ports(strings.Join(all, "\n")) {
-		ports[p] = freePort(t)
+		ports[p] = loopback.Port(t)
 	}
 	t.Logf("%s: loopback ports rewritten: %v", name, ports)
 	var kafka *realkafka.Cluster
@@ -158,16 +159,6 @@ func portOf(t *testing.T, addr string) int {
 		t.Fatalf("address %q has no port (%v)", addr, err)
 	}
 	return n
-}
-
-// freePort is a loopback port free when asked (the kernel's choice).
-func freePort(t *testing.T) int {
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer l.Close()
-	return l.Addr().(*net.TCPAddr).Port
 }
 
 // workDir is a fresh folder that looks like a clone of root to the commands (every entry of
