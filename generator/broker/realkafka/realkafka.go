@@ -14,7 +14,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"math/rand/v2"
 	"net"
 	"os"
 	"os/exec"
@@ -25,6 +24,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/clickgen/clickgen/generator/loopback"
 )
 
 // RequireEnv turns a skip of the real-Kafka tier into a failure.
@@ -90,8 +91,8 @@ func Available() string {
 	return ""
 }
 
-// Start starts nodes (1 or 3) real Kafka nodes and waits until every one accepts
-// connections; they are killed when t ends. Under -short it skips: a JVM broker is no short test.
+// Start starts nodes (1 or 3) real Kafka nodes and waits until every one has started;
+// they are killed when t ends. Under -short it skips: a JVM broker is no short test.
 func Start(t testing.TB, nodes int) *Cluster {
 	t.Helper()
 	if nodes != 1 && nodes != 3 {
@@ -104,51 +105,64 @@ func Start(t testing.TB, nodes int) *Cluster {
 		t.Skip("real Kafka tier: not under -short")
 	}
 	script, _, _ := Script()
-	c := &Cluster{t: t, script: script, dir: t.TempDir()}
-	base := freeBase(t, nodes)
-	out, err := exec.Command(script, "init", c.dir, strconv.Itoa(base), strconv.Itoa(nodes)).CombinedOutput()
-	if err != nil {
-		t.Fatalf("realkafka: init: %v\n%s", err, out)
+	c := &Cluster{t: t, script: script}
+	t.Cleanup(c.close)
+	// A port found free may be taken by another process before the JVM binds it, seconds
+	// later (other tests on the machine open ports all the time): the node then exits, and
+	// the whole cluster is tried again in a new folder on new ports.
+	for attempt := 1; ; attempt++ {
+		err := c.start(nodes, pickBase(t, nodes))
+		if err == nil {
+			return c
+		}
+		c.close()
+		if !errors.Is(err, errPortTaken) || attempt == 3 {
+			t.Fatalf("realkafka: %v", err)
+		}
+		t.Logf("realkafka: %v; trying other ports", err)
 	}
+}
+
+// start initialises nodes nodes on ports from base in a new folder, launches them and waits
+// until every one has started.
+func (c *Cluster) start(nodes, base int) error {
+	c.t.Helper()
+	c.dir = c.t.TempDir()
+	out, err := exec.Command(c.script, "init", c.dir, strconv.Itoa(base), strconv.Itoa(nodes)).CombinedOutput()
+	if err != nil {
+		c.t.Fatalf("realkafka: init: %v\n%s", err, out)
+	}
+	c.ports = c.ports[:0]
 	for i := range nodes {
 		c.ports = append(c.ports, base+i)
 	}
+	c.mu.Lock()
 	c.procs = make([]*exec.Cmd, nodes)
 	c.done = make([]chan struct{}, nodes)
-	t.Cleanup(c.close)
+	c.mu.Unlock()
 	// All nodes first, then the waits: a node of three opens its client port only once a
 	// quorum of controllers has formed, which needs a second node running.
 	for i := range nodes {
 		c.launch(i)
 	}
 	for i := range nodes {
-		c.waitPort(i)
+		if err := c.waitStarted(i, 0); err != nil {
+			return err
+		}
 	}
-	return c
+	return nil
 }
 
-// freeBase finds a base port with nodes client ports and nodes controller ports (base+100…)
-// free on loopback.
+// pickBase finds nodes client ports and nodes controller ports (base+100…) free on
+// loopback; a test of the retry replaces it.
+var pickBase = freeBase
+
 func freeBase(t testing.TB, nodes int) int {
-	for range 100 {
-		base := 20000 + rand.IntN(30000)
-		ok := true
-		for i := range nodes {
-			for _, p := range []int{base + i, base + 100 + i} {
-				l, err := net.Listen("tcp", net.JoinHostPort("127.0.0.1", strconv.Itoa(p)))
-				if err != nil {
-					ok = false
-					break
-				}
-				l.Close()
-			}
-		}
-		if ok {
-			return base
-		}
+	var offsets []int
+	for i := range nodes {
+		offsets = append(offsets, i, 100+i)
 	}
-	t.Fatal("realkafka: no free loopback ports")
-	return 0
+	return loopback.Base(t, offsets...)
 }
 
 // Addrs are the nodes' client addresses.
@@ -169,18 +183,21 @@ func (c *Cluster) Dir() string { return c.dir }
 // NodeID is the Kafka node.id of node index i (0-based): i+1.
 func NodeID(i int) int32 { return int32(i + 1) }
 
-// Restart starts node i (0-based) on its data and port and waits until it accepts
-// connections. The node must not be running.
+// Restart starts node i (0-based) on its data and port and waits until it has started. The
+// node must not be running.
 func (c *Cluster) Restart(i int) {
 	c.t.Helper()
+	from := c.logSize(i)
 	c.launch(i)
-	c.waitPort(i)
+	if err := c.waitStarted(i, from); err != nil {
+		c.t.Fatalf("realkafka: %v", err)
+	}
 }
 
 // launch starts node i's process without waiting for it.
 func (c *Cluster) launch(i int) {
 	c.t.Helper()
-	log, err := os.OpenFile(filepath.Join(c.dir, fmt.Sprintf("node%d", i+1), "server.log"), os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
+	log, err := os.OpenFile(c.logPath(i), os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
 	if err != nil {
 		c.t.Fatal(err)
 	}
@@ -198,28 +215,61 @@ func (c *Cluster) launch(i int) {
 	c.mu.Unlock()
 }
 
-// waitPort waits until node i accepts connections; it fails the test if the node exits first
-// or takes longer than startTimeout.
-func (c *Cluster) waitPort(i int) {
-	c.t.Helper()
+// errPortTaken is a node that could not listen on its ports.
+var errPortTaken = errors.New("a port of the node was taken")
+
+// started is the line a node logs once its listeners are bound and it serves
+// (.ci/kafka/log4j2.properties lets it through).
+const started = "Kafka Server started"
+
+// waitStarted waits until node i has logged, after byte from of its log, that it started and
+// accepts connections on its client port: a port that answers alone may be another
+// process's. It fails when the node exits first or takes longer than startTimeout.
+func (c *Cluster) waitStarted(i int, from int64) error {
 	c.mu.Lock()
 	exited := c.done[i]
 	c.mu.Unlock()
 	deadline := time.After(startTimeout)
 	for {
-		conn, err := net.DialTimeout("tcp", c.Addrs()[i], time.Second)
-		if err == nil {
-			conn.Close()
-			return
+		if c.logged(i, from, started) {
+			conn, err := net.DialTimeout("tcp", c.Addrs()[i], time.Second)
+			if err == nil {
+				conn.Close()
+				return nil
+			}
 		}
 		select {
 		case <-exited:
-			c.t.Fatalf("realkafka: node %d exited while starting:\n%s", i+1, c.LogTail(i, 30))
+			tail := c.LogTail(i, 30)
+			if strings.Contains(tail, "Address already in use") {
+				return fmt.Errorf("%w (node %d, ports %d and %d):\n%s", errPortTaken, i+1, c.ports[i], c.ports[i]+100, tail)
+			}
+			return fmt.Errorf("node %d exited while starting:\n%s", i+1, tail)
 		case <-deadline:
-			c.t.Fatalf("realkafka: node %d did not accept connections within %v:\n%s", i+1, startTimeout, c.LogTail(i, 30))
+			return fmt.Errorf("node %d did not start within %v:\n%s", i+1, startTimeout, c.LogTail(i, 30))
 		case <-time.After(100 * time.Millisecond):
 		}
 	}
+}
+
+// logPath is node i's log, which every start of the node appends to.
+func (c *Cluster) logPath(i int) string {
+	return filepath.Join(c.dir, fmt.Sprintf("node%d", i+1), "server.log")
+}
+
+// logSize is the length of node i's log so far.
+func (c *Cluster) logSize(i int) int64 {
+	fi, err := os.Stat(c.logPath(i))
+	if err != nil {
+		return 0
+	}
+	return fi.Size()
+}
+
+// logged says whether node i's log holds line after byte from.
+func (c *Cluster) logged(i int, from int64, line string) bool {
+	b, _ := os.ReadFile(c.logPath(i))
+	return int64(len(b)) > from && bytes.Contains(b[from:], []byte(line))
 }
 
 // signal sends sig to node i's process; with wait, it waits for the process to exit.
@@ -281,7 +331,7 @@ func (c *Cluster) Pid(i int) int {
 
 // LogTail is the last n lines of node i's log.
 func (c *Cluster) LogTail(i, n int) string {
-	b, _ := os.ReadFile(filepath.Join(c.dir, fmt.Sprintf("node%d", i+1), "server.log"))
+	b, _ := os.ReadFile(c.logPath(i))
 	lines := bytes.Split(bytes.TrimRight(b, "\n"), []byte("\n"))
 	if len(lines) > n {
 		lines = lines[len(lines)-n:]
