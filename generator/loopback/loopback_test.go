@@ -6,17 +6,22 @@ import (
 	"testing"
 )
 
-// TestBaseFreeAndBelowEphemeral asks for 50 bases with a client and a controller offset
-// while holding every port returned so far: each must be listenable, below the ephemeral
-// range, and none may be one already held.
-func TestBaseFreeAndBelowEphemeral(t *testing.T) {
-	top := ephemeralStart()
+// TestBaseFreeOutsideEphemeral asks for 50 bases with a client and a controller offset
+// while holding every port returned so far: each must be listenable, in this machine's window
+// (outside its ephemeral range when there is room), and none may be one already held.
+func TestBaseFreeOutsideEphemeral(t *testing.T) {
+	low, high := ephemeralRange()
+	from, to := window(low, high, 100)
+	fallback := from == lowest && to == 65436
 	held := map[int]bool{}
 	for range 50 {
 		base := Base(t, 0, 100)
+		if base < from || base >= to {
+			t.Fatalf("base %d outside the window [%d, %d)", base, from, to)
+		}
 		for _, p := range []int{base, base + 100} {
-			if p < lowest || p >= top {
-				t.Fatalf("port %d outside [%d, %d)", p, lowest, top)
+			if !fallback && p >= low && p <= high {
+				t.Fatalf("port %d in the ephemeral range %d–%d", p, low, high)
 			}
 			if held[p] {
 				t.Fatalf("port %d returned while this test listens on it", p)
@@ -47,5 +52,26 @@ func TestFreeSeesATakenOffset(t *testing.T) {
 	}
 	if free(p-100, []int{0, 100}) {
 		t.Fatalf("base %d with offset 100 (port %d, listened on) called free", p-100, p)
+	}
+}
+
+// TestWindow: bases come from below the ephemeral range when it leaves room, from above it
+// when only that side does, and from anywhere above lowest when neither does; a base plus
+// the largest offset never passes 65535.
+func TestWindow(t *testing.T) {
+	for _, c := range []struct {
+		low, high, span int
+		from, to        int
+	}{
+		{32768, 60999, 0, 20000, 32768},   // Linux's default
+		{32768, 60999, 102, 20000, 32666}, // three Kafka nodes: client and controller ports
+		{10000, 40000, 2, 40001, 65534},   // a range starting low: above it
+		{1024, 65535, 0, 20000, 65536},    // the range takes every port: anywhere
+		{20500, 64900, 100, 20000, 65436}, // room on neither side
+	} {
+		from, to := window(c.low, c.high, c.span)
+		if from != c.from || to != c.to {
+			t.Errorf("window(%d, %d, %d) = [%d, %d), want [%d, %d)", c.low, c.high, c.span, from, to, c.from, c.to)
+		}
 	}
 }
