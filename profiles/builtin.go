@@ -1,6 +1,6 @@
 package profiles
 
-import "github.com/clickgen/clickgen/generator/world"
+import "github.com/clickgen/clickgen/generator/produce/world"
 
 // The stand's verbs as profiles. `clickgen batch`, `live` and `snapshot` play these, their
 // flags and the stand's environment variables applied as [Overrides], so every verb goes

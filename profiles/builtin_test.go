@@ -5,7 +5,7 @@ import (
 	"slices"
 	"testing"
 
-	"github.com/clickgen/clickgen/generator/world"
+	"github.com/clickgen/clickgen/generator/produce/world"
 )
 
 // TestBuiltins: the stand's verbs' profiles are complete (WithDefaults changes nothing, so a

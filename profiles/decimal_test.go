@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/clickgen/clickgen/generator/world"
+	"github.com/clickgen/clickgen/generator/produce/world"
 )
 
 // TestProfileIntegersAreDecimal is issue 24 Medium 2 and 3 for profile files: YAML reads

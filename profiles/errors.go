@@ -6,7 +6,7 @@ import (
 	"strings"
 
 	"github.com/clickgen/clickgen/generator/field"
-	"github.com/clickgen/clickgen/generator/world"
+	"github.com/clickgen/clickgen/generator/produce/world"
 )
 
 // This package names a refused value as it knows it: by the profile field that holds it

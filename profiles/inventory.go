@@ -6,7 +6,7 @@ import (
 	"errors"
 
 	"github.com/clickgen/clickgen/generator/fileio"
-	"github.com/clickgen/clickgen/generator/world"
+	"github.com/clickgen/clickgen/generator/produce/world"
 )
 
 // MergeInventoryFiles reads the inventories in the files at paths (the JSON `clickgen

@@ -11,7 +11,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/clickgen/clickgen/generator/world"
+	"github.com/clickgen/clickgen/generator/produce/world"
 )
 
 // TestMergeInventoryFiles: the segments' inventory files merge into the whole run's counts;

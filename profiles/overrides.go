@@ -6,8 +6,8 @@ import (
 	"time"
 
 	"github.com/clickgen/clickgen/generator/field"
-	"github.com/clickgen/clickgen/generator/pace"
-	"github.com/clickgen/clickgen/generator/world"
+	"github.com/clickgen/clickgen/generator/produce/pace"
+	"github.com/clickgen/clickgen/generator/produce/world"
 )
 
 // Overrides are changes to a profile made on the command line (the flags of `clickgen run`,

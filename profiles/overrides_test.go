@@ -7,8 +7,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/clickgen/clickgen/generator/pace"
-	"github.com/clickgen/clickgen/generator/world"
+	"github.com/clickgen/clickgen/generator/produce/pace"
+	"github.com/clickgen/clickgen/generator/produce/world"
 )
 
 func ptr[T any](v T) *T { return &v }

@@ -6,9 +6,9 @@ import (
 	"strings"
 	"time"
 
-	"github.com/clickgen/clickgen/generator/pace"
-	"github.com/clickgen/clickgen/generator/play"
-	"github.com/clickgen/clickgen/generator/world"
+	"github.com/clickgen/clickgen/generator/produce/pace"
+	"github.com/clickgen/clickgen/generator/produce/play"
+	"github.com/clickgen/clickgen/generator/produce/world"
 )
 
 // PlanOptions are what turning a profile into a plan needs besides the profile.

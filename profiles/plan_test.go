@@ -4,7 +4,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/clickgen/clickgen/generator/world"
+	"github.com/clickgen/clickgen/generator/produce/world"
 )
 
 // TestPlanOfEachProfile: every embedded profile becomes a valid engine plan whose days,

@@ -38,8 +38,8 @@ import (
 	"go.yaml.in/yaml/v3"
 
 	"github.com/clickgen/clickgen/generator/field"
-	"github.com/clickgen/clickgen/generator/pace"
-	"github.com/clickgen/clickgen/generator/world"
+	"github.com/clickgen/clickgen/generator/produce/pace"
+	"github.com/clickgen/clickgen/generator/produce/world"
 )
 
 //go:embed *.yaml

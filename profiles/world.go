@@ -5,7 +5,7 @@ import (
 	"errors"
 
 	"github.com/clickgen/clickgen/generator/fileio"
-	"github.com/clickgen/clickgen/generator/world"
+	"github.com/clickgen/clickgen/generator/produce/world"
 )
 
 // NewWorld builds the world of p, a profile whose defaults are applied

@@ -7,7 +7,7 @@ import (
 	"testing"
 
 	"github.com/clickgen/clickgen/generator/field"
-	"github.com/clickgen/clickgen/generator/world"
+	"github.com/clickgen/clickgen/generator/produce/world"
 )
 
 // TestNewWorld: the one constructor refuses what cannot fit before building, builds what

@@ -3,7 +3,7 @@ package schema
 import "testing"
 
 // Vectors from Kafka's UtilsTest.testMurmur2 (clients/src/test/java/org/apache/kafka/common/
-// utils/UtilsTest.java): the signed values Java's Utils.murmur2 returns. generator/sink checks
+// utils/UtilsTest.java): the signed values Java's Utils.murmur2 returns. generator/produce/sink checks
 // the same function against franz-go's partitioner on random keys.
 var murmur2Vectors = []struct {
 	in   string

@@ -30,8 +30,8 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/clickgen/clickgen/generator/sink"
-	"github.com/clickgen/clickgen/generator/world"
+	"github.com/clickgen/clickgen/generator/produce/sink"
+	"github.com/clickgen/clickgen/generator/produce/world"
 )
 
 func main() {

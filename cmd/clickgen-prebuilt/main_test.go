@@ -10,8 +10,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/clickgen/clickgen/generator/broker"
-	"github.com/clickgen/clickgen/generator/world"
+	"github.com/clickgen/clickgen/generator/produce/broker"
+	"github.com/clickgen/clickgen/generator/produce/world"
 )
 
 // TestWriteAndSend: the file written holds a small world's hits of two days as key<TAB>value

@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/clickgen/clickgen/generator/world"
+	"github.com/clickgen/clickgen/generator/produce/world"
 )
 
 // standCatalog is a catalog in the stand's older five-column format (sku,name,category,brand,

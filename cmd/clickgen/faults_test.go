@@ -15,7 +15,7 @@ import (
 	"testing"
 	"time"
 
-	runreport "github.com/clickgen/clickgen/generator/report"
+	runreport "github.com/clickgen/clickgen/generator/measure/report"
 	"github.com/twmb/franz-go/pkg/kmsg"
 )
 

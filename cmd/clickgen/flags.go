@@ -12,9 +12,9 @@ import (
 	"github.com/clickgen/clickgen/cmd/clickgen/internal/sysmem"
 	"github.com/clickgen/clickgen/generator/field"
 	"github.com/clickgen/clickgen/generator/fileio"
-	"github.com/clickgen/clickgen/generator/play"
-	"github.com/clickgen/clickgen/generator/sink"
-	"github.com/clickgen/clickgen/generator/world"
+	"github.com/clickgen/clickgen/generator/produce/play"
+	"github.com/clickgen/clickgen/generator/produce/sink"
+	"github.com/clickgen/clickgen/generator/produce/world"
 	"github.com/clickgen/clickgen/profiles"
 )
 

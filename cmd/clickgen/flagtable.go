@@ -4,12 +4,12 @@ import (
 	"strings"
 	"time"
 
-	"github.com/clickgen/clickgen/generator/broker"
-	"github.com/clickgen/clickgen/generator/pace"
-	"github.com/clickgen/clickgen/generator/reconcile"
-	"github.com/clickgen/clickgen/generator/sink"
-	"github.com/clickgen/clickgen/generator/store"
-	"github.com/clickgen/clickgen/generator/world"
+	"github.com/clickgen/clickgen/generator/produce/broker"
+	"github.com/clickgen/clickgen/generator/produce/pace"
+	"github.com/clickgen/clickgen/generator/produce/sink"
+	"github.com/clickgen/clickgen/generator/produce/world"
+	"github.com/clickgen/clickgen/generator/verify/store"
+	"github.com/clickgen/clickgen/generator/verify/topics"
 	"github.com/clickgen/clickgen/profiles"
 	"github.com/clickgen/clickgen/schema"
 )
@@ -70,7 +70,7 @@ type values struct {
 	inject      injectFlags
 	sink        sinkFlags
 	verdict     verdictFlags
-	verify      reconcile.Verify
+	verify      topics.Verify
 	store       storeFlags
 	catalogFile string // catalog's --file
 	listen      string
@@ -89,8 +89,8 @@ func newValues(verb verbSet) *values {
 		interval: 5 * time.Second,
 		inject:   injectFlags{count: 1},
 		sink:     sinkFlags{Settings: sink.DefaultSettings(), follow: &followFlags{every: 250 * time.Millisecond, timeout: 2 * time.Minute}},
-		verify: reconcile.Verify{HitsTopic: reconcile.TopicHits, OrdersTopic: reconcile.TopicOrders, Timeout: 5 * time.Minute,
-			Options: reconcile.Options{HitPartitions: 2, OrderPartitions: 1}},
+		verify: topics.Verify{HitsTopic: topics.TopicHits, OrdersTopic: topics.TopicOrders, Timeout: 5 * time.Minute,
+			Options: topics.Options{HitPartitions: 2, OrderPartitions: 1}},
 		store:       storeFlags{tables: store.StandTables()},
 		catalogFile: "-",
 		listen:      broker.DefaultListen,

@@ -13,14 +13,14 @@ import (
 	"github.com/twmb/franz-go/pkg/kadm"
 	"github.com/twmb/franz-go/pkg/kgo"
 
-	"github.com/clickgen/clickgen/generator/follow"
 	"github.com/clickgen/clickgen/generator/measure"
-	"github.com/clickgen/clickgen/generator/play"
-	"github.com/clickgen/clickgen/generator/sink"
+	"github.com/clickgen/clickgen/generator/measure/follow"
+	"github.com/clickgen/clickgen/generator/produce/play"
+	"github.com/clickgen/clickgen/generator/produce/sink"
 )
 
 // followFlags are --follow-group, --follow-every and --follow-timeout: following consumer
-// groups' committed offsets to measure pipeline latency (generator/follow).
+// groups' committed offsets to measure pipeline latency (generator/measure/follow).
 type followFlags struct {
 	groups  []string
 	every   time.Duration
@@ -92,7 +92,7 @@ func (ff *followFlags) observer(w io.Writer, m *measure.Run) play.Observer {
 	return &followObserver{f: ff.f, cl: ff.cl, w: w, m: m}
 }
 
-// followObserver is a follower of consumer groups (generator/follow) as an observer of the
+// followObserver is a follower of consumer groups (generator/measure/follow) as an observer of the
 // run: it hears every acknowledgement and, at the end, waits for the groups to drain (the
 // wait announced, a signal ending it), prints a line per group, hands what it measured to the
 // run's measurement (the report's follow section, the groups' freshness) and fails the run

@@ -19,7 +19,7 @@ import (
 	"github.com/twmb/franz-go/pkg/kadm"
 	"github.com/twmb/franz-go/pkg/kgo"
 
-	"github.com/clickgen/clickgen/generator/broker/realkafka"
+	"github.com/clickgen/clickgen/internal/tier/realkafka"
 )
 
 // followReport is the report's follow section, as a reader sees it.
@@ -146,8 +146,7 @@ func TestFollowPausedConsumer(t *testing.T) {
 }
 
 // TestFollowPausedConsumerRealKafka is TestFollowPausedConsumer against a real single Kafka
-// node (generator/broker/realkafka: skipped under -short and without Java and the jars,
-// a failure then under CLICKGEN_REQUIRE_KAFKA=1).
+// node (internal/tier/realkafka: the kafka tier, not under -short).
 func TestFollowPausedConsumerRealKafka(t *testing.T) {
 	c := realkafka.Start(t, 1)
 	cl, err := kgo.NewClient(kgo.SeedBrokers(c.Addrs()...))

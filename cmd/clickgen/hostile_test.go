@@ -13,7 +13,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/clickgen/clickgen/generator/world"
+	"github.com/clickgen/clickgen/generator/produce/world"
 )
 
 // Issue 24, round three of hostile input: absurd values refused with exit 2 before anything is
@@ -82,7 +82,7 @@ func TestGarbageWeightsBounded(t *testing.T) {
 	}
 	// Within the bound weights still weigh: a mix scaled by 500 000 gives the same class
 	// counts. (That the bytes of weights within the bound are unchanged is the garbage golden
-	// files' test, generator/world TestGarbageGolden.)
+	// files' test, generator/produce/world TestGarbageGolden.)
 	a := inventoryOf(t, "--day", "0", "--scale", "0.05", "--garbage", "0.1", "--garbage-mix", "not_an_object=1,keyset_mismatch=2")
 	b := inventoryOf(t, "--day", "0", "--scale", "0.05", "--garbage", "0.1", "--garbage-mix", "not_an_object=500000,keyset_mismatch=1000000")
 	if fmt.Sprint(a.Days[0].Garbage) != fmt.Sprint(b.Days[0].Garbage) || len(a.Days[0].Garbage) == 0 {

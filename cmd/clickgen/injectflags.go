@@ -5,7 +5,7 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/clickgen/clickgen/generator/world"
+	"github.com/clickgen/clickgen/generator/produce/world"
 )
 
 // injectFlags choose the malformed messages `clickgen inject` sends ([world.World.Inject])

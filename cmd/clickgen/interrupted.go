@@ -9,7 +9,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/clickgen/clickgen/generator/sink"
+	"github.com/clickgen/clickgen/generator/produce/sink"
 )
 
 // interruptedError is a verb ended by the first signal (Ctrl-C or SIGTERM), saying what it

@@ -11,7 +11,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/clickgen/clickgen/generator/world"
+	"github.com/clickgen/clickgen/generator/produce/world"
 )
 
 // Issue 29, round four of hostile input: every input is read one way (a size limit, a

@@ -20,7 +20,7 @@ import (
 )
 
 // k8sDir holds the Kubernetes manifests of segmented runs.
-const k8sDir = "../../generator/play/k8s"
+const k8sDir = "../../generator/produce/play/k8s"
 
 // indexedJob is the part of a batch/v1 Job the manifests rely on.
 type indexedJob struct {

@@ -12,7 +12,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/clickgen/clickgen/generator/broker"
+	"github.com/clickgen/clickgen/generator/produce/broker"
 	"github.com/clickgen/clickgen/schema"
 
 	"github.com/twmb/franz-go/pkg/kfake"

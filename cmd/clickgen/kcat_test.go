@@ -14,12 +14,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/clickgen/clickgen/generator/broker/realkafka"
+	"github.com/clickgen/clickgen/internal/testenv"
 	"github.com/clickgen/clickgen/schema"
 )
-
-// requireKcatEnv turns the skip of the independent-client tier into a failure (.ci/run sets it).
-const requireKcatEnv = "CLICKGEN_REQUIRE_KCAT"
 
 // buildClickgen compiles the command once per test binary run.
 func buildClickgen(t *testing.T) string {
@@ -122,20 +119,12 @@ func kcatReadsWhatInventorySays(t *testing.T, ctx context.Context, bin, kcat, ad
 	}
 }
 
-// kcatPath finds kcat, or skips the test saying what to install; with CLICKGEN_REQUIRE_KCAT=1
-// or CLICKGEN_REQUIRE_KAFKA=1 (whose tier reads with kcat too) it fails instead.
+// kcatPath finds kcat where the kcat tier runs.
 func kcatPath(t *testing.T) string {
 	t.Helper()
-	kcat, err := exec.LookPath("kcat")
-	if err != nil {
-		for _, env := range []string{requireKcatEnv, realkafka.RequireEnv} {
-			if os.Getenv(env) == "1" {
-				t.Fatalf("kcat is not installed but %s=1: install it (apt-get install -y kcat)", env)
-			}
-		}
-		t.Skipf("kcat not installed (apt-get install -y kcat); set %s=1 to make this a failure", requireKcatEnv)
-	}
-	return kcat
+	p, missing := testenv.MustHaveCommand("apt-get install -y kcat", "kcat")
+	testenv.Need(t, testenv.Kcat, missing)
+	return p
 }
 
 // kcatRecord is one message of a topic as kcat (librdkafka) reads it.

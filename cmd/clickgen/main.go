@@ -11,7 +11,7 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/clickgen/clickgen/generator/metrics"
+	"github.com/clickgen/clickgen/cmd/clickgen/internal/cpuprofile"
 )
 
 // default.pgo in this directory is the CPU profile the Go toolchain uses for profile-guided
@@ -40,7 +40,7 @@ func main() {
 	// on a write to fd 1 or 2 (exit 141, no summary, no report); with one, every write to a
 	// broken pipe returns EPIPE (os/signal, "SIGPIPE").
 	signal.Notify(make(chan os.Signal, 1), syscall.SIGPIPE)
-	stopProfile, err := metrics.ProfileCPU(os.Getenv(cpuProfileEnv))
+	stopProfile, err := cpuprofile.Start(os.Getenv(cpuProfileEnv))
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "clickgen: "+cpuProfileEnv+":", err)
 	}

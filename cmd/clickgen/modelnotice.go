@@ -6,7 +6,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/clickgen/clickgen/generator/world"
+	"github.com/clickgen/clickgen/generator/produce/world"
 )
 
 // modelNoticeEvery is how often a day's model that keeps going is told again, after the first

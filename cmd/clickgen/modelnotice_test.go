@@ -7,7 +7,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/clickgen/clickgen/generator/world"
+	"github.com/clickgen/clickgen/generator/produce/world"
 )
 
 // TestModelNotice: a day's model says nothing in its first second, then what it does, how far

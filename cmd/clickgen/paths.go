@@ -7,7 +7,7 @@ import (
 )
 
 // cpuProfileEnv names the file main writes a CPU profile of the whole process to
-// (metrics.ProfileCPU): an output of every run.
+// (cpuprofile.Start): an output of every run.
 const cpuProfileEnv = "CLICKGEN_CPUPROFILE"
 
 // checkPaths is the one check of the files a run reads and writes, before it reads its data or

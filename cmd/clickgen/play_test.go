@@ -10,7 +10,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/clickgen/clickgen/generator/world"
+	"github.com/clickgen/clickgen/generator/produce/world"
 )
 
 // inventoryOf runs `clickgen inventory` and decodes its output.

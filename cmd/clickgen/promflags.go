@@ -4,7 +4,7 @@ import (
 	"errors"
 	"fmt"
 
-	"github.com/clickgen/clickgen/generator/prom"
+	"github.com/clickgen/clickgen/generator/measure/prom"
 )
 
 // checkMetricsAddr refuses a --metrics-addr that cannot be listened on (prom.CheckAddr),

@@ -1,12 +1,11 @@
 package main
 
 // The real-ClickHouse-server tier: the built command plays into real Apache Kafka 4.3.1
-// (generator/broker/realkafka, one stand-like node), a real ClickHouse server (Debian's
-// clickhouse-server 18.16, generator/store/realclickhouse) consumes both topics through its
+// (internal/tier/realkafka, one stand-like node), a real ClickHouse server (Debian's
+// clickhouse-server 18.16, internal/tier/realclickhouse) consumes both topics through its
 // Kafka engine into the stand's tables (.ci/clickhouse/ddl), and what the tables hold is
-// checked with SQL against `clickgen inventory`. Skipped under -short and without Java, the
-// Kafka jars or clickhouse-server; with CLICKGEN_REQUIRE_KAFKA=1 and
-// CLICKGEN_REQUIRE_CLICKHOUSE=1 (as .ci/run sets them) those are failures.
+// checked with SQL against `clickgen inventory`. Runs where CLICKGEN_TIERS selects the kafka and
+// clickhouse tiers, not under -short.
 
 import (
 	"context"
@@ -18,9 +17,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/clickgen/clickgen/generator/broker/realkafka"
-	"github.com/clickgen/clickgen/generator/store/realclickhouse"
-	"github.com/clickgen/clickgen/generator/world"
+	"github.com/clickgen/clickgen/generator/produce/world"
+	"github.com/clickgen/clickgen/internal/tier/realclickhouse"
+	"github.com/clickgen/clickgen/internal/tier/realkafka"
 )
 
 // realStand is the stand's ingestion on real components: one Kafka node with topics hits (2

@@ -6,9 +6,8 @@ package main
 // ReplacingMergeTree tables (the stand's pipeline, .ci/clickhouse), and the built command's
 // verify reads the server over HTTP as a user with a password. It must find the store exact,
 // then find each fault exactly: what it lists is compared with what the fault did, read from
-// the server with SQL. Skipped like the tier (under -short, without Java, the Kafka jars or
-// clickhouse-server; CLICKGEN_REQUIRE_KAFKA=1 and CLICKGEN_REQUIRE_CLICKHOUSE=1 make those
-// failures).
+// the server with SQL. Runs where CLICKGEN_TIERS selects the kafka and
+// clickhouse tiers, not under -short.
 
 import (
 	"bufio"
@@ -29,9 +28,9 @@ import (
 
 	"github.com/twmb/franz-go/pkg/kadm"
 
-	"github.com/clickgen/clickgen/generator/store"
-	"github.com/clickgen/clickgen/generator/store/realclickhouse"
-	"github.com/clickgen/clickgen/generator/world"
+	"github.com/clickgen/clickgen/generator/produce/world"
+	"github.com/clickgen/clickgen/generator/verify/store"
+	"github.com/clickgen/clickgen/internal/tier/realclickhouse"
 )
 
 // verifyBound bounds one verify process: a verify that does not end within it hangs.

@@ -23,8 +23,8 @@ import (
 	"github.com/twmb/franz-go/pkg/kgo"
 	"github.com/twmb/franz-go/pkg/kmsg"
 
-	"github.com/clickgen/clickgen/generator/broker"
-	"github.com/clickgen/clickgen/generator/broker/realkafka"
+	"github.com/clickgen/clickgen/generator/produce/broker"
+	"github.com/clickgen/clickgen/internal/tier/realkafka"
 	"github.com/clickgen/clickgen/schema"
 )
 

@@ -1,11 +1,11 @@
 package main
 
 // The real-Kafka tier: the Kafka-facing tests that run against kfake run here against real
-// Apache Kafka 4.3.1 (generator/broker/realkafka: one node configured as the stand configures
+// Apache Kafka 4.3.1 (internal/tier/realkafka: one node configured as the stand configures
 // apache/kafka:4.3.1, or three replicated voters), with every verb played by the built command
 // as a separate process, and what the topics hold read back by kcat (librdkafka) and by
-// Kafka's own Java consumer. Skipped without Java, the jars or kcat, and under -short; with
-// CLICKGEN_REQUIRE_KAFKA=1 (as .ci/run sets it) those are failures.
+// Kafka's own Java consumer. Runs where CLICKGEN_TIERS selects the kafka
+// (and kcat) tiers, not under -short.
 
 import (
 	"bufio"
@@ -25,8 +25,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/clickgen/clickgen/generator/broker/realkafka"
-	runreport "github.com/clickgen/clickgen/generator/report"
+	runreport "github.com/clickgen/clickgen/generator/measure/report"
+	"github.com/clickgen/clickgen/internal/tier/realkafka"
 	"github.com/clickgen/clickgen/schema"
 	"github.com/twmb/franz-go/pkg/kadm"
 	"github.com/twmb/franz-go/pkg/kerr"

@@ -8,10 +8,10 @@ import (
 	"time"
 
 	"github.com/clickgen/clickgen/cmd/clickgen/internal/reportfile"
-	"github.com/clickgen/clickgen/generator/sink"
+	"github.com/clickgen/clickgen/generator/produce/sink"
 )
 
-// sinkFlags are the sink's settings (generator/sink) with the run's outputs: --report,
+// sinkFlags are the sink's settings (generator/produce/sink) with the run's outputs: --report,
 // --metrics-addr, --metrics-linger and following consumer groups.
 type sinkFlags struct {
 	sink.Settings

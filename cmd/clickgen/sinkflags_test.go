@@ -9,7 +9,7 @@ import (
 
 	"github.com/spf13/pflag"
 
-	"github.com/clickgen/clickgen/generator/sink"
+	"github.com/clickgen/clickgen/generator/produce/sink"
 	"github.com/clickgen/clickgen/profiles"
 )
 

@@ -6,7 +6,7 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/clickgen/clickgen/generator/sink"
+	"github.com/clickgen/clickgen/generator/produce/sink"
 )
 
 // prepare readies the sink flags for opening: the TLS files are read once, here, before any

@@ -9,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	runreport "github.com/clickgen/clickgen/generator/report"
+	runreport "github.com/clickgen/clickgen/generator/measure/report"
 )
 
 // stressDoc is the part of a stress report the tests read.

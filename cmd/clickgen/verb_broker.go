@@ -6,7 +6,7 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/clickgen/clickgen/generator/broker"
+	"github.com/clickgen/clickgen/generator/produce/broker"
 )
 
 const brokerHelp = `Run the embedded Kafka-compatible broker (franz-go's kfake, in memory) with topics hits

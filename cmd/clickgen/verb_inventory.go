@@ -7,7 +7,7 @@ import (
 	"strings"
 
 	"github.com/clickgen/clickgen/generator/fileio"
-	"github.com/clickgen/clickgen/generator/world"
+	"github.com/clickgen/clickgen/generator/produce/world"
 	"github.com/clickgen/clickgen/profiles"
 )
 

@@ -5,8 +5,8 @@ import (
 	"time"
 
 	"github.com/clickgen/clickgen/cmd/clickgen/internal/console"
-	"github.com/clickgen/clickgen/generator/pace"
-	"github.com/clickgen/clickgen/generator/play"
+	"github.com/clickgen/clickgen/generator/produce/pace"
+	"github.com/clickgen/clickgen/generator/produce/play"
 	"github.com/clickgen/clickgen/profiles"
 )
 

@@ -7,7 +7,7 @@ import (
 	iofs "io/fs"
 
 	"github.com/clickgen/clickgen/generator/fileio"
-	"github.com/clickgen/clickgen/generator/plot"
+	"github.com/clickgen/clickgen/generator/measure/plot"
 )
 
 const plotHelp = `Write one self-contained HTML page (inline SVG, no scripts, nothing fetched) drawing the

@@ -9,14 +9,14 @@ import (
 	"time"
 
 	"github.com/clickgen/clickgen/cmd/clickgen/internal/console"
-	"github.com/clickgen/clickgen/generator/broker"
 	"github.com/clickgen/clickgen/generator/fileio"
 	"github.com/clickgen/clickgen/generator/measure"
-	"github.com/clickgen/clickgen/generator/pace"
-	"github.com/clickgen/clickgen/generator/play"
-	"github.com/clickgen/clickgen/generator/reconcile"
-	"github.com/clickgen/clickgen/generator/sink"
-	"github.com/clickgen/clickgen/generator/world"
+	"github.com/clickgen/clickgen/generator/produce/broker"
+	"github.com/clickgen/clickgen/generator/produce/pace"
+	"github.com/clickgen/clickgen/generator/produce/play"
+	"github.com/clickgen/clickgen/generator/produce/sink"
+	"github.com/clickgen/clickgen/generator/produce/world"
+	"github.com/clickgen/clickgen/generator/verify/topics"
 	"github.com/clickgen/clickgen/profiles"
 )
 
@@ -146,14 +146,14 @@ func replayLine(pl *console.Printer, from int, s pace.Snapshot) {
 		s.Sent, from+int(m/(24*time.Hour)), int(m.Hours())%24, int(m.Minutes())%60, s.Lag.Seconds(), s.MaxLag.Seconds())
 }
 
-// checkRun says whether the run delivered what it should (reconcile.CheckRun): with the
+// checkRun says whether the run delivered what it should (topics.CheckRun): with the
 // embedded broker it reads the topics back, the table to stdout; with --brokers it trusts what
 // was acknowledged. The counts p expects are checked too, for the whole run.
 func checkRun(ctx context.Context, sio *stdio, embedded *broker.Broker, p profiles.Profile, plan play.Plan,
 	out play.Result, st sink.Stats) error {
-	run := reconcile.Run{World: plan.World, Range: plan.Range, Options: reconcile.Options{Workers: plan.Workers},
+	run := topics.Run{World: plan.World, Range: plan.Range, Options: topics.Options{Workers: plan.Workers},
 		Hits: plan.Hits, Orders: plan.Orders, Stats: st,
-		Want: reconcile.Counts{Source: "profile " + p.Name, Hits: p.Expect.Hits, Orders: p.Expect.Orders}}
+		Want: topics.Counts{Source: "profile " + p.Name, Hits: p.Expect.Hits, Orders: p.Expect.Orders}}
 	if out.Stopped != play.StopDays || plan.Days == 0 {
 		run.CutShort = string(out.Stopped)
 	}
@@ -167,7 +167,7 @@ func checkRun(ctx context.Context, sio *stdio, embedded *broker.Broker, p profil
 	}
 	ctx, cancel := context.WithTimeout(ctx, readBack)
 	defer cancel()
-	problems, _, err := reconcile.CheckRun(ctx, sio.out, brokers, run)
+	problems, _, err := topics.CheckRun(ctx, sio.out, brokers, run)
 	if err != nil {
 		return fmt.Errorf("reading back from the embedded broker: %w", err)
 	}

@@ -7,7 +7,7 @@ import (
 	"runtime/debug"
 	"slices"
 
-	"github.com/clickgen/clickgen/generator/world"
+	"github.com/clickgen/clickgen/generator/produce/world"
 	"github.com/clickgen/clickgen/schema"
 )
 

@@ -7,9 +7,9 @@ import (
 
 	"github.com/clickgen/clickgen/cmd/clickgen/internal/reportfile"
 	"github.com/clickgen/clickgen/generator/fileio"
-	"github.com/clickgen/clickgen/generator/reconcile"
-	"github.com/clickgen/clickgen/generator/sink"
-	"github.com/clickgen/clickgen/generator/world"
+	"github.com/clickgen/clickgen/generator/produce/sink"
+	"github.com/clickgen/clickgen/generator/produce/world"
+	"github.com/clickgen/clickgen/generator/verify/topics"
 	"github.com/clickgen/clickgen/profiles"
 )
 
@@ -94,7 +94,7 @@ func runVerify(ctx context.Context, sio *stdio, b *binding, args []string) error
 
 // verifyRun is what verify reads and against what: the range r of world w.
 type verifyRun struct {
-	reconcile.Verify
+	topics.Verify
 	b *binding
 	w *world.World
 	r world.Range

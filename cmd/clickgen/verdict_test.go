@@ -14,7 +14,7 @@ import (
 	"time"
 
 	"github.com/clickgen/clickgen/generator/measure"
-	runreport "github.com/clickgen/clickgen/generator/report"
+	runreport "github.com/clickgen/clickgen/generator/measure/report"
 )
 
 // The verdict of a run (issue 31): --threshold judged on the final figures, exit 3 when one

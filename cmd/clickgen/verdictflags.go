@@ -7,7 +7,7 @@ import (
 	"time"
 
 	"github.com/clickgen/clickgen/generator/measure"
-	"github.com/clickgen/clickgen/generator/play"
+	"github.com/clickgen/clickgen/generator/produce/play"
 )
 
 // verdictFlags are --threshold and --warmup (run, batch, live): a pass/fail verdict on the

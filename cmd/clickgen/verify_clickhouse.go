@@ -10,10 +10,10 @@ import (
 	"time"
 
 	"github.com/clickgen/clickgen/cmd/clickgen/internal/reportfile"
+	"github.com/clickgen/clickgen/generator/clickhouse"
 	"github.com/clickgen/clickgen/generator/fileio"
-	"github.com/clickgen/clickgen/generator/sink"
-	"github.com/clickgen/clickgen/generator/store"
-	"github.com/clickgen/clickgen/generator/store/clickhouse"
+	"github.com/clickgen/clickgen/generator/produce/sink"
+	"github.com/clickgen/clickgen/generator/verify/store"
 )
 
 // clickhousePasswordEnv names the variable the ClickHouse password comes from; it is never a

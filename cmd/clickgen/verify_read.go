@@ -5,8 +5,8 @@ import (
 	"errors"
 	"fmt"
 
-	"github.com/clickgen/clickgen/generator/reconcile"
-	"github.com/clickgen/clickgen/generator/sink"
+	"github.com/clickgen/clickgen/generator/produce/sink"
+	"github.com/clickgen/clickgen/generator/verify/topics"
 )
 
 // verify reads topics: its errors speak of reading them from Kafka, never of a sink, and an
@@ -29,7 +29,7 @@ func verifyConnectError(v *verifyRun, err error) error {
 // topic it was reading and how far, or that it had not begun; other errors are returned as
 // they are.
 func verifyReadInterrupted(v *verifyRun, err error) error {
-	var re *reconcile.ReadError
+	var re *topics.ReadError
 	if errors.As(err, &re) {
 		return interrupted("verify", err, " while reading topic %s: %d of %d expected messages read; nothing was judged", re.Topic, re.Read, re.Want)
 	}

@@ -11,10 +11,10 @@ import (
 	"testing"
 	"time"
 
-	"github.com/clickgen/clickgen/generator/intake"
-	"github.com/clickgen/clickgen/generator/reconcile"
-	"github.com/clickgen/clickgen/generator/sink"
-	"github.com/clickgen/clickgen/generator/world"
+	"github.com/clickgen/clickgen/generator/produce/sink"
+	"github.com/clickgen/clickgen/generator/produce/world"
+	"github.com/clickgen/clickgen/generator/verify/intake"
+	"github.com/clickgen/clickgen/generator/verify/topics"
 	"github.com/clickgen/clickgen/schema"
 	"github.com/twmb/franz-go/pkg/kfake"
 )
@@ -59,7 +59,7 @@ func verifyAfterBatchAndSnapshot(t *testing.T, addr string) {
 			t.Errorf("verify table lacks %q:\n%s", want, out)
 		}
 	}
-	var res reconcile.Result
+	var res topics.Result
 	b, err := os.ReadFile(report)
 	if err != nil {
 		t.Fatal(err)
@@ -70,7 +70,7 @@ func verifyAfterBatchAndSnapshot(t *testing.T, addr string) {
 	if !res.OK || len(res.Hits.Units) != 2 || len(res.Orders.Units) != 2 {
 		t.Fatalf("report: ok %v, %d days, %d snapshots", res.OK, len(res.Hits.Units), len(res.Orders.Units))
 	}
-	for _, o := range reconcile.Outcomes("hits") {
+	for _, o := range topics.Outcomes("hits") {
 		if res.Hits.Got.Classes[o] == 0 {
 			t.Errorf("no hits message classified %s: the run proves nothing for it", o)
 		}
@@ -204,9 +204,9 @@ func injectEveryClass(t *testing.T, addr string) {
 			want := class
 			switch class {
 			case world.GarbageAcceptedBad:
-				want = reconcile.Accepted
+				want = topics.Accepted
 			case world.GarbageVanishing:
-				want = reconcile.NoRow
+				want = topics.NoRow
 			}
 			for _, r := range consume(t, addr, kind) {
 				id := [2]int64{int64(r.Partition), r.Offset}
@@ -241,9 +241,9 @@ func intakeVerdict(kind string, v []byte) string {
 	class, row := classify(v)
 	switch {
 	case !row:
-		return reconcile.NoRow
+		return topics.NoRow
 	case class == "":
-		return reconcile.Accepted
+		return topics.Accepted
 	}
 	return class
 }

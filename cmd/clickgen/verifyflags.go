@@ -4,15 +4,15 @@ import (
 	"errors"
 	"fmt"
 
-	"github.com/clickgen/clickgen/generator/reconcile"
+	"github.com/clickgen/clickgen/generator/verify/topics"
 )
 
-// verifyRunError words err, reconcile.Verify.Run's failure, for the command line: a topic
+// verifyRunError words err, topics.Verify.Run's failure, for the command line: a topic
 // with another partition count says which flag to change, running out of time names
 // --timeout. Other errors stay as they are.
-func verifyRunError(v *reconcile.Verify, err error) error {
-	var pe *reconcile.PartitionsError
-	var te *reconcile.TimeoutError
+func verifyRunError(v *topics.Verify, err error) error {
+	var pe *topics.PartitionsError
+	var te *topics.TimeoutError
 	switch {
 	case errors.As(err, &pe):
 		flag := map[string]string{v.HitsTopic: "--hits-partitions", v.OrdersTopic: "--orders-partitions"}[pe.Topic]

@@ -8,8 +8,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/clickgen/clickgen/generator/play"
-	"github.com/clickgen/clickgen/generator/world"
+	"github.com/clickgen/clickgen/generator/produce/play"
+	"github.com/clickgen/clickgen/generator/produce/world"
 	"github.com/clickgen/clickgen/profiles"
 )
 

@@ -1,6 +1,6 @@
 // Package measure is where a run's raw measurements become figures and its report: the one
 // percentile type ([Percentiles], from a metrics.Histogram), the one millisecond conversion
-// ([Millis]) and the only code that assembles a report (generator/report's schema). The sink
+// ([Millis]) and the only code that assembles a report (generator/measure/report's schema). The sink
 // hands it its counters and latency histogram (sink.Stats), the engine its units and result
 // (play.UnitResult, play.Result, play.Plan's pacing), the follower what it measured
 // (follow.State during the run, follow.Result at the end); none of them builds a report.

@@ -3,11 +3,11 @@ package measure
 import (
 	"time"
 
-	"github.com/clickgen/clickgen/generator/follow"
-	"github.com/clickgen/clickgen/generator/metrics"
-	"github.com/clickgen/clickgen/generator/pace"
-	"github.com/clickgen/clickgen/generator/report"
-	"github.com/clickgen/clickgen/generator/sink"
+	"github.com/clickgen/clickgen/generator/measure/follow"
+	"github.com/clickgen/clickgen/generator/measure/latency"
+	"github.com/clickgen/clickgen/generator/measure/report"
+	"github.com/clickgen/clickgen/generator/produce/pace"
+	"github.com/clickgen/clickgen/generator/produce/sink"
 )
 
 // A stress run is a plan paced by a rate shape (Pacing.ByCount): the hits of model days back
@@ -30,7 +30,7 @@ type cursor struct {
 	at      time.Time
 	elapsed time.Duration // the runner's elapsed time
 	tot     totals
-	lat     metrics.Histogram
+	lat     latency.Histogram
 	follow  map[string]follow.State
 }
 

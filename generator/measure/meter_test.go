@@ -7,11 +7,11 @@ import (
 	"testing/synctest"
 	"time"
 
-	"github.com/clickgen/clickgen/generator/follow"
-	"github.com/clickgen/clickgen/generator/metrics"
-	"github.com/clickgen/clickgen/generator/pace"
-	"github.com/clickgen/clickgen/generator/play"
-	"github.com/clickgen/clickgen/generator/sink"
+	"github.com/clickgen/clickgen/generator/measure/follow"
+	"github.com/clickgen/clickgen/generator/measure/latency"
+	"github.com/clickgen/clickgen/generator/produce/pace"
+	"github.com/clickgen/clickgen/generator/produce/play"
+	"github.com/clickgen/clickgen/generator/produce/sink"
 )
 
 // rateRun is a Run of a rate-paced plan into snk, started, with no runner (the sink's
@@ -147,8 +147,8 @@ func TestReportEvery(t *testing.T) {
 }
 
 // latencies is a histogram of 1 … n milliseconds.
-func latencies(n int) metrics.Histogram {
-	var h metrics.Histogram
+func latencies(n int) latency.Histogram {
+	var h latency.Histogram
 	for i := 1; i <= n; i++ {
 		h.Record(time.Duration(i) * time.Millisecond)
 	}

@@ -4,8 +4,8 @@ import (
 	"math"
 	"time"
 
-	"github.com/clickgen/clickgen/generator/metrics"
-	"github.com/clickgen/clickgen/generator/report"
+	"github.com/clickgen/clickgen/generator/measure/latency"
+	"github.com/clickgen/clickgen/generator/measure/report"
 )
 
 // Millis is d in milliseconds rounded to the microsecond: the one conversion of a duration
@@ -14,7 +14,7 @@ func Millis(d time.Duration) float64 {
 	return math.Round(float64(d)/float64(time.Microsecond)) / 1000
 }
 
-// Percentiles are the figures of one latency distribution (a [metrics.Histogram]): the count,
+// Percentiles are the figures of one latency distribution (a [latency.Histogram]): the count,
 // the mean (microsecond resolution), the quantiles (the middle of their bucket: within 1/64
 // of the true value) and the exact maximum. It is the one shape a latency takes between the
 // histogram and the report or the console: produce latency, an interval's window, a followed
@@ -26,7 +26,7 @@ type Percentiles struct {
 }
 
 // PercentilesOf measures h.
-func PercentilesOf(h metrics.Histogram) Percentiles {
+func PercentilesOf(h latency.Histogram) Percentiles {
 	return Percentiles{Count: h.Count(), Mean: h.Mean(), P50: h.Quantile(0.5), P90: h.Quantile(0.9), P95: h.Quantile(0.95),
 		P99: h.Quantile(0.99), P999: h.Quantile(0.999), Max: h.Max()}
 }
@@ -38,7 +38,7 @@ var DistributionPercentiles = []float64{0, 50, 75, 90, 95, 99, 99.5, 99.9, 99.95
 // Distribution is h as the report's [percentile, milliseconds] pairs at
 // DistributionPercentiles (p 0 is the lowest bucket's middle, p 100 the exact maximum); nil
 // when nothing was recorded.
-func Distribution(h metrics.Histogram) [][2]float64 {
+func Distribution(h latency.Histogram) [][2]float64 {
 	if h.Count() == 0 {
 		return nil
 	}

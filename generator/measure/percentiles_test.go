@@ -4,7 +4,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/clickgen/clickgen/generator/metrics"
+	"github.com/clickgen/clickgen/generator/measure/latency"
 )
 
 // TestMillis: milliseconds rounded to the microsecond, half away from zero, wherever a
@@ -26,10 +26,10 @@ func TestMillis(t *testing.T) {
 // TestPercentilesOf: the figures of a histogram are its own quantiles, mean, maximum and
 // count; an empty one is zero.
 func TestPercentilesOf(t *testing.T) {
-	if p := PercentilesOf(metrics.Histogram{}); p != (Percentiles{}) {
+	if p := PercentilesOf(latency.Histogram{}); p != (Percentiles{}) {
 		t.Errorf("empty: %+v, want zero", p)
 	}
-	var h metrics.Histogram
+	var h latency.Histogram
 	for i := 1; i <= 1000; i++ {
 		h.Record(time.Duration(i)*time.Millisecond + 123*time.Nanosecond)
 	}
@@ -54,7 +54,7 @@ func TestPercentilesOf(t *testing.T) {
 // order with non-decreasing latencies, p 0 at the smallest value's bucket, p 100 the exact
 // maximum; an empty histogram has none.
 func TestDistribution(t *testing.T) {
-	var h metrics.Histogram
+	var h latency.Histogram
 	if d := Distribution(h); d != nil {
 		t.Errorf("empty: %v, want nil", d)
 	}

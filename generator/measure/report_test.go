@@ -12,21 +12,21 @@ import (
 	"testing/synctest"
 	"time"
 
-	"github.com/clickgen/clickgen/generator/follow"
 	"github.com/clickgen/clickgen/generator/measure"
-	"github.com/clickgen/clickgen/generator/metrics"
-	"github.com/clickgen/clickgen/generator/pace"
-	"github.com/clickgen/clickgen/generator/play"
-	"github.com/clickgen/clickgen/generator/report"
-	"github.com/clickgen/clickgen/generator/sink"
-	"github.com/clickgen/clickgen/generator/world"
+	"github.com/clickgen/clickgen/generator/measure/follow"
+	"github.com/clickgen/clickgen/generator/measure/latency"
+	"github.com/clickgen/clickgen/generator/measure/report"
+	"github.com/clickgen/clickgen/generator/produce/pace"
+	"github.com/clickgen/clickgen/generator/produce/play"
+	"github.com/clickgen/clickgen/generator/produce/sink"
+	"github.com/clickgen/clickgen/generator/produce/world"
 )
 
 var update = flag.Bool("update", false, "rewrite testdata/*.json from the code (only with a deliberate change of the report)")
 
 // latencies is a histogram of 1 … n milliseconds.
-func latencies(n int) metrics.Histogram {
-	var h metrics.Histogram
+func latencies(n int) latency.Histogram {
+	var h latency.Histogram
 	for i := 1; i <= n; i++ {
 		h.Record(time.Duration(i) * time.Millisecond)
 	}
@@ -182,7 +182,7 @@ func followed() follow.Result {
 // TestReportGolden pins the bytes of both report documents as a Run assembles them from raw
 // measurements (in a synctest bubble: the clock and the pacer are deterministic): which
 // counter, histogram, unit, pacing figure and follower value lands in which key, every key of
-// the schema filled (generator/report's golden pins the schema alone).
+// the schema filled (generator/measure/report's golden pins the schema alone).
 func TestReportGolden(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		stats := sink.Stats{

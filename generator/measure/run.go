@@ -8,13 +8,13 @@ import (
 	"sync"
 	"time"
 
-	"github.com/clickgen/clickgen/generator/follow"
-	"github.com/clickgen/clickgen/generator/metrics"
-	"github.com/clickgen/clickgen/generator/pace"
-	"github.com/clickgen/clickgen/generator/play"
-	"github.com/clickgen/clickgen/generator/report"
-	"github.com/clickgen/clickgen/generator/sink"
-	"github.com/clickgen/clickgen/generator/world"
+	"github.com/clickgen/clickgen/generator/measure/follow"
+	"github.com/clickgen/clickgen/generator/measure/latency"
+	"github.com/clickgen/clickgen/generator/measure/report"
+	"github.com/clickgen/clickgen/generator/produce/pace"
+	"github.com/clickgen/clickgen/generator/produce/play"
+	"github.com/clickgen/clickgen/generator/produce/sink"
+	"github.com/clickgen/clickgen/generator/produce/world"
 )
 
 // Options configure a [Run]. The zero value measures a run with no report intervals of their
@@ -90,8 +90,8 @@ type Figures struct {
 
 // Histograms are the distributions a run's latency figures are of.
 type Histograms struct {
-	Latency   metrics.Histogram
-	Freshness map[string]metrics.Histogram
+	Latency   latency.Histogram
+	Freshness map[string]latency.Histogram
 }
 
 // Warmup is what a run measured apart in its warm-up (play.Plan.Warmup): the messages it sent
@@ -130,7 +130,7 @@ type Run struct {
 	final   sink.Stats
 	info    report.StressInfo
 	follow  map[string]report.FollowGroup
-	fresh   map[string][2]metrics.Histogram // per group: after the warm-up, in it
+	fresh   map[string][2]latency.Histogram // per group: after the warm-up, in it
 	judged  []Verdict
 	recDone chan struct{}  // closed to stop the recording goroutine
 	recWG   sync.WaitGroup // the recording goroutine
@@ -285,7 +285,7 @@ func (m *Run) figures() Figures {
 		return f
 	}
 	f.Freshness = make(map[string]Percentiles, len(m.fresh))
-	f.Histograms.Freshness = make(map[string]metrics.Histogram, len(m.fresh))
+	f.Histograms.Freshness = make(map[string]latency.Histogram, len(m.fresh))
 	var warm map[string]Percentiles
 	if f.Warmup != nil {
 		w := *f.Warmup
@@ -325,10 +325,10 @@ func (m *Run) Follow(r follow.Result) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	m.follow = make(map[string]report.FollowGroup, len(r.Groups))
-	m.fresh = make(map[string][2]metrics.Histogram, len(r.Groups))
+	m.fresh = make(map[string][2]latency.Histogram, len(r.Groups))
 	for _, g := range r.Groups {
 		m.follow[g.Name] = followGroup(g, r.MeasuredFrom)
-		m.fresh[g.Name] = [2]metrics.Histogram{g.Latency, g.Warmup}
+		m.fresh[g.Name] = [2]latency.Histogram{g.Latency, g.Warmup}
 	}
 }
 

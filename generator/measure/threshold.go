@@ -30,8 +30,8 @@ import (
 	"strings"
 	"time"
 
-	"github.com/clickgen/clickgen/generator/metrics"
-	"github.com/clickgen/clickgen/generator/report"
+	"github.com/clickgen/clickgen/generator/measure/latency"
+	"github.com/clickgen/clickgen/generator/measure/report"
 )
 
 // Stat is which figure a threshold reads.
@@ -324,7 +324,7 @@ func (t Threshold) Judge(f Figures) []Verdict {
 	return out
 }
 
-func (t Threshold) judge(group string, h metrics.Histogram, f Figures) Verdict {
+func (t Threshold) judge(group string, h latency.Histogram, f Figures) Verdict {
 	v := Verdict{Threshold: t, Group: group}
 	after := ""
 	if f.Warmup != nil {

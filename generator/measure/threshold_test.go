@@ -6,7 +6,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/clickgen/clickgen/generator/metrics"
+	"github.com/clickgen/clickgen/generator/measure/latency"
 )
 
 func TestParse(t *testing.T) {
@@ -76,8 +76,8 @@ func TestParseRefuses(t *testing.T) {
 	}
 }
 
-func hist(ds ...time.Duration) metrics.Histogram {
-	var h metrics.Histogram
+func hist(ds ...time.Duration) latency.Histogram {
+	var h latency.Histogram
 	for _, d := range ds {
 		h.Record(d)
 	}
@@ -86,7 +86,7 @@ func hist(ds ...time.Duration) metrics.Histogram {
 
 func TestJudge(t *testing.T) {
 	lat := hist(10*time.Millisecond, 20*time.Millisecond, 30*time.Millisecond, 100*time.Millisecond)
-	run := Figures{Histograms: Histograms{Latency: lat, Freshness: map[string]metrics.Histogram{"b": hist(3 * time.Second), "a": hist(time.Second)}},
+	run := Figures{Histograms: Histograms{Latency: lat, Freshness: map[string]latency.Histogram{"b": hist(3 * time.Second), "a": hist(time.Second)}},
 		AchievedPerS: 990, TargetPerS: 1000, Failed: 2}
 	for _, tc := range []struct {
 		expr string
@@ -136,7 +136,7 @@ func TestJudgeNothingMeasured(t *testing.T) {
 		{"max>0s", Figures{}, "no message was acknowledged"},
 		{"rate>=0", Figures{AchievedPerS: 100}, "no target rate"},
 		{"freshness.p99<1s", Figures{Histograms: Histograms{Latency: hist(time.Millisecond)}}, "no consumer group"},
-		{"freshness.p99<1s", Figures{Histograms: Histograms{Freshness: map[string]metrics.Histogram{"g": {}}}}, "took no message"},
+		{"freshness.p99<1s", Figures{Histograms: Histograms{Freshness: map[string]latency.Histogram{"g": {}}}}, "took no message"},
 		{"p99<1s", Figures{Warmup: warm}, "no message was acknowledged after the warm-up"},
 		{"rate>=0", Figures{Warmup: warm, TargetPerS: 100}, "the run ended within its warm-up"},
 	} {

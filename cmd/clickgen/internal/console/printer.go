@@ -1,6 +1,6 @@
 // Package console is how the command speaks on stderr while it plays: the [Printer], an
 // observer of the run (play.Observer) that prints progress and per-unit lines, the waits of
-// the run's end and the end-of-run [Summary]. The engine (generator/play) prints nothing, and
+// the run's end and the end-of-run [Summary]. The engine (generator/produce/play) prints nothing, and
 // the figures are generator/measure's: the console only words them.
 package console
 
@@ -16,9 +16,9 @@ import (
 	"time"
 
 	"github.com/clickgen/clickgen/generator/measure"
-	"github.com/clickgen/clickgen/generator/play"
-	"github.com/clickgen/clickgen/generator/sink"
-	"github.com/clickgen/clickgen/generator/world"
+	"github.com/clickgen/clickgen/generator/produce/play"
+	"github.com/clickgen/clickgen/generator/produce/sink"
+	"github.com/clickgen/clickgen/generator/produce/world"
 )
 
 // Printer is the [play.Observer] that prints a run as the command line does, in English, on w

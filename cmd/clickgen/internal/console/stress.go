@@ -6,7 +6,7 @@ import (
 	"time"
 
 	"github.com/clickgen/clickgen/generator/measure"
-	"github.com/clickgen/clickgen/generator/report"
+	"github.com/clickgen/clickgen/generator/measure/report"
 )
 
 // A rate-paced run's lines, in the style of Kafka's producer performance tool: one per

@@ -6,8 +6,8 @@ import (
 	"time"
 
 	"github.com/clickgen/clickgen/generator/measure"
-	"github.com/clickgen/clickgen/generator/report"
-	"github.com/clickgen/clickgen/generator/sink"
+	"github.com/clickgen/clickgen/generator/measure/report"
+	"github.com/clickgen/clickgen/generator/produce/sink"
 )
 
 // TestStressLines: the stress lines' words, which scripts and the README quote, from the

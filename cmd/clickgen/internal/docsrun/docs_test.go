@@ -22,9 +22,10 @@ import (
 	"time"
 
 	"github.com/clickgen/clickgen/cmd/clickgen/internal/docsrun"
-	"github.com/clickgen/clickgen/generator/broker/realkafka"
-	"github.com/clickgen/clickgen/generator/loopback"
-	"github.com/clickgen/clickgen/generator/store/realclickhouse"
+	"github.com/clickgen/clickgen/internal/testenv"
+	"github.com/clickgen/clickgen/internal/tier/loopback"
+	"github.com/clickgen/clickgen/internal/tier/realclickhouse"
+	"github.com/clickgen/clickgen/internal/tier/realkafka"
 )
 
 // scriptBound bounds the wait for one document's script to end: generous, since a recipe may
@@ -33,6 +34,7 @@ const scriptBound = 10 * time.Minute
 
 // TestDocsCommands runs each document's blocks as a subtest named by the document's path.
 func TestDocsCommands(t *testing.T) {
+	testenv.Need(t, testenv.Docs, "")
 	if testing.Short() {
 		t.Skip("runs every command of the docs: minutes")
 	}

@@ -4,7 +4,7 @@ import (
 	"context"
 	"fmt"
 
-	"github.com/clickgen/clickgen/generator/play"
+	"github.com/clickgen/clickgen/generator/produce/play"
 )
 
 // Observer is the run's observer that writes its report at the end: the document report

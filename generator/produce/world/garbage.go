@@ -1,0 +1,326 @@
+package world
+
+import (
+	"bytes"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/brianvoe/gofakeit/v7"
+
+	"github.com/clickgen/clickgen/generator/verify/intake"
+	"github.com/clickgen/clickgen/schema"
+)
+
+// Garbage classes, named by what the stand's intake records (stand.md). accepted_bad and
+// vanishing are opt-in: they are used only when a [Mix] names them. Everything else the
+// generator knows of a class is its row of the garbage table (garbageClasses).
+const (
+	GarbageNotAnObject    = intake.NotAnObject
+	GarbageKeysetMismatch = intake.KeysetMismatch
+	GarbageKeyUnparsed    = intake.KeyFieldUnparsed // hits only
+	GarbageAcceptedBad    = "accepted_bad"          // hits only: lands in ods.event, silently wrong
+	GarbageVanishing      = "vanishing"             // hits only: an empty value or a tombstone, no row anywhere
+	GarbageFieldInvalid   = intake.FieldInvalid     // orders only
+)
+
+// The topic kinds: what a topic carries, and so which garbage classes apply to it.
+const (
+	KindHits   = "hits"
+	KindOrders = "orders"
+)
+
+// garbageClass is one row of the garbage table: everything the generator knows of a class of
+// malformed message. Adding a class is adding a row (and its makers): the class lists, the
+// default mix, the validation of a mix, the inventory's counts and reconciliation's promises
+// are all read from the table.
+type garbageClass struct {
+	// name spells the class in the inventory, a Mix, --class and reports.
+	name string
+	// weight is the class's weight in the default mix (a nil Mix); 0 makes it opt-in, made only
+	// when a Mix names it.
+	weight int
+	// outcome is what the stand's intake does with every message of the class, on whichever
+	// topic carries it: intake.Accepted (a row of ods.event, with a fresh WatchID), one of the
+	// topic's error classes (intake.HitClasses, intake.OrderClasses), or intake.NoRow.
+	outcome string
+	// hit and order make one message of the class for topic hits and topic orders; nil when
+	// the topic does not carry the class. A maker's draws from its stream, and their order,
+	// are part of the world's bytes: change them only with a version bump.
+	hit, order maker
+}
+
+// maker derives one malformed message from a clean one and returns what exactly is wrong with
+// it (Extra.Kind) and its bytes (nil: a tombstone).
+type maker func(m defect) (kind string, value []byte)
+
+// defect is what a maker derives a malformed message from.
+type defect struct {
+	s     *stream         // the DEFECTS substream, positioned for this message
+	faker *gofakeit.Faker // seeded from s
+	// clean is the clean message: a hit's event bytes, or an order row (never nil: a snapshot
+	// without rows gets a plausible one, see orderDefect).
+	clean []byte
+	fresh uint64 // hits: the WatchID of the malformed copy, unique in its day
+	day   int    // orders: the day of the snapshot
+}
+
+// garbageClasses is the garbage table, in the order the inventory lists classes. The order of
+// each topic's classes (the rows with its maker) is also the order of its pick table, so a row
+// is appended, never inserted, unless the world's version changes.
+var garbageClasses = [...]garbageClass{
+	{name: GarbageNotAnObject, weight: 1, outcome: intake.NotAnObject, hit: hitNotAnObject, order: orderNotAnObject},
+	{name: GarbageKeysetMismatch, weight: 1, outcome: intake.KeysetMismatch, hit: hitKeysetMismatch, order: orderKeysetMismatch},
+	{name: GarbageKeyUnparsed, weight: 1, outcome: intake.KeyFieldUnparsed, hit: hitKeyUnparsed},
+	{name: GarbageAcceptedBad, outcome: intake.Accepted, hit: hitAcceptedBad},
+	{name: GarbageVanishing, outcome: intake.NoRow, hit: hitVanishing},
+	{name: GarbageFieldInvalid, weight: 1, outcome: intake.FieldInvalid, order: orderFieldInvalid},
+}
+
+// HitGarbageClasses and OrderGarbageClasses are the classes each topic can carry, in the
+// order the inventory lists them: the rows of the garbage table with a maker for the topic.
+var (
+	HitGarbageClasses   = classNames(func(c *garbageClass) bool { return c.hit != nil })
+	OrderGarbageClasses = classNames(func(c *garbageClass) bool { return c.order != nil })
+	// defaultMix weighs the classes that are not opt-in.
+	defaultMix = func() map[string]int {
+		m := map[string]int{}
+		for _, c := range garbageClasses {
+			if c.weight > 0 {
+				m[c.name] = c.weight
+			}
+		}
+		return m
+	}()
+)
+
+// classNames lists the names of the rows keep keeps, in table order.
+func classNames(keep func(*garbageClass) bool) []string {
+	var out []string
+	for i := range garbageClasses {
+		if keep(&garbageClasses[i]) {
+			out = append(out, garbageClasses[i].name)
+		}
+	}
+	return out
+}
+
+// AllGarbageClasses lists every class name once, in table order (hits' first).
+func AllGarbageClasses() []string { return classNames(func(*garbageClass) bool { return true }) }
+
+// GarbageClassesFor returns the garbage classes topic kind ([KindHits] or [KindOrders]) can
+// carry, nil for an unknown kind.
+func GarbageClassesFor(kind string) []string {
+	switch kind {
+	case KindHits:
+		return slices.Clone(HitGarbageClasses)
+	case KindOrders:
+		return slices.Clone(OrderGarbageClasses)
+	}
+	return nil
+}
+
+// garbageClassNamed returns the row of class, nil for a name that is no class.
+func garbageClassNamed(class string) *garbageClass {
+	for i := range garbageClasses {
+		if garbageClasses[i].name == class {
+			return &garbageClasses[i]
+		}
+	}
+	return nil
+}
+
+// GarbageOutcome says what the stand's intake of a topic of kind ([KindHits] or [KindOrders])
+// does with a message the generator made as class: "" is a clean message or a redelivery, any
+// other a garbage class. outcome is one of [intake.HitOutcomes] or [intake.OrderOutcomes]; ok
+// is false when the topic carries no such class.
+//
+// This is the one statement of the mapping (the garbage table's): the inventory counts what
+// the stand must hold with it, and reconciliation holds the intake's verdict on the sent bytes
+// to it.
+func GarbageOutcome(kind, class string) (outcome string, ok bool) {
+	if kind != KindHits && kind != KindOrders {
+		return "", false
+	}
+	if class == "" {
+		return intake.Accepted, true
+	}
+	c := garbageClassNamed(class)
+	if c == nil || (kind == KindHits && c.hit == nil) || (kind == KindOrders && c.order == nil) {
+		return "", false
+	}
+	return c.outcome, true
+}
+
+// hitDefect derives a malformed hit of class from the clean event bytes, with WatchID fresh.
+func hitDefect(s *stream, faker *gofakeit.Faker, class string, clean []byte, fresh uint64) (string, []byte) {
+	c := garbageClassNamed(class)
+	if c == nil || c.hit == nil {
+		panic("generator: hit garbage class " + class)
+	}
+	return c.hit(defect{s: s, faker: faker, clean: clean, fresh: fresh})
+}
+
+// orderDefect derives a malformed order row of class from a clean row of snapshot d (nil when
+// the snapshot has none).
+func orderDefect(s *stream, faker *gofakeit.Faker, class string, clean []byte, d int) (string, []byte) {
+	c := garbageClassNamed(class)
+	if c == nil || c.order == nil {
+		panic("generator: order garbage class " + class)
+	}
+	if clean == nil {
+		// An empty snapshot has no row to derive from: start from a plausible one.
+		o := schema.Order{OrderID: orderID(d, 1), UserID: 1, Status: schema.StatusCreated, Items: []schema.OrderItem{{SKU: "HOME-0001", Qty: 1, Price: 100}},
+			ItemsTotal: 100, Total: 100, SnapshotDate: DayDate(d), CreatedAt: snapshotEdge(d) - 1000, UpdatedAt: snapshotEdge(d) - 1000}
+		clean, _ = schema.AppendOrder(nil, &o)
+	}
+	return c.order(defect{s: s, faker: faker, clean: clean, day: d})
+}
+
+// hitKeys and orderKeys are the contract's keys, in order, for the makers, which only read
+// them (a copy per message cost an allocation).
+var (
+	hitKeys   = schema.HitKeys()
+	orderKeys = schema.OrderKeyNames()
+)
+
+// hitFields splits m's clean event into its fields, with the fresh WatchID in place of its own:
+// every malformed hit derived from an event starts so.
+func (m defect) hitFields() (keys []string, fs [][2][]byte) {
+	fs = fields(m.clean, hitKeys)
+	setField(fs, hitKeys[0], strconv.FormatUint(m.fresh, 10))
+	return hitKeys, fs
+}
+
+// hitNotAnObject: the event's root is not a JSON object, or not JSON at all.
+func hitNotAnObject(m defect) (string, []byte) {
+	_, fs := m.hitFields()
+	return notAnObject(m.s, m.faker, join(fs))
+}
+
+// hitKeysetMismatch: the event's key set differs from the contract's.
+func hitKeysetMismatch(m defect) (string, []byte) {
+	_, fs := m.hitFields()
+	return keysetMismatch(m.s, m.faker, fs)
+}
+
+// hitKeyUnparsed: WatchID, VisitID or ClientID, EventDate or UTCEventTime reads as NULL.
+func hitKeyUnparsed(m defect) (string, []byte) {
+	keys, fs := m.hitFields()
+	s := m.s
+	kinds := []string{"id_text", "id_negative", "id_null", "id_object", "date_dotted", "time_fraction", "time_offset", "time_space"}
+	kind := pickOf(s, kinds)
+	id := keys[s.Int(3)] // WatchID, VisitID or ClientID
+	switch kind {
+	case "id_text":
+		setField(fs, id, `"abc"`)
+	case "id_negative":
+		setField(fs, id, "-1")
+	case "id_null":
+		setField(fs, id, "null")
+	case "id_object":
+		setField(fs, id, `{"value":1}`)
+	case "date_dotted":
+		setField(fs, keys[4], `"01.06.2026"`)
+	default:
+		t := string(bytes.Trim(fs[5][1], `"`)) // 2026-06-01T12:34:56Z
+		switch kind {
+		case "time_fraction":
+			t = strings.TrimSuffix(t, "Z") + ".123Z"
+		case "time_offset":
+			t = strings.TrimSuffix(t, "Z") + "+00:00"
+		default:
+			t = strings.Replace(strings.TrimSuffix(t, "Z"), "T", " ", 1)
+		}
+		setField(fs, keys[5], quoted(t))
+	}
+	return kind, join(fs)
+}
+
+// hitAcceptedBad: a hit the intake accepts although it is wrong (a date it rolls over, a
+// lenient id, a non-key column of the wrong type), under its fresh WatchID.
+func hitAcceptedBad(m defect) (string, []byte) {
+	keys, fs := m.hitFields()
+	s := m.s
+	kinds := []string{"impossible_date", "id_numeric_string", "id_fraction", "wrong_type"}
+	kind := pickOf(s, kinds)
+	switch kind {
+	case "impossible_date":
+		// The kind is drawn as before; the value depends on the event's own date only.
+		date := acceptedBadDate(fs[4][1])
+		setField(fs, keys[4], date.raw)
+		kind = date.name
+	case "id_numeric_string":
+		setField(fs, keys[0], quoted(strconv.FormatUint(m.fresh, 10)))
+	case "id_fraction":
+		setField(fs, keys[0], strconv.FormatUint(m.fresh, 10)+".5")
+	default:
+		// A non-key column of the wrong type: the intake extracts it with default-on-failure.
+		// Columns: ClientTimeZone, Sign, ScreenWidth, GoalsReached.
+		c := pickOf(s, []struct {
+			col int
+			val string
+		}{{6, `"UTC+4"`}, {8, `"one"`}, {27, `"wide"`}, {34, `"42150001"`}})
+		setField(fs, keys[c.col], c.val)
+	}
+	return kind, join(fs)
+}
+
+// hitVanishing: an empty value or a tombstone, which leaves no row anywhere. It does not look at
+// the event.
+func hitVanishing(m defect) (string, []byte) {
+	if m.s.Int(2) == 0 {
+		return "empty_value", []byte{}
+	}
+	return "tombstone", nil
+}
+
+// orderNotAnObject: the row's root is not a JSON object, or not JSON at all.
+func orderNotAnObject(m defect) (string, []byte) { return notAnObject(m.s, m.faker, m.clean) }
+
+// orderKeysetMismatch: the row's key set differs from the contract's.
+func orderKeysetMismatch(m defect) (string, []byte) {
+	return keysetMismatch(m.s, m.faker, fields(m.clean, orderKeys))
+}
+
+// orderFieldInvalid: a key of the row has the wrong JSON type or a value the strict intake
+// refuses.
+func orderFieldInvalid(m defect) (string, []byte) {
+	s := m.s
+	keys := orderKeys
+	fs := fields(m.clean, keys)
+	kinds := []string{"money_negative", "money_number", "money_three_decimals", "time_no_millis", "time_offset",
+		"user_id_string", "items_not_array", "snapshot_date_bad"}
+	kind := pickOf(s, kinds)
+	money := keys[5+s.Int(4)] // items_total, discount, delivery, total
+	when := keys[3+s.Int(2)]  // created_at, updated_at
+	raw := func(key string) string {
+		for _, f := range fs {
+			if string(f[0]) == key {
+				return string(f[1])
+			}
+		}
+		return ""
+	}
+	switch kind {
+	case "money_negative":
+		setField(fs, money, `"-`+strings.Trim(raw(money), `"`)+`"`)
+	case "money_number":
+		setField(fs, money, strings.Trim(raw(money), `"`))
+	case "money_three_decimals":
+		setField(fs, money, `"`+strings.Trim(raw(money), `"`)+`0"`)
+	case "time_no_millis":
+		t := strings.Trim(raw(when), `"`)
+		setField(fs, when, quoted(t[:19]+"Z"))
+	case "time_offset":
+		t := strings.Trim(raw(when), `"`)
+		setField(fs, when, quoted(strings.TrimSuffix(t, "Z")+"+00:00"))
+	case "user_id_string":
+		setField(fs, keys[1], quoted(raw(keys[1])))
+	case "items_not_array":
+		setField(fs, keys[9], quoted(raw(keys[9])))
+	default:
+		setField(fs, keys[10], pickOf(s, []string{`"01.06.2026"`, `"2026-02-30"`, `"2026-6-1"`, `20260601`}))
+	}
+	return kind, join(fs)
+}

@@ -1,0 +1,278 @@
+package store_test
+
+import (
+	"bytes"
+	"cmp"
+	"context"
+	"fmt"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/clickgen/clickgen/generator/clickhouse"
+	"github.com/clickgen/clickgen/generator/produce/world"
+	"github.com/clickgen/clickgen/generator/verify/intake"
+	"github.com/clickgen/clickgen/generator/verify/store"
+	"github.com/clickgen/clickgen/schema"
+)
+
+// fakeStore is a store in memory, filled the way the stand's intake fills its tables: every
+// message with a value is a raw row; the Go classifier (proven against ClickHouse message by
+// message in package intake) sends it to the events table (with the WatchID, ClientID and
+// EventDate the engine reads) or to the error table with its class. It is built from the
+// sent messages, not from what store.Verify plans, so the two are independent.
+type fakeStore struct {
+	events      []evRow
+	raw         []rawRow
+	errors      []errRow
+	orders      []ordRow
+	orderErrors []errRow
+	marts       []store.MartCount
+	loads       map[schema.Date][2]int64
+	now         int64
+
+	dropped map[string]bool // tables that do not exist
+	changes map[string]int  // reads of a table that still find it changing
+	fail    error           // every read fails so (a store that stopped answering)
+	reads   map[string]int  // reads per table
+	mu      *sync.Mutex
+	counts  map[string]int64 // Count answers, for the wait tests
+}
+
+type evRow struct {
+	watchID, clientID uint64
+	date              schema.Date
+}
+
+type rawRow struct {
+	raw []byte
+	day int // the model day of the message, for damaging a day
+}
+
+type errRow struct {
+	raw   []byte
+	class string
+	day   int
+}
+
+type ordRow struct {
+	id   string
+	date schema.Date
+}
+
+// clone copies the store, so a test may damage its copy.
+func (f *fakeStore) clone() *fakeStore {
+	c := *f
+	c.events = slices.Clone(f.events)
+	c.raw = slices.Clone(f.raw)
+	c.errors = slices.Clone(f.errors)
+	c.orders = slices.Clone(f.orders)
+	c.orderErrors = slices.Clone(f.orderErrors)
+	c.marts = slices.Clone(f.marts)
+	c.loads = map[schema.Date][2]int64{}
+	for k, v := range f.loads {
+		c.loads[k] = v
+	}
+	c.dropped, c.changes, c.reads, c.counts = map[string]bool{}, map[string]int{}, map[string]int{}, map[string]int64{}
+	c.mu = &sync.Mutex{}
+	return &c
+}
+
+// play fills the store with what run days [from, from+n) of w with garbage g send, as the
+// stand's intake lands it, and the marts with the inventory's classes of the closed days.
+func play(t testing.TB, w *world.World, from, n int, g world.Garbage) *fakeStore {
+	t.Helper()
+	f := &fakeStore{loads: map[schema.Date][2]int64{}, now: 1_800_000_000, mu: &sync.Mutex{}}
+	for u, err := range w.Units(context.Background(), world.Range{From: from, Days: n, Garbage: g}, world.UnitOptions{}) {
+		if err != nil {
+			t.Fatal(err)
+		}
+		var msgs [][]byte
+		for b := range u.Batches() {
+			for i := range b.Msgs {
+				msgs = append(msgs, bytes.Clone(b.Value(i)))
+			}
+			b.Release()
+		}
+		for _, x := range u.Extras {
+			msgs = append(msgs, x.Value)
+		}
+		date := world.DayDate(u.Day)
+		for _, v := range msgs {
+			if len(v) == 0 {
+				continue // an empty value or a tombstone: no row anywhere
+			}
+			if u.Kind == world.HitsUnit {
+				f.raw = append(f.raw, rawRow{v, u.Day})
+				class, _ := intake.ClassifyHit(v)
+				if class != "" {
+					f.errors = append(f.errors, errRow{v, class, u.Day})
+					continue
+				}
+				row, _ := intake.AcceptedHitRow(v)
+				f.events = append(f.events, evRow{row.WatchID, row.ClientID, row.EventDate})
+				continue
+			}
+			class, _ := intake.ClassifyOrder(v)
+			if class != "" {
+				f.orderErrors = append(f.orderErrors, errRow{v, class, u.Day})
+				continue
+			}
+			id, _ := intake.OrderDedupKey(v)
+			f.orders = append(f.orders, ordRow{id, date})
+		}
+		if u.Kind == world.HitsUnit {
+			f.loads[date] = [2]int64{f.now - 3600, f.now - 60}
+		}
+	}
+	inv, err := w.Inventory(context.Background(), world.Range{From: from, Days: n, Garbage: g}, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, d := range world.ClosedDays(from, n) {
+		o := inv.Days[d-from].Orders
+		for c, k := range map[string]int{world.ClassMatch: o.Match, world.ClassCancelled: o.Cancelled, world.ClassLostEvent: o.LostEvent,
+			world.ClassDuplicateEvent: o.DuplicateEvent, world.ClassAmountDelta: o.AmountDelta} {
+			if k > 0 {
+				f.marts = append(f.marts, store.MartCount{Day: world.DayDate(d), Class: c, Count: int64(k)})
+			}
+		}
+	}
+	return f
+}
+
+// read notes a read of table and answers what the store is made to answer.
+func (f *fakeStore) read(table string) error {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.reads[table]++
+	switch {
+	case f.fail != nil:
+		return f.fail
+	case f.dropped[table]:
+		return &store.TableError{Table: table, Err: &clickhouse.ServerError{Code: 60, Status: 404,
+			Message: fmt.Sprintf("Table %s doesn't exist.", table)}}
+	case f.changes[table] > 0:
+		f.changes[table]--
+		return fmt.Errorf("%s: 10 rows read, 9 counted before and 11 after: %w", table, store.ErrChanged)
+	}
+	return nil
+}
+
+func (f *fakeStore) Describe(context.Context) (string, error) {
+	if f.fail != nil {
+		return "", f.fail
+	}
+	return "a fake store", nil
+}
+
+func (f *fakeStore) Events(_ context.Context, table string, date schema.Date, row func(uint64, uint64)) error {
+	if err := f.read(table); err != nil {
+		return err
+	}
+	var rows []evRow
+	for _, e := range f.events {
+		if e.date == date {
+			rows = append(rows, e)
+		}
+	}
+	slices.SortFunc(rows, func(a, b evRow) int {
+		return cmp.Or(cmp.Compare(a.watchID, b.watchID), cmp.Compare(a.clientID, b.clientID))
+	})
+	for _, e := range rows {
+		row(e.watchID, e.clientID)
+	}
+	return nil
+}
+
+// hint is visitParamExtractString(raw, key): the string value after the first "key":.
+func hint(raw []byte, key string) []byte {
+	i := bytes.Index(raw, []byte(`"`+key+`":"`))
+	if i < 0 {
+		return nil
+	}
+	rest := raw[i+len(key)+4:]
+	j := bytes.IndexByte(rest, '"')
+	if j < 0 {
+		return nil
+	}
+	return rest[:j]
+}
+
+func (f *fakeStore) Digests(_ context.Context, table, hintKey, classColumn string, row func(uint64, []byte, []byte)) error {
+	if err := f.read(table); err != nil {
+		return err
+	}
+	type dr struct {
+		sum         uint64
+		hint, class []byte
+	}
+	var rows []dr
+	switch {
+	case classColumn == "":
+		for _, r := range f.raw {
+			rows = append(rows, dr{store.SipHash64(r.raw), hint(r.raw, hintKey), nil})
+		}
+	case hintKey == "EventDate":
+		for _, r := range f.errors {
+			rows = append(rows, dr{store.SipHash64(r.raw), hint(r.raw, hintKey), []byte(r.class)})
+		}
+	default:
+		for _, r := range f.orderErrors {
+			rows = append(rows, dr{store.SipHash64(r.raw), hint(r.raw, hintKey), []byte(r.class)})
+		}
+	}
+	slices.SortFunc(rows, func(a, b dr) int { return cmp.Compare(a.sum, b.sum) })
+	for _, r := range rows {
+		row(r.sum, r.hint, r.class)
+	}
+	return nil
+}
+
+func (f *fakeStore) Orders(_ context.Context, table string, row func([]byte, schema.Date)) error {
+	if err := f.read(table); err != nil {
+		return err
+	}
+	rows := slices.Clone(f.orders)
+	slices.SortFunc(rows, func(a, b ordRow) int { return cmp.Or(strings.Compare(a.id, b.id), cmp.Compare(a.date, b.date)) })
+	for _, r := range rows {
+		row([]byte(r.id), r.date)
+	}
+	return nil
+}
+
+func (f *fakeStore) MartClasses(_ context.Context, view string, first, last schema.Date) ([]store.MartCount, error) {
+	if err := f.read(view); err != nil {
+		return nil, err
+	}
+	var out []store.MartCount
+	for _, m := range f.marts {
+		if m.Day >= first && m.Day <= last {
+			out = append(out, m)
+		}
+	}
+	return out, nil
+}
+
+func (f *fakeStore) LoadTimes(_ context.Context, table string, first, last schema.Date) (map[schema.Date][2]int64, int64, error) {
+	if err := f.read(table); err != nil {
+		return nil, 0, err
+	}
+	out := map[schema.Date][2]int64{}
+	for d, l := range f.loads {
+		if d >= first && d <= last {
+			out[d] = l
+		}
+	}
+	return out, f.now, nil
+}
+
+func (f *fakeStore) Count(_ context.Context, table, _ string, _, _ schema.Date) (int64, error) {
+	if err := f.read(table); err != nil {
+		return 0, err
+	}
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.counts[table], nil
+}

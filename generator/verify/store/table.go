@@ -1,0 +1,294 @@
+package store
+
+import (
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/clickgen/clickgen/generator/produce/world"
+)
+
+// MaxShown is how many differences the console table lists in all; the --report file lists
+// them all (up to Options.MaxListed per table).
+const MaxShown = 20
+
+// WriteTable writes r as the console's table: a section per table read, a row per date (or
+// snapshot, or closed day), then the differences (at most [MaxShown]) and the verdict. A
+// cell reads "held≠planned" where the two differ.
+func (r *Result) WriteTable(w io.Writer) error {
+	ew := &errWriter{w: w}
+	fmt.Fprintf(ew, "store: %s\n", r.Store)
+	fmt.Fprintf(ew, "run: seed %d, scale %g, %s", r.Seed, r.Scale, world.Range{From: r.From, Days: r.Days, Garbage: r.Garbage}.Describe())
+	if r.Segment != "" {
+		fmt.Fprintf(ew, "; segment %s", r.Segment)
+	}
+	fmt.Fprintln(ew)
+	copies := "copies are rows FINAL collapses (a replay, at-least-once delivery), reported but not differences"
+	if r.ExactlyOnce {
+		copies = "--exactly-once: copies are differences"
+	}
+	fmt.Fprintf(ew, "Cells count what the store holds; \"a≠b\": a held, b planned; %s.\n", copies)
+	if r.Events != nil {
+		r.Events.write(ew)
+	}
+	if r.Raw != nil {
+		r.Raw.write(ew, "raw", "rows, matched by the sipHash64 of their bytes (every message with a value, redeliveries included)")
+	}
+	if r.Errors != nil {
+		r.Errors.write(ew, "errors", "rows per error_class, matched by the sipHash64 of their bytes")
+	}
+	if r.Orders != nil {
+		r.Orders.write(ew)
+	}
+	if r.OrderErrors != nil {
+		r.OrderErrors.write(ew, "order errors", "rows per error_class, matched by the sipHash64 of their bytes")
+	}
+	if r.Marts != nil {
+		r.Marts.write(ew)
+	}
+	fmt.Fprintln(ew)
+	r.writeDifferences(ew)
+	switch {
+	case r.OK:
+		fmt.Fprintln(ew, "OK: every table read holds exactly what the inventory says: every planned row present, nothing else.")
+	default:
+		fmt.Fprintln(ew, "DIFFERS: see the differences above.")
+	}
+	return ew.err
+}
+
+func headLine(w io.Writer, name string, h *TableHead, what string) {
+	fmt.Fprintf(w, "\n%s %s: %s\n", name, h.Table, what)
+	if h.Error != "" {
+		fmt.Fprintf(w, "  CANNOT BE READ: %s\n", h.Error)
+	}
+}
+
+func (e *EventsResult) write(w io.Writer) {
+	headLine(w, "events", &e.TableHead, "distinct WatchIDs per EventDate, as FINAL counts them")
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "date\tday\tWatchIDs\tmissing\tunplanned\tchanged\tcopies\trows")
+	row := func(label, day string, c EventCounts) {
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%d\t%d\t%d\t%d\n", label, day, cell(c.Distinct(), c.Planned), c.Missing, c.Unplanned, c.Changed, c.Copies, c.Rows)
+	}
+	for _, d := range e.Dates {
+		row(d.Date, strconv.Itoa(d.Day), d.EventCounts)
+	}
+	row("total", "", e.Total)
+	tw.Flush()
+}
+
+func (d *DigestResult) write(w io.Writer, name, what string) {
+	headLine(w, name, &d.TableHead, what)
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	head := []string{"date", "day"}
+	if d.Classes == nil {
+		head = append(head, "rows", "redelivered", "missing", "expired", "copies")
+	} else {
+		head = append(head, d.Classes...)
+		head = append(head, "missing", "misclassified", "copies")
+	}
+	fmt.Fprintln(tw, strings.Join(head, "\t"))
+	row := func(label, day string, c DigestCounts, by map[string]DigestCounts) {
+		cells := []string{label, day}
+		if d.Classes == nil {
+			cells = append(cells, cell(c.Present, c.Planned-c.Expired), cell(c.RedeliveredPresent, c.Redelivered),
+				strconv.Itoa(c.Missing), strconv.Itoa(c.Expired), strconv.Itoa(c.Copies))
+		} else {
+			for _, cl := range d.Classes {
+				cells = append(cells, cell(by[cl].Present, by[cl].Planned))
+			}
+			cells = append(cells, strconv.Itoa(c.Missing), strconv.Itoa(c.Misclassified), strconv.Itoa(c.Copies))
+		}
+		fmt.Fprintln(tw, strings.Join(cells, "\t"))
+	}
+	total := map[string]DigestCounts{}
+	for _, u := range d.Units {
+		row(u.Date, strconv.Itoa(u.Day), u.DigestCounts, u.ByClass)
+		for cl, c := range u.ByClass {
+			t := total[cl]
+			t.add(c)
+			total[cl] = t
+		}
+	}
+	row("total", "", d.Total, total)
+	tw.Flush()
+	fmt.Fprintf(w, "  unplanned rows: %d; rows of dates outside the run (not judged): %d\n", d.Unplanned, d.OtherDates)
+	for _, n := range d.Notes {
+		fmt.Fprintf(w, "  note: %s\n", n)
+	}
+}
+
+func (o *OrdersResult) write(w io.Writer) {
+	headLine(w, "orders", &o.TableHead, "every order at the version FINAL keeps (its latest snapshot_date)")
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "snapshot_date\tday\trows sent\tversions held\tlatest here")
+	for _, s := range o.Snapshots {
+		fmt.Fprintf(tw, "%s\t%d\t%d\t%d\t%s\n", s.Date, s.Day, s.Rows, s.Versions, cell(s.FinalPresent, s.Final))
+	}
+	tw.Flush()
+	c := o.Total
+	fmt.Fprintf(w, "  orders: %s at their latest version; %d missing, %d stale, %d unplanned, %d unplanned versions, %d copies; %d superseded by later snapshots, %d of other dates (not judged)\n",
+		cell(c.Present+c.Newer, c.Planned), c.Missing, c.Stale, c.Unplanned, c.UnplannedVersions, c.Copies, c.Newer, c.OtherDates)
+}
+
+func (m *MartsResult) write(w io.Writer) {
+	headLine(w, "marts", &m.TableHead, "orders per mismatch_class of every closed day")
+	for _, n := range m.Notes {
+		fmt.Fprintf(w, "  %s\n", n)
+	}
+	if len(m.Days) == 0 {
+		return
+	}
+	extra := map[string]bool{}
+	for _, d := range m.Days {
+		for c := range d.Got {
+			if _, ok := d.Want[c]; !ok {
+				extra[c] = true
+			}
+		}
+	}
+	classes := append(append([]string(nil), martClasses...), sortedKeys(extra)...)
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "date\tday\t"+strings.Join(classes, "\t"))
+	for _, d := range m.Days {
+		cells := []string{d.Date, strconv.Itoa(d.Day)}
+		for _, c := range classes {
+			cells = append(cells, cell(d.Got[c], d.Want[c]))
+		}
+		fmt.Fprintln(tw, strings.Join(cells, "\t"))
+	}
+	tw.Flush()
+}
+
+// writeDifferences lists up to MaxShown differences, shared between the tables in turn.
+func (r *Result) writeDifferences(w io.Writer) {
+	var groups [][]string
+	var counts []string
+	total := 0
+	add := func(name string, h *TableHead, lines []string) {
+		if h.Differences == 0 {
+			return
+		}
+		total += h.Differences
+		counts = append(counts, fmt.Sprintf("%s %d", name, h.Differences))
+		if h.Error != "" {
+			lines = append([]string{fmt.Sprintf("%s: %s", name, h.Error)}, lines...)
+		}
+		groups = append(groups, lines)
+	}
+	if e := r.Events; e != nil {
+		var lines []string
+		for _, d := range e.Diffs {
+			s := fmt.Sprintf("events %s %s: WatchID %d ClientID %d", d.Kind, d.Date, d.WatchID, d.ClientID)
+			if d.Kind == KindChanged {
+				s += fmt.Sprintf(" (planned ClientID %d)", d.PlannedClientID)
+			}
+			if d.Rows > 1 {
+				s += fmt.Sprintf(", %d rows", d.Rows)
+			}
+			lines = append(lines, s)
+		}
+		add("events", &e.TableHead, lines)
+	}
+	for _, t := range []struct {
+		name string
+		d    *DigestResult
+	}{{"raw", r.Raw}, {"errors", r.Errors}, {"order errors", r.OrderErrors}} {
+		if t.d == nil {
+			continue
+		}
+		var lines []string
+		for _, d := range t.d.Diffs {
+			s := fmt.Sprintf("%s %s", t.name, d.Kind)
+			if d.Date != "" {
+				s += fmt.Sprintf(" %s (day %d)", d.Date, d.Day)
+			}
+			if d.What != "" {
+				s += " " + d.What
+			}
+			if d.Class != "" || d.GotClass != "" {
+				s += fmt.Sprintf(" class %q", d.Class)
+				if d.GotClass != "" && d.GotClass != d.Class {
+					s += fmt.Sprintf(" held as %q", d.GotClass)
+				}
+			}
+			s += " sipHash64 " + d.Hash
+			if d.Hint != "" {
+				s += " naming date " + d.Hint
+			}
+			if d.Rows > 1 {
+				s += fmt.Sprintf(", %d rows", d.Rows)
+			}
+			lines = append(lines, s)
+		}
+		add(t.name, &t.d.TableHead, lines)
+	}
+	if o := r.Orders; o != nil {
+		var lines []string
+		for _, d := range o.Diffs {
+			s := fmt.Sprintf("orders %s: order_id %s", d.Kind, d.OrderID)
+			if d.Date != "" {
+				s += " planned snapshot_date " + d.Date
+			}
+			if d.Got != "" {
+				s += " held " + d.Got
+			}
+			if d.Rows > 1 {
+				s += fmt.Sprintf(", %d rows", d.Rows)
+			}
+			lines = append(lines, s)
+		}
+		add("orders", &o.TableHead, lines)
+	}
+	if m := r.Marts; m != nil {
+		var lines []string
+		for _, d := range m.Diffs {
+			lines = append(lines, fmt.Sprintf("marts %s %s: %d orders, the inventory says %d", d.Date, d.Class, d.Got, d.Want))
+		}
+		add("marts", &m.TableHead, lines)
+	}
+	if total == 0 {
+		return
+	}
+	fmt.Fprintf(w, "Differences: %s\n", strings.Join(counts, ", "))
+	shown := 0
+	for round := 0; shown < MaxShown; round++ {
+		more := false
+		for _, g := range groups {
+			if round < len(g) && shown < MaxShown {
+				fmt.Fprintf(w, "  %s\n", g[round])
+				shown++
+				more = true
+			}
+		}
+		if !more {
+			break
+		}
+	}
+	if total > shown {
+		fmt.Fprintf(w, "  … and %d more (--report FILE lists them)\n", total-shown)
+	}
+}
+
+func cell(got, want int) string {
+	if got == want {
+		return strconv.Itoa(got)
+	}
+	return strconv.Itoa(got) + "≠" + strconv.Itoa(want)
+}
+
+// errWriter remembers the first write error.
+type errWriter struct {
+	w   io.Writer
+	err error
+}
+
+func (e *errWriter) Write(p []byte) (int, error) {
+	if e.err == nil {
+		_, e.err = e.w.Write(p)
+	}
+	return len(p), nil
+}

@@ -1,0 +1,839 @@
+package store
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"runtime"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/clickgen/clickgen/generator/produce/world"
+	"github.com/clickgen/clickgen/generator/verify/intake"
+	"github.com/clickgen/clickgen/schema"
+)
+
+// readAttempts is how often a read that found the table changing is made before the table
+// is reported as unreadable.
+const readAttempts = 3
+
+func dateOfDay(d int) schema.Date { return world.DayDate(d) }
+func dayDate(d int) string        { return world.DayDate(d).String() }
+
+// Verify reads the store through src and reconciles it with what the run r of w leaves
+// there: the inventory of `batch --day From --days Days` and `snapshot --day From --days
+// Days` with r's garbage and segment. It walks the run's planned units once (the units the
+// sender sends and the inventory counts; without the raw table, the hits' days from their
+// models, unrendered), judging the events table date by date as each day's hits are planned,
+// so memory holds one date's WatchIDs, not the run's; raw and error rows are matched by the
+// [SipHash64] of their bytes (16 bytes per planned row), orders by order_id.
+//
+// A table that cannot be read (it does not exist, lacks a column, kept changing while read)
+// is a difference of that table and the others are still read. Anything else that fails a
+// read (the store does not answer in time, refuses the credentials, the answer breaks off,
+// ctx ends) ends Verify with that error and no result: it never judges a store it could not
+// read whole.
+func Verify(ctx context.Context, w *world.World, r Range, src Source, opt Options) (*Result, error) {
+	if err := errors.Join(r.Validate(), opt.Validate()); err != nil {
+		return nil, err
+	}
+	opt = opt.withDefaults()
+	if opt.Workers <= 0 {
+		opt.Workers = runtime.GOMAXPROCS(0)
+	}
+	desc, err := src.Describe(ctx)
+	if err != nil {
+		return nil, err
+	}
+	opt.Logf("verify: %s", desc)
+	prog := newProgress(opt.Logf, opt.ProgressEvery)
+	defer prog.stop()
+	if opt.Wait > 0 {
+		start := time.Now()
+		inv, err := w.Inventory(ctx, r, opt.Workers)
+		if err != nil {
+			return nil, err
+		}
+		opt.Logf("verify: the inventory of run %s computed in %v", runName(r), time.Since(start).Round(time.Millisecond))
+		if err := waitFor(ctx, src, r, inv, opt); err != nil {
+			return nil, err
+		}
+	}
+	v := &verifier{w: w, r: r, src: src, opt: opt, prog: prog, res: &Result{Store: desc, ExactlyOnce: opt.ExactlyOnce, Tables: opt.Tables}}
+	return v.run(ctx)
+}
+
+// verifier is one run of Verify.
+type verifier struct {
+	w    *world.World
+	r    Range
+	src  Source
+	opt  Options
+	prog *progress
+	res  *Result
+
+	events     *EventsResult
+	eventDiffs lister[EventDiff]
+	eventsDead bool // the events table failed: no more dates are read
+	planned    []plannedEvent
+	raw, errs  *digestPlan
+	orders     *orderPlan
+	orderErrs  *digestPlan
+	dig        digester
+	sums       []uint64
+	closed     map[int]*world.OrderClasses // the final classes of the closed days
+	rawNotes   []string
+
+	// The reads of the raw, error, orders and order error tables, started before the run is
+	// planned (see early); nil for a table not read.
+	rawEarly, errsEarly, ordersEarly, orderErrsEarly *early
+}
+
+// run verifies; an early read that failed in a way that ends verification ends it with its
+// own error, not the cancellation it caused.
+func (v *verifier) run(parent context.Context) (*Result, error) {
+	ctx, abort := context.WithCancelCause(parent)
+	var started []*early
+	defer func() {
+		abort(context.Canceled)
+		for _, e := range started {
+			<-e.done
+		}
+	}()
+	res, err := v.check(ctx, abort, &started)
+	if err != nil && parent.Err() == nil && ctx.Err() != nil {
+		err = context.Cause(ctx)
+	}
+	return res, err
+}
+
+// startEarly starts the reads of the tables read whole, each into its early.
+func (v *verifier) startEarly(ctx context.Context, abort context.CancelCauseFunc, started *[]*early) {
+	t := v.opt.Tables
+	b := &budget{left: earlyBudget}
+	start := func(table string, read func(context.Context, rowSink) error) *early {
+		e := startEarly(ctx, table, b, abort, read)
+		*started = append(*started, e)
+		return e
+	}
+	if v.raw != nil {
+		v.rawEarly = start(t.Raw, v.digestsRead(t.Raw, "EventDate", ""))
+	}
+	if v.errs != nil {
+		v.errsEarly = start(t.Errors, v.digestsRead(t.Errors, "EventDate", "error_class"))
+	}
+	if v.orders != nil && len(world.SnapshotDays(v.r.From, v.r.Days)) > 0 {
+		v.ordersEarly = start(t.Orders, v.ordersRead(t.Orders))
+	}
+	if v.orderErrs != nil {
+		v.orderErrsEarly = start(t.OrderErrors, v.digestsRead(t.OrderErrors, "snapshot_date", "error_class"))
+	}
+}
+
+// digestsRead reads a raw or error table whole: (hash, hint, class) rows.
+func (v *verifier) digestsRead(table, hintKey, classColumn string) func(context.Context, rowSink) error {
+	return func(ctx context.Context, row rowSink) error {
+		return v.src.Digests(ctx, table, hintKey, classColumn, row)
+	}
+}
+
+// ordersRead reads the orders table whole: (snapshot_date, order_id) rows.
+func (v *verifier) ordersRead(table string) func(context.Context, rowSink) error {
+	return func(ctx context.Context, row rowSink) error {
+		return v.src.Orders(ctx, table, func(id []byte, d schema.Date) { row(uint64(d), id, nil) })
+	}
+}
+
+// readWhole makes one attempt to read a table whole into sink: from e, its read started
+// early, when there is one, else now. again says that e's answer broke off while it waited
+// for the plan, and the table is to be read afresh.
+func (v *verifier) readWhole(ctx context.Context, e *early, sink rowSink, read func(context.Context, rowSink) error) (again bool, err error) {
+	if e == nil {
+		return false, read(ctx, sink)
+	}
+	err = e.finish(sink)
+	if e.brokeWaiting(ctx) {
+		v.opt.Logf("verify: %s: the answer of the read started before the run was planned broke off while it waited (%v); reading it again", e.table, err)
+		return true, err
+	}
+	return false, err
+}
+
+func (v *verifier) check(ctx context.Context, abort context.CancelCauseFunc, started *[]*early) (*Result, error) {
+	t, res := v.opt.Tables, v.res
+	v.dig = digester{workers: v.opt.Workers}
+	if t.Events != "" {
+		v.events = &EventsResult{TableHead: TableHead{Table: t.Events}}
+		v.eventDiffs.max = v.opt.MaxListed
+	}
+	if t.Raw != "" {
+		v.raw = newDigestPlan(nil)
+	}
+	if t.Errors != "" {
+		v.errs = newDigestPlan(intake.HitClasses[:])
+	}
+	if t.Orders != "" {
+		v.orders = &orderPlan{latest: map[string]schema.Date{}, carried: map[orderVersion]bool{}}
+	}
+	if t.OrderErrors != "" {
+		v.orderErrs = newDigestPlan(intake.OrderClasses[:])
+	}
+	v.closed = map[int]*world.OrderClasses{}
+	v.startEarly(ctx, abort, started)
+	if err := v.walk(ctx); err != nil {
+		return nil, err
+	}
+	res.Seed, res.GeneratorVersion, res.Scale = v.w.Seed(), world.Version, v.w.Scale()
+	res.From, res.Days, res.Garbage = v.r.From, v.r.Days, v.r.Garbage
+	if !v.r.Segment.Whole() {
+		res.Segment = v.r.Segment.String()
+	}
+	if v.events != nil {
+		e := v.events
+		e.Diffs, e.Differences, e.Truncated = v.eventDiffs.list, v.eventDiffs.count, v.eventDiffs.truncated()
+		e.finish(v.opt.ExactlyOnce)
+		res.Events = e
+	}
+	var err error
+	if v.raw != nil {
+		if res.Raw, err = v.checkDigests(ctx, t.Raw, "EventDate", "", v.raw, v.rawEarly, v.hitDates(), v.expiry(ctx)); err != nil {
+			return nil, err
+		}
+	}
+	if v.errs != nil {
+		if res.Errors, err = v.checkDigests(ctx, t.Errors, "EventDate", "error_class", v.errs, v.errsEarly, v.hitDates(), nil); err != nil {
+			return nil, err
+		}
+	}
+	if v.orders != nil {
+		if res.Orders, err = v.checkOrders(ctx, t.Orders); err != nil {
+			return nil, err
+		}
+	}
+	if v.orderErrs != nil {
+		if res.OrderErrors, err = v.checkDigests(ctx, t.OrderErrors, "snapshot_date", "error_class", v.orderErrs, v.orderErrsEarly, v.snapshotDates(), nil); err != nil {
+			return nil, err
+		}
+	}
+	if t.Marts != "" {
+		if res.Marts, err = v.checkMarts(ctx, t.Marts); err != nil {
+			return nil, err
+		}
+	}
+	res.OK = true
+	for _, h := range res.heads() {
+		res.OK = res.OK && h.OK
+	}
+	return res, nil
+}
+
+// heads returns the sections that were read.
+func (r *Result) heads() []*TableHead {
+	var out []*TableHead
+	if r.Events != nil {
+		out = append(out, &r.Events.TableHead)
+	}
+	for _, d := range []*DigestResult{r.Raw, r.Errors, r.OrderErrors} {
+		if d != nil {
+			out = append(out, &d.TableHead)
+		}
+	}
+	if r.Orders != nil {
+		out = append(out, &r.Orders.TableHead)
+	}
+	if r.Marts != nil {
+		out = append(out, &r.Marts.TableHead)
+	}
+	return out
+}
+
+func (e *EventsResult) finish(exactlyOnce bool) {
+	e.Total = EventCounts{}
+	for _, d := range e.Dates {
+		e.Total.add(d.EventCounts)
+	}
+	if e.Error != "" {
+		e.Differences++
+	}
+	e.OK = e.Error == "" && e.Differences == 0 && e.Total.ok(exactlyOnce)
+}
+
+// hitDates says whether a date is one the range's hits are filed under.
+func (v *verifier) hitDates() func(schema.Date) bool {
+	lo, hi := dateOfDay(v.r.From), dateOfDay(v.r.From+v.r.Days-1)
+	return func(d schema.Date) bool { return d >= lo && d <= hi }
+}
+
+// snapshotDates says whether a date is one of the range's snapshots.
+func (v *verifier) snapshotDates() func(schema.Date) bool {
+	ds := world.SnapshotDays(v.r.From, v.r.Days)
+	if len(ds) == 0 {
+		return func(schema.Date) bool { return false }
+	}
+	lo, hi := dateOfDay(ds[0]), dateOfDay(ds[len(ds)-1])
+	return func(d schema.Date) bool { return d >= lo && d <= hi }
+}
+
+// walk plans every table's rows from the run's planned units, judging the events table date
+// by date as each day's hits are planned. Without the raw table, which matches the messages'
+// bytes, the hits are planned from the days' models ([world.Day]: the clean events' ids, and
+// the extras with their bytes), not rendered, one day ahead of the store's reading: verify
+// then costs little more than reading the store. The snapshots are always the units'.
+func (v *verifier) walk(ctx context.Context) error {
+	r, start := v.r, time.Now()
+	var parts world.Parts
+	if v.orders != nil || v.orderErrs != nil || v.opt.Tables.Marts != "" {
+		parts |= world.Snapshots
+	}
+	if v.events != nil || v.errs != nil || v.raw != nil {
+		if v.raw == nil && r.Segment.Whole() {
+			if err := v.walkModels(ctx); err != nil {
+				return err
+			}
+		} else {
+			parts |= world.Hits
+		}
+	}
+	if parts != 0 {
+		v.prog.start(fmt.Sprintf("planning run %s", runName(r)))
+		for u, err := range v.w.Units(ctx, r, world.UnitOptions{Parts: parts, Workers: v.opt.Workers}) {
+			if err != nil {
+				return err
+			}
+			if u.Kind == world.SnapshotUnit {
+				if err := v.snapshotUnit(u); err != nil {
+					return err
+				}
+				continue
+			}
+			planned, err := v.planExtras(u.Day, u.Extras, v.hitsBatches(u, v.planned[:0]))
+			if err != nil {
+				return err
+			}
+			v.planned = planned
+			if err := v.judgeDay(ctx, u.Day, planned); err != nil {
+				return err
+			}
+			v.prog.start(fmt.Sprintf("planning run %s", runName(r)))
+		}
+		v.prog.done()
+	}
+	v.opt.Logf("verify: run %s planned in %v", runName(r), time.Since(start).Round(time.Millisecond))
+	return nil
+}
+
+// plannedDay is one day's planned events, from walkModels' planner.
+type plannedDay struct {
+	day     int
+	planned []plannedEvent
+	err     error
+}
+
+// walkModels plans the hits from the days' models on a goroutine one day ahead of the
+// judging: while a date of the store is read and matched, the next day is generated.
+func (v *verifier) walkModels(ctx context.Context) error {
+	r := v.r
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	days := make(chan plannedDay)
+	free := make(chan []plannedEvent, 2) // the two days' lists in use, recycled
+	free <- nil
+	free <- nil
+	go func() {
+		defer close(days)
+		for d := r.From; d < r.From+r.Days; d++ {
+			var planned []plannedEvent
+			select {
+			case planned = <-free:
+			case <-ctx.Done():
+				return
+			}
+			pd := plannedDay{day: d}
+			day, err := v.w.DayContext(ctx, d)
+			var extras []world.Extra
+			if err == nil {
+				extras, err = day.HitExtrasContext(ctx, r.Garbage)
+			}
+			if err == nil {
+				planned = planned[:0]
+				if v.events != nil {
+					for i := range day.Len() {
+						planned = append(planned, plannedEvent{watchID: day.WatchID(i), clientID: day.ClientID(i)})
+					}
+				}
+				pd.planned, err = v.planExtras(d, extras, planned)
+			}
+			pd.err = err
+			select {
+			case days <- pd:
+			case <-ctx.Done():
+				return
+			}
+			if err != nil {
+				return
+			}
+		}
+	}()
+	for {
+		v.prog.start(fmt.Sprintf("planning run %s", runName(r)))
+		pd, ok := <-days
+		v.prog.done()
+		if !ok {
+			break
+		}
+		if pd.err != nil {
+			return pd.err
+		}
+		if err := v.judgeDay(ctx, pd.day, pd.planned); err != nil {
+			return err
+		}
+		free <- pd.planned
+	}
+	return ctx.Err()
+}
+
+// hitsBatches appends the clean messages of a day's unit to planned (their ids), planning
+// the digests of their bytes for the raw table.
+func (v *verifier) hitsBatches(u *world.Unit, planned []plannedEvent) []plannedEvent {
+	for b := range u.Batches() {
+		if v.events != nil {
+			for i := range b.Msgs {
+				planned = append(planned, plannedEvent{watchID: b.WatchID(i), clientID: parseUint(b.Key(i))})
+			}
+		}
+		if v.raw != nil {
+			n := len(b.Msgs)
+			if cap(v.sums) < n {
+				v.sums = make([]uint64, n)
+			}
+			sums := v.sums[:n]
+			v.dig.sums(n, b.Value, sums)
+			v.raw.unit(u.Day)
+			for i := range sums {
+				v.raw.add(sums[i], u.Day, "clean", "")
+			}
+		}
+		b.Release()
+	}
+	return planned
+}
+
+// planExtras plans the extras of day d, whose clean events are planned: the raw and error
+// rows they leave, and the accepted ones' events; it returns planned sorted for judging. It
+// alone writes the raw and error plans (on walkModels' goroutine when the days are planned
+// from their models).
+func (v *verifier) planExtras(d int, extras []world.Extra, planned []plannedEvent) ([]plannedEvent, error) {
+	date := dateOfDay(d)
+	if v.raw != nil {
+		v.raw.unit(d)
+	}
+	if v.errs != nil {
+		v.errs.unit(d)
+	}
+	for i := range extras {
+		x := &extras[i]
+		if x.Redelivered() {
+			if v.raw != nil {
+				v.raw.add(SipHash64(x.Value), d, whatRedelivered, "")
+			}
+			continue
+		}
+		outcome, ok := world.GarbageOutcome(world.KindHits, x.Class)
+		if !ok {
+			return nil, fmt.Errorf("store: day %d: hits carry no garbage class %q", d, x.Class)
+		}
+		what := x.Class + "/" + x.Kind
+		switch outcome {
+		case intake.NoRow:
+			continue
+		case intake.Accepted:
+			row, ok := intake.AcceptedHitRow(x.Value)
+			if !ok || row.EventDate != date {
+				return nil, fmt.Errorf("store: day %d: an %s message (%s) the intake files under %s, not its day's date %s", d, x.Class, x.Kind, row.EventDate, date)
+			}
+			if v.events != nil {
+				planned = append(planned, plannedEvent{watchID: row.WatchID, clientID: row.ClientID})
+			}
+		default:
+			if v.errs != nil {
+				v.errs.add(SipHash64(x.Value), d, what, outcome)
+			}
+		}
+		if v.raw != nil {
+			v.raw.add(SipHash64(x.Value), d, what, "")
+		}
+	}
+	if v.events == nil {
+		return planned, nil
+	}
+	return sortPlanned(planned), nil
+}
+
+// judgeDay judges day d's date in the events table against its planned events.
+func (v *verifier) judgeDay(ctx context.Context, d int, planned []plannedEvent) error {
+	if v.events == nil {
+		return nil
+	}
+	de := EventDate{Day: d, Date: dayDate(d)}
+	if v.eventsDead {
+		de.Planned = len(planned)
+		v.events.Dates = append(v.events.Dates, de)
+		return nil
+	}
+	c, err := v.judgeDate(ctx, dateOfDay(d), planned)
+	if errors.Is(err, ErrTable) || errors.Is(err, ErrChanged) {
+		v.events.Error, v.eventsDead = err.Error(), true
+		de.Planned = len(planned)
+		v.events.Dates = append(v.events.Dates, de)
+		v.opt.Logf("verify: %v", err)
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	de.EventCounts, de.OK = c, c.ok(v.opt.ExactlyOnce)
+	v.events.Dates = append(v.events.Dates, de)
+	v.opt.Logf("verify: %s %s: %d of %d planned WatchIDs present, %d missing, %d unplanned, %d copies (%d rows read)",
+		v.events.Table, de.Date, c.Present, c.Planned, c.Missing, c.Unplanned, c.Copies, c.Rows)
+	return nil
+}
+
+// judgeDate reads one date of the events table and matches it with planned.
+func (v *verifier) judgeDate(ctx context.Context, date schema.Date, planned []plannedEvent) (EventCounts, error) {
+	table := v.events.Table
+	for attempt := 1; ; attempt++ {
+		diffs := &lister[EventDiff]{max: max(0, v.eventDiffs.max-len(v.eventDiffs.list))}
+		m := newEventMerge(planned, date.String(), v.opt.ExactlyOnce, diffs)
+		v.prog.start(fmt.Sprintf("reading %s, EventDate %s", table, date))
+		err := v.src.Events(ctx, table, date, func(w, c uint64) {
+			m.row(w, c)
+			v.prog.add(1)
+		})
+		v.prog.done()
+		if err == nil {
+			c := m.end()
+			v.eventDiffs.count += diffs.count
+			v.eventDiffs.list = append(v.eventDiffs.list, diffs.list...)
+			return c, nil
+		}
+		if !errors.Is(err, ErrChanged) || attempt == readAttempts {
+			return EventCounts{}, err
+		}
+		v.opt.Logf("verify: %v; reading it again", err)
+	}
+}
+
+// snapshotUnit plans one snapshot's order versions and order errors, and keeps the classes of
+// the day whose order window it closes.
+func (v *verifier) snapshotUnit(u *world.Unit) error {
+	date := dateOfDay(u.Day)
+	if v.orderErrs != nil {
+		v.orderErrs.unit(u.Day)
+	}
+	if born, classes, ok := u.Closes(); ok && born >= v.r.From {
+		v.closed[born] = classes
+	}
+	carry := func(id string) {
+		if v.orders == nil {
+			return
+		}
+		if last, ok := v.orders.latest[id]; !ok || last < date {
+			v.orders.latest[id] = date
+		}
+		v.orders.carried[orderVersion{id, date}] = true
+	}
+	for b := range u.Batches() {
+		for i := range b.Msgs {
+			carry(string(b.Key(i)))
+		}
+		b.Release()
+	}
+	if v.orders != nil {
+		v.orders.snapshots = append(v.orders.snapshots, OrderSnapshot{Day: u.Day, Date: date.String(), Rows: u.Len})
+	}
+	for i := range u.Extras {
+		x := &u.Extras[i]
+		if x.Redelivered() {
+			continue // a copy of a version: FINAL collapses it
+		}
+		outcome, ok := world.GarbageOutcome(world.KindOrders, x.Class)
+		if !ok {
+			return fmt.Errorf("store: snapshot %d: orders carry no garbage class %q", u.Day, x.Class)
+		}
+		switch outcome {
+		case intake.NoRow:
+		case intake.Accepted:
+			if id, ok := intake.OrderDedupKey(x.Value); ok {
+				carry(id)
+			}
+		default:
+			if v.orderErrs != nil {
+				v.orderErrs.add(SipHash64(x.Value), u.Day, x.Class+"/"+x.Kind, outcome)
+			}
+		}
+	}
+	return nil
+}
+
+// expiry reads when the events table loaded each day of the range and returns which days'
+// raw rows are past the raw table's retention; nil (nothing expired) when it cannot tell.
+func (v *verifier) expiry(ctx context.Context) func(day int) bool {
+	t := v.opt.Tables
+	if t.Events == "" {
+		v.rawNote("without the events table, expired raw rows cannot be told from lost ones")
+		return nil
+	}
+	loads, now, err := v.src.LoadTimes(ctx, t.Events, dateOfDay(v.r.From), dateOfDay(v.r.From+v.r.Days-1))
+	if err != nil {
+		v.rawNote(fmt.Sprintf("expired raw rows cannot be told from lost ones: %v", err))
+		return nil
+	}
+	horizon := now - int64(v.opt.RawRetention/time.Second)
+	return func(day int) bool {
+		l, ok := loads[dateOfDay(day)]
+		return ok && l[0] < horizon
+	}
+}
+
+func (v *verifier) rawNote(s string) { v.rawNotes = append(v.rawNotes, s) }
+
+// checkDigests matches a raw or error table with its plan; its first read is e, when the
+// table's read was started early.
+func (v *verifier) checkDigests(ctx context.Context, table, hintKey, classColumn string, plan *digestPlan, e *early, inRange func(schema.Date) bool, expired func(int) bool) (*DigestResult, error) {
+	plan.sort()
+	res := &DigestResult{TableHead: TableHead{Table: table}}
+	if classColumn == "" {
+		res.Notes = v.rawNotes
+	}
+	var m *digestMerge
+	var diffs *lister[DigestDiff]
+	for attempt := 1; ; attempt++ {
+		diffs = &lister[DigestDiff]{max: v.opt.MaxListed}
+		m = newDigestMerge(plan, v.opt.ExactlyOnce, inRange, diffs)
+		v.prog.start("reading " + table)
+		again, err := v.readWhole(ctx, e, func(hash uint64, hint, class []byte) {
+			m.row(hash, hint, class)
+			v.prog.add(1)
+		}, v.digestsRead(table, hintKey, classColumn))
+		v.prog.done()
+		e = nil // the early read makes the first attempt only
+		if again {
+			attempt--
+			continue
+		}
+		if err == nil {
+			break
+		}
+		if errors.Is(err, ErrChanged) && attempt < readAttempts {
+			v.opt.Logf("verify: %v; reading it again", err)
+			continue
+		}
+		if errors.Is(err, ErrTable) || errors.Is(err, ErrChanged) {
+			res.Error, res.Differences, res.Classes = err.Error(), 1, plan.classes
+			m = newDigestMerge(plan, v.opt.ExactlyOnce, inRange, &lister[DigestDiff]{})
+			for _, d := range plan.units {
+				u := m.byUnit[int32(d)] // planned counts only
+				res.Units = append(res.Units, *u)
+				res.Total.Planned += u.Planned
+			}
+			v.opt.Logf("verify: %v", err)
+			return res, nil
+		}
+		return nil, err
+	}
+	m.end(res, expired)
+	res.Diffs, res.Differences, res.Truncated = diffs.list, diffs.count, diffs.truncated()
+	res.OK = res.Differences == 0
+	for _, u := range res.Units {
+		res.OK = res.OK && u.OK
+	}
+	v.opt.Logf("verify: %s: %d of %d planned rows present, %d missing, %d expired, %d unplanned, %d copies, %d of other dates",
+		table, res.Total.Present, res.Total.Planned, res.Total.Missing, res.Total.Expired, res.Unplanned, res.Total.Copies, res.OtherDates)
+	return res, nil
+}
+
+// checkOrders matches the orders table with the planned versions.
+func (v *verifier) checkOrders(ctx context.Context, table string) (*OrdersResult, error) {
+	res := &OrdersResult{TableHead: TableHead{Table: table}}
+	if len(v.orders.snapshots) == 0 {
+		res.OK = true
+		v.opt.Logf("verify: %s: run %s sends no snapshot: nothing to compare", table, runName(v.r))
+		return res, nil
+	}
+	var m *orderMerge
+	var diffs *lister[OrderDiff]
+	e := v.ordersEarly
+	for attempt := 1; ; attempt++ {
+		snaps := append([]OrderSnapshot(nil), v.orders.snapshots...)
+		plan := *v.orders
+		plan.snapshots = snaps
+		diffs = &lister[OrderDiff]{max: v.opt.MaxListed}
+		m = newOrderMerge(&plan, v.opt.ExactlyOnce, diffs)
+		v.prog.start("reading " + table)
+		again, err := v.readWhole(ctx, e, func(d uint64, id, _ []byte) {
+			m.row(id, schema.Date(d))
+			v.prog.add(1)
+		}, v.ordersRead(table))
+		v.prog.done()
+		e = nil // the early read makes the first attempt only
+		if again {
+			attempt--
+			continue
+		}
+		if err == nil {
+			break
+		}
+		if errors.Is(err, ErrChanged) && attempt < readAttempts {
+			v.opt.Logf("verify: %v; reading it again", err)
+			continue
+		}
+		if errors.Is(err, ErrTable) || errors.Is(err, ErrChanged) {
+			res.Error, res.Differences = err.Error(), 1
+			res.Snapshots = snaps
+			res.Total.Planned = len(m.planned)
+			v.opt.Logf("verify: %v", err)
+			return res, nil
+		}
+		return nil, err
+	}
+	m.end(res)
+	res.Diffs, res.Differences, res.Truncated = diffs.list, diffs.count, diffs.truncated()
+	res.OK = res.Differences == 0 && res.Total.ok(v.opt.ExactlyOnce)
+	c := res.Total
+	v.opt.Logf("verify: %s: %d of %d planned orders at their latest version, %d missing, %d stale, %d unplanned, %d copies",
+		table, c.Present, c.Planned, c.Missing, c.Stale, c.Unplanned, c.Copies)
+	return res, nil
+}
+
+// martClasses are the classes of days[].orders, in table order.
+var martClasses = []string{world.ClassMatch, world.ClassCancelled, world.ClassLostEvent, world.ClassDuplicateEvent, world.ClassAmountDelta}
+
+func classCounts(c *world.OrderClasses) map[string]int {
+	return map[string]int{world.ClassMatch: c.Match, world.ClassCancelled: c.Cancelled, world.ClassLostEvent: c.LostEvent,
+		world.ClassDuplicateEvent: c.DuplicateEvent, world.ClassAmountDelta: c.AmountDelta}
+}
+
+// checkMarts compares the marts view's class counts of every closed day with the inventory.
+func (v *verifier) checkMarts(ctx context.Context, view string) (*MartsResult, error) {
+	res := &MartsResult{TableHead: TableHead{Table: view}}
+	closed := world.ClosedDays(v.r.From, v.r.Days)
+	if len(closed) == 0 {
+		res.OK = true
+		res.Notes = append(res.Notes, fmt.Sprintf("no day of run %s has its order window closed inside the run: nothing to compare", runName(v.r)))
+		v.opt.Logf("verify: %s: %s", view, res.Notes[0])
+		return res, nil
+	}
+	got := map[schema.Date]map[string]int{}
+	rows, err := v.src.MartClasses(ctx, view, dateOfDay(closed[0]), dateOfDay(closed[len(closed)-1]))
+	if errors.Is(err, ErrTable) {
+		res.Error, res.Differences = err.Error(), 1
+		v.opt.Logf("verify: %v", err)
+		return res, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	for _, row := range rows {
+		if got[row.Day] == nil {
+			got[row.Day] = map[string]int{}
+		}
+		got[row.Day][row.Class] += int(row.Count)
+	}
+	diffs := &lister[MartDiff]{max: v.opt.MaxListed}
+	for _, d := range closed {
+		classes := v.closed[d]
+		if classes == nil {
+			return nil, fmt.Errorf("store: no snapshot of the run closed day %d, but its window closes in the run", d)
+		}
+		date := dayDate(d)
+		md := MartDay{Day: d, Date: date, Want: classCounts(classes), Got: map[string]int{}, OK: true}
+		g := got[dateOfDay(d)]
+		for _, c := range martClasses {
+			md.Got[c] = g[c]
+		}
+		for c, n := range g {
+			md.Got[c] = n // a class the inventory has no word for (awaiting_order) too
+		}
+		for _, c := range sortedKeys(md.Got) {
+			if md.Got[c] != md.Want[c] {
+				md.OK = false
+				diffs.add(MartDiff{Kind: KindClassCount, Date: date, Class: c, Want: md.Want[c], Got: md.Got[c]})
+			}
+		}
+		res.Days = append(res.Days, md)
+	}
+	res.Diffs, res.Differences, res.Truncated = diffs.list, diffs.count, diffs.truncated()
+	res.OK = res.Differences == 0
+	v.opt.Logf("verify: %s: %d closed days, %d class counts differ", view, len(closed), res.Differences)
+	return res, nil
+}
+
+// parseUint reads a decimal key (a ClientID as the sender keys hits).
+func parseUint(b []byte) uint64 {
+	var n uint64
+	for _, c := range b {
+		n = n*10 + uint64(c-'0')
+	}
+	return n
+}
+
+func runName(r Range) string { return r.Name() }
+
+// progress prints what is being read, and how far along, every so often.
+type progress struct {
+	logf     func(string, ...any)
+	mu       sync.Mutex
+	activity string
+	since    time.Time
+	rows     atomic.Int64
+	quit     chan struct{}
+	wg       sync.WaitGroup
+}
+
+func newProgress(logf func(string, ...any), every time.Duration) *progress {
+	p := &progress{logf: logf, quit: make(chan struct{})}
+	p.wg.Add(1)
+	go func() {
+		defer p.wg.Done()
+		t := time.NewTicker(every)
+		defer t.Stop()
+		for {
+			select {
+			case <-p.quit:
+				return
+			case <-t.C:
+				p.mu.Lock()
+				switch n := p.rows.Load(); {
+				case p.activity == "":
+				case n > 0:
+					p.logf("verify: %s: %d rows so far (%v)", p.activity, n, time.Since(p.since).Round(time.Second))
+				default:
+					p.logf("verify: %s (%v)", p.activity, time.Since(p.since).Round(time.Second))
+				}
+				p.mu.Unlock()
+			}
+		}
+	}()
+	return p
+}
+
+func (p *progress) start(activity string) {
+	p.mu.Lock()
+	p.activity, p.since = activity, time.Now()
+	p.rows.Store(0)
+	p.mu.Unlock()
+}
+
+func (p *progress) add(n int64) { p.rows.Add(n) }
+
+func (p *progress) done() {
+	p.mu.Lock()
+	p.activity = ""
+	p.mu.Unlock()
+}
+
+func (p *progress) stop() {
+	close(p.quit)
+	p.wg.Wait()
+}

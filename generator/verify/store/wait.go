@@ -1,0 +1,139 @@
+package store
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"maps"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/clickgen/clickgen/generator/produce/world"
+	"github.com/clickgen/clickgen/schema"
+)
+
+// waitTarget is one table's row count and what the inventory says it reaches.
+type waitTarget struct {
+	name, table, dateColumn string
+	first, last             schema.Date
+	want                    int64
+	got                     int64
+	missing                 bool // the table does not exist (yet)
+}
+
+// waitTargets lists what waitFor counts: the events of the range's dates, every row of the
+// other tables, the mart rows of the closed days.
+func waitTargets(r Range, inv *world.Inventory, t Tables) []*waitTarget {
+	sum := func(m map[string]int) int64 {
+		n := 0
+		for _, v := range m {
+			n += v
+		}
+		return int64(n)
+	}
+	var out []*waitTarget
+	first, last := dateOfDay(r.From), dateOfDay(r.From+r.Days-1)
+	if t.Events != "" {
+		out = append(out, &waitTarget{name: "events", table: t.Events, dateColumn: "EventDate", first: first, last: last,
+			want: int64(*inv.Expect.Hits.ODSEvents)})
+	}
+	if t.Errors != "" {
+		out = append(out, &waitTarget{name: "errors", table: t.Errors, want: sum(inv.Expect.Hits.ODSErrors)})
+	}
+	if t.Raw != "" {
+		out = append(out, &waitTarget{name: "raw", table: t.Raw, want: int64(inv.Expect.Hits.StgRows)})
+	}
+	if t.Orders != "" && inv.Expect.Orders.ODSOrders != nil {
+		out = append(out, &waitTarget{name: "orders", table: t.Orders, want: int64(*inv.Expect.Orders.ODSOrders)})
+	}
+	if t.OrderErrors != "" {
+		out = append(out, &waitTarget{name: "order errors", table: t.OrderErrors, want: sum(inv.Expect.Orders.ODSErrors)})
+	}
+	if closed := world.ClosedDays(r.From, r.Days); t.Marts != "" && len(closed) > 0 {
+		var want int64
+		for _, d := range closed {
+			if o := inv.Days[d-r.From].Orders; o != nil {
+				want += sum(classCounts(o))
+			}
+		}
+		out = append(out, &waitTarget{name: "marts", table: t.Marts, dateColumn: "order_day",
+			first: dateOfDay(closed[0]), last: dateOfDay(closed[len(closed)-1]), want: want})
+	}
+	return out
+}
+
+// waitFor polls the tables' row counts every opt.Poll until each reaches what the inventory
+// says, or none changed for opt.Quiet, or opt.Wait passed; it says what it waits for and how
+// far along it is. It returns ctx's error when ctx ends first (the first Ctrl-C), and a read
+// that fails otherwise than on a missing table.
+func waitFor(ctx context.Context, src Source, r Range, inv *world.Inventory, opt Options) error {
+	targets := waitTargets(r, inv, opt.Tables)
+	if len(targets) == 0 {
+		return nil
+	}
+	start := time.Now()
+	lastChange, lastLine := start, time.Time{}
+	var prev []int64
+	opt.Logf("verify: waiting up to %v for the store to catch up with the inventory (or to stop changing for %v): %s",
+		opt.Wait, opt.Quiet, describeTargets(targets, false))
+	for {
+		counts := make([]int64, len(targets))
+		done := true
+		for i, t := range targets {
+			n, err := src.Count(ctx, t.table, t.dateColumn, t.first, t.last)
+			t.missing = errors.Is(err, ErrTable)
+			if err != nil && !t.missing {
+				return err
+			}
+			t.got, counts[i] = n, n
+			done = done && !t.missing && n >= t.want
+		}
+		now := time.Now()
+		if prev != nil && !slices.Equal(prev, counts) {
+			lastChange = now
+		}
+		prev = counts
+		switch {
+		case done:
+			opt.Logf("verify: the store caught up after %v: %s", now.Sub(start).Round(time.Millisecond), describeTargets(targets, true))
+			return nil
+		case now.Sub(lastChange) >= opt.Quiet:
+			opt.Logf("verify: nothing changed for %v; judging now: %s", opt.Quiet, describeTargets(targets, true))
+			return nil
+		case now.Sub(start) >= opt.Wait:
+			opt.Logf("verify: waited %v; judging now: %s", opt.Wait, describeTargets(targets, true))
+			return nil
+		}
+		if lastLine.IsZero() || now.Sub(lastLine) >= opt.ProgressEvery || now.Equal(lastChange) {
+			opt.Logf("verify: waiting (%v of %v): %s", now.Sub(start).Round(time.Second), opt.Wait, describeTargets(targets, true))
+			lastLine = now
+		}
+		t := time.NewTimer(opt.Poll)
+		select {
+		case <-ctx.Done():
+			t.Stop()
+			return ctx.Err()
+		case <-t.C:
+		}
+	}
+}
+
+// describeTargets says, per table, the rows expected (and, with got, the rows so far).
+func describeTargets(ts []*waitTarget, got bool) string {
+	parts := make([]string, 0, len(ts))
+	for _, t := range ts {
+		switch {
+		case !got:
+			parts = append(parts, fmt.Sprintf("%s %s %d rows", t.name, t.table, t.want))
+		case t.missing:
+			parts = append(parts, fmt.Sprintf("%s (no table yet) 0/%d", t.name, t.want))
+		default:
+			parts = append(parts, fmt.Sprintf("%s %d/%d", t.name, t.got, t.want))
+		}
+	}
+	return strings.Join(parts, ", ")
+}
+
+// sortedKeys returns m's keys in order.
+func sortedKeys[V any](m map[string]V) []string { return slices.Sorted(maps.Keys(m)) }

@@ -1,0 +1,115 @@
+package store_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"sync"
+	"testing"
+	"testing/synctest"
+	"time"
+
+	"github.com/clickgen/clickgen/generator/verify/store"
+	"github.com/clickgen/clickgen/schema"
+)
+
+// waitLog collects Logf's lines.
+type waitLog struct {
+	mu    sync.Mutex
+	lines []string
+}
+
+func (l *waitLog) logf(format string, args ...any) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.lines = append(l.lines, fmt.Sprintf(format, args...))
+}
+
+func (l *waitLog) text() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return strings.Join(l.lines, "\n")
+}
+
+// TestWait: --wait polls the tables' counts and ends when they reach the inventory's, when
+// nothing changed for Quiet, or at its bound; a cancelled context ends it at once. Time is
+// synctest's: the test takes no wall-clock time and depends on none.
+func TestWait(t *testing.T) {
+	w, _, inv := filled(t)
+	events := int64(*inv.Expect.Hits.ODSEvents)
+	for _, tc := range []struct {
+		name    string
+		wait    time.Duration
+		arrive  func(poll int) int64 // the events table's count at a poll
+		cancel  time.Duration        // cancel the context after this long; 0: never
+		took    time.Duration        // how long the wait lasts (fake time)
+		saying  string
+		wantErr error
+	}{
+		{name: "catches up", wait: time.Hour, arrive: func(p int) int64 { return min(events, int64(p)*events/4) },
+			took: 4 * store.DefaultPoll, saying: "caught up"},
+		{name: "nothing arrives", wait: time.Hour, arrive: func(int) int64 { return 0 },
+			took: store.DefaultQuiet, saying: "nothing changed for 30s"},
+		{name: "stops halfway", wait: time.Hour, arrive: func(p int) int64 { return min(events/2, int64(p)*events/4) },
+			took: 2*store.DefaultPoll + store.DefaultQuiet, saying: "nothing changed for 30s"},
+		{name: "the bound", wait: 7 * time.Second, arrive: func(p int) int64 { return int64(p) },
+			took: 8 * time.Second, saying: "waited 7s"},
+		{name: "Ctrl-C", wait: time.Hour, arrive: func(p int) int64 { return int64(p) }, cancel: 11 * time.Second,
+			took: 11 * time.Second, wantErr: context.Canceled},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				_, f, _ := filled(t)
+				var mu sync.Mutex
+				polls := 0
+				src := &waitStore{fakeStore: f, count: func(table string) int64 {
+					mu.Lock()
+					defer mu.Unlock()
+					if table != store.StandTables().Events {
+						return 1 << 40 // the other tables have caught up
+					}
+					n := tc.arrive(polls)
+					polls++
+					return n
+				}}
+				ctx, cancel := context.WithCancel(context.Background())
+				defer cancel()
+				if tc.cancel > 0 {
+					time.AfterFunc(tc.cancel, cancel)
+				}
+				var log waitLog
+				start := time.Now()
+				res, err := store.Verify(ctx, w, store.Range{From: runFrom, Days: runDays, Garbage: every}, src,
+					store.Options{Tables: store.StandTables(), Wait: tc.wait, Logf: log.logf})
+				took := time.Since(start)
+				if !errors.Is(err, tc.wantErr) || (err == nil) != (res != nil) {
+					t.Fatalf("Verify = %v; want %v", err, tc.wantErr)
+				}
+				// The wait ends at the poll that sees the end: within one poll of it.
+				if took < tc.took || took > tc.took+store.DefaultPoll {
+					t.Errorf("waited %v, want %v (+ a poll)", took, tc.took)
+				}
+				text := log.text()
+				if !strings.Contains(text, fmt.Sprintf("waiting up to %v for the store to catch up", tc.wait)) ||
+					!strings.Contains(text, fmt.Sprintf("events ods.event_dist %d rows", events)) || !strings.Contains(text, tc.saying) {
+					t.Errorf("the log does not say what it waits for, or %q:\n%s", tc.saying, text)
+				}
+				if tc.wantErr == nil && !strings.Contains(text, "waiting (") && tc.name != "catches up" {
+					t.Errorf("no progress line while waiting:\n%s", text)
+				}
+				t.Logf("waited %v:\n%s", took, text)
+			})
+		})
+	}
+}
+
+// waitStore is a fake store whose Count answers come from count.
+type waitStore struct {
+	*fakeStore
+	count func(table string) int64
+}
+
+func (s *waitStore) Count(_ context.Context, table, _ string, _, _ schema.Date) (int64, error) {
+	return s.count(table), nil
+}

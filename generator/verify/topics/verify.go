@@ -1,0 +1,204 @@
+package topics
+
+import (
+	"cmp"
+	"context"
+	"errors"
+	"fmt"
+	"strconv"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/clickgen/clickgen/generator/field"
+	"github.com/clickgen/clickgen/generator/produce/sink"
+	"github.com/clickgen/clickgen/generator/produce/world"
+)
+
+// Verify is what `clickgen verify` reads back and how: the two topics, the partition counts
+// their keys were placed with and the expectation's workers ([Options]), how long reading may
+// take, and where from. [Verify.Validate] checks the settings; [Verify.Run] reads and
+// reconciles them with what a range of a world sends.
+type Verify struct {
+	HitsTopic, OrdersTopic string
+	Timeout                time.Duration
+	Options
+	// Brokers are the Kafka bootstrap brokers the topics are read from, Conn the connection
+	// options (TLS, SASL, timeouts; the brokers are given only here).
+	Brokers []string
+	Conn    []sink.Opt
+	// Logf, if set, hears a line when the expectation is built and when each topic was read,
+	// and, while a topic is read, how far: first after ProgressAfter, then every
+	// ProgressEvery (0: [DefaultProgressAfter], [DefaultProgressEvery]).
+	Logf                         func(format string, args ...any)
+	ProgressAfter, ProgressEvery time.Duration
+}
+
+// The default periods of [Verify]'s progress lines: reading 2 M messages takes over a minute,
+// and a read that says nothing looks like a hang.
+const (
+	DefaultProgressAfter = time.Second
+	DefaultProgressEvery = 5 * time.Second
+)
+
+// The refusals of [Verify.Validate]: *field.Errors naming the settings by their field in
+// Verify (HitsTopic, Timeout), so a caller says them in its own names (field.Say); errors.Is
+// finds each. ErrSameTopic comes inside a *field.Error with the topic.
+var (
+	ErrTopicUnnamed = field.New("{HitsTopic|the hits} and {OrdersTopic|orders topics} must be named")
+	ErrSameTopic    = field.New("the same as {HitsTopic|the hits topic}")
+	ErrPartitions   = field.New("{HitPartitions|the hits'} and {OrderPartitions|orders' partition counts} must be at least 1")
+	ErrTimeout      = field.New("{Timeout|the timeout} must be positive")
+)
+
+// Validate checks the settings: two different, named topics, partition counts of at least
+// 1 and a positive timeout. The first refusal found is one of the Err values above.
+func (v *Verify) Validate() error {
+	switch {
+	case v.HitsTopic == "" || v.OrdersTopic == "":
+		return ErrTopicUnnamed
+	case v.HitsTopic == v.OrdersTopic:
+		return &field.Error{Field: "OrdersTopic", Words: "orders topic", Value: strconv.Quote(v.OrdersTopic), Err: ErrSameTopic}
+	case v.HitPartitions < 1 || v.OrderPartitions < 1:
+		return ErrPartitions
+	case v.Timeout <= 0:
+		return ErrTimeout
+	}
+	return nil
+}
+
+// Run builds the expectation of r, a range of w ([Expect]), reads both topics back from
+// v.Brokers into it within the timeout, and returns the result. When the result does not
+// reconcile, Run returns it with an error that names the run and summarises the differences;
+// a topic with another partition count is an error wrapping a *[PartitionsError], and running
+// out of time a *[TimeoutError].
+func (v *Verify) Run(ctx context.Context, w *world.World, r world.Range) (*Result, error) {
+	logf := v.Logf
+	if logf == nil {
+		logf = func(string, ...any) {}
+	}
+	start := time.Now()
+	p := &verifyProgress{run: r.Name(), units: 2 * int64(r.Days), start: start}
+	if r.From == 0 {
+		p.units-- // no snapshot before day 0
+	}
+	stop := v.progress(p, logf)
+	defer stop()
+	e, err := expect(ctx, w, r, v.Options, &p.built)
+	if err != nil {
+		return nil, err
+	}
+	nh, no := e.Messages()
+	logf("verify: run %s sends %d hits and %d orders (expectation built in %v)", r.Name(), nh, no, time.Since(start).Round(time.Millisecond))
+	rctx, cancel := context.WithTimeout(ctx, v.Timeout)
+	defer cancel()
+	c := e.NewChecker()
+	p.deadline, _ = rctx.Deadline()
+	p.checker.Store(c)
+	err = c.ReadTopics(rctx, v.Brokers, v.HitsTopic, v.OrdersTopic, v.Conn, func(t string, got int64, took time.Duration) {
+		if got < 0 {
+			logf("verify: %s does not exist, and run %s sends nothing to it", t, r.Name())
+			return
+		}
+		logf("verify: read %d messages of %s in %v", got, t, took.Round(time.Millisecond))
+	})
+	stop()
+	var pe *PartitionsError
+	switch {
+	case errors.As(err, &pe):
+		return nil, fmt.Errorf("verify: %w: if it was created so, set its partition count to %d", err, pe.Has)
+	case errors.Is(err, context.DeadlineExceeded) && ctx.Err() == nil:
+		return nil, &TimeoutError{Timeout: v.Timeout, Err: err}
+	case err != nil:
+		return nil, fmt.Errorf("verify: %w", err)
+	}
+	res := c.Result()
+	if !res.OK {
+		return res, fmt.Errorf("verify: %s and %s differ from what run %s (seed %d) sends: %s",
+			v.HitsTopic, v.OrdersTopic, r.Name(), w.Seed(), res.Summary())
+	}
+	return res, nil
+}
+
+// TimeoutError is [Verify.Run] running out of its Timeout while reading the topics; Err is
+// what the read returned.
+type TimeoutError struct {
+	Timeout time.Duration
+	Err     error
+}
+
+func (e *TimeoutError) Error() string {
+	return fmt.Sprintf("verify: %v (timeout %v)", e.Err, e.Timeout)
+}
+
+func (e *TimeoutError) Unwrap() error { return e.Err }
+
+// verifyProgress is how far a [Verify.Run] is: the units of the expectation built, then the
+// checker reading the topics.
+type verifyProgress struct {
+	run     string
+	units   int64 // the range's units: its days' hits and its snapshots
+	start   time.Time
+	built   atomic.Int64
+	checker atomic.Pointer[Checker]
+	// deadline is when reading the topics gives up (the Timeout), set before checker: a
+	// frozen broker kept the read's lines counting up with no end in sight.
+	deadline time.Time
+}
+
+// step says which step the run is at ("" between steps), since when, and how far in words.
+func (p *verifyProgress) step() (name string, since time.Time, line string) {
+	c := p.checker.Load()
+	if c == nil {
+		return "expectation", p.start, fmt.Sprintf("verify: computing what run %s sends: %d of %d days' hits and snapshots", p.run, p.built.Load(), p.units)
+	}
+	if r, ok := c.Reading(); ok {
+		return r.Topic, time.Now().Add(-r.Took), fmt.Sprintf("verify: reading %s: %d of %d expected messages read (%v; gives up in %v)",
+			r.Topic, r.Read, r.Want, r.Took.Round(time.Second), max(time.Until(p.deadline), 0).Round(time.Second))
+	}
+	return "", time.Time{}, ""
+}
+
+// progressPoll is how often a Verify looks at how far it is.
+const progressPoll = 100 * time.Millisecond
+
+// progress tells logf how far p is: for each step (building the expectation, reading each
+// topic), first ProgressAfter into it, then every ProgressEvery; until the returned stop is
+// called, which returns once no line is being told and may be called again.
+func (v *Verify) progress(p *verifyProgress, logf func(string, ...any)) (stop func()) {
+	after, every := cmp.Or(v.ProgressAfter, DefaultProgressAfter), cmp.Or(v.ProgressEvery, DefaultProgressEvery)
+	poll := min(progressPoll, after, every)
+	quit, done := make(chan struct{}), make(chan struct{})
+	go func() {
+		defer close(done)
+		t := time.NewTicker(poll)
+		defer t.Stop()
+		var told string    // the step last told
+		var next time.Time // when to tell it again
+		for {
+			select {
+			case <-quit:
+				return
+			case now := <-t.C:
+				name, since, line := p.step()
+				switch {
+				case name == "":
+					continue
+				case name != told:
+					if now.Sub(since) < after {
+						continue
+					}
+				case now.Before(next):
+					continue
+				}
+				logf("%s", line)
+				told, next = name, now.Add(every)
+			}
+		}
+	}()
+	var once sync.Once
+	return func() {
+		once.Do(func() { close(quit) })
+		<-done
+	}
+}
