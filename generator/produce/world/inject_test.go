@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 
+	"math"
+
 	"github.com/clickgen/clickgen/generator/verify/intake"
 )
 
@@ -124,5 +126,16 @@ func TestInjectRejects(t *testing.T) {
 	}
 	if xs, err := w.Inject(KindOrders, GarbageNotAnObject, 0, 0); err != nil || len(xs) != 0 {
 		t.Errorf("Inject(0 messages) = %d, %v", len(xs), err)
+	}
+}
+
+// TestInjectDayBounded is issue 24 item 5 in the library: Inject refuses a day the wire
+// formats cannot carry, as CheckDays does (day 2147483647 panicked with an index out of range).
+func TestInjectDayBounded(t *testing.T) {
+	w := canonical(t)
+	for _, d := range []int{MaxDay + 1, math.MaxInt32, math.MaxInt} {
+		if _, err := w.Inject(KindHits, GarbageAcceptedBad, d, 1); err == nil || !strings.Contains(err.Error(), "the last model day is 29104") {
+			t.Errorf("Inject(hits, day %d) = %v; want the last model day named", d, err)
+		}
 	}
 }

@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 
+	"math"
+
 	"github.com/spf13/pflag"
 	"go.yaml.in/yaml/v3"
 )
@@ -99,5 +101,37 @@ func TestGarbageEncodings(t *testing.T) {
 	var g Garbage
 	if err := yaml.Unmarshal([]byte("mix: typo=1\n"), &g); !errors.Is(err, ErrMix) {
 		t.Errorf("yaml mix: typo=1: error %v, want one marked ErrMix", err)
+	}
+}
+
+// TestMixWeightBounded is issue 24 item 4: weights are summed into a 32-bit pick table, so
+// field_invalid=4294967296 wrapped the orders' sum to zero (a panic after every hit was sent)
+// and two weights of MaxInt64 drew 5210 and 0. They are refused where the mix is parsed (and
+// in Validate, for a profile's mapping); weights up to the bound still parse.
+func TestMixWeightBounded(t *testing.T) {
+	for _, text := range []string{
+		"key_field_unparsed=1,field_invalid=4294967296",
+		"not_an_object=4294967296",
+		"not_an_object=9223372036854775807,keyset_mismatch=9223372036854775807",
+		"not_an_object=1000001",
+	} {
+		_, err := ParseMix(text)
+		if err == nil || !strings.Contains(err.Error(), "want at most 1000000") {
+			t.Errorf("ParseMix(%q) = %v; want an error naming the bound 1000000", text, err)
+		}
+	}
+	g := Garbage{Rate: 0.1, Mix: Mix{GarbageNotAnObject: math.MaxInt64}}
+	if err := g.Validate(); err == nil || !strings.Contains(err.Error(), "garbage class not_an_object: weight 9223372036854775807, want at most 1000000") {
+		t.Errorf("Validate(not_an_object=MaxInt64) = %v", err)
+	}
+	m, err := ParseMix("not_an_object=1000000,keyset_mismatch=1000000,key_field_unparsed=1000000,accepted_bad=1000000,vanishing=1000000,field_invalid=1000000")
+	if err != nil {
+		t.Fatalf("every class at the bound: %v", err)
+	}
+	for _, classes := range [][]string{HitGarbageClasses, OrderGarbageClasses} {
+		_, tab, ok := Garbage{Rate: 1, Mix: m}.mixFor(classes)
+		if !ok || tab.Total() != 1_000_000*len(classes) {
+			t.Errorf("mix at the bound over %v: table total %d, want %d", classes, tab.Total(), 1_000_000*len(classes))
+		}
 	}
 }
