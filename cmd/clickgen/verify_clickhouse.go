@@ -30,7 +30,7 @@ type storeFlags struct {
 	exactlyOnce bool
 	wait        time.Duration
 	client      *clickhouse.Client
-	answerBound time.Duration // the longest the first answer may take: connecting, then the first byte
+	answerBound time.Duration                    // the longest the first answer may take: connecting, then the first byte
 	logf        func(format string, args ...any) // where the client tells what it did on its own; set by runVerifyStore
 }
 
