@@ -17,7 +17,7 @@ import (
 // 'http://host:8123/?user=u&password=p'` was accepted, and the password went to stdout,
 // stderr, the report and the process's arguments for the whole run. A secret anywhere in the
 // URL is exit 2 at once without echoing it, and no report is written; a user name basic auth
-// cannot carry (`--clickhouse-user ”` was sent as an empty user, `a:b` became user a with
+// cannot carry (an empty `--clickhouse-user` was sent as an empty user, `a:b` became user a with
 // password b) is exit 2 naming the flag, without repeating the name.
 func TestVerifyStoreURLSecretsRefused(t *testing.T) {
 	for _, tc := range []struct {
