@@ -239,6 +239,11 @@ func parseURL(rawURL string) (*url.URL, error) {
 	return u, nil
 }
 
+// Redacted is rawURL, or any text that may hold one, as a message or a report may show it:
+// a password in user information ("user:pw@") and the values of the parameters a server or
+// a proxy reads as secrets replaced by xxxxx, whether or not the text parses.
+func Redacted(rawURL string) string { return redactedText(rawURL) }
+
 // redactedText hides the secrets of text that is not a parseable URL: anything between
 // "://" and "@" after a colon, and the values of the secret parameters after a "?".
 func redactedText(s string) string {
