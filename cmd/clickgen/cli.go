@@ -220,7 +220,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	names := make([]string, len(verbs))
 	for i := range verbs {
 		if v := &verbs[i]; v.name == name {
-			return interruptedVerb(v.name, v.run(ctx, sio, bind(v, os.LookupEnv), args[1:]))
+			b := bind(v, os.LookupEnv)
+			return b.finishReport(interruptedVerb(v.name, v.run(ctx, sio, b, args[1:])))
 		}
 		names[i] = verbs[i].name
 	}

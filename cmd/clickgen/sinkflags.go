@@ -17,6 +17,8 @@ type sinkFlags struct {
 	sink.Settings
 	verb          string
 	report        string
+	reportArmed   bool // the report is written at the verb's end (checkFiles)
+	reportDoc     any  // the report's document so far (keepReport)
 	metricsAddr   string
 	metricsLinger time.Duration
 	follow        *followFlags

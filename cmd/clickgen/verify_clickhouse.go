@@ -159,16 +159,12 @@ func runVerifyStore(ctx context.Context, sio *stdio, v *verifyRun) error {
 	if err != nil {
 		return storeReadError(sf, err)
 	}
-	if err := res.WriteTable(sio.out); err != nil {
-		return err
-	}
-	if report := v.b.v.sink.report; report != "" {
-		if err := reportfile.Write(report, res); err != nil {
-			return fmt.Errorf("--report: %w", err)
-		}
-	}
+	v.b.v.sink.keepReport(res)
+	// The table's failure (stdout closed: verify | head -1) is the verb's, and the report
+	// still says the result and it.
+	werr := res.WriteTable(sio.out)
 	if res.OK {
-		return nil
+		return werr
 	}
 	var parts []string
 	for _, t := range []struct {
@@ -180,7 +176,7 @@ func runVerifyStore(ctx context.Context, sio *stdio, v *verifyRun) error {
 			parts = append(parts, fmt.Sprintf("%s %s: %s", t.name, t.h.Table, plural(t.h.Differences, "difference")))
 		}
 	}
-	return fmt.Errorf("verify: the store differs from what run %s (seed %d) leaves: %s", storeRunName(r), v.w.Seed(), strings.Join(parts, "; "))
+	return errors.Join(werr, fmt.Errorf("verify: the store differs from what run %s (seed %d) leaves: %s", storeRunName(r), v.w.Seed(), strings.Join(parts, "; ")))
 }
 
 func headOf(e *store.EventsResult) *store.TableHead {
