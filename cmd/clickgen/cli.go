@@ -42,7 +42,7 @@ type stdio struct {
 // The exit codes every verb shares.
 const (
 	exitUsage       = "2 for usage errors (nothing was sent)"
-	exitInterrupted = "130 when interrupted (Ctrl-C or SIGTERM)"
+	exitInterrupted = "130 when interrupted (Ctrl-C, SIGTERM or SIGHUP)"
 )
 
 // verbs lists the subcommands in the order `clickgen help` shows them (the order of the bits
@@ -80,7 +80,7 @@ var verbs = []verb{
 		exits: []string{"0 success", "1 when the catalog cannot be written", exitUsage}},
 	{name: "broker", set: vBroker, summary: "run the embedded Kafka-compatible broker (hits/2, orders/1) until Ctrl-C",
 		usage: []string{"broker [--listen 127.0.0.1:9092]"}, about: brokerHelp, run: runBroker,
-		exits: []string{"0 when stopped by Ctrl-C or SIGTERM", "1 when it cannot listen", exitUsage}},
+		exits: []string{"0 when stopped by Ctrl-C, SIGTERM or SIGHUP", "1 when it cannot listen", exitUsage}},
 	{name: "schema", set: vSchema, summary: "print the wire contract: keys, a markdown description or a JSON Schema",
 		usage: []string{"schema [--entity hits|orders] [--format markdown|keys|json-schema]"}, about: schemaHelp, run: runSchema,
 		exits: []string{"0 success", "1 when the output cannot be written", exitUsage}},
@@ -243,9 +243,9 @@ Verbs:
 	fmt.Fprint(w, `
 Run 'clickgen VERB --help' for the flags of a verb.
 Exit codes: 0 success, 1 failure, 2 usage error (nothing was sent), 3 a threshold crossed
-(--threshold: the run completed, a figure did not hold), 130 interrupted (Ctrl-C or SIGTERM:
-what was acknowledged is in the summary; a second Ctrl-C half a second or more after the
-first exits at once).
+(--threshold: the run completed, a figure did not hold), 130 interrupted (Ctrl-C, SIGTERM or
+SIGHUP: what was acknowledged is in the summary; a second Ctrl-C half a second or more after
+the first exits at once).
 `)
 }
 
