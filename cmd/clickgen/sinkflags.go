@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/clickgen/clickgen/cmd/clickgen/internal/reportfile"
+	"github.com/clickgen/clickgen/generator/fileio"
 	"github.com/clickgen/clickgen/generator/sink"
 )
 
@@ -112,6 +113,13 @@ func (b *binding) checkOutputs() error {
 	if s.report != "" {
 		if err := reportfile.Check(s.report); err != nil {
 			return usagef(s.verb, "--report %s: %v", s.report, err)
+		}
+	}
+	// The data file is checked the same way, so that one on a read-only filesystem is exit 2
+	// before anything is sent, as a report there is (it was exit 1 once the run was planned).
+	if s.File != "" && s.File != "-" {
+		if err := fileio.CheckWrite(s.File); err != nil {
+			return usagef(s.verb, "--file %s: %v", s.File, err)
 		}
 	}
 	switch {
