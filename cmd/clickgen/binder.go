@@ -229,8 +229,7 @@ func (b *binding) parseArgs(args []string, out io.Writer, withArgs bool) error {
 	decimalInts(b.fs)
 	err := b.fs.Parse(args)
 	if help, _ := b.fs.GetBool("help"); errors.Is(err, pflag.ErrHelp) || (err == nil && help) {
-		printVerbHelp(b, out)
-		return errHelpShown
+		return helpWritten(out, func(w io.Writer) { printVerbHelp(b, w) })
 	}
 	if err != nil {
 		return b.usage(b.parseError(err))

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -120,6 +121,18 @@ func usage(verb string, err error) error {
 // errHelpShown means --help was asked for and printed: exit code 0.
 var errHelpShown = errors.New("help shown")
 
+// helpWritten writes the help print produces to out in one write and returns errHelpShown,
+// or the write's failure (exit 1): `clickgen --help >/dev/full` exited 0 with nothing
+// written, a script's check of its output passing on nothing.
+func helpWritten(out io.Writer, print func(io.Writer)) error {
+	var b bytes.Buffer
+	print(&b)
+	if _, err := out.Write(b.Bytes()); err != nil {
+		return fmt.Errorf("the help: %w", err)
+	}
+	return errHelpShown
+}
+
 // exitCode maps run's error to the process exit code and prints the error: 0 success,
 // 2 usage error, 1 any other failure (cmd/go's convention), 3 a completed run whose only
 // failure is a crossed threshold (--threshold), 130 interrupted. An input that cannot be read
@@ -212,8 +225,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		if len(args) > 1 && !slices.Contains([]string{"help", "-h", "--help"}, args[1]) {
 			return run(ctx, []string{args[1], "--help"}, stdout, stderr)
 		}
-		printHelp(stdout)
-		return nil
+		return helpWritten(stdout, printHelp)
 	case "-v", "--version":
 		name = "version"
 	}
