@@ -67,6 +67,7 @@ func runVerify(ctx context.Context, sio *stdio, b *binding, args []string) error
 		return runVerifyStore(ctx, sio, v)
 	}
 	sf := &b.v.sink
+	sf.warnClearText(sio)
 	var ce *sink.ConfigError
 	if err := sf.CheckConnect(ctx, connectNotice(sio)); errors.As(err, &ce) {
 		return usage("verify", ce.Err)
