@@ -172,3 +172,16 @@ func TestVerifyReportWithClosedStdout(t *testing.T) {
 		t.Errorf("the report holds the result %v and the error %q; want both", m.Hits != nil, m.Error)
 	}
 }
+
+// TestUsageErrorAfterFilesWritesNoReport: a usage error found once the files were checked (a
+// warm-up refused once the plan is known) is exit 2 and touches no file, as one found before.
+func TestUsageErrorAfterFilesWritesNoReport(t *testing.T) {
+	path := staleFile(t)
+	_, errs, code := clickgen(t, "batch", "--day", "0", "--file", filepath.Join(t.TempDir(), "out"), "--warmup", "-1s", "--report", path)
+	if code != 2 || !strings.Contains(errs, "--warmup -1s") {
+		t.Fatalf("exit %d, want 2:\n%s", code, errs)
+	}
+	if b, _ := os.ReadFile(path); string(b) != staleReport {
+		t.Errorf("a usage error touched the report:\n%s", b)
+	}
+}

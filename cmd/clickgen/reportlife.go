@@ -34,10 +34,12 @@ func (b *binding) checkFiles(uses ...fileio.Use) error {
 func (sf *sinkFlags) keepReport(doc any) { sf.reportDoc = doc }
 
 // finishReport writes the verb's report, when armed, for the verb's outcome err (which it
-// returns, joined with the report's own failure, naming --report).
+// returns, joined with the report's own failure, naming --report). A usage error (exit 2,
+// such as a warm-up refused once the plan is known) writes none: nothing was done.
 func (b *binding) finishReport(err error) error {
 	sf := &b.v.sink
-	if !sf.reportArmed {
+	var ue *usageError
+	if !sf.reportArmed || errors.As(err, &ue) && !fileio.ReadFailed(err) { // exit 2: nothing was done
 		return err
 	}
 	m := reportdoc.Meta{OK: err == nil, WrittenAt: time.Now().UTC().Format("2006-01-02T15:04:05.000Z07:00"),
