@@ -229,8 +229,7 @@ func (b *binding) parseArgs(args []string, out io.Writer, withArgs bool) error {
 	decimalInts(b.fs)
 	err := b.fs.Parse(args)
 	if help, _ := b.fs.GetBool("help"); errors.Is(err, pflag.ErrHelp) || (err == nil && help) {
-		printVerbHelp(b, out)
-		return errHelpShown
+		return helpWritten(out, func(w io.Writer) { printVerbHelp(b, w) })
 	}
 	if err != nil {
 		return b.usage(b.parseError(err))
@@ -269,7 +268,8 @@ func (b *binding) fallBack() error {
 				if r.yields {
 					break
 				}
-				return fmt.Errorf("both env %s=%q and %s %s given: choose one", name, v, b.source(r.excludes), b.fs.Lookup(r.excludes).Value)
+				return fmt.Errorf("both env %s=%q and %s %s given: choose one", name, shownValue(r.name, v), b.source(r.excludes),
+					shownValue(r.excludes, b.fs.Lookup(r.excludes).Value.String()))
 			}
 			if err := b.setFrom(r, name, v); err != nil {
 				return err
@@ -287,7 +287,7 @@ func (b *binding) setFrom(r *flagSpec, name, v string) error {
 		return nil
 	}
 	if err := b.fs.Set(r.name, v); err != nil {
-		return fmt.Errorf("environment variable %s=%q: %v", name, v, err)
+		return fmt.Errorf("environment variable %s=%q: %v", name, shownValue(r.name, v), b.parseError(err))
 	}
 	b.fromEnv[r.name] = name
 	return nil
@@ -364,6 +364,13 @@ func (b *binding) usage(err error) error { return usage(b.verb.name, err) }
 // parseError is pflag's refusal of the arguments, with what would do: a flag another verb
 // takes says so, an unknown one offers the verb's flags spelled like it.
 func (b *binding) parseError(err error) error {
+	var ive *pflag.InvalidValueError
+	if errors.As(err, &ive) {
+		// pflag's text repeats the value whole: a broker address's password, a host of
+		// 100 000 characters. It is shown as a report shows it (shownValue).
+		name := ive.GetFlag().Name
+		return &reworded{fmt.Sprintf("invalid argument %q for \"--%s\" flag: %v", shownValue(name, ive.GetValue()), name, ive.Unwrap()), err}
+	}
 	name, ok := strings.CutPrefix(err.Error(), "unknown flag: --")
 	if !ok {
 		return err

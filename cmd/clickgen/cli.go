@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -42,7 +43,7 @@ type stdio struct {
 // The exit codes every verb shares.
 const (
 	exitUsage       = "2 for usage errors (nothing was sent)"
-	exitInterrupted = "130 when interrupted (Ctrl-C or SIGTERM)"
+	exitInterrupted = "130 when interrupted (Ctrl-C, SIGTERM or SIGHUP)"
 )
 
 // verbs lists the subcommands in the order `clickgen help` shows them (the order of the bits
@@ -80,7 +81,7 @@ var verbs = []verb{
 		exits: []string{"0 success", "1 when the catalog cannot be written", exitUsage}},
 	{name: "broker", set: vBroker, summary: "run the embedded Kafka-compatible broker (hits/2, orders/1) until Ctrl-C",
 		usage: []string{"broker [--listen 127.0.0.1:9092]"}, about: brokerHelp, run: runBroker,
-		exits: []string{"0 when stopped by Ctrl-C or SIGTERM", "1 when it cannot listen", exitUsage}},
+		exits: []string{"0 when stopped by Ctrl-C, SIGTERM or SIGHUP", "1 when it cannot listen", exitUsage}},
 	{name: "schema", set: vSchema, summary: "print the wire contract: keys, a markdown description or a JSON Schema",
 		usage: []string{"schema [--entity hits|orders] [--format markdown|keys|json-schema]"}, about: schemaHelp, run: runSchema,
 		exits: []string{"0 success", "1 when the output cannot be written", exitUsage}},
@@ -119,6 +120,18 @@ func usage(verb string, err error) error {
 
 // errHelpShown means --help was asked for and printed: exit code 0.
 var errHelpShown = errors.New("help shown")
+
+// helpWritten writes the help print produces to out in one write and returns errHelpShown,
+// or the write's failure (exit 1): `clickgen --help >/dev/full` exited 0 with nothing
+// written, a script's check of its output passing on nothing.
+func helpWritten(out io.Writer, print func(io.Writer)) error {
+	var b bytes.Buffer
+	print(&b)
+	if _, err := out.Write(b.Bytes()); err != nil {
+		return fmt.Errorf("the help: %w", err)
+	}
+	return errHelpShown
+}
 
 // exitCode maps run's error to the process exit code and prints the error: 0 success,
 // 2 usage error, 1 any other failure (cmd/go's convention), 3 a completed run whose only
@@ -212,15 +225,15 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		if len(args) > 1 && !slices.Contains([]string{"help", "-h", "--help"}, args[1]) {
 			return run(ctx, []string{args[1], "--help"}, stdout, stderr)
 		}
-		printHelp(stdout)
-		return nil
+		return helpWritten(stdout, printHelp)
 	case "-v", "--version":
 		name = "version"
 	}
 	names := make([]string, len(verbs))
 	for i := range verbs {
 		if v := &verbs[i]; v.name == name {
-			return interruptedVerb(v.name, v.run(ctx, sio, bind(v, os.LookupEnv), args[1:]))
+			b := bind(v, os.LookupEnv)
+			return b.finishReport(interruptedVerb(v.name, v.run(ctx, sio, b, args[1:])))
 		}
 		names[i] = verbs[i].name
 	}
@@ -242,9 +255,9 @@ Verbs:
 	fmt.Fprint(w, `
 Run 'clickgen VERB --help' for the flags of a verb.
 Exit codes: 0 success, 1 failure, 2 usage error (nothing was sent), 3 a threshold crossed
-(--threshold: the run completed, a figure did not hold), 130 interrupted (Ctrl-C or SIGTERM:
-what was acknowledged is in the summary; a second Ctrl-C half a second or more after the
-first exits at once).
+(--threshold: the run completed, a figure did not hold), 130 interrupted (Ctrl-C, SIGTERM or
+SIGHUP: what was acknowledged is in the summary; a second Ctrl-C half a second or more after
+the first exits at once).
 `)
 }
 

@@ -48,7 +48,7 @@ func (b *binding) standProfile() (profiles.Profile, world.Segment, error) {
 		return p, seg, err
 	}
 	uses := append(b.v.sink.paths(), fileio.Input(b.name("world.catalog"), p.World.Catalog))
-	return p, seg, checkPaths(b.verb.name, uses...)
+	return p, seg, b.checkFiles(uses...)
 }
 
 // playProfile is base with the flags given as overrides (profiles.Profile.Apply), its days

@@ -50,7 +50,7 @@ type session struct {
 //   - following consumer groups (--follow-group): the drain wait, the report's follow section;
 //   - the verdict (--threshold): each threshold judged on the final figures, freshness included;
 //   - Prometheus (--metrics-addr): served during the run, the linger at its end;
-//   - the report file (--report).
+//   - the report file (--report): its document kept, written at the verb's end (finishReport).
 //
 // The sink gets what the observers need of it as options: kprom's hooks (franz-go calls
 // them; nothing wraps the client) and, when an observer listens to acknowledgements (the
@@ -96,7 +96,7 @@ func (sf *sinkFlags) start(ctx context.Context, sio *stdio, want map[string]int3
 		list = append(list, metrics)
 	}
 	if sf.report != "" {
-		list = append(list, &reportfile.Observer{Path: sf.report, Report: m.Report})
+		list = append(list, &reportfile.Observer{Report: m.Report, Keep: sf.keepReport})
 	}
 	obs := play.Observers(list...)
 	snk, err := sf.openSink(ctx, sio, want, append(prep, sf.sinkOpts(sio, obs, metrics.SinkOpts())...))

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/clickgen/clickgen/cmd/clickgen/internal/reportfile"
+	"github.com/clickgen/clickgen/generator/fileio"
 	"github.com/clickgen/clickgen/generator/produce/sink"
 )
 
@@ -17,6 +18,8 @@ type sinkFlags struct {
 	sink.Settings
 	verb          string
 	report        string
+	reportArmed   bool // the report is written at the verb's end (checkFiles)
+	reportDoc     any  // the report's document so far (keepReport)
 	metricsAddr   string
 	metricsLinger time.Duration
 	follow        *followFlags
@@ -112,6 +115,13 @@ func (b *binding) checkOutputs() error {
 			return usagef(s.verb, "--report %s: %v", s.report, err)
 		}
 	}
+	// The data file is checked the same way, so that one on a read-only filesystem is exit 2
+	// before anything is sent, as a report there is (it was exit 1 once the run was planned).
+	if s.File != "" && s.File != "-" {
+		if err := fileio.CheckWrite(s.File); err != nil {
+			return usagef(s.verb, "--file %s: %v", s.File, err)
+		}
+	}
 	switch {
 	case s.metricsLinger < 0:
 		return usagef(s.verb, "--metrics-linger %v: want a duration ≥ 0", s.metricsLinger)
@@ -125,6 +135,26 @@ func (b *binding) checkOutputs() error {
 		}
 	}
 	return b.usage(checkMetricsAddr(s.metricsAddr))
+}
+
+// kafkaCauseHint names the flags that fix a failed connection check told by its cause
+// (sink.ProtocolError, sink.CertificateError); "" for other errors.
+func kafkaCauseHint(err error) string {
+	var pe *sink.ProtocolError
+	var ce *sink.CertificateError
+	switch {
+	case errors.As(err, &pe) && pe.Mismatch == sink.MismatchClientTLS:
+		return "drop --tls, --tls-ca, --tls-cert and --tls-key, or give the TLS listener's port in --brokers"
+	case errors.As(err, &pe) && pe.Mismatch == sink.MismatchListenerTLS:
+		return "add --tls (and --tls-ca when a CA of your own signed its certificate), or give the listener without TLS in --brokers"
+	case errors.As(err, &pe):
+		return "--sasl-mechanism and --sasl-user, the password in env " + sinkPasswordEnv
+	case errors.As(err, &ce) && ce.Client:
+		return "--tls-cert and --tls-key give this client's certificate"
+	case errors.As(err, &ce):
+		return "--tls-ca names the CA that signed the brokers' certificate"
+	}
+	return ""
 }
 
 // sinkWarning words w, a topic Kafka has with another partition count, for the command
@@ -141,6 +171,9 @@ func sinkError(err error) error {
 	var nl *sink.NoSASLListenerError
 	var mt *sink.MissingTopicsError
 	var ll *sink.LeaderlessError
+	if hint := kafkaCauseHint(err); hint != "" {
+		return fmt.Errorf("%w (%s)", err, hint)
+	}
 	switch {
 	case errors.As(err, &nl):
 		return fmt.Errorf("Kafka at %s %s (mechanism %s, user %q) and answers without SASL: it has no SASL listener on this port (drop --sasl-mechanism, or give the SASL listener's port): %w",

@@ -16,6 +16,7 @@ import (
 // past a second, what it waits for before sending and how long at most, as brokers that do
 // not answer are told (connectNotice; issue 31).
 func (sf *sinkFlags) prepare(ctx context.Context, sio *stdio) ([]sink.Opt, error) {
+	sf.warnClearText(sio)
 	if err := sf.LoadTLS(ctx); err != nil {
 		if ce := (*sink.ConfigError)(nil); errors.As(err, &ce) {
 			return nil, usage(sf.verb, ce.Err) // wrapped, so that an I/O error stays a failure
@@ -32,6 +33,15 @@ func (sf *sinkFlags) prepare(ctx context.Context, sio *stdio) ([]sink.Opt, error
 		fmt.Fprintf(sio.err, "clickgen: waiting until every broker knows a leader for each partition of %s (%d not yet), at most %v (--connect-timeout; Ctrl-C stops)\n",
 			strings.Join(w.Topics, ", "), w.Pending, w.Bound)
 	})}, nil
+}
+
+// warnClearText says, once, before the first connection, that the SASL password is about to
+// go in clear text (PLAIN without TLS): nothing warned (issue 35).
+func (sf *sinkFlags) warnClearText(sio *stdio) {
+	if sf.ClearTextPassword() {
+		fmt.Fprintf(sio.err, "clickgen: warning: SASL PLAIN without TLS sends the password of env %s to %s in clear text: add --tls, or use SCRAM-SHA-256 or SCRAM-SHA-512\n",
+			sinkPasswordEnv, sf.Brokers)
+	}
 }
 
 // connectNotice is the sink option that says, once brokers have kept the connection check

@@ -46,7 +46,7 @@ func runInject(ctx context.Context, sio *stdio, b *binding, args []string) error
 	if err != nil {
 		return err
 	}
-	if err := checkPaths("inject", append(sf.paths(), fileio.Input(b.name("world.catalog"), p.World.Catalog))...); err != nil {
+	if err := b.checkFiles(append(sf.paths(), fileio.Input(b.name("world.catalog"), p.World.Catalog))...); err != nil {
 		return err
 	}
 	p.Garbage = world.Garbage{}

@@ -77,7 +77,7 @@ func runRun(ctx context.Context, sio *stdio, b *binding, args []string) error {
 	}
 	v := b.v
 	uses := append(v.sink.paths(), fileio.Input("--profile-file", v.profileFile), fileio.Input(b.name("world.catalog"), p.World.Catalog))
-	if err := checkPaths("run", uses...); err != nil {
+	if err := b.checkFiles(uses...); err != nil {
 		return err
 	}
 	every := v.interval

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 
-	"github.com/clickgen/clickgen/cmd/clickgen/internal/reportfile"
 	"github.com/clickgen/clickgen/generator/fileio"
 	"github.com/clickgen/clickgen/generator/produce/sink"
 	"github.com/clickgen/clickgen/generator/produce/world"
@@ -68,6 +67,7 @@ func runVerify(ctx context.Context, sio *stdio, b *binding, args []string) error
 		return runVerifyStore(ctx, sio, v)
 	}
 	sf := &b.v.sink
+	sf.warnClearText(sio)
 	var ce *sink.ConfigError
 	if err := sf.CheckConnect(ctx, connectNotice(sio)); errors.As(err, &ce) {
 		return usage("verify", ce.Err)
@@ -81,15 +81,10 @@ func runVerify(ctx context.Context, sio *stdio, b *binding, args []string) error
 	if r == nil {
 		return err
 	}
-	if err := r.WriteTable(sio.out); err != nil {
-		return err
-	}
-	if sf.report != "" {
-		if err := reportfile.Write(sf.report, r); err != nil {
-			return fmt.Errorf("--report: %w", err)
-		}
-	}
-	return err
+	sf.keepReport(r)
+	// The table's failure (stdout closed: verify | head -1) is the verb's, and the report
+	// still says the result and it.
+	return errors.Join(r.WriteTable(sio.out), err)
 }
 
 // verifyRun is what verify reads and against what: the range r of world w.
@@ -130,7 +125,7 @@ func (v *verifyRun) parse(ctx context.Context, args []string, sio *stdio) error 
 	if v.w, err = b.newWorld(ctx, p, renderWorkers(v.Workers, false)); err != nil {
 		return err
 	}
-	return checkPaths("verify", append(b.v.sink.paths(), fileio.Input(b.name("world.catalog"), p.World.Catalog))...)
+	return b.checkFiles(append(b.v.sink.paths(), fileio.Input(b.name("world.catalog"), p.World.Catalog))...)
 }
 
 // checkReadMode checks the flags of what verify reads: with --clickhouse the store's

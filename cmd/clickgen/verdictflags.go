@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/clickgen/clickgen/generator/measure"
+	"github.com/clickgen/clickgen/generator/produce/pace"
 	"github.com/clickgen/clickgen/generator/produce/play"
 )
 
@@ -31,6 +32,14 @@ func (vf *verdictFlags) check(verb string, plan play.Plan, hasTarget bool, group
 		return usagef(verb, "--warmup %v: want a duration ≥ 0", vf.warmup)
 	case vf.warmup > 0 && d > 0 && vf.warmup >= d:
 		return usagef(verb, "--warmup %v is not shorter than the run's duration %v (--duration): nothing would be measured after it", vf.warmup, d)
+	case vf.warmup > 0 && plan.Pacing.ByCount && plan.Pacing.Shape != nil:
+		// A rate shape that ends by itself (a ramp or steps down to 0/s), or --messages at a
+		// rate, ends the run before any --duration: a warm-up as long measured everything
+		// apart and judged the thresholds on nothing.
+		if end, ok := pace.End(plan.Pacing.Shape, uint64(max(plan.Stop.Messages, 0))); ok && vf.warmup >= end {
+			return usagef(verb, "--warmup %v is not shorter than the run: its last message is due %v after the first (the rate shape%s): nothing would be measured after it",
+				vf.warmup, end, messagesWord(plan.Stop.Messages))
+		}
 	}
 	for _, t := range vf.thresholds {
 		switch {
@@ -41,6 +50,14 @@ func (vf *verdictFlags) check(verb string, plan play.Plan, hasTarget bool, group
 		}
 	}
 	return nil
+}
+
+// messagesWord names --messages when it bounds the run.
+func messagesWord(n int64) string {
+	if n > 0 {
+		return fmt.Sprintf(" and --messages %d", n)
+	}
+	return ""
 }
 
 // warmupOf is the warm-up the flags ask for (0 without the flags).

@@ -30,7 +30,8 @@ type storeFlags struct {
 	exactlyOnce bool
 	wait        time.Duration
 	client      *clickhouse.Client
-	answerBound time.Duration // the longest the first answer may take: connecting, then the first byte
+	answerBound time.Duration                    // the longest the first answer may take: connecting, then the first byte
+	logf        func(format string, args ...any) // where the client tells what it did on its own; set by runVerifyStore
 }
 
 // resolve checks the ClickHouse flags of b and builds the client: every mistake is an error
@@ -55,7 +56,14 @@ func (sf *storeFlags) resolve(ctx context.Context, b *binding) error {
 	if !b.set("timeout") {
 		timeout = clickhouse.DefaultFirstByteTimeout
 	}
-	opts := []clickhouse.Opt{clickhouse.ConnectTimeout(rf.ConnectTimeout), clickhouse.FirstByteTimeout(timeout), clickhouse.IdleTimeout(timeout)}
+	// The server-side limit of every query is --timeout too (the client's default: its
+	// first-byte timeout), and a query verify gives up on is cancelled on the server.
+	opts := []clickhouse.Opt{clickhouse.ConnectTimeout(rf.ConnectTimeout), clickhouse.FirstByteTimeout(timeout), clickhouse.IdleTimeout(timeout),
+		clickhouse.Logf(func(format string, args ...any) {
+			if sf.logf != nil {
+				sf.logf(format, args...)
+			}
+		})}
 	if b.set("clickhouse-user") {
 		opts = append(opts, clickhouse.User(sf.user))
 	}
@@ -73,8 +81,11 @@ func (sf *storeFlags) resolve(ctx context.Context, b *binding) error {
 		return errors.New("--connect-timeout and --timeout must be positive")
 	}
 	c, err := clickhouse.New(sf.url, opts...)
-	if errors.Is(err, clickhouse.ErrURL) {
+	switch {
+	case errors.Is(err, clickhouse.ErrURL):
 		return fmt.Errorf("--clickhouse: %s", strings.TrimPrefix(err.Error(), clickhouse.ErrURL.Error()+": "))
+	case errors.Is(err, clickhouse.ErrUser): // the name is not repeated: "a:b" may hold a password
+		return fmt.Errorf("--clickhouse-user: %s", strings.TrimPrefix(err.Error(), clickhouse.ErrUser.Error()+": "))
 	}
 	if err != nil {
 		return fmt.Errorf("--clickhouse: %w", err)
@@ -115,14 +126,30 @@ func runVerifyStore(ctx context.Context, sio *stdio, v *verifyRun) error {
 	sf := &v.b.v.store
 	capMemoryLimit(verifyStoreMemory)
 	logf := func(format string, args ...any) { fmt.Fprintf(sio.err, "clickgen: "+format+"\n", args...) }
+	sf.logf = func(format string, args ...any) { logf("verify: "+format, args...) }
 	r := v.storeRange()
+	if sf.password != "" && !sf.client.Secure() {
+		logf("warning: the password of env %s goes to %s in clear text (http://): use https:// (with --tls-ca) where the network is not trusted",
+			clickhousePasswordEnv, sf.client.Endpoint())
+	}
 	// A server that accepts the connection and does not answer kept verify silent for the
 	// whole --timeout: its first answer is awaited here, told after a second (issue 31).
+	// With --wait, the wait bounds it too: a frozen server kept `--wait 5s` for 122 s.
+	bound, pingCtx := sf.answerBound, ctx
+	if sf.wait > 0 && sf.wait < bound {
+		var cancel context.CancelFunc
+		bound = sf.wait
+		pingCtx, cancel = context.WithTimeout(ctx, sf.wait)
+		defer cancel()
+	}
 	stop := afterASecond(func() {
-		logf("waiting for ClickHouse at %s to answer, at most %v (--connect-timeout, then --timeout; Ctrl-C stops)", sf.client.Endpoint(), sf.answerBound)
+		logf("waiting for ClickHouse at %s to answer, at most %v (%s; Ctrl-C stops)", sf.client.Endpoint(), bound, boundFlags(bound == sf.wait))
 	})
-	_, err := sf.client.Ping(ctx)
+	_, err := sf.client.Ping(pingCtx)
 	stop()
+	if err != nil && ctx.Err() == nil && pingCtx.Err() != nil {
+		return fmt.Errorf("verify: ClickHouse at %s did not answer within the wait of %v: nothing was judged (--wait)", sf.client.Endpoint(), sf.wait)
+	}
 	if err != nil {
 		return storeReadError(sf, err)
 	}
@@ -132,16 +159,12 @@ func runVerifyStore(ctx context.Context, sio *stdio, v *verifyRun) error {
 	if err != nil {
 		return storeReadError(sf, err)
 	}
-	if err := res.WriteTable(sio.out); err != nil {
-		return err
-	}
-	if report := v.b.v.sink.report; report != "" {
-		if err := reportfile.Write(report, res); err != nil {
-			return fmt.Errorf("--report: %w", err)
-		}
-	}
+	v.b.v.sink.keepReport(res)
+	// The table's failure (stdout closed: verify | head -1) is the verb's, and the report
+	// still says the result and it.
+	werr := res.WriteTable(sio.out)
 	if res.OK {
-		return nil
+		return werr
 	}
 	var parts []string
 	for _, t := range []struct {
@@ -153,7 +176,7 @@ func runVerifyStore(ctx context.Context, sio *stdio, v *verifyRun) error {
 			parts = append(parts, fmt.Sprintf("%s %s: %s", t.name, t.h.Table, plural(t.h.Differences, "difference")))
 		}
 	}
-	return fmt.Errorf("verify: the store differs from what run %s (seed %d) leaves: %s", storeRunName(r), v.w.Seed(), strings.Join(parts, "; "))
+	return errors.Join(werr, fmt.Errorf("verify: the store differs from what run %s (seed %d) leaves: %s", storeRunName(r), v.w.Seed(), strings.Join(parts, "; ")))
 }
 
 func headOf(e *store.EventsResult) *store.TableHead {
@@ -198,6 +221,14 @@ func storeRunName(r store.Range) string {
 	return fmt.Sprintf("days %d…%d", r.From, r.From+r.Days-1)
 }
 
+// boundFlags names the flags that bound the first answer: --wait, or the connection's.
+func boundFlags(wait bool) string {
+	if wait {
+		return "--wait"
+	}
+	return "--connect-timeout, then --timeout"
+}
+
 // storeReadError words a store that could not be read: which flag bounds a wait that ran
 // out, where the password comes from when it was refused.
 func storeReadError(sf *storeFlags, err error) error {
@@ -206,7 +237,10 @@ func storeReadError(sf *storeFlags, err error) error {
 		return interrupted("verify", err, " while reading %s: nothing was judged", where)
 	}
 	var te *clickhouse.TimeoutError
+	var we *store.WaitError
 	switch {
+	case errors.As(err, &we):
+		return fmt.Errorf("verify: %s: %w (--wait)", where, err)
 	case errors.Is(err, clickhouse.ErrAuth):
 		hint := "(the password comes from env " + clickhousePasswordEnv + ", the user from --clickhouse-user or the URL)"
 		return fmt.Errorf("verify: %s refused the credentials: %w %s", where, err, hint)

@@ -16,6 +16,9 @@ import (
 // interruptedVerb words): what could not be read, and the flag that bounds the wait.
 func verifyConnectError(v *verifyRun, err error) error {
 	var ce *sink.ConnectError
+	if hint := kafkaCauseHint(err); hint != "" {
+		return fmt.Errorf("verify: cannot read topics %s and %s: %w (%s)", v.HitsTopic, v.OrdersTopic, err, hint)
+	}
 	if errors.As(err, &ce) && !ce.Interrupted {
 		return fmt.Errorf("verify: cannot read topics %s and %s: %w (--connect-timeout)", v.HitsTopic, v.OrdersTopic, err)
 	}

@@ -342,10 +342,17 @@ func (t Threshold) judge(group string, h latency.Histogram, f Figures) Verdict {
 		}
 		v.Got = f.AchievedPerS / f.TargetPerS
 	case StatFailed:
-		v.Got = float64(f.Failed)
+		// failed==0 "held" on a run that sent nothing (after its warm-up): no message, no
+		// verdict.
+		sent, failed := f.Sent, f.Failed
 		if f.Warmup != nil {
-			v.Got -= float64(f.Warmup.Failed)
+			sent, failed = sent-f.Warmup.Acked-f.Warmup.Failed, failed-f.Warmup.Failed
 		}
+		if sent <= 0 {
+			v.Missing = "no message was sent" + after
+			return v
+		}
+		v.Got = float64(failed)
 	default:
 		if h.Count() == 0 {
 			v.Missing = "no message was acknowledged" + after
@@ -368,10 +375,11 @@ func (t Threshold) judge(group string, h latency.Histogram, f Figures) Verdict {
 }
 
 // Value is the figure as the console and the report print it: a latency in milliseconds
-// ("63.2ms"), the rate as a ratio with four decimals, failed as a count.
+// ("63.2ms"), the rate as a ratio with four decimals, failed as a count; "no data" when
+// nothing was measured.
 func (v Verdict) Value() string {
 	if !v.Measured {
-		return "none"
+		return "no data"
 	}
 	switch v.Threshold.Stat {
 	case StatRate:
@@ -414,7 +422,7 @@ func (v Verdict) String() string {
 		s += " for " + v.Group
 	}
 	if !v.Measured {
-		return s + ": " + v.Missing
+		return s + ": no data (" + v.Missing + ")"
 	}
 	return s + ": " + v.Threshold.Figure() + " " + v.Value()
 }
@@ -507,7 +515,7 @@ func (e *CrossedError) Error() string {
 		if v.Measured {
 			s[i] += " (" + v.Threshold.Figure() + " " + v.Value() + ")"
 		} else {
-			s[i] += " (" + v.Missing + ")"
+			s[i] += " (no data: " + v.Missing + ")"
 		}
 	}
 	return "threshold(s) crossed: " + strings.Join(s, ", ")

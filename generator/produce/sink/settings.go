@@ -146,6 +146,12 @@ func (e *TopicError) Say(names field.Names) string {
 	return fmt.Sprintf("%s %s is for %s, not %s", field.Name(names, "Topic", "topic"), e.Topic, e.For, e.Kind)
 }
 
+// ClearTextPassword reports whether the settings send the SASL password in clear text: SASL
+// PLAIN without TLS. (SCRAM sends a proof of the password, never the password.)
+func (s *Settings) ClearTextPassword() bool {
+	return s.Kafka() && SASLMechanism(s.SASLMechanism) == SASLPlain && !s.TLS && s.TLSCA == "" && s.TLSCert == ""
+}
+
 // Kafka reports whether the settings send to Kafka (brokers were given) rather than a file:
 // whether a Kafka client will want a core of its own.
 func (s *Settings) Kafka() bool { return len(s.Brokers) > 0 }

@@ -63,9 +63,22 @@ func waitTargets(r Range, inv *world.Inventory, t Tables) []*waitTarget {
 	return out
 }
 
+// WaitError is a wait (Options.Wait) that ran out while the store had not answered a count:
+// a store that does not answer (a frozen server) is not judged after the wait, it is an
+// error at the wait's end.
+type WaitError struct {
+	Wait  time.Duration
+	Table string // the table whose count was under way
+}
+
+func (e *WaitError) Error() string {
+	return fmt.Sprintf("the store did not answer a count of %s within the wait of %v: nothing was judged", e.Table, e.Wait)
+}
+
 // waitFor polls the tables' row counts every opt.Poll until each reaches what the inventory
 // says, or none changed for opt.Quiet, or opt.Wait passed; it says what it waits for and how
-// far along it is. It returns ctx's error when ctx ends first (the first Ctrl-C), and a read
+// far along it is. The wait bounds the counts too: one still unanswered when it runs out is a
+// *[WaitError]. It returns ctx's error when ctx ends first (the first Ctrl-C), and a read
 // that fails otherwise than on a missing table.
 func waitFor(ctx context.Context, src Source, r Range, inv *world.Inventory, opt Options) error {
 	targets := waitTargets(r, inv, opt.Tables)
@@ -73,6 +86,8 @@ func waitFor(ctx context.Context, src Source, r Range, inv *world.Inventory, opt
 		return nil
 	}
 	start := time.Now()
+	wctx, stop := context.WithDeadline(ctx, start.Add(opt.Wait))
+	defer stop()
 	lastChange, lastLine := start, time.Time{}
 	var prev []int64
 	opt.Logf("verify: waiting up to %v for the store to catch up with the inventory (or to stop changing for %v): %s",
@@ -81,8 +96,11 @@ func waitFor(ctx context.Context, src Source, r Range, inv *world.Inventory, opt
 		counts := make([]int64, len(targets))
 		done := true
 		for i, t := range targets {
-			n, err := src.Count(ctx, t.table, t.dateColumn, t.first, t.last)
+			n, err := src.Count(wctx, t.table, t.dateColumn, t.first, t.last)
 			t.missing = errors.Is(err, ErrTable)
+			if err != nil && ctx.Err() == nil && wctx.Err() != nil {
+				return &WaitError{Wait: opt.Wait, Table: t.table}
+			}
 			if err != nil && !t.missing {
 				return err
 			}

@@ -2,24 +2,23 @@ package reportfile
 
 import (
 	"context"
-	"fmt"
 
 	"github.com/clickgen/clickgen/generator/produce/play"
 )
 
-// Observer is the run's observer that writes its report at the end: the document report
-// returns (generator/measure's, once every observer before this one in the list has added to
-// it) goes to Path with [Write]. A failure fails the run, naming --report.
+// Observer is the run's observer that keeps its report's document at the run's end: the
+// document Report returns (generator/measure's, once every observer before this one in the
+// list has added to it) goes to Keep. The command writes it ([Write]) at its own end, when
+// its outcome is known: a threshold crossed, a group that did not drain, a check after the run
+// that failed make the report's ok false.
 type Observer struct {
 	play.Base
-	Path   string
 	Report func() any
+	Keep   func(doc any)
 }
 
-// RunEnded writes the report.
+// RunEnded keeps the report's document.
 func (o *Observer) RunEnded(context.Context, *play.End) error {
-	if err := Write(o.Path, o.Report()); err != nil {
-		return fmt.Errorf("--report: %w", err)
-	}
+	o.Keep(o.Report())
 	return nil
 }

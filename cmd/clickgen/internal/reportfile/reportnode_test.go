@@ -6,6 +6,8 @@ import (
 	"strings"
 	"syscall"
 	"testing"
+
+	"github.com/clickgen/clickgen/generator/measure/report"
 )
 
 // specialFiles makes, in a temporary directory, the files issue 24 item 2 saw replaced by a
@@ -53,7 +55,7 @@ func TestReportNeverReplacesSpecialFiles(t *testing.T) {
 		if err := Check(path); err == nil || !strings.Contains(err.Error(), "it is not a regular file") {
 			t.Errorf("Check(%s) = %v; want it refused as not a regular file", name, err)
 		}
-		if err := Write(path, map[string]int{"sent": 1}); err == nil || !strings.Contains(err.Error(), "not a regular file") {
+		if err := Write(path, map[string]int{"sent": 1}, report.Meta{}); err == nil || !strings.Contains(err.Error(), "not a regular file") {
 			t.Errorf("Write(%s) = %v; want it refused", name, err)
 		}
 		if !same(name, path) {
@@ -68,7 +70,7 @@ func TestReportNeverReplacesSpecialFiles(t *testing.T) {
 	if err := Check(link); err != nil {
 		t.Errorf("Check(link to a regular file) = %v", err)
 	}
-	if err := Write(link, map[string]int{"sent": 1}); err != nil {
+	if err := Write(link, map[string]int{"sent": 1}, report.Meta{}); err != nil {
 		t.Fatal(err)
 	}
 	if lst, err := os.Lstat(link); err != nil || lst.Mode()&os.ModeSymlink == 0 {
