@@ -104,10 +104,10 @@ type Threshold struct {
 	// Store makes it read the followed table's figures (store_p99, store_unseen).
 	Store bool
 	Stat  Stat
-	Q         float64 // the quantile in (0, 1) when Stat is StatQuantile
-	Op        Op
-	Limit     float64
-	expr      string // the expression as given, without spaces
+	Q     float64 // the quantile in (0, 1) when Stat is StatQuantile
+	Op    Op
+	Limit float64
+	expr  string // the expression as given, without spaces
 }
 
 // ErrThresholdSyntax matches every refusal of [ParseThreshold] with errors.Is.
