@@ -127,18 +127,19 @@ type Run struct {
 	meter  meter
 	warmup time.Duration // the plan's warm-up
 	// At the end.
-	ended  bool
-	fig    Figures // without the followed groups', which follow and fresh hold
-	final  sink.Stats
-	info   report.StressInfo
-	follow map[string]report.FollowGroup
-	fresh  map[string][2]metrics.Histogram // per group: after the warm-up, in it
-	judged []Verdict
+	ended   bool
+	fig     Figures // without the followed groups', which follow and fresh hold
+	final   sink.Stats
+	info    report.StressInfo
+	follow  map[string]report.FollowGroup
+	fresh   map[string][2]metrics.Histogram // per group: after the warm-up, in it
+	judged  []Verdict
+	recDone chan struct{}  // closed to stop the recording goroutine
+	recWG   sync.WaitGroup // the recording goroutine
+
 	// What following a table measured ([Run.Store]).
 	store        *StoreFigures
 	storeSection *report.Store
-	recDone      chan struct{}  // closed to stop the recording goroutine
-	recWG        sync.WaitGroup // the recording goroutine
 }
 
 // New returns a Run measuring with opt.

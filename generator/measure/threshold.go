@@ -101,13 +101,14 @@ type Threshold struct {
 	// Freshness makes the threshold read the pipeline latency of each followed consumer group
 	// instead of the produce latency; every group is judged on its own.
 	Freshness bool
+	Stat      Stat
+	Q         float64 // the quantile in (0, 1) when Stat is StatQuantile
+	Op        Op
+	Limit     float64
+	expr      string // the expression as given, without spaces
+
 	// Store makes it read the followed table's figures (store_p99, store_unseen).
 	Store bool
-	Stat  Stat
-	Q     float64 // the quantile in (0, 1) when Stat is StatQuantile
-	Op    Op
-	Limit float64
-	expr  string // the expression as given, without spaces
 }
 
 // ErrThresholdSyntax matches every refusal of [ParseThreshold] with errors.Is.
