@@ -21,6 +21,7 @@ type sinkFlags struct {
 	metricsLinger time.Duration
 	follow        *followFlags
 	verdict       *verdictFlags // nil on a verb without --threshold and --warmup
+	storeFollow   *storeFollowFlags
 }
 
 // sinkKindField names the setting that chooses each kind of sink (sink.Kinds).
@@ -121,6 +122,9 @@ func (b *binding) checkOutputs() error {
 	if b.row("follow-group") != nil {
 		kind, _ := s.Kind()
 		if err := b.checkFollow(kind); err != nil {
+			return err
+		}
+		if err := b.checkStoreFollow(); err != nil {
 			return err
 		}
 	}

@@ -122,11 +122,23 @@ func StartCluster(t testing.TB, opts ClusterOptions) *Cluster {
 	for o := 0; o <= 3*n; o++ {
 		offsets = append(offsets, o)
 	}
+	// The folders go after close has shown their logs (cleanups run last registered first).
+	var dirs []string
+	t.Cleanup(func() {
+		for _, d := range dirs {
+			os.RemoveAll(d)
+		}
+	})
 	t.Cleanup(c.close)
 	// As Start: a port found free may be taken before its server binds it; then everything
 	// is started again in a new folder on new ports.
 	for attempt := 1; ; attempt++ {
-		c.dir = t.TempDir()
+		dir, err := os.MkdirTemp("", "realcluster")
+		if err != nil {
+			t.Fatal(err)
+		}
+		dirs = append(dirs, dir)
+		c.dir = dir
 		c.base = pickClusterBase(t, offsets)
 		out, err := exec.Command(script, "cluster-init", c.dir, strconv.Itoa(c.base), strconv.Itoa(c.shards), strconv.Itoa(c.replicas), password).CombinedOutput()
 		if err != nil {
@@ -170,11 +182,53 @@ func (c *Cluster) startAll() error {
 		(&Server{t: c.t, server: s}).launch()
 	}
 	for _, s := range c.servers {
-		if err := (&Server{t: c.t, server: s}).waitAnswers(); err != nil {
+		srv := &Server{t: c.t, server: s}
+		if err := srv.waitAnswers(); err != nil {
+			return fmt.Errorf("%s: %w", filepath.Base(s.dir), err)
+		}
+		if err := srv.waitDDLWorker(); err != nil {
 			return fmt.Errorf("%s: %w", filepath.Base(s.dir), err)
 		}
 	}
 	return nil
+}
+
+// waitDDLWorker waits until the server's distributed DDL worker has its keeper session: its
+// threads DDLWorker, ZooKeeperSend and ZooKeeperRecv run. An ON CLUSTER statement sent
+// before that crashed 18.16 (SIGSEGV in zkutil::ZooKeeper::createImpl, a null session: 2 of 6
+// starts of a cluster that was sent its DDL as soon as its servers answered).
+func (s *Server) waitDDLWorker() error {
+	deadline := time.Now().Add(startTimeout)
+	for {
+		names, err := threadNames(s.Pid())
+		if err == nil && names["DDLWorker"] && names["ZooKeeperSend"] && names["ZooKeeperRecv"] {
+			return nil
+		}
+		if !s.Running() {
+			return fmt.Errorf("the server exited before its DDL worker ran:\n%s", s.LogTail(30))
+		}
+		if time.Now().After(deadline) {
+			return fmt.Errorf("the server's DDL worker had no keeper session %v after it answered (threads %v, %v):\n%s", startTimeout, names, err, s.LogTail(30))
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+// threadNames are the names (comm) of the threads of process pid.
+func threadNames(pid int) (map[string]bool, error) {
+	dir := "/proc/" + strconv.Itoa(pid) + "/task"
+	tasks, err := os.ReadDir(dir)
+	if err != nil {
+		return nil, err
+	}
+	names := map[string]bool{}
+	for _, task := range tasks {
+		b, err := os.ReadFile(filepath.Join(dir, task.Name(), "comm"))
+		if err == nil {
+			names[strings.TrimSpace(string(b))] = true
+		}
+	}
+	return names, nil
 }
 
 // keeperDir is the keeper's folder: its configuration, data/ and log/.
