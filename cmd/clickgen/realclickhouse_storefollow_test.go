@@ -19,6 +19,7 @@ import (
 	"github.com/clickgen/clickgen/generator/broker/realkafka"
 	runreport "github.com/clickgen/clickgen/generator/report"
 	"github.com/clickgen/clickgen/generator/store/realclickhouse"
+	"github.com/clickgen/clickgen/generator/world"
 )
 
 // readStoreReport decodes a --report file of a run that is not rate-paced.
@@ -117,29 +118,96 @@ func TestRealClickHouseStoreFreshness(t *testing.T) {
 	}
 }
 
-// TestRealClusterStoreFreshness: the stand's topology (ZooKeeper and two shards, the DDL ON
-// CLUSTER, one Kafka reader per shard in one group) fed a day of hits through real Kafka; the
-// follower reads through ods.event_dist, which asks both shards, and sees every sampled key.
-func TestRealClusterStoreFreshness(t *testing.T) {
+// realCluster is the stand's topology fed by real Kafka: one Kafka node with topics hits and
+// orders, ZooKeeper and the ClickHouse cluster whose pipeline (one reader per server, one
+// consumer group) reads them. The verify of a store read through Distributed is judged on it.
+type realCluster struct {
+	kafka   *realkafka.Cluster
+	ch      *realclickhouse.Cluster
+	brokers string
+}
+
+// startRealCluster starts Kafka, a cluster of shards × replicas, creates the topics, lays out
+// the pipeline ON CLUSTER and makes clickgen run as the built command.
+func startRealCluster(t *testing.T, shards, replicas int) *realCluster {
+	t.Helper()
 	start := time.Now()
 	k := realkafka.Start(t, 1)
 	t.Logf("Kafka node up in %v", time.Since(start).Round(time.Millisecond))
 	runAsProcess(t, buildClickgen(t))
 	resetTopics(t, k.Bootstrap(), standTopics)
 	start = time.Now()
-	c := realclickhouse.StartCluster(t, realclickhouse.ClusterOptions{})
-	t.Logf("cluster of two shards up in %v", time.Since(start).Round(time.Millisecond))
-	c.ApplyDDL(k.Bootstrap(), realclickhouse.Topics{})
-	rep := filepath.Join(t.TempDir(), "day0.json")
+	c := realclickhouse.StartCluster(t, realclickhouse.ClusterOptions{Shards: shards, Replicas: replicas})
+	t.Logf("cluster of %d×%d up in %v", shards, replicas, time.Since(start).Round(time.Millisecond))
 	start = time.Now()
-	_, errs := mustRun(t, "batch", "--day", "0", "--brokers", k.Bootstrap(), "--topic", "hits",
-		"--follow-clickhouse", c.URL(), "--follow-sample", "300/s", "--follow-group", realclickhouse.HitsGroup,
+	c.ApplyDDL(k.Bootstrap(), realclickhouse.Topics{})
+	t.Logf("stand DDL applied ON CLUSTER in %v", time.Since(start).Round(time.Millisecond))
+	return &realCluster{kafka: k, ch: c, brokers: k.Bootstrap()}
+}
+
+// fillRealCluster plays the stand's starting world into a cluster of shards × replicas and
+// waits until its events are in ods.event on the shards and its orders pulled, and returns it
+// with the world's inventory: a complete store, read through the Distributed faces.
+func fillRealCluster(t *testing.T, shards, replicas int) (*realCluster, *world.Inventory) {
+	t.Helper()
+	c := startRealCluster(t, shards, replicas)
+	s := &realStand{brokers: c.brokers}
+	inv := s.inventory(t, 0, 8)
+	start := time.Now()
+	s.play(t, 0, 8, true)
+	c.ch.First().WaitRows("ods.event_dist", int64(*inv.Expect.Hits.ODSEvents))
+	t.Logf("fill world: its %d events in ods.event_dist %v after the first was sent", *inv.Expect.Hits.ODSEvents, time.Since(start).Round(time.Millisecond))
+	c.ch.PullOrdersUntil(int64(inv.Expect.Orders.StgRows))
+	if replicas > 1 {
+		c.ch.WaitReplicasSynced()
+	}
+	return c, inv
+}
+
+// TestRealClusterFill: the fill world through real Kafka into the stand's two shards holds
+// exactly the inventory, read through the Distributed faces: every event once as FINAL counts
+// it, on the shard its ClientID names, both shards holding some; every raw row; every order
+// version and one current row per order.
+func TestRealClusterFill(t *testing.T) {
+	c, inv := fillRealCluster(t, 2, 1)
+	first := c.ch.First()
+	if got, want := first.Count("ods.event_dist", true), int64(*inv.Expect.Hits.ODSEvents); got != want {
+		t.Errorf("ods.event_dist FINAL: %d rows, want %d", got, want)
+	}
+	if got, want := first.Count("stg.hits_raw_dist", false), int64(inv.Expect.Hits.StgRows); got != want {
+		t.Errorf("stg.hits_raw_dist: %d rows, want %d", got, want)
+	}
+	if got, want := first.Count("ods.order_v", false), int64(*inv.Expect.Orders.ODSOrders); got != want {
+		t.Errorf("ods.order_v: %d orders, want %d", got, want)
+	}
+	if got, want := first.Count("ods.order_dist", false), int64(inv.Expect.Orders.StgRows); got != want {
+		t.Errorf("ods.order_dist: %d versions, want %d", got, want)
+	}
+	shards := c.ch.ShardCounts("ods.event_dist", "")
+	if shards[1] == 0 || shards[2] == 0 || shards[1]+shards[2] != int64(*inv.Expect.Hits.ODSEvents) {
+		t.Errorf("events per shard %v: want both shards, %d in all", shards, *inv.Expect.Hits.ODSEvents)
+	}
+	if n := first.Int("SELECT count() FROM ods.event_dist " + realclickhouse.ShardTagSQL(2) + " AND shard != cityHash64(ClientID) % 2 + 1"); n != 0 {
+		t.Errorf("%d events on another shard than cityHash64(ClientID) names", n)
+	}
+	t.Logf("events per shard %v, orders per shard %v", shards, c.ch.ShardCounts("ods.order_dist", ""))
+}
+
+// TestRealClusterStoreFreshness: the stand's topology (ZooKeeper and two shards, the DDL ON
+// CLUSTER, one Kafka reader per shard in one group) fed a day of hits through real Kafka; the
+// follower reads through ods.event_dist, which asks both shards, and sees every sampled key.
+func TestRealClusterStoreFreshness(t *testing.T) {
+	c := startRealCluster(t, 2, 1)
+	rep := filepath.Join(t.TempDir(), "day0.json")
+	start := time.Now()
+	_, errs := mustRun(t, "batch", "--day", "0", "--brokers", c.brokers, "--topic", "hits",
+		"--follow-clickhouse", c.ch.URL(), "--follow-sample", "300/s", "--follow-group", realclickhouse.HitsGroup,
 		"--follow-timeout", "3m", "--report", rep)
 	wall := time.Since(start)
 	t.Logf("batch day 0 into two shards in %v:\n%s", wall.Round(time.Millisecond), lastLines(errs, 6))
 	r := readStoreReport(t, rep)
 	checkFreshness(t, r.Store, wall)
-	shards := c.ShardCounts("ods.event_dist", "")
+	shards := c.ch.ShardCounts("ods.event_dist", "")
 	if len(shards) != 2 || shards[1] == 0 || shards[2] == 0 {
 		t.Errorf("events per shard %v: want both shards to hold the day", shards)
 	}

@@ -167,6 +167,8 @@ func TestStoreFollowFlagsChecked(t *testing.T) {
 		{[]string{"--follow-clickhouse", "ftp://x"}, "--follow-clickhouse"},
 		{[]string{"--follow-clickhouse", "http://127.0.0.1:1", "--follow-table", "a;b"}, "--follow-table"},
 		{[]string{"--follow-clickhouse", "http://127.0.0.1:1", "--follow-sample", "0/s"}, "--follow-sample"},
+		{[]string{"--follow-clickhouse", "http://127.0.0.1:1", "--follow-sample", "1/24h"}, "--follow-sample"},
+		{[]string{"--follow-clickhouse", "http://127.0.0.1:1", "--follow-every", "1ms"}, "--follow-every"},
 		{[]string{"--follow-clickhouse", "http://u:secret@127.0.0.1:1"}, "--follow-clickhouse"},
 	} {
 		_, errs, code := clickgen(t, append(append([]string{}, base...), tc.args...)...)
@@ -178,6 +180,11 @@ func TestStoreFollowFlagsChecked(t *testing.T) {
 	_, errs, code := clickgen(t, append(base, "--follow-clickhouse", kafka.srv.URL, "--follow-table", "stg.hits_raw_kafka")...)
 	if code != 2 || !strings.Contains(errs, "a stream a read would consume") || strings.Contains(errs, "acknowledged") {
 		t.Errorf("a Kafka engine table: exit %d, stderr %q; want 2, refused before the run", code, errs)
+	}
+	events := newFakeTable(t, "Distributed", true)
+	_, errs, code = clickgen(t, "snapshot", "--day", "1", "--brokers", addr, "--topic", "orders", "--follow-clickhouse", events.srv.URL)
+	if code != 2 || !strings.Contains(errs, "which this run does not send") {
+		t.Errorf("an events table followed by a run of orders: exit %d, stderr %q; want 2", code, errs)
 	}
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {

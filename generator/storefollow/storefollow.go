@@ -47,6 +47,9 @@ const (
 	DefaultEvery      = 250 * time.Millisecond
 	DefaultSample     = 100.0
 	DefaultMaxPending = 100_000
+	// MinSample and MaxSample bound Options.Sample, per second.
+	MinSample = 1e-4
+	MaxSample = 1e6
 	// MinEvery is the shortest poll period: each poll is a query of the table.
 	MinEvery = 10 * time.Millisecond
 	// LastPoll bounds the one poll [Follower.Finish] makes when it does not wait.
@@ -82,8 +85,9 @@ func (o Options) Validate() error {
 		return &field.Error{Field: "Table", Words: "table", Value: o.Table, Err: checkName(o.Table)}
 	case o.Every != 0 && o.Every < MinEvery:
 		return &field.Error{Field: "Every", Words: "poll period", Value: o.Every.String(), Err: fmt.Errorf("want at least %v", MinEvery)}
-	case o.Sample < 0 || o.Sample != o.Sample || o.Sample > 1e6:
-		return &field.Error{Field: "Sample", Words: "sample rate", Value: strconv.FormatFloat(o.Sample, 'g', -1, 64), Err: errors.New("want a rate above 0 and at most 1000000/s")}
+	case o.Sample < 0 || o.Sample != o.Sample || o.Sample > MaxSample || o.Sample != 0 && o.Sample < MinSample:
+		return &field.Error{Field: "Sample", Words: "sample rate", Value: strconv.FormatFloat(o.Sample, 'g', -1, 64),
+			Err: fmt.Errorf("want a rate of at least %g/s (one in 2.8 hours) and at most %g/s", MinSample, MaxSample)}
 	case o.Timeout < 0:
 		return &field.Error{Field: "Timeout", Words: "timeout", Value: o.Timeout.String(), Err: errors.New("want a duration ≥ 0")}
 	case o.MaxPending < 0:
@@ -167,7 +171,7 @@ func (f *Follower) Open(ctx context.Context) error {
 		topic = f.opt.OrdersTopic
 	}
 	if topic == "" {
-		return fmt.Errorf("table %s holds %s (column %s), which this run does not send", t.Name, t.Kind, t.Kind.Column())
+		return fmt.Errorf("table %s: %w: it holds %s (column %s), which this run does not send", t.Name, ErrNotFollowable, t.Kind, t.Kind.Column())
 	}
 	var from time.Time
 	if t.LoadTime {

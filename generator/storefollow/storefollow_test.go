@@ -347,6 +347,8 @@ func TestValidate(t *testing.T) {
 		{Options{Table: "x; DROP TABLE y"}, "Table"},
 		{Options{Table: "t", Every: time.Millisecond}, "Every"},
 		{Options{Table: "t", Sample: -1}, "Sample"},
+		{Options{Table: "t", Sample: 1e-12}, "Sample"}, // its period overflowed a time.Duration
+		{Options{Table: "t", Sample: 1e7}, "Sample"},
 		{Options{Table: "t", Timeout: -time.Second}, "Timeout"},
 		{Options{Table: "t", MaxPending: -1}, "MaxPending"},
 	} {
@@ -367,7 +369,7 @@ func TestOpenRefusesAnotherTopic(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := f.Open(context.Background()); err == nil || !strings.Contains(err.Error(), "orders") {
+	if err := f.Open(context.Background()); !errors.Is(err, ErrNotFollowable) || !strings.Contains(err.Error(), "orders") {
 		t.Errorf("Open: %v, want a refusal naming orders", err)
 	}
 }

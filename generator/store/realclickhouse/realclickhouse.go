@@ -553,11 +553,21 @@ func (s *Server) PullOrders(loadID string) int64 {
 	for _, stmt := range s.render("pull", map[string]string{"load_id": loadID, "orders_topic": topic}) {
 		s.Query(stmt)
 	}
-	return s.Int("SELECT count() FROM stg.orders_raw_rep WHERE _load_id = '" + loadID + "'")
+	return s.Int("SELECT count() FROM " + s.rawOrders() + " WHERE _load_id = '" + loadID + "'")
+}
+
+// rawOrders is the table that holds every raw order row: the local one on one server, the
+// Distributed face on a server of a cluster (whose local table holds its shard's).
+func (s *Server) rawOrders() string {
+	if s.cluster {
+		return "stg.orders_raw_dist"
+	}
+	return "stg.orders_raw_rep"
 }
 
 // PullOrdersUntil pulls (load ids pull-1, pull-2, …) until stg.orders_raw_rep holds at least
-// n rows, and returns how many it holds; it fails the test when Options.Wait passes first.
+// n rows (on a cluster: stg.orders_raw_dist, every shard's), and returns how many it holds; it
+// fails the test when Options.Wait passes first.
 func (s *Server) PullOrdersUntil(n int64) int64 {
 	s.t.Helper()
 	deadline := time.Now().Add(s.wait)
@@ -567,12 +577,12 @@ func (s *Server) PullOrdersUntil(n int64) int64 {
 		id := "pull-" + strconv.Itoa(s.pulls)
 		s.mu.Unlock()
 		s.PullOrders(id)
-		got := s.Count("stg.orders_raw_rep", false)
+		got := s.Count(s.rawOrders(), false)
 		if got >= n {
 			return got
 		}
 		if time.Now().After(deadline) {
-			s.t.Fatalf("realclickhouse: stg.orders_raw_rep holds %d rows after %v of pulls, want %d:\n%s", got, s.wait, n, s.LogTail(20))
+			s.t.Fatalf("realclickhouse: %s holds %d rows after %v of pulls, want %d:\n%s", s.rawOrders(), got, s.wait, n, s.LogTail(20))
 		}
 	}
 }
