@@ -4,6 +4,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/clickgen/clickgen/generator/measure/storefollow"
 	"github.com/clickgen/clickgen/generator/produce/broker"
 	"github.com/clickgen/clickgen/generator/produce/pace"
 	"github.com/clickgen/clickgen/generator/produce/sink"
@@ -88,7 +89,8 @@ func newValues(verb verbSet) *values {
 	v := &values{
 		interval: 5 * time.Second,
 		inject:   injectFlags{count: 1},
-		sink:     sinkFlags{Settings: sink.DefaultSettings(), follow: &followFlags{every: 250 * time.Millisecond, timeout: 2 * time.Minute}},
+		sink: sinkFlags{Settings: sink.DefaultSettings(), follow: &followFlags{every: 250 * time.Millisecond, timeout: 2 * time.Minute},
+			storeFollow: &storeFollowFlags{table: defaultStoreTable, sample: storefollow.DefaultSample}},
 		verify: topics.Verify{HitsTopic: topics.TopicHits, OrdersTopic: topics.TopicOrders, Timeout: 5 * time.Minute,
 			Options: topics.Options{HitPartitions: 2, OrderPartitions: 1}},
 		store:       storeFlags{tables: store.StandTables()},
@@ -220,7 +222,7 @@ var flagTable = []flagSpec{
 			"(repeatable, or comma-separated; judged once everything was sent, each verdict printed and in --report; 1 and 130 win over 3): " +
 			"p50 p90 p99 p99.9 (any pN) max mean of the produce latency (max<1s), rate = acknowledged over the target rate (rate>=0.99; " +
 			"a run paced by a rate, or live), failed (failed==0), freshness.pN of each --follow-group's pipeline latency " +
-			"(freshness.p99<2s); compare with < <= > >= == !="},
+			"(freshness.p99<2s), store_pN store_max store_mean of the time until queryable and store_unseen of the sampled keys never read with --follow-clickhouse (store_unseen==0); compare with < <= > >= == !="},
 	{name: "warmup", verbs: verdictVerbs, value: func(v *values) any { return &v.verdict.warmup },
 		help: "measure the run's first `DURATION` apart, e.g. --warmup 5s (connections, metadata, " +
 			"a cold broker): the messages intended in it (unpaced: handed over in it) get a line and the report's warmup section of " +
@@ -263,9 +265,20 @@ var flagTable = []flagSpec{
 	{name: "follow-group", verbs: followVerbs, field: "Groups", group: "Kafka", value: func(v *values) any { return &v.sink.follow.groups },
 		help: "follow consumer `GROUP`'s committed offsets (repeatable): each acknowledged message's pipeline latency is from its intended send time to the first poll that sees the group's commit past it; at the end wait --follow-timeout for the group to take everything, exit 1 if it did not"},
 	{name: "follow-every", verbs: followVerbs, field: "Every", group: "Kafka", value: func(v *values) any { return &v.sink.follow.every },
-		help: "how often to poll the followed groups' committed offsets (at least 10ms)"},
+		help: "how often to poll the followed groups' committed offsets and the --follow-clickhouse table (at least 10ms)"},
 	{name: "follow-timeout", verbs: followVerbs, field: "Timeout", group: "Kafka", value: func(v *values) any { return &v.sink.follow.timeout },
-		help: "after the run, how long to wait for each followed group to take everything the run sent"},
+		help: "after the run, how long to wait for each followed group to take everything the run sent, and for the sampled messages to be readable from the --follow-clickhouse table"},
+	{name: "follow-clickhouse", verbs: followVerbs, group: "ClickHouse", value: func(v *values) any { return &v.sink.storeFollow.url },
+		help: "measure the time until queryable in the ClickHouse at `URL` (http://host:8123, or https with --tls-ca's CA; password from env " + clickhousePasswordEnv + "): " +
+			"sent messages are sampled (--follow-sample), their keys polled in --follow-table every --follow-every until each can be read, each latency from the message's intended send time; " +
+			"at the end wait --follow-timeout for the rest; unseen keys are listed (threshold store_unseen==0 fails on them)"},
+	{name: "follow-table", verbs: followVerbs, field: "Table", group: "ClickHouse", value: func(v *values) any { return &v.sink.storeFollow.table },
+		help: "`TABLE` --follow-clickhouse reads (a Distributed face reads every shard): a WatchID column follows hits, order_id orders; with _load_ts, rows loaded before the run do not count"},
+	{name: "follow-sample", verbs: followVerbs, field: "Sample", group: "ClickHouse", value: func(v *values) any { return &v.sink.storeFollow.sample },
+		help: "sample at most this `RATE` of the sent messages, by intended send time, for --follow-clickhouse (e.g. 20/s)"},
+	{name: "clickhouse-user", verbs: followVerbs, group: "ClickHouse", def: "-", value: func(v *values) any { return &v.sink.storeFollow.user },
+		help: "ClickHouse user `NAME` of --follow-clickhouse, overriding the URL's (default: the URL's, else the server's default user)"},
+	{verbs: followVerbs, env: []string{clickhousePasswordEnv}, value: func(v *values) any { return &v.sink.storeFollow.password }},
 	{name: "hits-topic", verbs: vVerify, field: "HitsTopic", group: "Kafka", value: func(v *values) any { return &v.verify.HitsTopic },
 		help: "topic the hits were sent to"},
 	{name: "orders-topic", verbs: vVerify, field: "OrdersTopic", group: "Kafka", value: func(v *values) any { return &v.verify.OrdersTopic },

@@ -48,6 +48,8 @@ type session struct {
 //   - the measurement (generator/measure): the run's figures and its report;
 //   - the console: progress and unit lines, the waits of the end, the summary;
 //   - following consumer groups (--follow-group): the drain wait, the report's follow section;
+//   - following a table (--follow-clickhouse): the wait for the sampled keys, the report's
+//     store section;
 //   - the verdict (--threshold): each threshold judged on the final figures, freshness included;
 //   - Prometheus (--metrics-addr): served during the run, the linger at its end;
 //   - the report file (--report): its document kept, written at the verb's end (finishReport).
@@ -74,16 +76,24 @@ func (sf *sinkFlags) start(ctx context.Context, sio *stdio, want map[string]int3
 			metrics.Stop()
 			return nil, err
 		}
+		if err := sf.storeFollow.open(ctx, sf, o.plan); err != nil {
+			metrics.Stop()
+			sf.follow.abort()
+			return nil, err
+		}
 	}
 	m := measure.New(measure.Options{RecordEvery: o.recordEvery, LineEvery: o.lineEvery, MaxRate: o.maxRate, Target: o.target})
 	if f := sf.follow.f; f != nil && !o.noFollow {
 		m.FollowIntervals(f.States)
 		metrics.Follow(f.States)
 	}
+	if f := sf.storeFollow.f; f != nil && !o.noFollow {
+		metrics.Store(f.State)
+	}
 	p := console.NewPrinter(sio.err, m, o.total, o.lineEvery)
 	list := []play.Observer{m, p}
 	if !o.noFollow {
-		list = append(list, sf.follow.observer(sio.err, m))
+		list = append(list, sf.follow.observer(sio.err, m), sf.storeFollow.observer(sio.err, m))
 	}
 	list = append(list, sf.verdict.observer(sio.err, m))
 	if metrics != nil {
@@ -103,6 +113,7 @@ func (sf *sinkFlags) start(ctx context.Context, sio *stdio, want map[string]int3
 	if err != nil {
 		metrics.Stop()
 		sf.follow.abort()
+		sf.storeFollow.abort()
 		return nil, err
 	}
 	return &session{verb: sf.verb, snk: snk, obs: obs, console: p, flush: sf.FlushTimeout, warmup: sf.verdict.warmupOf()}, nil

@@ -24,6 +24,7 @@ type sinkFlags struct {
 	metricsLinger time.Duration
 	follow        *followFlags
 	verdict       *verdictFlags // nil on a verb without --threshold and --warmup
+	storeFollow   *storeFollowFlags
 }
 
 // sinkKindField names the setting that chooses each kind of sink (sink.Kinds).
@@ -131,6 +132,9 @@ func (b *binding) checkOutputs() error {
 	if b.row("follow-group") != nil {
 		kind, _ := s.Kind()
 		if err := b.checkFollow(kind); err != nil {
+			return err
+		}
+		if err := b.checkStoreFollow(); err != nil {
 			return err
 		}
 	}

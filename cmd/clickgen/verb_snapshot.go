@@ -25,7 +25,7 @@ func runSnapshot(ctx context.Context, sio *stdio, b *binding, args []string) err
 	if err != nil {
 		return err
 	}
-	s, err := b.start(ctx, sio, "orders", listenOpts{})
+	s, err := b.start(ctx, sio, "orders", listenOpts{plan: plan})
 	if err != nil {
 		return err
 	}

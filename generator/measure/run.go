@@ -86,6 +86,8 @@ type Figures struct {
 	Histograms Histograms
 	// Warmup is what was measured apart in the run's warm-up; nil without one.
 	Warmup *Warmup
+	// Store is what following a table measured ([Run.Store]); nil when none was followed.
+	Store *StoreFigures
 }
 
 // Histograms are the distributions a run's latency figures are of.
@@ -134,6 +136,10 @@ type Run struct {
 	judged  []Verdict
 	recDone chan struct{}  // closed to stop the recording goroutine
 	recWG   sync.WaitGroup // the recording goroutine
+
+	// What following a table measured ([Run.Store]).
+	store        *StoreFigures
+	storeSection *report.Store
 }
 
 // New returns a Run measuring with opt.
@@ -281,6 +287,7 @@ func (m *Run) Figures() Figures {
 // figures are the run's figures with the followed groups'. Call with mu held.
 func (m *Run) figures() Figures {
 	f := m.fig
+	f.Store = m.store
 	if m.fresh == nil {
 		return f
 	}
@@ -357,7 +364,7 @@ func (m *Run) Report() any {
 	defer m.mu.Unlock()
 	f := m.figures()
 	rep := report.Report{Topics: topicsOf(m.final), Rate: report.Rate{TargetPerS: f.TargetPerS, AchievedPerS: f.AchievedPerS},
-		LatencyMS: f.Latency.latency(), Interrupted: f.Interrupted, Follow: m.follow, Warmup: f.warmupSection()}
+		LatencyMS: f.Latency.latency(), Interrupted: f.Interrupted, Follow: m.follow, Warmup: f.warmupSection(), Store: m.storeSection}
 	for _, v := range m.judged {
 		rep.Thresholds = append(rep.Thresholds, v.row())
 	}

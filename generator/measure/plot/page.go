@@ -54,6 +54,10 @@ func (p Page) WriteHTML(w io.Writer) error {
 	p.lagChart(&b)
 	p.produceDistributionChart(&b)
 	p.pipelineDistributionChart(&b)
+	if p.storeTitle() != "" { // only pages of runs that followed a table (--follow-clickhouse)
+		p.storeChart(&b)
+		p.storeDistributionChart(&b)
+	}
 	p.topicsChart(&b)
 	p.partitionsChart(&b)
 	p.daysChart(&b)

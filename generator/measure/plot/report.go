@@ -33,6 +33,8 @@ type Report struct {
 	Interrupted           bool         `json:"interrupted"`
 	// Follow is, per consumer group followed with --follow-group, its pipeline latency.
 	Follow map[string]report.FollowGroup `json:"follow"`
+	// Store is freshness until queryable (--follow-clickhouse); nil without it.
+	Store *report.Store `json:"store"`
 	// Stress is nil for a run that was not rate-paced.
 	Stress *report.StressInfo `json:"stress"`
 	Units  []report.Unit      `json:"units"`

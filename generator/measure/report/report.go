@@ -36,6 +36,9 @@ type Report struct {
 	// Thresholds are the run's verdicts (--threshold), in the order given (a freshness
 	// threshold once per followed group); absent without thresholds.
 	Thresholds []Threshold `json:"thresholds,omitempty"`
+	// Store is freshness until queryable (--follow-clickhouse); absent when no table was
+	// followed.
+	Store *Store `json:"store,omitempty"`
 }
 
 // Warmup is a report's warmup section: the messages sent in the run's first duration_s (by

@@ -86,7 +86,7 @@ func (p *pending) done(r *kgo.Record, err error) {
 	} else {
 		p.k.rec.ack(p.tc, r.Partition, len(r.Value), time.Since(p.due), p.warm)
 		if f := p.k.cfg.onAck; f != nil {
-			f(Ack{Topic: r.Topic, Partition: r.Partition, Offset: r.Offset, Due: p.due, Intended: p.intended, Warmup: p.warm})
+			f(Ack{Topic: r.Topic, Partition: r.Partition, Offset: r.Offset, Due: p.due, Intended: p.intended, Warmup: p.warm, Key: r.Key, Value: r.Value})
 		}
 	}
 	// Released last, so a Flush that sees the budget drained also sees

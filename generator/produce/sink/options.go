@@ -299,6 +299,10 @@ type Ack struct {
 	Intended bool
 	// Warmup is the message's [Message.Warmup].
 	Warmup bool
+	// Key and Value are the message's bytes (a freshness follower reads a sampled message's
+	// key from them); they are the record's own and valid only during the call: copy them to
+	// keep them.
+	Key, Value []byte
 }
 
 // OnAck sets a function the Kafka sink calls with every acknowledged record, overriding the
