@@ -355,7 +355,7 @@ func (b *binding) refuse(err error) error {
 		return err
 	}
 	text, _ := b.say(err)
-	return b.usage(&reworded{text, err})
+	return b.usage(&reworded{text + suggestFor(err), err})
 }
 
 // usage makes err a usage error of the verb.
@@ -366,6 +366,9 @@ func (b *binding) usage(err error) error { return usage(b.verb.name, err) }
 func (b *binding) parseError(err error) error {
 	name, ok := strings.CutPrefix(err.Error(), "unknown flag: --")
 	if !ok {
+		if s := suggestFor(err); s != "" {
+			return &reworded{err.Error() + s, err}
+		}
 		return err
 	}
 	for i := range flagTable {
