@@ -257,7 +257,7 @@ func (b *binding) exclusive() error {
 // already set is refused with it, or gives way to it when the flag yields.
 func (b *binding) fallBack() error {
 	for _, r := range b.rows {
-		if r.name != "" && b.set(r.name) {
+		if r.name != "" && b.set(r.name) || r.yields && b.excludedBy(r.name) {
 			continue
 		}
 		for _, name := range r.envFor(b.verb.set) {
@@ -278,6 +278,17 @@ func (b *binding) fallBack() error {
 		}
 	}
 	return nil
+}
+
+// excludedBy reports whether a flag given excludes flag name (run's --embedded excludes
+// --brokers): a variable of a flag that yields gives way to it.
+func (b *binding) excludedBy(name string) bool {
+	for _, o := range b.rows {
+		if o.excludes == name && o.name != "" && b.set(o.name) {
+			return true
+		}
+	}
+	return false
 }
 
 // setFrom sets r's value from variable name's value v.

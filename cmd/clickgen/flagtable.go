@@ -74,6 +74,7 @@ type values struct {
 	store       storeFlags
 	catalogFile string // catalog's --file
 	listen      string
+	embedded    bool // run's --embedded: the embedded broker, whatever the environment says
 	advertise   string
 	entity      string
 	format      string
@@ -266,6 +267,8 @@ var flagTable = []flagSpec{
 		help: "how often to poll the followed groups' committed offsets (at least 10ms)"},
 	{name: "follow-timeout", verbs: followVerbs, field: "Timeout", group: "Kafka", value: func(v *values) any { return &v.sink.follow.timeout },
 		help: "after the run, how long to wait for each followed group to take everything the run sent"},
+	{name: "embedded", verbs: vRun, excludes: "brokers", group: "Kafka", value: func(v *values) any { return &v.embedded },
+		help: "play into an embedded broker and read everything back, whatever env " + sinkBrokersEnv + " says"},
 	{name: "hits-topic", verbs: vVerify, field: "HitsTopic", group: "Kafka", value: func(v *values) any { return &v.verify.HitsTopic },
 		help: "topic the hits were sent to"},
 	{name: "orders-topic", verbs: vVerify, field: "OrdersTopic", group: "Kafka", value: func(v *values) any { return &v.verify.OrdersTopic },
