@@ -126,8 +126,9 @@ func runVerifyStore(ctx context.Context, sio *stdio, v *verifyRun) error {
 	if err != nil {
 		return storeReadError(sf, err)
 	}
+	logf("verify: %s", v.b.tablesLine())
 	res, err := store.Verify(ctx, v.w, r, &store.ClickHouse{Client: sf.client}, store.Options{
-		Tables: sf.tables, ExactlyOnce: sf.exactlyOnce, Wait: sf.wait, Workers: v.Workers, Logf: logf,
+		Tables: sf.tables, ExactlyOnce: sf.exactlyOnce, Wait: sf.wait, Workers: v.Workers, Logf: logf, Names: v.b.names,
 	})
 	if err != nil {
 		return storeReadError(sf, err)
@@ -149,7 +150,11 @@ func runVerifyStore(ctx context.Context, sio *stdio, v *verifyRun) error {
 		h    *store.TableHead
 	}{{"events", headOf(res.Events)}, {"raw", digestHead(res.Raw)}, {"errors", digestHead(res.Errors)},
 		{"orders", ordersHead(res.Orders)}, {"order errors", digestHead(res.OrderErrors)}, {"marts", martsHead(res.Marts)}} {
-		if t.h != nil && !t.h.OK {
+		switch {
+		case t.h == nil || t.h.OK:
+		case t.h.Error != "":
+			parts = append(parts, fmt.Sprintf("%s %s cannot be read (%s '' skips it)", t.name, t.h.Table, v.b.names("tables."+strings.ReplaceAll(t.name, " ", "_"), false)))
+		default:
 			parts = append(parts, fmt.Sprintf("%s %s: %s", t.name, t.h.Table, plural(t.h.Differences, "difference")))
 		}
 	}
@@ -216,4 +221,26 @@ func storeReadError(sf *storeFlags, err error) error {
 		return fmt.Errorf("verify: cannot read %s: %w (--timeout)", where, err)
 	}
 	return fmt.Errorf("verify: cannot read %s: %w", where, err)
+}
+
+// tablesLine is the one line that says which tables verify judges and which it skips, each
+// with the flag that names it: "judging events ods.event_dist, …; skipped: marts
+// (--marts-view ”)".
+func (b *binding) tablesLine() string {
+	t := b.v.store.tables
+	var judged, skipped []string
+	for _, tb := range []struct{ name, key, table string }{{"events", "events", t.Events}, {"raw", "raw", t.Raw},
+		{"errors", "errors", t.Errors}, {"orders", "orders", t.Orders}, {"order errors", "order_errors", t.OrderErrors},
+		{"marts", "marts", t.Marts}} {
+		if tb.table == "" {
+			skipped = append(skipped, fmt.Sprintf("%s (%s '')", tb.name, b.names("tables."+tb.key, false)))
+		} else {
+			judged = append(judged, tb.name+" "+tb.table)
+		}
+	}
+	line := "judging " + strings.Join(judged, ", ")
+	if len(skipped) > 0 {
+		line += "; skipped: " + strings.Join(skipped, ", ")
+	}
+	return line
 }
