@@ -277,6 +277,8 @@ var flagTable = []flagSpec{
 		help: "partition count the hits' keys were placed with (the stand's: 2)"},
 	{name: "orders-partitions", verbs: vVerify, field: "OrderPartitions", group: "Kafka", value: func(v *values) any { return &v.verify.OrderPartitions },
 		help: "partition count the orders' keys were placed with (the stand's: 1)"},
+	{name: "strict", verbs: vVerify, group: "Kafka", value: func(v *values) any { return &v.verify.Strict },
+		help: "the topics must hold the run alone: messages of model days outside it are unexpected (without it they are other runs', counted and not judged)"},
 	{name: "clickhouse", verbs: vVerify, group: "ClickHouse", value: func(v *values) any { return &v.store.url },
 		help: "read the tables a pipeline filled from ClickHouse's HTTP interface at `URL` (http://host:8123 or https://host:8443) instead of Kafka (password from env " + clickhousePasswordEnv + ")"},
 	{name: "clickhouse-user", verbs: vVerify, group: "ClickHouse", def: "-", value: func(v *values) any { return &v.store.user },
