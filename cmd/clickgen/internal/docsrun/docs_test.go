@@ -3,7 +3,8 @@ package docsrun_test
 // TestDocsCommands runs every ```sh block of README.md and docs/*.md, each document's blocks
 // in order as one bash script, as a newcomer would type them in a clone of the repository
 // (issue 31: "every command in README and docs is one that works as written, in sequence").
-// The marks a block may carry (skip: REASON, needs kafka, needs clickhouse) are described in
+// The marks a block may carry (skip: REASON, needs kafka|clickhouse, starts kafka|clickhouse)
+// are described in
 // the package comment (docsrun.go). The test lives in a package of its own so that its minutes
 // count against a timeout of their own, not against cmd/clickgen's.
 
@@ -109,11 +110,18 @@ func scriptOf(t *testing.T, name string, blocks []docsrun.Block) *docsrun.Script
 	for _, b := range blocks {
 		all = append(all, b.Text)
 	}
+	// A script derives ports from the one it is given: a ClickHouse server's native and
+	// interserver ports (N+1, N+2), a Kafka node's controller (N+100).
 	ports := map[int]int{}
 	for _, p := range docsrun.Ports(strings.Join(all, "\n")) {
-		ports[p] = loopback.Port(t)
+		ports[p] = loopback.Base(t, 0, 1, 2, 100)
 	}
 	t.Logf("%s: loopback ports rewritten: %v", name, ports)
+	for service, why := range map[string]func() string{"kafka": realkafka.Available, "clickhouse": realclickhouse.Available} {
+		if slices.ContainsFunc(blocks, func(b docsrun.Block) bool { return b.StartsService(service) }) {
+			requireTier(t, service, why())
+		}
+	}
 	var kafka *realkafka.Cluster
 	var ch *realclickhouse.Server
 	if slices.ContainsFunc(blocks, func(b docsrun.Block) bool { return b.NeedsService("kafka") }) {
@@ -139,6 +147,20 @@ func scriptOf(t *testing.T, name string, blocks []docsrun.Block) *docsrun.Script
 		s.Add(b, docsrun.Rewrite(b.Text, block))
 	}
 	return s
+}
+
+// requireTier skips t when why says a block's server cannot run here, or fails it when the
+// server's tier is required, as the tiers' own starters do.
+func requireTier(t *testing.T, service, why string) {
+	t.Helper()
+	if why == "" {
+		return
+	}
+	env := map[string]string{"kafka": realkafka.RequireEnv, "clickhouse": realclickhouse.RequireEnv}[service]
+	if os.Getenv(env) == "1" {
+		t.Fatalf("a block starts %s, whose tier is required (%s=1), but %s", service, env, why)
+	}
+	t.Skipf("a block starts %s, which cannot run here: %s (set %s=1 to make this a failure)", service, why, env)
 }
 
 // withPort is a copy of m with from mapped to to.
