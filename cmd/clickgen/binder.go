@@ -256,7 +256,7 @@ func (b *binding) exclusive() error {
 // already set is refused with it, or gives way to it when the flag yields.
 func (b *binding) fallBack() error {
 	for _, r := range b.rows {
-		if r.name != "" && b.set(r.name) {
+		if r.name != "" && b.set(r.name) || r.yields && b.excludedBy(r.name) {
 			continue
 		}
 		for _, name := range r.envFor(b.verb.set) {
@@ -278,6 +278,17 @@ func (b *binding) fallBack() error {
 		}
 	}
 	return nil
+}
+
+// excludedBy reports whether a flag given excludes flag name (run's --embedded excludes
+// --brokers): a variable of a flag that yields gives way to it.
+func (b *binding) excludedBy(name string) bool {
+	for _, o := range b.rows {
+		if o.excludes == name && o.name != "" && b.set(o.name) {
+			return true
+		}
+	}
+	return false
 }
 
 // setFrom sets r's value from variable name's value v.
@@ -355,7 +366,7 @@ func (b *binding) refuse(err error) error {
 		return err
 	}
 	text, _ := b.say(err)
-	return b.usage(&reworded{text, err})
+	return b.usage(&reworded{text + suggestFor(err), err})
 }
 
 // usage makes err a usage error of the verb.
@@ -369,10 +380,13 @@ func (b *binding) parseError(err error) error {
 		// pflag's text repeats the value whole: a broker address's password, a host of
 		// 100 000 characters. It is shown as a report shows it (shownValue).
 		name := ive.GetFlag().Name
-		return &reworded{fmt.Sprintf("invalid argument %q for \"--%s\" flag: %v", shownValue(name, ive.GetValue()), name, ive.Unwrap()), err}
+		return &reworded{fmt.Sprintf("invalid argument %q for \"--%s\" flag: %v%s", shownValue(name, ive.GetValue()), name, ive.Unwrap(), suggestFor(err)), err}
 	}
 	name, ok := strings.CutPrefix(err.Error(), "unknown flag: --")
 	if !ok {
+		if s := suggestFor(err); s != "" {
+			return &reworded{err.Error() + s, err}
+		}
 		return err
 	}
 	for i := range flagTable {

@@ -40,10 +40,13 @@ type stdio struct {
 	err io.Writer
 }
 
-// The exit codes every verb shares.
+// The exit codes every verb shares; a usage error is refused before the verb did anything,
+// said in the verb's own terms.
 const (
-	exitUsage       = "2 for usage errors (nothing was sent)"
-	exitInterrupted = "130 when interrupted (Ctrl-C, SIGTERM or SIGHUP)"
+	exitUsage        = "2 for usage errors (nothing was sent)"
+	exitUsageRead    = "2 for usage errors (nothing was read)"
+	exitUsageWritten = "2 for usage errors (nothing was written)"
+	exitInterrupted  = "130 when interrupted (Ctrl-C, SIGTERM or SIGHUP)"
 )
 
 // verbs lists the subcommands in the order `clickgen help` shows them (the order of the bits
@@ -54,7 +57,7 @@ var verbs = []verb{
 		exits: []string{"0 when the run and its check are clean", "1 when a message failed or the check found a difference", exitUsage, exitInterrupted}},
 	{name: "profiles", set: vProfiles, summary: "list the run profiles, or show one as YAML",
 		usage: []string{"profiles list", "profiles show (NAME | --profile-file FILE)"}, about: profilesHelp, run: runProfiles,
-		exits: []string{"0 success", "1 when the output cannot be written", "2 for usage errors and a broken profile file", exitInterrupted}},
+		exits: []string{"0 success", "1 when the output cannot be written", "2 for usage errors and a broken profile file (nothing was written)", exitInterrupted}},
 	{name: "batch", set: vBatch, summary: "play model days into topic hits (or a file), back to back",
 		usage: []string{"batch --day D [--days N] [--limit N] (--file PATH | --brokers HOSTS --topic T) [flags]"}, about: batchHelp, run: runBatch,
 		exits: []string{"0 when every message was acknowledged", "1 when a delivery failed", exitUsage, exitInterrupted}},
@@ -66,31 +69,32 @@ var verbs = []verb{
 		exits: []string{"0 when every message was acknowledged", "1 when a delivery failed", exitUsage, exitInterrupted}},
 	{name: "inventory", set: vInventory, summary: "print what a storage must contain after batch + snapshot, as JSON",
 		usage: []string{"inventory --day D [--days N] [world and garbage flags]", "inventory --merge FILE..."}, about: inventoryHelp, run: runInventory,
-		exits: []string{"0 success", "1 when the output cannot be written", exitUsage, exitInterrupted}},
+		exits: []string{"0 success", "1 when the output cannot be written", exitUsageWritten, exitInterrupted}},
 	{name: "verify", set: vVerify, summary: "read hits and orders back and reconcile them with the inventory",
 		usage: []string{"verify --brokers HOSTS --day D [--days N] [flags]", "verify --clickhouse URL --day D [--days N] [flags]"}, about: verifyHelp, run: runVerify,
-		exits: []string{"0 when everything agrees", "1 when anything differs or the topics (the store) cannot be read (within --connect-timeout and --timeout)", exitUsage, exitInterrupted}},
+		exits: []string{"0 when everything agrees", "1 when anything differs or the topics (the store) cannot be read (within --connect-timeout and --timeout)", exitUsageRead, exitInterrupted}},
 	{name: "plot", set: vPlot, summary: "draw run reports as one self-contained HTML page of charts",
 		usage: []string{"plot REPORT.json [REPORT2.json ...] [--label NAME ...] [--inventory FILE] > run.html"}, about: plotHelp, run: runPlot,
-		exits: []string{"0 success", "1 failure", exitUsage, exitInterrupted}},
+		exits: []string{"0 success", "1 failure", exitUsageWritten, exitInterrupted}},
 	{name: "inject", set: vInject, summary: "send malformed messages of one garbage class on demand",
 		usage: []string{"inject --class CLASS [--count N] (--file PATH | --brokers HOSTS --topic T) [flags]"}, about: injectHelp, run: runInject,
 		exits: []string{"0 when every message was acknowledged", "1 when a delivery failed", exitUsage, exitInterrupted}},
 	{name: "catalog", set: vCatalog, summary: "write the embedded product catalog (CSV)",
 		usage: []string{"catalog [--file PATH]"}, about: catalogHelp, run: runCatalog,
-		exits: []string{"0 success", "1 when the catalog cannot be written", exitUsage}},
+		exits: []string{"0 success", "1 when the catalog cannot be written", exitUsageWritten}},
 	{name: "broker", set: vBroker, summary: "run the embedded Kafka-compatible broker (hits/2, orders/1) until Ctrl-C",
 		usage: []string{"broker [--listen 127.0.0.1:9092]"}, about: brokerHelp, run: runBroker,
-		exits: []string{"0 when stopped by Ctrl-C, SIGTERM or SIGHUP", "1 when it cannot listen", exitUsage}},
+		exits: []string{"0 when stopped by Ctrl-C, SIGTERM or SIGHUP", "1 when it cannot listen", "2 for usage errors (no broker was started)"}},
 	{name: "schema", set: vSchema, summary: "print the wire contract: keys, a markdown description or a JSON Schema",
 		usage: []string{"schema [--entity hits|orders] [--format markdown|keys|json-schema]"}, about: schemaHelp, run: runSchema,
-		exits: []string{"0 success", "1 when the output cannot be written", exitUsage}},
+		exits: []string{"0 success", "1 when the output cannot be written", exitUsageWritten}},
 	{name: "version", set: vVersion, summary: "print clickgen's version and the world version",
 		usage: []string{"version"}, about: versionHelp, run: runVersion,
-		exits: []string{"0 success", "1 when the output cannot be written", exitUsage}},
+		exits: []string{"0 success", "1 when the output cannot be written", exitUsageWritten}},
 }
 
-// usageError is a mistake in how clickgen was called: exit code 2, nothing was sent.
+// usageError is a mistake in how clickgen was called: exit code 2, refused before anything
+// was read, sent or written.
 type usageError struct {
 	verb string
 	err  error
@@ -254,7 +258,8 @@ Verbs:
 	}
 	fmt.Fprint(w, `
 Run 'clickgen VERB --help' for the flags of a verb.
-Exit codes: 0 success, 1 failure, 2 usage error (nothing was sent), 3 a threshold crossed
+Exit codes: 0 success, 1 failure, 2 usage error (refused before anything was read, sent or
+written), 3 a threshold crossed
 (--threshold: the run completed, a figure did not hold), 130 interrupted (Ctrl-C, SIGTERM or
 SIGHUP: what was acknowledged is in the summary; a second Ctrl-C half a second or more after
 the first exits at once).

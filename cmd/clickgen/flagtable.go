@@ -75,6 +75,7 @@ type values struct {
 	store       storeFlags
 	catalogFile string // catalog's --file
 	listen      string
+	embedded    bool // run's --embedded: the embedded broker, whatever the environment says
 	advertise   string
 	entity      string
 	format      string
@@ -240,8 +241,8 @@ var flagTable = []flagSpec{
 		help: "replication factor of topics --create-topics creates; -1 is the brokers' default.replication.factor"},
 	{name: "compression", verbs: sendVerbs, field: "Compression", group: "Kafka", value: func(v *values) any { return &v.sink.Compression },
 		help: "batch compression: none, gzip, snappy, lz4 or zstd"},
-	{name: "linger", verbs: sendVerbs, field: "Linger", group: "Kafka", value: func(v *values) any { return &v.sink.Linger },
-		help: "how long a partition waits for more records before sending a batch"},
+	{name: "linger", verbs: sendVerbs, field: "Linger", value: func(v *values) any { return &v.sink.Linger },
+		help: "how long a message waits for more before it is sent: Kafka batches per partition; a file or pipe is written at least this often"},
 	{name: "connect-timeout", verbs: connVerbs, field: "ConnectTimeout", group: "Kafka", sharedOn: vVerify, value: func(v *values) any { return &v.sink.ConnectTimeout },
 		help: "fail if the brokers cannot be reached within this time (a refused connection, as of a broker still starting, is tried again until then)",
 		alt:  []altHelp{{vVerify, "fail if the brokers (the server) cannot be reached within this time (a refused connection to Kafka, as of a broker still starting, is tried again until then)"}}},
@@ -279,6 +280,8 @@ var flagTable = []flagSpec{
 	{name: "clickhouse-user", verbs: followVerbs, group: "ClickHouse", def: "-", value: func(v *values) any { return &v.sink.storeFollow.user },
 		help: "ClickHouse user `NAME` of --follow-clickhouse, overriding the URL's (default: the URL's, else the server's default user)"},
 	{verbs: followVerbs, env: []string{clickhousePasswordEnv}, value: func(v *values) any { return &v.sink.storeFollow.password }},
+	{name: "embedded", verbs: vRun, excludes: "brokers", group: "Kafka", value: func(v *values) any { return &v.embedded },
+		help: "play into an embedded broker and read everything back, whatever env " + sinkBrokersEnv + " says"},
 	{name: "hits-topic", verbs: vVerify, field: "HitsTopic", group: "Kafka", value: func(v *values) any { return &v.verify.HitsTopic },
 		help: "topic the hits were sent to"},
 	{name: "orders-topic", verbs: vVerify, field: "OrdersTopic", group: "Kafka", value: func(v *values) any { return &v.verify.OrdersTopic },
@@ -287,21 +290,23 @@ var flagTable = []flagSpec{
 		help: "partition count the hits' keys were placed with (the stand's: 2)"},
 	{name: "orders-partitions", verbs: vVerify, field: "OrderPartitions", group: "Kafka", value: func(v *values) any { return &v.verify.OrderPartitions },
 		help: "partition count the orders' keys were placed with (the stand's: 1)"},
+	{name: "strict", verbs: vVerify, group: "Kafka", value: func(v *values) any { return &v.verify.Strict },
+		help: "the topics must hold the run alone: messages of model days outside it are unexpected (without it they are other runs', counted and not judged)"},
 	{name: "clickhouse", verbs: vVerify, group: "ClickHouse", value: func(v *values) any { return &v.store.url },
 		help: "read the tables a pipeline filled from ClickHouse's HTTP interface at `URL` (http://host:8123 or https://host:8443) instead of Kafka (password from env " + clickhousePasswordEnv + ")"},
 	{name: "clickhouse-user", verbs: vVerify, group: "ClickHouse", def: "-", value: func(v *values) any { return &v.store.user },
 		help: "ClickHouse user `NAME`, overriding the URL's (default: the URL's, else the server's default user)"},
-	{name: "events-table", verbs: vVerify, group: "ClickHouse", value: func(v *values) any { return &v.store.tables.Events },
+	{name: "events-table", verbs: vVerify, group: "ClickHouse", field: "tables.events", value: func(v *values) any { return &v.store.tables.Events },
 		help: "`TABLE` of typed events (WatchID, EventDate, ClientID, _load_ts); '' skips it"},
-	{name: "errors-table", verbs: vVerify, group: "ClickHouse", value: func(v *values) any { return &v.store.tables.Errors },
+	{name: "errors-table", verbs: vVerify, group: "ClickHouse", field: "tables.errors", value: func(v *values) any { return &v.store.tables.Errors },
 		help: "`TABLE` of refused hits (raw, error_class); '' skips it"},
-	{name: "raw-table", verbs: vVerify, group: "ClickHouse", value: func(v *values) any { return &v.store.tables.Raw },
+	{name: "raw-table", verbs: vVerify, group: "ClickHouse", field: "tables.raw", value: func(v *values) any { return &v.store.tables.Raw },
 		help: "`TABLE` of raw hits as delivered (raw); '' skips it"},
-	{name: "orders-table", verbs: vVerify, group: "ClickHouse", value: func(v *values) any { return &v.store.tables.Orders },
+	{name: "orders-table", verbs: vVerify, group: "ClickHouse", field: "tables.orders", value: func(v *values) any { return &v.store.tables.Orders },
 		help: "`TABLE` of order versions (order_id, snapshot_date); '' skips it"},
-	{name: "order-errors-table", verbs: vVerify, group: "ClickHouse", value: func(v *values) any { return &v.store.tables.OrderErrors },
+	{name: "order-errors-table", verbs: vVerify, group: "ClickHouse", field: "tables.order_errors", value: func(v *values) any { return &v.store.tables.OrderErrors },
 		help: "`TABLE` of refused order rows (raw, error_class); '' skips it"},
-	{name: "marts-view", verbs: vVerify, group: "ClickHouse", value: func(v *values) any { return &v.store.tables.Marts },
+	{name: "marts-view", verbs: vVerify, group: "ClickHouse", field: "tables.marts", value: func(v *values) any { return &v.store.tables.Marts },
 		help: "`VIEW` of purchases against orders (order_day, mismatch_class); '' skips it"},
 	{name: "exactly-once", verbs: vVerify, group: "ClickHouse", value: func(v *values) any { return &v.store.exactlyOnce },
 		help: "count copies (more rows of a WatchID, an order version, a raw or error row than sent) as differences, for stores that must never hold them"},

@@ -36,8 +36,8 @@ func (f *injectFlags) kindFor(topic string, day int) (string, error) {
 	case f.class == "":
 		return "", fmt.Errorf("--class is required: for %s one of %s", k, strings.Join(classes, ", "))
 	case !slices.Contains(world.AllGarbageClasses(), f.class):
-		return "", fmt.Errorf("unknown class %q: for hits one of %s; for orders one of %s", f.class,
-			strings.Join(world.HitGarbageClasses, ", "), strings.Join(world.OrderGarbageClasses, ", "))
+		return "", fmt.Errorf("unknown class %q: for hits one of %s; for orders one of %s%s", f.class,
+			strings.Join(world.HitGarbageClasses, ", "), strings.Join(world.OrderGarbageClasses, ", "), didYouMean(f.class, world.AllGarbageClasses(), ""))
 	case !slices.Contains(classes, f.class):
 		return "", fmt.Errorf("class %s does not apply to %s: want one of %s", f.class, k, strings.Join(classes, ", "))
 	case f.count < 1 || f.count > world.MaxInject:

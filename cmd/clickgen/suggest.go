@@ -1,33 +1,37 @@
 package main
 
 import (
-	"slices"
+	"errors"
 	"strings"
+
+	"github.com/clickgen/clickgen/generator/produce/world"
 )
 
-// suggest returns the candidates a user who typed word probably meant, closest first: those
-// within two edits of it (a letter left out, added, changed, or two swapped: rnu, brokrs) and
-// those it is the start of (inv for inventory). Nothing for a word too short to tell.
+// suggest returns the candidates a user who typed word probably meant: those within two
+// edits of it (a letter left out, added, changed, or two swapped: rnu, brokrs) and those it
+// is the start of (inv for inventory, which count as one edit), keeping only the nearest:
+// --rat is one edit from --rate and two from --day, so it suggests --rate alone. Candidates
+// keep their order. Nothing for a word too short to tell.
 func suggest(word string, candidates []string) []string {
-	type near struct {
-		name string
-		d    int
-	}
-	var found []near
+	best := 3
+	var out []string
 	for _, c := range candidates {
-		d := editDistance(strings.ToLower(word), strings.ToLower(c))
-		switch {
-		case c == word:
-		case d <= 2 && d < len([]rune(word)):
-			found = append(found, near{c, d})
-		case len(word) >= 3 && strings.HasPrefix(c, word):
-			found = append(found, near{c, len(c) - len(word)})
+		if c == word {
+			continue
 		}
-	}
-	slices.SortStableFunc(found, func(a, b near) int { return a.d - b.d })
-	out := make([]string, 0, len(found))
-	for _, n := range found {
-		out = append(out, n.name)
+		d := editDistance(strings.ToLower(word), strings.ToLower(c))
+		if d > 2 || d >= len([]rune(word)) {
+			d = 3
+		}
+		if len([]rune(word)) >= 3 && strings.HasPrefix(strings.ToLower(c), strings.ToLower(word)) {
+			d = min(d, 1)
+		}
+		switch {
+		case d < best:
+			best, out = d, []string{c}
+		case d == best && d < 3:
+			out = append(out, c)
+		}
 	}
 	return out
 }
@@ -59,12 +63,21 @@ func editDistance(a, b string) int {
 	return prev[len(rb)]
 }
 
-// didYouMean is "; did you mean a or b?" for the suggestions of word among candidates, "" for
-// none.
+// didYouMean is "; did you mean a or b?" for the suggestions of word among candidates (each
+// written with prefix), "" for none.
 func didYouMean(word string, candidates []string, prefix string) string {
 	s := suggest(word, candidates)
 	if len(s) == 0 {
 		return ""
 	}
 	return "; did you mean " + orList(prefixed(prefix, s)) + "?"
+}
+
+// suggestFor is didYouMean for a name a library refused as unknown (a garbage class of
+// --garbage-mix or of a profile's garbage.mix), "" for any other error.
+func suggestFor(err error) string {
+	if uc := (*world.UnknownClassError)(nil); errors.As(err, &uc) {
+		return didYouMean(uc.Name, world.AllGarbageClasses(), "")
+	}
+	return ""
 }

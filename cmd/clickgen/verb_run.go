@@ -32,7 +32,8 @@ own (--profile-file). PROFILE defaults to fill. Flags override the profile's fie
 
 Messages go to topics hits and orders. With --brokers (or env KAFKA_BOOTSTRAP_SERVERS) they go
 to that cluster, and the profile's expected counts are checked against what it acknowledged.
-Without either, clickgen starts an embedded Kafka-compatible broker in-process, plays into it,
+Without either (or with --embedded, whatever the environment says), clickgen starts an embedded
+Kafka-compatible broker in-process, plays into it,
 reads everything back and prints, on stdout, what arrived against the inventory: per day and
 snapshot, per intake class, per partition (or, for a run cut short by a stop condition, that
 every acknowledged message is in the topics). The console says which.
@@ -75,6 +76,7 @@ func runRun(ctx context.Context, sio *stdio, b *binding, args []string) error {
 	if err := b.checkRunSink(); err != nil {
 		return err
 	}
+	b.announceBrokers(sio)
 	v := b.v
 	uses := append(v.sink.paths(), fileio.Input("--profile-file", v.profileFile), fileio.Input(b.name("world.catalog"), p.World.Catalog))
 	if err := b.checkFiles(uses...); err != nil {
@@ -122,12 +124,11 @@ func runRun(ctx context.Context, sio *stdio, b *binding, args []string) error {
 }
 
 // startEmbedded starts the embedded broker when neither --brokers nor its variable gave
-// brokers, and points the sink flags at it; nil, and a line saying which brokers, when they
-// were given.
+// brokers (or --embedded was given), and points the sink flags at it; nil when brokers were
+// given (announceBrokers said which).
 func startEmbedded(b *binding, sio *stdio) (*broker.Broker, error) {
 	sf := &b.v.sink
 	if sf.Kafka() {
-		b.announceBrokers(sio)
 		return nil, nil
 	}
 	kb, err := broker.Start("127.0.0.1:0")

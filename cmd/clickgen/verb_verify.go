@@ -29,10 +29,12 @@ their order does not matter. Compared, per day and per snapshot:
 
 Every message that does not reconcile is a difference: missing (with day, class, key, partition),
 unexpected (intake class, partition, key, offset and the first bytes), wrong partition, wrong key,
-or misclassified. The table goes to stdout; with --report FILE the full result as JSON. The
-topics must hold exactly what those runs sent: anything else (another day, a replayed day, an
-injected message) is a difference. A topic the runs send nothing to (orders, for run day 0
-alone) may be absent.
+or misclassified. The table goes to stdout; with --report FILE the full result as JSON. A
+message of a model day outside the run (a hit by its EventDate, an order row by its
+snapshot_date) is another run's, counted apart and not judged, as the store check counts rows
+of other dates; with --strict the topics must hold the run alone and it is unexpected.
+Anything else (a replayed day, an injected message) is a difference. A topic the runs send
+nothing to (orders, for run day 0 alone) may be absent.
 
 With --clickhouse URL, verify reads the tables a pipeline filled from those topics instead, over
 ClickHouse's HTTP interface, and reconciles them with the same inventory (the stand's table names

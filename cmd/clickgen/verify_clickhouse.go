@@ -153,8 +153,9 @@ func runVerifyStore(ctx context.Context, sio *stdio, v *verifyRun) error {
 	if err != nil {
 		return storeReadError(sf, err)
 	}
+	logf("verify: %s", v.b.tablesLine())
 	res, err := store.Verify(ctx, v.w, r, &store.ClickHouse{Client: sf.client}, store.Options{
-		Tables: sf.tables, ExactlyOnce: sf.exactlyOnce, Wait: sf.wait, Workers: v.Workers, Logf: logf,
+		Tables: sf.tables, ExactlyOnce: sf.exactlyOnce, Wait: sf.wait, Workers: v.Workers, Logf: logf, Names: v.b.names,
 	})
 	if err != nil {
 		return storeReadError(sf, err)
@@ -166,17 +167,27 @@ func runVerifyStore(ctx context.Context, sio *stdio, v *verifyRun) error {
 	if res.OK {
 		return werr
 	}
+	return errors.Join(werr, storeDiffers(v, r, res))
+}
+
+// storeDiffers is the verdict line of a store that differs: per table, what it could not read
+// (and the flag that skips it) or how many differences it holds.
+func storeDiffers(v *verifyRun, r store.Range, res *store.Result) error {
 	var parts []string
 	for _, t := range []struct {
 		name string
 		h    *store.TableHead
 	}{{"events", headOf(res.Events)}, {"raw", digestHead(res.Raw)}, {"errors", digestHead(res.Errors)},
 		{"orders", ordersHead(res.Orders)}, {"order errors", digestHead(res.OrderErrors)}, {"marts", martsHead(res.Marts)}} {
-		if t.h != nil && !t.h.OK {
+		switch {
+		case t.h == nil || t.h.OK:
+		case t.h.Error != "":
+			parts = append(parts, fmt.Sprintf("%s %s cannot be read (%s '' skips it)", t.name, t.h.Table, v.b.names("tables."+strings.ReplaceAll(t.name, " ", "_"), false)))
+		default:
 			parts = append(parts, fmt.Sprintf("%s %s: %s", t.name, t.h.Table, plural(t.h.Differences, "difference")))
 		}
 	}
-	return errors.Join(werr, fmt.Errorf("verify: the store differs from what run %s (seed %d) leaves: %s", storeRunName(r), v.w.Seed(), strings.Join(parts, "; ")))
+	return fmt.Errorf("verify: the store differs from what run %s (seed %d) leaves: %s", storeRunName(r), v.w.Seed(), strings.Join(parts, "; "))
 }
 
 func headOf(e *store.EventsResult) *store.TableHead {
@@ -250,4 +261,26 @@ func storeReadError(sf *storeFlags, err error) error {
 		return fmt.Errorf("verify: cannot read %s: %w (--timeout)", where, err)
 	}
 	return fmt.Errorf("verify: cannot read %s: %w", where, err)
+}
+
+// tablesLine is the one line that says which tables verify judges and which it skips, each
+// with the flag that names it: "judging events ods.event_dist, …; skipped: marts
+// (--marts-view ”)".
+func (b *binding) tablesLine() string {
+	t := b.v.store.tables
+	var judged, skipped []string
+	for _, tb := range []struct{ name, key, table string }{{"events", "events", t.Events}, {"raw", "raw", t.Raw},
+		{"errors", "errors", t.Errors}, {"orders", "orders", t.Orders}, {"order errors", "order_errors", t.OrderErrors},
+		{"marts", "marts", t.Marts}} {
+		if tb.table == "" {
+			skipped = append(skipped, fmt.Sprintf("%s (%s '')", tb.name, b.names("tables."+tb.key, false)))
+		} else {
+			judged = append(judged, tb.name+" "+tb.table)
+		}
+	}
+	line := "judging " + strings.Join(judged, ", ")
+	if len(skipped) > 0 {
+		line += "; skipped: " + strings.Join(skipped, ", ")
+	}
+	return line
 }

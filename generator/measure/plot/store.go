@@ -28,8 +28,7 @@ func contains(l []string, s string) bool {
 
 // storeChart draws each run's time until queryable over the run (p50, p99 and max of the keys
 // seen in each sample of the series) and, below it, its sampled keys not yet seen.
-func (p Page) storeChart(b *strings.Builder) {
-	b.WriteString("<h2>Freshness until queryable: from the intended send time until the row could be read</h2>\n")
+func (p Page) storeChart(b *strings.Builder) (notDrawn string) {
 	var lat, pend []series
 	var latItems, pendItems []legendItem
 	for i, r := range p.Runs {
@@ -75,21 +74,20 @@ func (p Page) storeChart(b *strings.Builder) {
 		pendItems = append(pendItems, legendItem{name: name, color: color})
 	}
 	if len(pend) == 0 {
-		noData(b, "no report has a store section: --follow-clickhouse adds it (store.series).")
-		return
+		return "no report has a store section: --follow-clickhouse adds it (store.series)."
 	}
 	if len(lat) > 0 {
 		lineChart(b, "Time until queryable of the sampled messages of "+p.storeTitle()+" seen in each sample", "seconds since the follower started", "milliseconds", lat, latItems)
 	} else {
-		noData(b, "no sampled key was seen in the followed table.")
+		b.WriteString("<p>No sampled key was seen in the followed table: no latency to draw.</p>\n")
 	}
 	lineChart(b, "Sampled messages not yet readable from "+p.storeTitle(), "seconds since the follower started", "messages", pend, pendItems)
 	b.WriteString("<p>Seen: a poll of the table (every --follow-every) returned the sampled message's key (WatchID, order_id); each latency is at most one poll period and round trip late. A sample in which nothing was seen has no point.</p>\n")
+	return ""
 }
 
 // storeDistributionChart draws each run's time until queryable by percentile.
-func (p Page) storeDistributionChart(b *strings.Builder) {
-	b.WriteString("<h2>Freshness until queryable, distribution</h2>\n")
+func (p Page) storeDistributionChart(b *strings.Builder) (notDrawn string) {
 	var ss []series
 	var items []legendItem
 	for i, r := range p.Runs {
@@ -100,8 +98,8 @@ func (p Page) storeDistributionChart(b *strings.Builder) {
 		}
 	}
 	if len(ss) == 0 {
-		noData(b, "no report lists a followed table's latency distribution: --follow-clickhouse adds it (store.latency_distribution_ms).")
-		return
+		return "no report lists a followed table's latency distribution: --follow-clickhouse adds it (store.latency_distribution_ms)."
 	}
 	percentileChart(b, "Time until queryable by percentile, intended send time until a poll of "+p.storeTitle()+" returned the key", "milliseconds", ss, items)
+	return ""
 }

@@ -6,6 +6,7 @@ import (
 	"io"
 	"slices"
 	"strings"
+	"time"
 )
 
 // Kind is a kind of sink, one row of the table [Kinds]: how [Settings] choose it, which of
@@ -32,8 +33,9 @@ var kinds = [...]*Kind{
 		chosen: func(s *Settings) bool { return s.File != "" },
 		what:   func(s *Settings) string { return "file " + s.File },
 		// The topic names what the messages are counted under; the connect timeout bounds the
-		// wait for a FIFO's reader, the delivery timeout a blocked write.
-		settings: []string{"File", "Topic", "ConnectTimeout", "FlushTimeout", "DeliveryTimeout"},
+		// wait for a FIFO's reader, the delivery timeout a blocked write, the linger how long a
+		// line waits in the buffer.
+		settings: []string{"File", "Topic", "Linger", "ConnectTimeout", "FlushTimeout", "DeliveryTimeout"},
 		open:     openFile,
 	},
 	{
@@ -85,8 +87,11 @@ func (s *Settings) Kind() (*Kind, error) {
 
 // openFile opens the file sink: stdout for "-". A write that blocks (a pipe whose reader
 // stopped reading) fails after the delivery timeout, as an unacknowledged Kafka message does.
+// A line waits at most the linger before it is written, as a record waits for its batch
+// (Kafka's default 10 ms): a paced run streams into a file or a pipe. A linger of 0 waits for
+// no more lines than came while the last write was under way, as for Kafka.
 func openFile(ctx context.Context, s *Settings, stdout io.Writer, _ map[string]int32, _ func(PartitionsWarning), _ []Opt) (Sink, error) {
-	wo := WriterOptions{WriteTimeout: s.DeliveryTimeout}
+	wo := WriterOptions{WriteTimeout: s.DeliveryTimeout, Linger: max(s.Linger, time.Nanosecond)}
 	if s.File == "-" {
 		return NewWriter(stdout, wo)
 	}

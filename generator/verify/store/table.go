@@ -7,6 +7,7 @@ import (
 	"strings"
 	"text/tabwriter"
 
+	"github.com/clickgen/clickgen/generator/internal/columns"
 	"github.com/clickgen/clickgen/generator/produce/world"
 )
 
@@ -20,16 +21,16 @@ const MaxShown = 20
 func (r *Result) WriteTable(w io.Writer) error {
 	ew := &errWriter{w: w}
 	fmt.Fprintf(ew, "store: %s\n", r.Store)
-	fmt.Fprintf(ew, "run: seed %d, scale %g, %s", r.Seed, r.Scale, world.Range{From: r.From, Days: r.Days, Garbage: r.Garbage}.Describe())
+	run := fmt.Sprintf("run: seed %d, scale %g, %s", r.Seed, r.Scale, world.Range{From: r.From, Days: r.Days, Garbage: r.Garbage}.Describe())
 	if r.Segment != "" {
-		fmt.Fprintf(ew, "; segment %s", r.Segment)
+		run += "; segment " + r.Segment
 	}
-	fmt.Fprintln(ew)
+	fmt.Fprintln(ew, columns.Wrap(run, columns.Width, "  "))
 	copies := "copies are rows FINAL collapses (a replay, at-least-once delivery), reported but not differences"
 	if r.ExactlyOnce {
 		copies = "--exactly-once: copies are differences"
 	}
-	fmt.Fprintf(ew, "Cells count what the store holds; \"a≠b\": a held, b planned; %s.\n", copies)
+	fmt.Fprintln(ew, columns.Wrap(fmt.Sprintf("Cells count what the store holds; \"a≠b\": a held, b planned; %s.", copies), columns.Width, ""))
 	if r.Events != nil {
 		r.Events.write(ew)
 	}
@@ -52,7 +53,7 @@ func (r *Result) WriteTable(w io.Writer) error {
 	r.writeDifferences(ew)
 	switch {
 	case r.OK:
-		fmt.Fprintln(ew, "OK: every table read holds exactly what the inventory says: every planned row present, nothing else.")
+		fmt.Fprintln(ew, columns.Wrap("OK: every table read holds exactly what the inventory says: every planned row present, nothing else.", columns.Width, "    "))
 	default:
 		fmt.Fprintln(ew, "DIFFERS: see the differences above.")
 	}
@@ -60,7 +61,7 @@ func (r *Result) WriteTable(w io.Writer) error {
 }
 
 func headLine(w io.Writer, name string, h *TableHead, what string) {
-	fmt.Fprintf(w, "\n%s %s: %s\n", name, h.Table, what)
+	fmt.Fprintf(w, "\n%s\n", columns.Wrap(fmt.Sprintf("%s %s: %s", name, h.Table, what), columns.Width, "  "))
 	if h.Error != "" {
 		fmt.Fprintf(w, "  CANNOT BE READ: %s\n", h.Error)
 	}
@@ -82,7 +83,6 @@ func (e *EventsResult) write(w io.Writer) {
 
 func (d *DigestResult) write(w io.Writer, name, what string) {
 	headLine(w, name, &d.TableHead, what)
-	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	head := []string{"date", "day"}
 	if d.Classes == nil {
 		head = append(head, "rows", "redelivered", "missing", "expired", "copies")
@@ -90,7 +90,7 @@ func (d *DigestResult) write(w io.Writer, name, what string) {
 		head = append(head, d.Classes...)
 		head = append(head, "missing", "misclassified", "copies")
 	}
-	fmt.Fprintln(tw, strings.Join(head, "\t"))
+	tbl := columns.Table{Head: head} // cut to fit a terminal: classes make it wide
 	row := func(label, day string, c DigestCounts, by map[string]DigestCounts) {
 		cells := []string{label, day}
 		if d.Classes == nil {
@@ -102,7 +102,7 @@ func (d *DigestResult) write(w io.Writer, name, what string) {
 			}
 			cells = append(cells, strconv.Itoa(c.Missing), strconv.Itoa(c.Misclassified), strconv.Itoa(c.Copies))
 		}
-		fmt.Fprintln(tw, strings.Join(cells, "\t"))
+		tbl.Rows = append(tbl.Rows, cells)
 	}
 	total := map[string]DigestCounts{}
 	for _, u := range d.Units {
@@ -114,7 +114,7 @@ func (d *DigestResult) write(w io.Writer, name, what string) {
 		}
 	}
 	row("total", "", d.Total, total)
-	tw.Flush()
+	tbl.Write(w, columns.Width)
 	fmt.Fprintf(w, "  unplanned rows: %d; rows of dates outside the run (not judged): %d\n", d.Unplanned, d.OtherDates)
 	for _, n := range d.Notes {
 		fmt.Fprintf(w, "  note: %s\n", n)
@@ -130,8 +130,8 @@ func (o *OrdersResult) write(w io.Writer) {
 	}
 	tw.Flush()
 	c := o.Total
-	fmt.Fprintf(w, "  orders: %s at their latest version; %d missing, %d stale, %d unplanned, %d unplanned versions, %d copies; %d superseded by later snapshots, %d of other dates (not judged)\n",
-		cell(c.Present+c.Newer, c.Planned), c.Missing, c.Stale, c.Unplanned, c.UnplannedVersions, c.Copies, c.Newer, c.OtherDates)
+	fmt.Fprintf(w, "  %s\n", columns.Wrap(fmt.Sprintf("orders: %s at their latest version; %d missing, %d stale, %d unplanned, %d unplanned versions, %d copies; %d superseded by later snapshots, %d of other dates (not judged)",
+		cell(c.Present+c.Newer, c.Planned), c.Missing, c.Stale, c.Unplanned, c.UnplannedVersions, c.Copies, c.Newer, c.OtherDates), columns.Width-2, "    "))
 }
 
 func (m *MartsResult) write(w io.Writer) {
@@ -259,7 +259,7 @@ func (r *Result) writeDifferences(w io.Writer) {
 		more := false
 		for _, g := range groups {
 			if round < len(g) && shown < MaxShown {
-				fmt.Fprintf(w, "  %s\n", g[round])
+				fmt.Fprintf(w, "  %s\n", columns.Wrap(g[round], columns.Width-2, "    "))
 				shown++
 				more = true
 			}

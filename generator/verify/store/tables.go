@@ -6,6 +6,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/clickgen/clickgen/generator/field"
 	"github.com/clickgen/clickgen/generator/produce/world"
 )
 
@@ -132,6 +133,10 @@ type Options struct {
 	// read or wait a line every ProgressEvery (default DefaultProgress).
 	Logf          func(format string, args ...any)
 	ProgressEvery time.Duration
+	// Names, if set, names the settings in the lines Logf hears as the caller's inputs name
+	// them (tables.events … tables.marts, the fields of Tables by their JSON names: a line
+	// says that an empty tables.marts skips the marts); nil keeps these keys.
+	Names field.Names
 }
 
 func (o Options) withDefaults() Options {
