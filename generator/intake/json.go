@@ -44,13 +44,15 @@ const (
 )
 
 // value is one parsed JSON value. Scalars carry their content; containers only their kind.
+// Every value knows where it stands in the document: [lo, hi) of its bytes.
 type value struct {
-	kind kind
-	b    bool
-	i    int64
-	u    uint64
-	f    float64
-	s    string // unescaped content of a string
+	kind   kind
+	b      bool
+	i      int64
+	u      uint64
+	f      float64
+	s      string // unescaped content of a string
+	lo, hi int32
 }
 
 // member is one key of the root object with its value.
@@ -143,6 +145,13 @@ func (p *parser) peekAfterWS() (byte, bool) {
 // value parses one value at p.i (whitespace already skipped). depth is the number of
 // non-empty containers enclosing it.
 func (p *parser) value(depth int) (value, bool) {
+	start := p.i
+	v, ok := p.scalarOrContainer(depth)
+	v.lo, v.hi = int32(start), int32(p.i)
+	return v, ok
+}
+
+func (p *parser) scalarOrContainer(depth int) (value, bool) {
 	if p.i >= len(p.b) {
 		return value{}, false
 	}
