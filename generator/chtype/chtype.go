@@ -562,6 +562,22 @@ func decimalText(v []byte, scale int) string {
 func Quote(s []byte, max int) string {
 	var b strings.Builder
 	b.WriteByte('"')
+	rest := escape(&b, s, max, true)
+	b.WriteByte('"')
+	b.WriteString(rest)
+	return b.String()
+}
+
+// Escape is [Quote] without the quotes: s as one line of printable text, its control
+// characters, backslashes and invalid UTF-8 escaped, cut after max bytes with its length said.
+func Escape(s []byte, max int) string {
+	var b strings.Builder
+	b.WriteString(escape(&b, s, max, false))
+	return b.String()
+}
+
+// escape writes s's first max bytes escaped and returns what says it was cut ("" if not).
+func escape(b *strings.Builder, s []byte, max int, quotes bool) string {
 	whole := len(s)
 	if whole > max {
 		cut := max
@@ -574,8 +590,8 @@ func Quote(s []byte, max int) string {
 		r, n := utf8.DecodeRune(s)
 		switch {
 		case r == utf8.RuneError && n <= 1:
-			fmt.Fprintf(&b, `\x%02x`, s[0])
-		case r == '"' || r == '\\':
+			fmt.Fprintf(b, `\x%02x`, s[0])
+		case r == '\\' || quotes && r == '"':
 			b.WriteByte('\\')
 			b.WriteRune(r)
 		case r == '\n':
@@ -585,18 +601,17 @@ func Quote(s []byte, max int) string {
 		case r == '\r':
 			b.WriteString(`\r`)
 		case r < 0x20 || r == 0x7f:
-			fmt.Fprintf(&b, `\x%02x`, r)
+			fmt.Fprintf(b, `\x%02x`, r)
 		case r >= 0x80 && r < 0xa0, r == 0x2028, r == 0x2029, r == 0x200e, r == 0x200f,
 			r >= 0x202a && r <= 0x202e, r >= 0x2066 && r <= 0x2069, r == 0xfeff:
-			fmt.Fprintf(&b, `\u%04x`, r)
+			fmt.Fprintf(b, `\u%04x`, r)
 		default:
 			b.WriteRune(r)
 		}
 		s = s[n:]
 	}
-	b.WriteByte('"')
 	if whole > max {
-		fmt.Fprintf(&b, "…(%d bytes)", whole)
+		return fmt.Sprintf("…(%d bytes)", whole)
 	}
-	return b.String()
+	return ""
 }

@@ -280,7 +280,7 @@ func (o *StoredOrder) Append(dst []byte, key string, t *chtype.Type) ([]byte, er
 	}
 	return appendNullable(dst, t, func(dst []byte, t *chtype.Type) []byte {
 		d, _ := decimalScaled(big.NewInt(cents), 2, t)
-		return d
+		return append(dst, d...)
 	}), nil
 }
 
