@@ -34,12 +34,12 @@ type fakeStore struct {
 	loads       map[schema.Date][2]int64
 	now         int64
 
-	dropped map[string]bool // tables that do not exist
+	dropped map[string]bool             // tables that do not exist
 	layout  map[string]*store.TableInfo // what Probe answers, by table (fakeLayout's by default)
 	probes  int
-	changes map[string]int  // reads of a table that still find it changing
-	fail    error           // every read fails so (a store that stopped answering)
-	reads   map[string]int  // reads per table
+	changes map[string]int // reads of a table that still find it changing
+	fail    error          // every read fails so (a store that stopped answering)
+	reads   map[string]int // reads per table
 	mu      *sync.Mutex
 	counts  map[string]int64 // Count answers, for the wait tests
 }

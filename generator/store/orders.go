@@ -20,12 +20,12 @@ type plannedOrder struct {
 
 // orderPlan is what the orders table must hold.
 type orderPlan struct {
-	latest    map[string]schema.Date     // order_id → latest snapshot carrying it
-	snapshots []OrderSnapshot            // the range's snapshots, with Rows
-	carried   map[orderVersion]int32     // (order_id, snapshot date) the run sends → its planned row
-	rows      []byte                     // the planned rows (judged values, RowBinary), one after another
-	ends      []int32                    // where each planned row ends in rows
-	l         *layout                    // what is read of the table; rows are planned only when it is readable
+	latest    map[string]schema.Date // order_id → latest snapshot carrying it
+	snapshots []OrderSnapshot        // the range's snapshots, with Rows
+	carried   map[orderVersion]int32 // (order_id, snapshot date) the run sends → its planned row
+	rows      []byte                 // the planned rows (judged values, RowBinary), one after another
+	ends      []int32                // where each planned row ends in rows
+	l         *layout                // what is read of the table; rows are planned only when it is readable
 	buf       []byte
 }
 

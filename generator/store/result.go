@@ -75,9 +75,9 @@ const (
 // ColumnDiff counts, for one column and date (snapshot date for orders), the rows whose
 // value differs from what the intake stores from the planned message, with a few examples.
 type ColumnDiff struct {
-	Column   string          `json:"column"`
-	Date     string          `json:"date"`
-	Rows     int             `json:"rows"`
+	Column   string         `json:"column"`
+	Date     string         `json:"date"`
+	Rows     int            `json:"rows"`
 	Examples []ValueExample `json:"examples"`
 }
 
