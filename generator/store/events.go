@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"fmt"
 	"slices"
+	"strings"
 )
 
 // plannedEvent is one accepted hit the run leaves in the events table: its WatchID and the
@@ -136,7 +137,7 @@ func (m *eventMerge) flush() {
 		m.c.Present++
 		if len(m.changed) > 0 {
 			m.c.Changed++
-			d := EventDiff{Kind: KindChanged, Date: m.date, WatchID: m.cur, ClientID: m.heldClient, Rows: m.rows, Columns: slices.Clone(m.changed)}
+			d := EventDiff{Kind: KindChanged, Date: m.date, WatchID: m.cur, ClientID: m.heldClient, Rows: m.rows, Columns: strings.Join(m.changed, ", ")}
 			if slices.Contains(m.changed, hitClientID) && !m.diffs.full() {
 				d.PlannedClientID = m.msgs.clientID(m.cur)
 			}

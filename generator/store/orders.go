@@ -202,7 +202,7 @@ func (m *orderMerge) flush() {
 		}
 		if len(changed) > 0 {
 			m.c.Changed++
-			m.diffs.add(OrderDiff{Kind: KindChanged, OrderID: storeText([]byte(id)), Date: d.String(), Got: d.String(), Rows: j - i, Columns: changed})
+			m.diffs.add(OrderDiff{Kind: KindChanged, OrderID: storeText([]byte(id)), Date: d.String(), Got: d.String(), Rows: j - i, Columns: strings.Join(changed, ", ")})
 		}
 		i = j
 	}

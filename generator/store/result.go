@@ -150,8 +150,8 @@ type EventDiff struct {
 	ClientID uint64 `json:"client_id"`
 	// PlannedClientID is the ClientID planned for a changed row.
 	PlannedClientID uint64 `json:"planned_client_id,omitempty"`
-	// Columns names the columns a changed WatchID's rows differ in.
-	Columns []string `json:"columns,omitempty"`
+	// Columns names the columns a changed WatchID's rows differ in, comma-separated.
+	Columns string `json:"columns,omitempty"`
 	// Rows is how many rows the store holds of the WatchID.
 	Rows int `json:"rows"`
 }
@@ -296,8 +296,8 @@ type OrderDiff struct {
 	Date string `json:"date,omitempty"`
 	Got  string `json:"got,omitempty"`
 	Rows int    `json:"rows"`
-	// Columns names the columns a changed version's rows differ in.
-	Columns []string `json:"columns,omitempty"`
+	// Columns names the columns a changed version's rows differ in, comma-separated.
+	Columns string `json:"columns,omitempty"`
 }
 
 // MartDay is one closed day of the marts view.

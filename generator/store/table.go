@@ -276,7 +276,7 @@ func (r *Result) writeDifferences(w io.Writer) {
 		for _, d := range e.Diffs {
 			s := fmt.Sprintf("events %s %s: WatchID %d ClientID %d", d.Kind, d.Date, d.WatchID, d.ClientID)
 			if d.Kind == KindChanged {
-				s += " in " + strings.Join(d.Columns, ", ")
+				s += " in " + d.Columns
 				if d.PlannedClientID != 0 {
 					s += fmt.Sprintf(" (planned ClientID %d)", d.PlannedClientID)
 				}
@@ -332,7 +332,7 @@ func (r *Result) writeDifferences(w io.Writer) {
 				s += " held " + d.Got
 			}
 			if d.Kind == KindChanged {
-				s += " in " + strings.Join(d.Columns, ", ")
+				s += " in " + d.Columns
 			}
 			if d.Rows > 1 {
 				s += fmt.Sprintf(", %d rows", d.Rows)

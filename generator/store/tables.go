@@ -110,6 +110,20 @@ const (
 	ColumnsKeys Columns = "keys"
 )
 
+// String is c as a flag shows it.
+func (c *Columns) String() string {
+	if *c == "" {
+		return string(ColumnsAll)
+	}
+	return string(*c)
+}
+
+// Set reads "all" or "keys" (a flag's value).
+func (c *Columns) Set(s string) error { return c.UnmarshalText([]byte(s)) }
+
+// Type names the values a flag takes.
+func (c *Columns) Type() string { return "all|keys" }
+
 // UnmarshalText reads "all" or "keys".
 func (c *Columns) UnmarshalText(b []byte) error {
 	switch Columns(b) {
