@@ -48,12 +48,39 @@ func keysetMatches(members []member, sorted []string) bool {
 	if len(members) != len(sorted) {
 		return false
 	}
+	if inOrder(members, sorted) {
+		return true
+	}
 	keys := make([]string, len(members))
 	for i, m := range members {
 		keys[i] = m.key
 	}
 	slices.Sort(keys)
 	return slices.Equal(keys, sorted)
+}
+
+// hitKeys and orderKeys are the contract's keys in wire order.
+var (
+	hitKeys   = schema.HitKeys()
+	orderKeys = schema.OrderKeyNames()
+)
+
+// inOrder says whether members are exactly the contract's keys in the contract's order (the
+// generator's own messages): then the key set matches without sorting.
+func inOrder(members []member, sorted []string) bool {
+	keys := hitKeys
+	if len(sorted) == len(orderKeys) {
+		keys = orderKeys
+	}
+	if len(keys) != len(members) {
+		return false
+	}
+	for i, m := range members {
+		if m.key != keys[i] {
+			return false
+		}
+	}
+	return true
 }
 
 // The key fields of a hit, by contract position, so their spelling comes from schema.

@@ -4,6 +4,7 @@ import (
 	"math"
 	"strconv"
 	"unicode/utf8"
+	"unsafe"
 )
 
 // This file is a JSON reader that accepts exactly what ClickHouse 26.7's JSON functions
@@ -83,11 +84,17 @@ func (d *document) get(key string) (value, bool) {
 
 // parseDocument parses raw as ClickHouse's simdjson would. ok is false when ClickHouse would
 // consider the input unparsable.
-func parseDocument(raw []byte) (d document, ok bool) {
+func parseDocument(raw []byte) (d document, ok bool) { return parseInto(raw, nil, false) }
+
+// parseInto is parseDocument appending the members to members[:0]; with alias, a string
+// without escapes is raw's own bytes, not a copy (raw must then not change while the
+// document is used).
+func parseInto(raw []byte, members []member, alias bool) (d document, ok bool) {
+	d.members = members[:0]
 	if !utf8.Valid(raw) {
 		return d, false
 	}
-	p := parser{b: raw}
+	p := parser{b: raw, alias: alias}
 	if len(raw) >= 3 && raw[0] == 0xEF && raw[1] == 0xBB && raw[2] == 0xBF {
 		p.i = 3
 	}
@@ -115,8 +122,9 @@ func parseDocument(raw []byte) (d document, ok bool) {
 }
 
 type parser struct {
-	b []byte
-	i int
+	b     []byte
+	i     int
+	alias bool // strings without escapes are b's bytes (see parseInto)
 }
 
 func (p *parser) ws() {
@@ -287,7 +295,12 @@ func (p *parser) str() (string, bool) {
 	for p.i < len(p.b) {
 		c := p.b[p.i]
 		if c == '"' {
-			s := string(p.b[start:p.i])
+			var s string
+			if p.alias {
+				s = unsafe.String(unsafe.SliceData(p.b[start:]), p.i-start)
+			} else {
+				s = string(p.b[start:p.i])
+			}
 			p.i++
 			return s, true
 		}

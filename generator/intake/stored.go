@@ -40,22 +40,40 @@ var ErrColumnType = errors.New("intake: the column's type is not the stand's")
 // StoredHit is a hit the stand's intake accepts, parsed once, whose columns [StoredHit.Append]
 // renders as the typed table holds them.
 type StoredHit struct {
-	raw []byte
-	doc document
+	raw     []byte
+	doc     document
+	ordered bool // the members are the contract's keys in its order
 }
 
 // ParseStoredHit parses raw; ok is false when the intake does not accept it (it has no row of
-// the typed table). raw must not change while h is used.
+// the typed table). raw must not change while h is used: h's strings are raw's bytes.
 func ParseStoredHit(raw []byte) (h StoredHit, ok bool) {
-	if len(raw) == 0 {
-		return h, false
-	}
-	d, parsed := parseDocument(raw)
-	if classifyHitDoc(&d, parsed) != "" {
-		return h, false
-	}
-	return StoredHit{raw: raw, doc: d}, true
+	ok = h.Parse(raw)
+	return h, ok
 }
+
+// Parse is ParseStoredHit into h, reusing its memory.
+func (h *StoredHit) Parse(raw []byte) bool {
+	if len(raw) == 0 {
+		return false
+	}
+	d, parsed := parseInto(raw, h.doc.members, true)
+	h.raw, h.doc = raw, d
+	if classifyHitDoc(&h.doc, parsed) != "" {
+		return false
+	}
+	h.ordered = inOrder(h.doc.members, sortedHitKeys)
+	return true
+}
+
+// hitPos is each hit column's position in the contract's order.
+var hitPos = func() map[string]int {
+	m := map[string]int{}
+	for i, k := range hitKeys {
+		m[k] = i
+	}
+	return m
+}()
 
 // Row returns what the stand's key columns hold: WatchID, ClientID and EventDate.
 func (h *StoredHit) Row() HitRow {
@@ -121,7 +139,23 @@ func checkExtract(column string, t *chtype.Type) error {
 // Append appends what the typed table's column holds of h, as RowBinary of t (checked by
 // [CheckHitColumn]).
 func (h *StoredHit) Append(dst []byte, column string, t *chtype.Type) ([]byte, error) {
-	v, ok := h.doc.get(column)
+	pos, known := hitPos[column]
+	if !known {
+		return dst, fmt.Errorf("intake: %s is not a hit column", column)
+	}
+	return h.AppendColumn(dst, pos, t)
+}
+
+// AppendColumn is Append of the column at position i of the contract (schema.HitColumns).
+func (h *StoredHit) AppendColumn(dst []byte, i int, t *chtype.Type) ([]byte, error) {
+	column := hitKeys[i]
+	var v value
+	ok := true
+	if h.ordered {
+		v = h.doc.members[i].val
+	} else {
+		v, ok = h.doc.get(column)
+	}
 	switch column {
 	case hitWatchID, hitVisitID, hitClientID:
 		u, _ := extractUInt64(v)

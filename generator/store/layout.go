@@ -219,8 +219,8 @@ func (v *verifier) eventsLayout(l *layout) {
 			l.cols = append(l.cols, Column{Name: name, Type: chtype.MustParse(c.Type)})
 		}
 	} else {
-		for _, hc := range schema.HitColumns {
-			l.judge(info, hc.Name, intake.CheckHitColumn)
+		for i, hc := range schema.HitColumns {
+			l.judge(info, hc.Name, i, intake.CheckHitColumn)
 		}
 	}
 	l.lacking()
@@ -251,8 +251,8 @@ func (v *verifier) ordersLayout(l *layout) {
 			l.cols = append(l.cols, Column{Name: name, Type: chtype.MustParse(c.Type)})
 		}
 	} else {
-		for _, k := range schema.OrderKeys {
-			l.judge(info, k.Name, intake.CheckOrderColumn)
+		for i, k := range schema.OrderKeys {
+			l.judge(info, k.Name, i, intake.CheckOrderColumn)
 		}
 	}
 	l.lacking()
@@ -266,7 +266,7 @@ func (v *verifier) ordersLayout(l *layout) {
 
 // judge adds the contract column name to the columns compared when the table holds it with a
 // type the intake model fills; otherwise it is a problem of the table.
-func (l *layout) judge(info *TableInfo, name string, check func(string, *chtype.Type) error) {
+func (l *layout) judge(info *TableInfo, name string, pos int, check func(string, *chtype.Type) error) {
 	c, ok := info.Column(name)
 	if !ok {
 		l.lacks = append(l.lacks, name)
@@ -278,7 +278,7 @@ func (l *layout) judge(info *TableInfo, name string, check func(string, *chtype.
 	}
 	switch {
 	case err == nil:
-		l.cols = append(l.cols, Column{Name: name, Type: t})
+		l.cols = append(l.cols, Column{Name: name, Type: t, pos: pos})
 	case errors.Is(err, intake.ErrColumnType):
 		l.problems = append(l.problems, fmt.Sprintf("column %s is %s, a type the stand's parse does not fill it as (%s)", name, storeText([]byte(c.Type)),
 			strings.TrimPrefix(err.Error(), intake.ErrColumnType.Error()+": ")))

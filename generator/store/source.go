@@ -53,6 +53,8 @@ type Source interface {
 type Column struct {
 	Name string
 	Type *chtype.Type
+	// pos is the column's position in the contract's columns (hits or order keys).
+	pos int
 }
 
 // Bounds of the store's strings verify reads besides values it compares: the date a raw

@@ -17,13 +17,18 @@ import (
 // hitRow appends what the events table's judged columns hold of the accepted hit msg, as
 // RowBinary of their types: the row a store's row is compared with.
 func (l *layout) hitRow(dst, msg []byte) ([]byte, error) {
-	h, ok := intake.ParseStoredHit(msg)
-	if !ok {
+	var h intake.StoredHit
+	return l.hitRowInto(dst, msg, &h)
+}
+
+// hitRowInto is hitRow parsing into h, whose memory it reuses.
+func (l *layout) hitRowInto(dst, msg []byte, h *intake.StoredHit) ([]byte, error) {
+	if !h.Parse(msg) {
 		return dst, fmt.Errorf("store: a planned hit the intake does not accept: %s", chtype.Quote(msg, 200))
 	}
 	for _, c := range l.cols {
 		var err error
-		if dst, err = h.Append(dst, c.Name, c.Type); err != nil {
+		if dst, err = h.AppendColumn(dst, c.pos, c.Type); err != nil {
 			return dst, fmt.Errorf("store: column %s of %s: %w (WatchID %d)", c.Name, l.table, err, h.Row().WatchID)
 		}
 	}
