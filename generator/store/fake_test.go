@@ -353,6 +353,13 @@ func (f *fakeStore) Digests(_ context.Context, table, hintKey, classColumn strin
 	}
 	slices.SortFunc(rows, func(a, b dr) int { return cmp.Compare(a.sum, b.sum) })
 	for _, r := range rows {
+		// As the server cuts them.
+		if len(r.hint) > store.MaxHint {
+			r.hint = r.hint[:store.MaxHint]
+		}
+		if len(r.class) > store.MaxClass {
+			r.class = fmt.Appendf(nil, "%s…(%d bytes)", r.class[:store.MaxClass], len(r.class))
+		}
 		row(r.sum, r.hint, r.class)
 	}
 	return nil
