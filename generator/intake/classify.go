@@ -43,6 +43,20 @@ func sortedCopy(s []string) []string {
 	return s
 }
 
+// keysetMatches is arraySort(JSONExtractKeys(raw)) = sorted contract keys, noting whether the
+// members are the contract's keys in its order.
+func (d *document) keysetMatches(sorted []string) bool {
+	if d.ordered == 1 {
+		return true // parseOrdered matched the contract's keys in order
+	}
+	d.ordered = 2
+	if inOrder(d.members, sorted) {
+		d.ordered = 1
+		return true
+	}
+	return keysetMatches(d.members, sorted)
+}
+
 // keysetMatches is arraySort(JSONExtractKeys(raw)) = sorted contract keys.
 func keysetMatches(members []member, sorted []string) bool {
 	if len(members) != len(sorted) {
@@ -118,7 +132,7 @@ func classifyHitDoc(d *document, parsed bool) string {
 	if !parsed || d.root.kind != kindObject {
 		return NotAnObject
 	}
-	if !keysetMatches(d.members, sortedHitKeys) {
+	if !d.keysetMatches(sortedHitKeys) {
 		return KeysetMismatch
 	}
 	for _, k := range [...]string{hitWatchID, hitVisitID, hitClientID} {
@@ -210,7 +224,7 @@ func classifyOrderDoc(d *document, parsed bool) string {
 	if !parsed || d.root.kind != kindObject {
 		return NotAnObject
 	}
-	if !keysetMatches(d.members, sortedOrderKeys) {
+	if !d.keysetMatches(sortedOrderKeys) {
 		return KeysetMismatch
 	}
 	get := func(k string) value { v, _ := d.get(k); return v }

@@ -70,6 +70,9 @@ const maxDepth = 1024
 type document struct {
 	root    value
 	members []member
+	// ordered, once known (see inOrder), says the members are the contract's keys in its
+	// order: 0 unknown, 1 yes, 2 no.
+	ordered int8
 }
 
 // get returns the first member named key, like JSONExtract's lookup.
@@ -441,7 +444,7 @@ func (p *parser) number() (value, bool) {
 	if !p.delimited() {
 		return value{}, false
 	}
-	tok := string(b[start:p.i])
+	tok := unsafe.String(&b[start], p.i-start) // only read here: no copy
 	if integer {
 		if neg {
 			i, err := strconv.ParseInt(tok, 10, 64)
@@ -464,4 +467,70 @@ func (p *parser) number() (value, bool) {
 		return value{}, false
 	}
 	return value{kind: kindDouble, f: f}, true
+}
+
+// parseOrdered parses raw when it is a compact object whose keys are exactly keys, in that
+// order, without whitespace (every message the generator renders cleanly): the
+// same document parseDocument gives, in a single pass that compares each key in place and
+// reads scalars without the general parser's per-byte dispatch. ok is false for anything
+// else, which the caller then parses with parseInto. Strings alias raw.
+func parseOrdered(raw []byte, members []member, keys []string) (d document, ok bool) {
+	d.members = members[:0]
+	if len(raw) < 2 || raw[0] != '{' || raw[len(raw)-1] != '}' || !utf8.Valid(raw) {
+		return d, false
+	}
+	d.root.kind = kindObject
+	p := parser{b: raw, i: 1, alias: true}
+	for k, key := range keys {
+		// "key":
+		if p.i+len(key)+3 > len(raw) || raw[p.i] != '"' || string(raw[p.i+1:p.i+1+len(key)]) != key ||
+			raw[p.i+1+len(key)] != '"' || raw[p.i+2+len(key)] != ':' {
+			return d, false
+		}
+		p.i += len(key) + 3
+		start := p.i
+		var v value
+		switch c := raw[p.i]; {
+		case c == '"':
+			j := p.i + 1
+			for j < len(raw) && raw[j] != '"' && raw[j] != '\\' && raw[j] >= 0x20 {
+				j++
+			}
+			if j < len(raw) && raw[j] == '"' {
+				v = value{kind: kindString, s: unsafe.String(unsafe.SliceData(raw[p.i+1:]), j-p.i-1)}
+				p.i = j + 1
+				break
+			}
+			s, ok := p.str() // an escape (or a control byte, which fails): the general reading
+			if !ok {
+				return d, false
+			}
+			v = value{kind: kindString, s: s}
+		case c == '-' || c >= '0' && c <= '9':
+			var ok bool
+			if v, ok = p.number(); !ok {
+				return d, false
+			}
+		default:
+			var ok bool
+			if v, ok = p.scalarOrContainer(1); !ok {
+				return d, false
+			}
+		}
+		v.lo, v.hi = int32(start), int32(p.i)
+		d.members = append(d.members, member{key: key, val: v})
+		want := byte(',')
+		if k == len(keys)-1 {
+			want = '}'
+		}
+		if p.i >= len(raw) || raw[p.i] != want {
+			return d, false
+		}
+		p.i++
+	}
+	if p.i != len(raw) {
+		return d, false
+	}
+	d.ordered = 1
+	return d, true
 }

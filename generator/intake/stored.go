@@ -57,12 +57,15 @@ func (h *StoredHit) Parse(raw []byte) bool {
 	if len(raw) == 0 {
 		return false
 	}
-	d, parsed := parseInto(raw, h.doc.members, true)
+	d, parsed := parseOrdered(raw, h.doc.members, hitKeys)
+	if !parsed {
+		d, parsed = parseInto(raw, d.members, true)
+	}
 	h.raw, h.doc = raw, d
 	if classifyHitDoc(&h.doc, parsed) != "" {
 		return false
 	}
-	h.ordered = inOrder(h.doc.members, sortedHitKeys)
+	h.ordered = h.doc.ordered == 1
 	return true
 }
 
@@ -156,16 +159,29 @@ func (h *StoredHit) AppendColumn(dst []byte, i int, t *chtype.Type) ([]byte, err
 	} else {
 		v, ok = h.doc.get(column)
 	}
-	switch column {
-	case hitWatchID, hitVisitID, hitClientID:
+	// The key columns by contract position (WatchID, VisitID, ClientID, EventDate,
+	// UTCEventTime), never NULL.
+	if i <= 5 && i != 3 {
+		if t.Kind == chtype.Nullable {
+			dst, t = append(dst, 0), t.Elem
+		}
+		switch i {
+		case 4:
+			d, _ := extractDate(v)
+			return appendDay(dst, t, int64(d)), nil
+		case 5:
+			sec, _ := utcEventSeconds(extractString(v))
+			return appendInstant(dst, t, int64(sec), 0), nil
+		}
 		u, _ := extractUInt64(v)
-		return appendNullable(dst, t, func(dst []byte, t *chtype.Type) []byte { return binary.LittleEndian.AppendUint64(dst, u) }), nil
-	case hitEventDate:
-		d, _ := extractDate(v)
-		return appendNullable(dst, t, func(dst []byte, t *chtype.Type) []byte { return appendDay(dst, t, int64(d)) }), nil
-	case hitUTCEventTime:
-		sec, _ := utcEventSeconds(extractString(v))
-		return appendNullable(dst, t, func(dst []byte, t *chtype.Type) []byte { return appendInstant(dst, t, int64(sec), 0) }), nil
+		return binary.LittleEndian.AppendUint64(dst, u), nil
+	}
+	// The common cases first: a string into a String, an integer into an integer type.
+	switch b := t.Base(); {
+	case v.kind == kindString && b.Kind == chtype.String:
+		return append(binary.AppendUvarint(dst, uint64(len(v.s))), v.s...), nil
+	case v.kind == kindInt64 && v.i >= 0 && (b.Kind == chtype.UInt64 || b.Kind == chtype.Int64):
+		return binary.LittleEndian.AppendUint64(dst, uint64(v.i)), nil
 	}
 	return appendExtract(dst, h.raw, v, ok, t)
 }

@@ -100,7 +100,8 @@ type verifier struct {
 	eventCols  columnCounter
 	eventsDead bool // the events table failed: no more dates are read
 	planned    []plannedEvent
-	rowBufs    [][]byte // per worker: a message and its row, while planning
+	scratch    []*planScratch // per worker, while planning
+	nextRead   *eventRead     // the read of the next date, started while this one is judged
 	raw, errs  *digestPlan
 	orders     *orderPlan
 	orderErrs  *digestPlan
@@ -122,6 +123,9 @@ func (v *verifier) run(parent context.Context) (*Result, error) {
 		abort(context.Canceled)
 		for _, e := range started {
 			<-e.done
+		}
+		if r := v.nextRead; r != nil {
+			<-r.done
 		}
 	}()
 	res, err := v.check(ctx, abort, &started)
@@ -460,26 +464,31 @@ func (v *verifier) planDay(ctx context.Context, day *world.Day, planned []planne
 		return planned, nil
 	}
 	err := v.parallel(ctx, n, func(w, lo, hi int) error {
-		msg, row := v.rowBufs[2*w], v.rowBufs[2*w+1]
-		defer func() { v.rowBufs[2*w], v.rowBufs[2*w+1] = msg, row }()
+		sc := v.scratch[w]
 		for i := lo; i < hi; i++ {
-			msg = day.AppendEvent(msg[:0], i)
+			sc.msg = day.AppendEvent(sc.msg[:0], i)
 			var err error
-			if row, err = l.hitRow(row[:0], msg); err != nil {
+			if sc.row, err = l.hitRowInto(sc.row[:0], sc.msg, &sc.hit); err != nil {
 				return err
 			}
-			out[i] = plannedEvent{watchID: day.WatchID(i), digest: l.digest(row)}
+			out[i] = plannedEvent{watchID: day.WatchID(i), digest: l.digest(sc.row)}
 		}
 		return nil
 	})
 	return planned, err
 }
 
+// planScratch is one worker's memory while planning: a message, its row, its parse.
+type planScratch struct {
+	msg, row []byte
+	hit      intake.StoredHit
+}
+
 // parallel runs f over [0, n) in chunks on the workers; f learns its worker's number.
 func (v *verifier) parallel(ctx context.Context, n int, f func(worker, lo, hi int) error) error {
 	workers := max(1, min(v.opt.Workers, n/1024))
-	for len(v.rowBufs) < 2*workers {
-		v.rowBufs = append(v.rowBufs, nil)
+	for len(v.scratch) < workers {
+		v.scratch = append(v.scratch, &planScratch{})
 	}
 	if workers == 1 {
 		return f(0, 0, n)
@@ -534,14 +543,13 @@ func (v *verifier) hitsBatches(ctx context.Context, u *world.Unit, planned []pla
 				}
 			default:
 				err := v.parallel(ctx, n, func(w, lo, hi int) error {
-					row := v.rowBufs[2*w+1]
-					defer func() { v.rowBufs[2*w+1] = row }()
+					sc := v.scratch[w]
 					for i := lo; i < hi; i++ {
 						var err error
-						if row, err = l.hitRow(row[:0], b.Value(i)); err != nil {
+						if sc.row, err = l.hitRowInto(sc.row[:0], b.Value(i), &sc.hit); err != nil {
 							return err
 						}
-						out[i] = plannedEvent{watchID: b.WatchID(i), digest: l.digest(row)}
+						out[i] = plannedEvent{watchID: b.WatchID(i), digest: l.digest(sc.row)}
 					}
 					return nil
 				})
@@ -649,6 +657,7 @@ func (v *verifier) judgeDay(ctx context.Context, d int, planned []plannedEvent, 
 	}
 	c, err := v.judgeDate(ctx, dateOfDay(d), planned, msgs)
 	if errors.Is(err, ErrTable) || errors.Is(err, ErrChanged) {
+		v.stopNextRead()
 		v.events.Error, v.eventsDead = errText(err), true
 		de.Planned = len(planned)
 		v.events.Dates = append(v.events.Dates, de)
@@ -665,19 +674,30 @@ func (v *verifier) judgeDay(ctx context.Context, d int, planned []plannedEvent, 
 	return nil
 }
 
-// judgeDate reads one date of the events table and matches it with planned.
+// judgeDate reads one date of the events table and matches it with planned. The read of
+// the run's next date is sent meanwhile: the store sorts it while this date is judged and the
+// next day planned, and holds its answer until verify reads it.
 func (v *verifier) judgeDate(ctx context.Context, date schema.Date, planned []plannedEvent, msgs *dayMessages) (EventCounts, error) {
-	table, l := v.events.Table, v.layouts[RoleEvents]
+	table := v.events.Table
+	ahead := true // the next date's read is sent while this one is judged
 	for attempt := 1; ; attempt++ {
 		diffs := &lister[EventDiff]{max: max(0, v.eventDiffs.max-len(v.eventDiffs.list))}
 		cols := &columnCounter{}
-		m := newEventMerge(planned, date.String(), v.opt.ExactlyOnce, diffs, l, msgs, cols)
+		m := newEventMerge(planned, date.String(), v.opt.ExactlyOnce, diffs, v.layouts[RoleEvents], msgs, cols)
+		read := v.nextRead
+		if read == nil || read.date != date {
+			v.stopNextRead()
+			read = v.startEventRead(ctx, date, false)
+		}
+		v.nextRead = nil
+		if next := date + 1; ahead && next <= dateOfDay(v.r.From+v.r.Days-1) {
+			v.nextRead = v.startEventRead(ctx, next, true)
+		}
 		v.prog.start(fmt.Sprintf("reading %s, EventDate %s", table, date))
-		err := v.src.Events(ctx, table, date, l.cols, func(row []byte, ends []int) error {
-			v.prog.add(1)
-			return m.row(row, ends)
-		})
+		read.gate <- m
+		<-read.done
 		v.prog.done()
+		err := read.err
 		if err == nil {
 			c := m.end()
 			v.eventDiffs.count += diffs.count
@@ -685,11 +705,71 @@ func (v *verifier) judgeDate(ctx context.Context, date schema.Date, planned []pl
 			v.eventCols.merge(cols)
 			return c, nil
 		}
+		if read.ahead && read.waited && ctx.Err() == nil && !errors.Is(err, ErrTable) && !errors.Is(err, ErrChanged) {
+			// A store that drops an answer it could not send for a while (a newer server's
+			// http_send_timeout) broke the read sent ahead: read the date afresh, and the
+			// next ones without reading ahead.
+			v.opt.Logf("verify: %s, EventDate %s: the read sent ahead broke off while it waited (%s); reading it again", table, date, errText(err))
+			attempt--
+			v.stopNextRead()
+			ahead = false
+			continue
+		}
 		if !errors.Is(err, ErrChanged) || attempt == readAttempts {
 			return EventCounts{}, err
 		}
 		v.opt.Logf("verify: %s; reading it again", errText(err))
 	}
+}
+
+// eventRead is the read of one date of the events table, sent before its rows are wanted: its
+// rows wait (in the store) until the merge that judges them is handed over.
+type eventRead struct {
+	date   schema.Date
+	gate   chan *eventMerge // the merge, once the date is planned (buffered: the read may be over)
+	done   chan struct{}
+	err    error
+	ahead  bool // sent ahead of its date's judging
+	waited bool // its first row waited for the merge
+	cancel context.CancelFunc
+}
+
+// startEventRead sends the read of date (ahead: before its date is judged).
+func (v *verifier) startEventRead(ctx context.Context, date schema.Date, ahead bool) *eventRead {
+	ctx, cancel := context.WithCancel(ctx)
+	r := &eventRead{date: date, gate: make(chan *eventMerge, 1), done: make(chan struct{}), ahead: ahead, cancel: cancel}
+	l := v.layouts[RoleEvents]
+	go func() {
+		defer close(r.done)
+		defer cancel()
+		var m *eventMerge
+		r.err = v.src.Events(ctx, v.events.Table, date, l.cols, func(row []byte, ends []int) error {
+			if m == nil {
+				select {
+				case m = <-r.gate:
+				default:
+					r.waited = true
+					select {
+					case m = <-r.gate:
+					case <-ctx.Done():
+						return ctx.Err()
+					}
+				}
+			}
+			v.prog.add(1)
+			return m.row(row, ends)
+		})
+	}()
+	return r
+}
+
+// stopNextRead cancels the read sent ahead, if any, and waits for it.
+func (v *verifier) stopNextRead() {
+	if r := v.nextRead; r != nil {
+		r.cancel()
+		<-r.done
+	}
+	v.nextRead = nil
 }
 
 // snapshotUnit plans one snapshot's order versions (with the rows the intake stores of them)

@@ -5,7 +5,10 @@ import (
 	"encoding/binary"
 	"errors"
 	"strings"
+	"sync"
 	"testing"
+	"testing/synctest"
+	"time"
 
 	"github.com/clickgen/clickgen/generator/store"
 )
@@ -217,4 +220,32 @@ func TestStoreStringsBounded(t *testing.T) {
 			t.Errorf("an error class of %d bytes in the result", len(d.GotClass))
 		}
 	}
+}
+
+// TestWaitSkipsMissingTables: --wait does not wait for a named table the probe found missing
+// (its count would never come): the others caught up, the wait ends at its first poll, and
+// the missing table is never counted. Time is synctest's.
+func TestWaitSkipsMissingTables(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		w, f, _ := filled(t)
+		tables := store.StandTables()
+		tables.Orders = "nowhere.tbl"
+		counted := map[string]int{}
+		var mu sync.Mutex
+		src := &waitStore{fakeStore: f, count: func(table string) int64 {
+			mu.Lock()
+			defer mu.Unlock()
+			counted[table]++
+			return 1 << 40
+		}}
+		start := time.Now()
+		res, err := store.Verify(context.Background(), w, store.Range{From: runFrom, Days: runDays, Garbage: every}, src,
+			store.Options{Tables: tables, Wait: time.Hour})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if took := time.Since(start); took > store.DefaultPoll || counted["nowhere.tbl"] != 0 || res.Orders.OK {
+			t.Errorf("waited %v, counted the missing table %d times, orders OK %v", took, counted["nowhere.tbl"], res.Orders.OK)
+		}
+	})
 }
