@@ -50,14 +50,21 @@ func (l *layout) ok() bool { return l != nil && l.err == "" }
 // digests are (maphash, seeded per run: a store cannot aim at it).
 func (l *layout) digest(row []byte) uint64 { return maphash.Bytes(l.seed, row) }
 
+// maxNotJudgedListed bounds the columns a result lists as not judged: a store may have
+// thousands.
+const maxNotJudgedListed = 100
+
 // head fills a result's head with what the probe found.
 func (l *layout) head(h *TableHead) {
 	h.Table = l.table
 	if l.info != nil {
-		h.Engine, h.Reads = storeText([]byte(l.info.Engine)), l.info.Reads
+		h.Engine, h.Reads = storeText([]byte(l.info.Engine)), storeText([]byte(l.info.Reads))
 	}
 	h.Problems = l.problems
 	h.NotJudged = l.notJudged
+	if n := len(h.NotJudged); n > maxNotJudgedListed {
+		h.NotJudged = append(h.NotJudged[:maxNotJudgedListed:maxNotJudgedListed], fmt.Sprintf("(and %d more)", n-maxNotJudgedListed))
+	}
 	for _, c := range l.cols {
 		h.Judged = append(h.Judged, c.Name)
 	}

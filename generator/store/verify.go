@@ -10,6 +10,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/clickgen/clickgen/generator/chtype"
 	"github.com/clickgen/clickgen/generator/intake"
 	"github.com/clickgen/clickgen/generator/world"
 	"github.com/clickgen/clickgen/schema"
@@ -47,9 +48,11 @@ func Verify(ctx context.Context, w *world.World, r Range, src Source, opt Option
 	if err != nil {
 		return nil, err
 	}
-	opt.Logf("verify: %s", desc)
+	opt.Logf("verify: %s", chtype.Escape([]byte(desc), maxErrorText))
 	prog := newProgress(opt.Logf, opt.ProgressEvery)
 	defer prog.stop()
+	// The description carries the server's own version string: escaped like any of its text.
+	desc = chtype.Escape([]byte(desc), maxErrorText)
 	v := &verifier{w: w, r: r, src: src, opt: opt, prog: prog, res: &Result{Store: desc, ExactlyOnce: opt.ExactlyOnce, Tables: opt.Tables, Columns: opt.Columns}}
 	// Every named table is probed before any is read: one whose read would consume is
 	// refused before a single SELECT on any table, one that does not exist or lacks what is
