@@ -25,17 +25,19 @@ func dayDate(d int) string        { return world.DayDate(d).String() }
 
 // Verify reads the store through src and reconciles it with what the run r of w leaves
 // there: the inventory of `batch --day From --days Days` and `snapshot --day From --days
-// Days` with r's garbage and segment. It walks the run's planned units once (the units the
-// sender sends and the inventory counts; without the raw table, the hits' days from their
-// models, unrendered), judging the events table date by date as each day's hits are planned,
-// so memory holds one date's WatchIDs, not the run's; raw and error rows are matched by the
-// [SipHash64] of their bytes (16 bytes per planned row), orders by order_id.
+// Days` with r's garbage and segment. It probes every named table first (see [ConsumesError]),
+// then walks the run's planned units once (the units the sender sends and the inventory
+// counts), judging the events table date by date as each day's hits are planned and rendered,
+// so memory holds one date's WatchIDs and row digests, not the run's; raw and error rows are
+// matched by the [SipHash64] of their bytes (16 bytes per planned row), orders by order_id and
+// snapshot_date with their planned rows.
 //
 // A table that cannot be read (it does not exist, lacks a column, kept changing while read)
-// is a difference of that table and the others are still read. Anything else that fails a
-// read (the store does not answer in time, refuses the credentials, the answer breaks off,
-// ctx ends) ends Verify with that error and no result: it never judges a store it could not
-// read whole.
+// is a difference of that table and the others are still read. A named table whose read
+// would consume ends Verify with a [ConsumesError] before anything is read. Anything else that
+// fails a read (the store does not answer in time, refuses the credentials, the answer breaks
+// off, ctx ends) ends Verify with that error and no result: it never judges a store it could
+// not read whole.
 func Verify(ctx context.Context, w *world.World, r Range, src Source, opt Options) (*Result, error) {
 	if err := errors.Join(r.Validate(), opt.Validate()); err != nil {
 		return nil, err
