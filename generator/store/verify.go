@@ -710,11 +710,11 @@ func (v *verifier) judgeDate(ctx context.Context, date schema.Date, planned []pl
 			v.eventCols.merge(cols)
 			return c, nil
 		}
-		if read.ahead && read.waited && ctx.Err() == nil && !errors.Is(err, ErrTable) && !errors.Is(err, ErrChanged) {
+		if read.ahead && ctx.Err() == nil && !errors.Is(err, ErrTable) && !errors.Is(err, ErrChanged) {
 			// A store that drops an answer it could not send for a while (a newer server's
-			// http_send_timeout) broke the read sent ahead: read the date afresh, and the
-			// next ones without reading ahead.
-			v.opt.Logf("verify: %s, EventDate %s: the read sent ahead broke off while it waited (%s); reading it again", table, date, errText(err))
+			// http_send_timeout) broke the read sent ahead: read the date afresh, once, and
+			// the next ones without reading ahead (a store that fails again fails verify).
+			v.opt.Logf("verify: %s, EventDate %s: the read sent ahead broke off (%s); reading it again", table, date, errText(err))
 			attempt--
 			v.stopNextRead()
 			ahead = false
@@ -735,7 +735,6 @@ type eventRead struct {
 	done   chan struct{}
 	err    error
 	ahead  bool // sent ahead of its date's judging
-	waited bool // its first row waited for the merge
 	cancel context.CancelFunc
 }
 
@@ -752,13 +751,8 @@ func (v *verifier) startEventRead(ctx context.Context, date schema.Date, ahead b
 			if m == nil {
 				select {
 				case m = <-r.gate:
-				default:
-					r.waited = true
-					select {
-					case m = <-r.gate:
-					case <-ctx.Done():
-						return ctx.Err()
-					}
+				case <-ctx.Done():
+					return ctx.Err()
 				}
 			}
 			v.prog.add(1)
