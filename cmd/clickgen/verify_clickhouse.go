@@ -27,6 +27,7 @@ type storeFlags struct {
 	user        string
 	password    string // env CLICKHOUSE_PASSWORD
 	tables      store.Tables
+	columns     store.Columns
 	exactlyOnce bool
 	wait        time.Duration
 	client      *clickhouse.Client
@@ -155,8 +156,14 @@ func runVerifyStore(ctx context.Context, sio *stdio, v *verifyRun) error {
 	}
 	logf("verify: %s", v.b.tablesLine())
 	res, err := store.Verify(ctx, v.w, r, &store.ClickHouse{Client: sf.client}, store.Options{
-		Tables: sf.tables, ExactlyOnce: sf.exactlyOnce, Wait: sf.wait, Workers: v.Workers, Logf: logf, Names: v.b.names,
+		Tables: sf.tables, Columns: sf.columns, ExactlyOnce: sf.exactlyOnce, Wait: sf.wait, Workers: v.Workers, Logf: logf, Names: v.b.names,
 	})
+	var ce *store.ConsumesError
+	if errors.As(err, &ce) {
+		// Refused before anything was read (exit 2): the flag that named the table says so.
+		return usage("verify", fmt.Errorf("--%s %s: %s; nothing was read (name a table that holds rows, or '' to skip it)",
+			tableFlag[ce.Role], ce.Table, ce.Why))
+	}
 	if err != nil {
 		return storeReadError(sf, err)
 	}
@@ -189,6 +196,10 @@ func storeDiffers(v *verifyRun, r store.Range, res *store.Result) error {
 	}
 	return fmt.Errorf("verify: the store differs from what run %s (seed %d) leaves: %s", storeRunName(r), v.w.Seed(), strings.Join(parts, "; "))
 }
+
+// tableFlag is the flag naming the table of each role.
+var tableFlag = map[string]string{store.RoleEvents: "events-table", store.RoleErrors: "errors-table", store.RoleRaw: "raw-table",
+	store.RoleOrders: "orders-table", store.RoleOrderErrors: "order-errors-table", store.RoleMarts: "marts-view"}
 
 func headOf(e *store.EventsResult) *store.TableHead {
 	if e == nil {

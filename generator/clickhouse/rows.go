@@ -53,7 +53,7 @@ func (r *Rows) fill(n int) error {
 		r.pos = 0
 	}
 	if n > len(r.buf) {
-		if n > maxString+16 {
+		if n > max(maxString+16, maxRow) {
 			r.err = r.fail(fmt.Errorf("clickhouse: a value of %d bytes: not RowBinary of the query", n))
 			return r.err
 		}

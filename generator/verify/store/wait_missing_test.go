@@ -47,7 +47,7 @@ func TestWaitSkipsMissingTables(t *testing.T) {
 				if took := time.Since(start); took != 0 {
 					t.Errorf("waited %v for a table that does not exist, want no wait:\n%s", took, text)
 				}
-				want := "verify: marts: dm.purchase_vs_orders_v does not exist: "
+				want := "verify: marts: dm.purchase_vs_orders_v does not exist; "
 				if !strings.Contains(text, want) || !strings.Contains(text, "; not waited for "+tc.skip) ||
 					strings.Contains(text, "no table yet") || !strings.Contains(text, "caught up") {
 					t.Errorf("the log does not name the missing view at once with %s:\n%s", tc.skip, text)
