@@ -49,7 +49,7 @@ func ciSQL(t *testing.T, name string) []string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return realclickhouse.Statements(string(b))
+	return realclickhouse.Statements(realclickhouse.Layout(string(b), false))
 }
 
 // lakeRun is the run of these tests: eight days at scale 0.05, with non-object garbage (which
