@@ -112,13 +112,12 @@ func TestKafkaSASL(t *testing.T) {
 
 			const wrong = "wr0ng-Passw0rd"
 			bad := newKafka(t, addrs, SASL(mech, "alice", wrong), ConnectTimeout(3*time.Second))
-			start := time.Now()
 			err := bad.CheckConnect(ctx)
 			if err == nil {
 				t.Fatal("CheckConnect with a wrong password succeeded")
 			}
-			if time.Since(start) > 5*time.Second {
-				t.Errorf("CheckConnect with a wrong password took %v", time.Since(start))
+			if errors.Is(err, context.DeadlineExceeded) {
+				t.Errorf("CheckConnect with a wrong password waited out its connect timeout: %v; want the refusal at once", err)
 			}
 			if strings.Contains(err.Error(), wrong) || strings.Contains(err.Error(), secret) {
 				t.Errorf("error %q contains a password", err)

@@ -282,7 +282,6 @@ func TestKafkaRetriableFailureTimesOut(t *testing.T) {
 					t.Fatalf("Send: %v", err)
 				}
 			}
-			start := time.Now()
 			fctx, cancel := context.WithTimeout(ctx, 30*time.Second)
 			defer cancel()
 			err := k.Flush(fctx)
@@ -291,9 +290,6 @@ func TestKafkaRetriableFailureTimesOut(t *testing.T) {
 			}
 			if !errors.Is(err, tc.is) {
 				t.Errorf("Flush = %v, want %v", err, tc.is)
-			}
-			if el := time.Since(start); el > 15*time.Second {
-				t.Errorf("Flush took %v, want the records failed within seconds", el)
 			}
 			if seen.Load() < 1 {
 				t.Errorf("%d produce requests, want at least one", seen.Load())
@@ -422,21 +418,23 @@ func TestCheckConnectUnreachable(t *testing.T) {
 
 	for _, tc := range []struct {
 		name, addr string
-		within     time.Duration
 	}{
-		{"closed port", closedPort(t), 3 * time.Second},
-		{"silent listener", silent.Addr().String(), 3 * time.Second},
+		{"closed port", closedPort(t)},
+		{"silent listener", silent.Addr().String()},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
+			// The check gives up by its own connect timeout (1 s), not by the caller's
+			// context (a minute, the bound of this wait): its error is a *ConnectError that
+			// was not interrupted.
 			k := newKafka(t, []string{tc.addr}, ConnectTimeout(time.Second))
-			start := time.Now()
-			err := k.CheckConnect(context.Background())
-			el := time.Since(start)
+			ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+			defer cancel()
+			err := k.CheckConnect(ctx)
 			if err == nil {
 				t.Fatal("CheckConnect succeeded, want an error")
 			}
-			if el > tc.within {
-				t.Errorf("CheckConnect took %v, want under %v", el, tc.within)
+			if ce := (*ConnectError)(nil); ctx.Err() != nil || errors.As(err, &ce) && ce.Interrupted {
+				t.Errorf("CheckConnect ended by the caller's minute, not by its connect timeout: %v", err)
 			}
 			if msg := err.Error(); !strings.Contains(msg, tc.addr) || !strings.Contains(msg, "cannot reach Kafka") {
 				t.Errorf("error %q does not say which brokers are unreachable (%s)", msg, tc.addr)
@@ -524,13 +522,14 @@ func TestEnsureTopics(t *testing.T) {
 func TestEnsureTopicsUnreachable(t *testing.T) {
 	addr := closedPort(t)
 	k := newKafka(t, []string{addr}, ConnectTimeout(time.Second))
-	start := time.Now()
-	_, err := k.EnsureTopics(context.Background(), true, DefaultTopics())
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute) // the bound of this wait
+	defer cancel()
+	_, err := k.EnsureTopics(ctx, true, DefaultTopics())
 	if err == nil || !strings.Contains(err.Error(), addr) {
 		t.Errorf("EnsureTopics = %v, want an error naming %s", err, addr)
 	}
-	if el := time.Since(start); el > 5*time.Second {
-		t.Errorf("EnsureTopics took %v against a closed port", el)
+	if ctx.Err() != nil {
+		t.Errorf("EnsureTopics against a closed port ended by the caller's minute, not by its connect timeout: %v", err)
 	}
 }
 
@@ -541,13 +540,11 @@ func TestConsumeBounds(t *testing.T) {
 	_, addrs := newCluster(t)
 	ctx := context.Background()
 
-	start := time.Now()
-	recs, err := broker.Consume(ctx, addrs, "orders")
+	bounded, unbound := context.WithTimeout(ctx, time.Minute) // the bound of this wait
+	defer unbound()
+	recs, err := broker.Consume(bounded, addrs, "orders")
 	if err != nil || len(recs) != 0 {
-		t.Errorf("broker.Consume(empty) = %d records, %v; want none, nil", len(recs), err)
-	}
-	if el := time.Since(start); el > 5*time.Second {
-		t.Errorf("broker.Consume(empty) took %v", el)
+		t.Errorf("broker.Consume(empty) = %d records, %v; want none, nil (an empty topic is read at once)", len(recs), err)
 	}
 	if _, err := broker.Consume(ctx, addrs, "nope"); err == nil || !strings.Contains(err.Error(), "does not exist") {
 		t.Errorf("broker.Consume(missing) = %v, want 'does not exist'", err)

@@ -73,7 +73,6 @@ func TestFIFOReaderGone(t *testing.T) {
 // ever, deaf to signals. OpenFile waits for a reader until its wait or ctx ends, then fails.
 func TestFIFOWithoutReader(t *testing.T) {
 	path := fifo(t)
-	start := time.Now()
 	_, err := OpenFile(context.Background(), path, WriterOptions{}, 300*time.Millisecond)
 	if err == nil || !strings.Contains(err.Error(), "no process opened the pipe for reading within 300ms") {
 		t.Errorf("OpenFile(FIFO without a reader) = %v", err)
@@ -82,9 +81,6 @@ func TestFIFOWithoutReader(t *testing.T) {
 	time.AfterFunc(100*time.Millisecond, cancel)
 	if _, err := OpenFile(ctx, path, WriterOptions{}, time.Hour); !errors.Is(err, context.Canceled) {
 		t.Errorf("OpenFile(FIFO without a reader, cancelled) = %v; want context.Canceled", err)
-	}
-	if d := time.Since(start); d > 10*time.Second {
-		t.Errorf("took %v", d)
 	}
 }
 
