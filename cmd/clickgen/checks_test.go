@@ -100,7 +100,7 @@ func TestIgnoredSinkFlagsRefused(t *testing.T) {
 		want string
 	}{
 		{[]string{"--file", file, "--linger", "-1s"}, "--linger -1s"},
-		{[]string{"--file", file, "--tls"}, "apply to --brokers, not --file"},
+		{[]string{"--file", file, "--tls"}, "--tls applies to Kafka (--brokers), not to a file (--file)"},
 		{[]string{"--brokers", "127.0.0.1:1", "--topic", "hits", "--sasl-user", "u"}, "--sasl-user needs --sasl-mechanism"},
 	} {
 		_, errs, code := clickgen(t, append([]string{"batch", "--day", "0", "--limit", "1"}, tc.args...)...)

@@ -15,9 +15,9 @@ import (
 
 	"github.com/clickgen/clickgen/generator/field"
 	"github.com/clickgen/clickgen/generator/fileio"
-	"github.com/clickgen/clickgen/generator/logs"
-	"github.com/clickgen/clickgen/generator/measure"
+	"github.com/clickgen/clickgen/cmd/clickgen/internal/logs"
 	"github.com/clickgen/clickgen/generator/produce/world"
+	"github.com/clickgen/clickgen/generator/session"
 )
 
 // verb is one subcommand of clickgen: what `clickgen help` says of it, its --help (usage
@@ -147,35 +147,14 @@ func exitCode(err error, stderr io.Writer) int {
 		}
 		return 2
 	}
-	if onlyCrossed(err) {
+	if session.OnlyCrossed(err) {
 		return 3
 	}
 	return 1
 }
 
-// onlyCrossed says whether err is made only of crossed thresholds (measure.CrossedError),
-// joined or wrapped: any other failure joined to it (a group that did not drain) is exit 1.
-func onlyCrossed(err error) bool {
-	switch e := err.(type) {
-	case *measure.CrossedError:
-		return true
-	case interface{ Unwrap() []error }:
-		errs := e.Unwrap()
-		for _, x := range errs {
-			if !onlyCrossed(x) {
-				return false
-			}
-		}
-		return len(errs) > 0
-	}
-	if u := errors.Unwrap(err); u != nil {
-		return onlyCrossed(u)
-	}
-	return false
-}
-
 // --log-format text|json is global: it may stand anywhere before a "--", and applies to every
-// line clickgen writes on stderr (generator/logs). Text, the default, leaves the lines as they
+// line clickgen writes on stderr (internal/logs). Text, the default, leaves the lines as they
 // are; json writes one slog record per line, and adds the Kafka client's warnings and errors.
 
 // cli is the whole command line: the global flags, the verb, the exit code. main and the
@@ -220,7 +199,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	names := make([]string, len(verbs))
 	for i := range verbs {
 		if v := &verbs[i]; v.name == name {
-			return interruptedVerb(v.name, v.run(ctx, sio, bind(v, os.LookupEnv), args[1:]))
+			b := bind(v, os.LookupEnv)
+			return interruptedVerb(v.name, b.words(v.run(ctx, sio, b, args[1:])))
 		}
 		names[i] = verbs[i].name
 	}

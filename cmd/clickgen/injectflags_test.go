@@ -36,8 +36,11 @@ func TestInjectKindFor(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		got, err := b.v.inject.kindFor(c.topic, b.v.day)
-		if got != c.want || (c.wantErr == "") != (err == nil) || (err != nil && !strings.HasPrefix(err.Error(), c.wantErr)) {
+		m := b.v.inject
+		m.Day = b.v.day
+		got, err := m.KindFor(c.topic)
+		err = b.refuse(err) // in the flags' words
+		if got != c.want || (c.wantErr == "") != (err == nil) || (err != nil && !strings.HasPrefix(err.Error(), "inject: "+c.wantErr)) {
 			t.Errorf("topic %s, %q: kind %q, error %v; want %q, error starting %q", c.topic, c.args, got, err, c.want, c.wantErr)
 		}
 	}

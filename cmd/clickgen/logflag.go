@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/clickgen/clickgen/generator/logs"
+	"github.com/clickgen/clickgen/cmd/clickgen/internal/logs"
 )
 
 // cutLogFormat takes the global flag --log-format out of args, wherever it stands before a "--"

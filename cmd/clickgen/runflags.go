@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"errors"
-	"fmt"
 
 	"github.com/clickgen/clickgen/generator/produce/world"
 	"github.com/clickgen/clickgen/profiles"
@@ -75,12 +74,4 @@ func (b *binding) refuseProfile(err error) error {
 	}
 	text, _ := b.say(err)
 	return b.usage(&reworded{text + didYouMean(unknown.Name, profiles.List(), ""), err})
-}
-
-// announceBrokers says where run plays: the brokers of --brokers or of its variable, or, when
-// neither is set, the embedded broker (startEmbedded says that one).
-func (b *binding) announceBrokers(sio *stdio) {
-	if s := &b.v.sink; s.Kafka() {
-		fmt.Fprintf(sio.err, "clickgen: playing into Kafka at %s (%s); nothing is read back\n", s.Brokers, b.source("brokers"))
-	}
 }

@@ -2,14 +2,16 @@ package main
 
 import (
 	"errors"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
-	"github.com/clickgen/clickgen/generator/produce/play"
+	"github.com/clickgen/clickgen/generator/field"
 	"github.com/clickgen/clickgen/generator/produce/world"
+	"github.com/clickgen/clickgen/generator/session"
 	"github.com/clickgen/clickgen/profiles"
 )
 
@@ -131,7 +133,9 @@ func TestWorldFlags(t *testing.T) {
 	}
 }
 
-// verifyWorld builds verify's world from args (after --day 0 --brokers k:9) with env.
+// verifyWorld builds verify's world from args (after --day 0 --brokers k:9) with env, as the
+// verify library does (profiles.Profile.NewWorld within the memory the command measured), its
+// refusal in the flags' words.
 func verifyWorld(t *testing.T, env map[string]string, args ...string) error {
 	t.Helper()
 	b, err := bound(t, "verify", env, append([]string{"--day", "0", "--brokers", "k:9"}, args...)...)
@@ -142,8 +146,8 @@ func verifyWorld(t *testing.T, env map[string]string, args ...string) error {
 	if err != nil {
 		return err
 	}
-	_, err = b.newWorld(t.Context(), p, 1)
-	return err
+	_, err = p.NewWorld(t.Context(), b.memory(), 1)
+	return b.words(field.Refuse(err))
 }
 
 func TestRunFlagsProfile(t *testing.T) {
@@ -254,27 +258,24 @@ func TestStandProfile(t *testing.T) {
 		{[]string{"--day", "2", "--days", "3", "--segment", "1/2", "--garbage", "0.5", "--scale", "0.01"}, ""},
 	} {
 		b, err := bound(t, "inventory", nil, c.args...)
-		var plan play.Plan
+		var cfg session.Config
 		if err == nil {
-			var p profiles.Profile
-			var seg world.Segment
-			if p, seg, err = b.standProfile(); err == nil {
-				plan, err = b.plan(t.Context(), p, seg, 1, profiles.PlanOptions{})
-			}
+			cfg, err = b.standConfig(&stdio{out: io.Discard, err: io.Discard})
 		}
 		if got := errText(err); !strings.Contains(got, c.wantErr) || (c.wantErr == "") != (err == nil) {
 			t.Errorf("%q: error %q, want one containing %q", c.args, got, c.wantErr)
 		}
-		if err == nil && (plan.Segment != world.Segment{I: 1, N: 2} || plan.Garbage.Rate != 0.5 || plan.From != 2 || plan.Days != 3 || plan.World.Scale() != 0.01 || plan.Hits != "hits" || plan.Orders != "") {
-			t.Errorf("%q: segment %v, garbage %v, days %d+%d, scale %v, topics %q %q", c.args, plan.Segment, plan.Garbage.Rate, plan.From, plan.Days, plan.World.Scale(), plan.Hits, plan.Orders)
+		p := cfg.Profile
+		if err == nil && (cfg.Segment != world.Segment{I: 1, N: 2} || p.Garbage.Rate != 0.5 || p.Play.Day != 2 || p.Play.Days != 3 || p.World.Scale != 0.01 || p.Play.Send != profiles.SendHits) {
+			t.Errorf("%q: segment %v, garbage %v, days %d+%d, scale %v, send %q", c.args, cfg.Segment, p.Garbage.Rate, p.Play.Day, p.Play.Days, p.World.Scale, p.Play.Send)
 		}
 	}
+	sio := &stdio{out: io.Discard, err: io.Discard}
 	b, err := bound(t, "live", nil, "--day", "0", "--scale", "0.01", "--max-memory", "1KiB", "--file", "-")
 	if err == nil {
-		var p profiles.Profile
-		var seg world.Segment
-		if p, seg, err = b.standProfile(); err == nil {
-			_, err = b.plan(t.Context(), p, seg, 0, profiles.PlanOptions{})
+		var cfg session.Config
+		if cfg, err = b.standConfig(sio); err == nil {
+			err = b.words(session.Play(t.Context(), cfg))
 		}
 	}
 	if err == nil || !strings.Contains(err.Error(), "--max-memory") {

@@ -7,7 +7,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/clickgen/clickgen/cmd/clickgen/internal/console"
+	"github.com/clickgen/clickgen/generator/measure/console"
 	"github.com/clickgen/clickgen/generator/measure"
 	"github.com/clickgen/clickgen/generator/produce/pace"
 	"github.com/clickgen/clickgen/generator/produce/play"
@@ -35,7 +35,7 @@ func TestPrinterEnd(t *testing.T) {
 		t.Fatal(err)
 	}
 	m := measure.New(measure.Options{})
-	p := console.NewPrinter(&lines, m, 0, 0)
+	p := console.NewPrinter(&lines, console.Options{})
 	obs := play.Observers(m, p)
 	ctx := context.Background()
 	res, err := play.Run(ctx, play.Plan{World: smallWorld(t), Range: world.Range{From: 0, Days: 1}, Hits: "hits"}, snk, obs)
@@ -82,8 +82,7 @@ func TestRatePrinter(t *testing.T) {
 	plan := play.Plan{World: smallWorld(t), Range: world.Range{From: 0, Days: 1}, Hits: "hits", Stop: play.Stop{Messages: 200},
 		Pacing: play.Pacing{Runner: runner, ByCount: true, Shape: shape}}
 	m := measure.New(measure.Options{MaxRate: 50000, LineEvery: time.Hour})
-	p := console.NewPrinter(&lines, m, 0, time.Hour)
-	p.LimitFlag = "--messages 200"
+	p := console.NewPrinter(&lines, console.Options{LineEvery: time.Hour, Interval: m.Interval, LimitName: "--messages 200"})
 	obs := play.Observers(m, p)
 	ctx := context.Background()
 	res, err := play.Run(ctx, plan, snk, obs)

@@ -1,4 +1,4 @@
-package reportfile
+package fileio
 
 import (
 	"os"
@@ -45,16 +45,16 @@ func specialFiles(t *testing.T) (map[string]string, func(name, path string) bool
 
 // TestReportNeverReplacesSpecialFiles is issue 24 item 2: as root, --report onto a character
 // device, a FIFO or a link to /proc/self/fd/1 turned it into a regular file holding the
-// report. Check and Write refuse what is not a regular file, and leave it
+// report. CheckReport and WriteReport refuse what is not a regular file, and leave it
 // as it was; a link to a regular file is followed and the link kept.
 func TestReportNeverReplacesSpecialFiles(t *testing.T) {
 	files, same := specialFiles(t)
 	for name, path := range files {
-		if err := Check(path); err == nil || !strings.Contains(err.Error(), "it is not a regular file") {
-			t.Errorf("Check(%s) = %v; want it refused as not a regular file", name, err)
+		if err := CheckReport(path); err == nil || !strings.Contains(err.Error(), "it is not a regular file") {
+			t.Errorf("CheckReport(%s) = %v; want it refused as not a regular file", name, err)
 		}
-		if err := Write(path, map[string]int{"sent": 1}); err == nil || !strings.Contains(err.Error(), "not a regular file") {
-			t.Errorf("Write(%s) = %v; want it refused", name, err)
+		if err := WriteReport(path, map[string]int{"sent": 1}); err == nil || !strings.Contains(err.Error(), "not a regular file") {
+			t.Errorf("WriteReport(%s) = %v; want it refused", name, err)
 		}
 		if !same(name, path) {
 			t.Errorf("%s %s was replaced", name, path)
@@ -65,10 +65,10 @@ func TestReportNeverReplacesSpecialFiles(t *testing.T) {
 	os.WriteFile(target, []byte("old\n"), 0o644)
 	link := filepath.Join(dir, "link.json")
 	os.Symlink("real.json", link)
-	if err := Check(link); err != nil {
-		t.Errorf("Check(link to a regular file) = %v", err)
+	if err := CheckReport(link); err != nil {
+		t.Errorf("CheckReport(link to a regular file) = %v", err)
 	}
-	if err := Write(link, map[string]int{"sent": 1}); err != nil {
+	if err := WriteReport(link, map[string]int{"sent": 1}); err != nil {
 		t.Fatal(err)
 	}
 	if lst, err := os.Lstat(link); err != nil || lst.Mode()&os.ModeSymlink == 0 {

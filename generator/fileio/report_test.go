@@ -1,4 +1,4 @@
-package reportfile
+package fileio
 
 import (
 	"errors"
@@ -13,8 +13,8 @@ import (
 // permission problem.
 func TestReportCheckWrapsCause(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "no such dir", "r.json")
-	err := Check(path)
+	err := CheckReport(path)
 	if err == nil || !strings.HasPrefix(err.Error(), "it cannot be written: ") || !errors.Is(err, fs.ErrNotExist) {
-		t.Errorf("Check(%s) = %v; want \"it cannot be written: ...\" wrapping fs.ErrNotExist", path, err)
+		t.Errorf("CheckReport(%s) = %v; want \"it cannot be written: ...\" wrapping fs.ErrNotExist", path, err)
 	}
 }

@@ -1,7 +1,9 @@
-// Package console is how the command speaks on stderr while it plays: the [Printer], an
-// observer of the run (play.Observer) that prints progress and per-unit lines, the waits of
-// the run's end and the end-of-run [Summary]. The engine (generator/produce/play) prints nothing, and
-// the figures are generator/measure's: the console only words them.
+// Package console is how a run speaks on stderr while it plays: the [Printer], an observer of
+// the run (play.Observer) that prints progress and per-unit lines, the waits of the run's end
+// and the end-of-run [Summary], the followed groups' lines and the thresholds' verdicts. The
+// engine (generator/produce/play) prints nothing, and the figures are generator/measure's
+// (the measure.Outcome a measure.Run adds to the run's end): the console only words them. A
+// value it mentions is named by the caller's names (field.Names: a command says its flags).
 package console
 
 import (
@@ -15,7 +17,9 @@ import (
 	"sync"
 	"time"
 
+	"github.com/clickgen/clickgen/generator/field"
 	"github.com/clickgen/clickgen/generator/measure"
+	"github.com/clickgen/clickgen/generator/measure/report"
 	"github.com/clickgen/clickgen/generator/produce/play"
 	"github.com/clickgen/clickgen/generator/produce/sink"
 	"github.com/clickgen/clickgen/generator/produce/world"
@@ -23,23 +27,18 @@ import (
 
 // Printer is the [play.Observer] that prints a run as the command line does, in English, on w
 // (stderr): a progress line (a bar rewritten in place on a terminal, a log line every
-// [ProgressEvery] otherwise; a rate-paced run's interval line every lineEvery), a line per
-// unit done, the reason a run stopped, each wait of the run's end (what, and how long at
-// most) and, at the end, the summary: a rate-paced run's total line, then the topics'. Its
-// figures are those of the measurement it is given, which must hear the run before it (an
-// earlier observer of the same list). Its methods are safe for concurrent use.
+// [ProgressEvery] otherwise; a rate-paced run's interval line every Options.LineEvery), a line
+// per unit done, the reason a run stopped, each wait of the run's end (what, and how long at
+// most) and, once the run has ended, the summary: a rate-paced run's total line, then the
+// topics', the followed groups' lines and the thresholds' verdicts, from the measure.Outcome
+// the run's measurement added to its end. Its methods are safe for concurrent use.
 type Printer struct {
-	// LimitFlag names how a message limit was set ("--limit 25"), for the line that says the
-	// run stopped there; "" says "the messages limit".
-	LimitFlag string
 	// OnUnit, if set, hears each unit as it starts.
 	OnUnit func(play.Unit)
 
 	w         io.Writer
-	m         *measure.Run
+	opt       Options
 	tty       bool
-	total     int // messages expected, 0 when unknown
-	lineEvery time.Duration
 	stats     func() sink.Stats
 	start     time.Time
 	done      chan struct{} // nil until the progress starts
@@ -52,6 +51,21 @@ type Printer struct {
 	// rate, so a stalled broker shows 0 msg/s instead of a slowly falling average.
 	lastAcked int64
 	lastAt    time.Time
+}
+
+// Options configure a [Printer].
+type Options struct {
+	// Total is the number of messages expected (0 when unknown), for the bar.
+	Total int
+	// LineEvery is how often a rate-paced run prints its interval line, Interval's.
+	LineEvery time.Duration
+	Interval  func() (iv report.Interval, acked int64)
+	// LimitName names how a message limit was set ("--limit 25"), for the line that says the
+	// run stopped there; "" says "the messages limit".
+	LimitName string
+	// Names names the values the lines mention ({ConnectTimeout} in a wait; field.Names);
+	// nil leaves the library's words.
+	Names field.Names
 }
 
 // ProgressEvery is how often a Printer not on a terminal prints a progress line.
@@ -71,11 +85,9 @@ func isTerminal(w io.Writer) bool {
 	return err == nil && st.Mode()&os.ModeCharDevice != 0
 }
 
-// NewPrinter returns a printer on w of a run measured by m; total is the number of messages
-// expected (0 when unknown), for the bar; a rate-paced run prints m's interval line every
-// lineEvery. The progress starts with the run.
-func NewPrinter(w io.Writer, m *measure.Run, total int, lineEvery time.Duration) *Printer {
-	return &Printer{w: w, m: m, tty: isTerminal(w), total: total, lineEvery: lineEvery, start: time.Now()}
+// NewPrinter returns a printer on w with opt. The progress starts with the run.
+func NewPrinter(w io.Writer, opt Options) *Printer {
+	return &Printer{w: w, opt: opt, tty: isTerminal(w), start: time.Now()}
 }
 
 // RunStarted starts the progress: from the sink's counters, or for a rate-paced run the
@@ -89,8 +101,8 @@ func (p *Printer) RunStarted(s play.Start) {
 	}
 	every := ProgressEvery
 	switch {
-	case s.Plan.Pacing.ByCount:
-		p.line, every = func() string { return stressLine(p.m.Interval()) }, p.lineEvery
+	case s.Plan.Pacing.ByCount && p.opt.Interval != nil:
+		p.line, every = func() string { return stressLine(p.opt.Interval()) }, p.opt.LineEvery
 	case p.tty:
 		every = 200 * time.Millisecond
 	}
@@ -152,9 +164,9 @@ func (p *Printer) print() {
 	line := fmt.Sprintf("%s %d sent, %d acked, %d failed, %.0f msg/s now, %.1f MB/s overall", p.label, sent, acked, failed, rate, float64(bytes)/1e6/secs)
 	if p.tty {
 		bar := ""
-		if p.total > 0 {
+		if p.opt.Total > 0 {
 			const width = 24
-			filled := min(width, int(int64(width)*acked/int64(p.total)))
+			filled := min(width, int(int64(width)*acked/int64(p.opt.Total)))
 			bar = "[" + strings.Repeat("#", filled) + strings.Repeat(".", width-filled) + "] "
 		}
 		fmt.Fprintf(p.w, "\r\033[K%s%s%s", p.who, bar, line)
@@ -181,39 +193,54 @@ func (p *Printer) stop() {
 	}
 }
 
-// ExtraSent does nothing: the unit's line counts its extras.
-func (p *Printer) ExtraSent(string, string) {}
-
-// Waiting says what the run's end waits for and how long it may take, before it begins.
-func (p *Printer) Waiting(what string, max time.Duration) { p.Logf("%s", WaitLine(what, max)) }
+// Waiting says what the run's end waits for and how long it may take, before it begins;
+// the values what names are named by Options.Names.
+func (p *Printer) Waiting(what string, max time.Duration) {
+	p.Logf("%s", WaitLine(field.New(what).Say(p.opt.Names), max))
+}
 
 // WaitLine is how the console announces a wait: what it waits for, and the longest it may
 // take ("…, at most 2m0s"), after "clickgen: ".
 func WaitLine(what string, max time.Duration) string { return fmt.Sprintf("%s, at most %v", what, max) }
 
-// RunEnded ends the progress and prints the summary: a rate-paced run's total line (and its
-// warm-up's), then each topic's counts, the latency (and the warm-up's) and the total time,
-// from the measurement's figures.
-func (p *Printer) RunEnded(_ context.Context, e *play.End) error {
+// RunEnded ends the progress: nothing more is printed until the run is reported.
+func (p *Printer) RunEnded(context.Context, *play.End) error {
 	p.stop()
-	f := measure.Figures{Latency: measure.PercentilesOf(e.Stats.Latency), Elapsed: time.Since(p.start)} // without a measurement
-	if p.m != nil {
-		f = p.m.Figures()
-		if p.m.RateRun() {
-			if f.Warmup != nil {
-				p.Logf("%s", stressWarmup(*f.Warmup))
-			}
-			p.Logf("%s", stressTotal(f))
+	return nil
+}
+
+// RunReported prints the summary: a rate-paced run's total line (and its warm-up's), then
+// each topic's counts, the latency (and the warm-up's) and the total time, from the
+// measurement's figures (measure.Outcome); then each followed group's lines and each
+// threshold's verdict.
+func (p *Printer) RunReported(_ context.Context, e *play.End) error {
+	out, ok := play.Get[measure.Outcome](e)
+	f := out.Figures
+	if !ok { // without a measurement
+		f = measure.Figures{Latency: measure.PercentilesOf(e.Stats.Latency), Elapsed: e.At.Sub(p.start)}
+	}
+	if out.RateRun {
+		if f.Warmup != nil {
+			p.Logf("%s", stressWarmup(*f.Warmup))
 		}
+		p.Logf("%s", stressTotal(f))
 	}
 	sum := Summary(e.Stats, f)
 	p.mu.Lock()
+	defer p.mu.Unlock()
 	if p.who != "" {
 		sum = strings.ReplaceAll(sum, "\nclickgen: ", "\nclickgen: "+p.who)
 		sum = strings.Replace(sum, "clickgen: ", "clickgen: "+p.who, 1)
 	}
 	fmt.Fprint(p.w, sum)
-	p.mu.Unlock()
+	if r := out.Follow; r != nil {
+		for _, g := range r.Groups {
+			followLines(p.w, *r, g)
+		}
+	}
+	for _, v := range out.Verdicts {
+		fmt.Fprintf(p.w, "clickgen: threshold %s\n", v)
+	}
 	return nil
 }
 
@@ -256,8 +283,8 @@ func (p *Printer) UnitDone(r play.UnitResult) {
 // Stopped says which stop condition ended the run.
 func (p *Printer) Stopped(reason play.StopReason, res play.Result) {
 	switch {
-	case reason == play.StopMessages && p.LimitFlag != "":
-		p.Logf("stopped at %s after %d hit messages", p.LimitFlag, res.Sent)
+	case reason == play.StopMessages && p.opt.LimitName != "":
+		p.Logf("stopped at %s after %d hit messages", p.opt.LimitName, res.Sent)
 	case reason == play.StopSchedule:
 		p.Logf("stopped: the rate schedule ended after %d hit messages", res.Sent)
 	case reason == play.StopLastDay:

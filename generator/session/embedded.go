@@ -1,0 +1,67 @@
+package session
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/clickgen/clickgen/generator/measure/console"
+	"github.com/clickgen/clickgen/generator/produce/broker"
+	"github.com/clickgen/clickgen/generator/produce/play"
+	"github.com/clickgen/clickgen/generator/produce/sink"
+	"github.com/clickgen/clickgen/generator/verify/topics"
+)
+
+// startEmbedded starts the embedded broker when the settings chose no sink (embedded), and
+// points the sink's settings at it; nil, and a line saying which brokers, when they were
+// given.
+func (c *Config) startEmbedded(embedded bool) (*broker.Broker, error) {
+	if !embedded {
+		from := c.BrokersFrom
+		if from == "" {
+			from = "brokers"
+		}
+		c.logf("playing into Kafka at %s (%s); nothing is read back", c.Sink.Brokers, from)
+		return nil, nil
+	}
+	kb, err := broker.Start("127.0.0.1:0")
+	if err != nil {
+		return nil, fmt.Errorf("embedded broker: %w", err)
+	}
+	c.Sink.Brokers = kb.Addrs()
+	c.logf("embedded broker on %s (topics hits/2, orders/1), gone when the run ends", c.Sink.Brokers)
+	return kb, nil
+}
+
+// readBack bounds reading a run back from the embedded broker.
+const readBack = 10 * time.Minute
+
+// checkRun says whether the run delivered what it should (topics.CheckRun): with the
+// embedded broker kb it reads the topics back, the table to Stdout; with the caller's
+// brokers (kb nil) it trusts what was acknowledged. The counts the profile expects are
+// checked too, for the whole run.
+func (c *Config) checkRun(ctx context.Context, kb *broker.Broker, plan play.Plan, out play.Result, st sink.Stats) error {
+	p := c.Profile
+	run := topics.Run{World: plan.World, Range: plan.Range, Options: topics.Options{Workers: plan.Workers},
+		Hits: plan.Hits, Orders: plan.Orders, Stats: st,
+		Want: topics.Counts{Source: "profile " + p.Name, Hits: p.Expect.Hits, Orders: p.Expect.Orders}}
+	if out.Stopped != play.StopDays || plan.Days == 0 {
+		run.CutShort = string(out.Stopped)
+	}
+	var brokers []string
+	if kb != nil {
+		brokers = kb.Addrs()
+		c.logf("%s%s", segmentWho(plan.Segment), console.WaitLine("reading the run's messages back from the embedded broker to check them", readBack))
+	}
+	ctx, cancel := context.WithTimeout(ctx, readBack)
+	defer cancel()
+	problems, _, err := topics.CheckRun(ctx, c.Stdout, brokers, run)
+	if err != nil {
+		return fmt.Errorf("reading back from the embedded broker: %w", err)
+	}
+	if len(problems) > 0 {
+		return fmt.Errorf("check failed: %s", strings.Join(problems, "; "))
+	}
+	return nil
+}
