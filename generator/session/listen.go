@@ -260,9 +260,9 @@ func (s *session) closeFollower(f *follow.Follower) {
 // the one hook a follower needs of the run.
 type acks struct{ f *follow.Follower }
 
-func (a acks) RunStarted(play.Start)                        {}
+func (a acks) RunStarted(play.Start)                     {}
 func (a acks) RunEnded(context.Context, *play.End) error { return nil }
-func (a acks) Acked(x sink.Ack)                             { a.f.Acked(follow.Ack(x)) }
+func (a acks) Acked(x sink.Ack)                          { a.f.Acked(follow.Ack(x)) }
 
 // open opens the sink the settings choose (sink.Settings.Open) with opts, wording its
 // failures by the config's names: bad options are refusals.
@@ -315,7 +315,7 @@ type reportFile struct {
 	names field.Names
 }
 
-func (r *reportFile) RunStarted(play.Start)                        {}
+func (r *reportFile) RunStarted(play.Start)                     {}
 func (r *reportFile) RunEnded(context.Context, *play.End) error { return nil }
 
 // RunReported writes the report; a failure fails the run.

@@ -36,17 +36,17 @@ type Printer struct {
 	// OnUnit, if set, hears each unit as it starts.
 	OnUnit func(play.Unit)
 
-	w         io.Writer
-	opt       Options
-	tty       bool
-	stats     func() sink.Stats
-	start     time.Time
-	done      chan struct{} // nil until the progress starts
-	wg        sync.WaitGroup
-	mu        sync.Mutex
-	who       string // "segment I/N: " in a segmented run: every line says whose it is
-	label     string
-	line      func() string // if set, replaces the default line and is printed as a log line
+	w     io.Writer
+	opt   Options
+	tty   bool
+	stats func() sink.Stats
+	start time.Time
+	done  chan struct{} // nil until the progress starts
+	wg    sync.WaitGroup
+	mu    sync.Mutex
+	who   string // "segment I/N: " in a segmented run: every line says whose it is
+	label string
+	line  func() string // if set, replaces the default line and is printed as a log line
 	// lastAcked and lastAt are the previous line's figures: the line shows the current
 	// rate, so a stalled broker shows 0 msg/s instead of a slowly falling average.
 	lastAcked int64

@@ -7,8 +7,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/clickgen/clickgen/generator/measure/console"
 	"github.com/clickgen/clickgen/generator/measure"
+	"github.com/clickgen/clickgen/generator/measure/console"
 	"github.com/clickgen/clickgen/generator/produce/pace"
 	"github.com/clickgen/clickgen/generator/produce/play"
 	"github.com/clickgen/clickgen/generator/produce/sink"
