@@ -20,6 +20,9 @@
 //
 // A block that runs may name no host but 127.0.0.1 and localhost ([Block.Check]): one that
 // does needs a skip mark, so a forgotten mark fails instead of reaching out of the machine.
+//
+// The package is test code only, every file a _test.go file: nothing but its tests reads
+// recipes, so none of it is built into anything.
 package docsrun
 
 import (
