@@ -7,7 +7,6 @@ import (
 	"strconv"
 
 	"github.com/clickgen/clickgen/cmd/clickgen/internal/logs"
-	"github.com/clickgen/clickgen/cmd/clickgen/internal/sysmem"
 	"github.com/clickgen/clickgen/generator/field"
 	"github.com/clickgen/clickgen/generator/fileio"
 	"github.com/clickgen/clickgen/generator/produce/world"
@@ -103,10 +102,7 @@ func (b *binding) resolveSegment() (world.Segment, error) {
 	return s, nil
 }
 
-// memory is the memory a run may take, measured here (sysmem.Limit: --max-memory, the
-// address-space and cgroup limits, the available memory) and given to the libraries as a
-// value.
-func (b *binding) memory() profiles.MemoryLimit {
-	limit, source := sysmem.Limit(int64(b.v.maxMemory))
-	return profiles.MemoryLimit{Bytes: profiles.Bytes(limit), Source: source, Explicit: source == sysmem.Explicit}
-}
+// memory is the memory a run may take, measured once per verb (profiles.MachineLimit:
+// --max-memory, the address-space and cgroup limits, the available memory) and given to the
+// libraries as a value.
+func (b *binding) memory() profiles.MemoryLimit { return profiles.MachineLimit(b.v.maxMemory) }

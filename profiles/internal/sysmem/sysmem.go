@@ -1,7 +1,8 @@
 // Package sysmem measures how much memory this process may take: the address-space limit
-// (ulimit -v), the cgroup's memory limit and the system's available memory. The command asks
-// it before a run is built (profiles.Profile.NewWorld takes the result as a value), so that a
-// run that cannot fit is refused instead of being killed by the kernel mid-way.
+// (ulimit -v), the cgroup's memory limit and the system's available memory. A caller asks it
+// (profiles.MachineLimit) before a run is built (profiles.Profile.NewWorld takes the result as
+// a value), so that a run that cannot fit is refused instead of being killed by the kernel
+// mid-way.
 package sysmem
 
 import (
