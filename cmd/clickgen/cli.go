@@ -8,12 +8,11 @@ import (
 	"log/slog"
 	"os"
 	"slices"
-	"sync"
 	"time"
 
 	"github.com/spf13/pflag"
 
-	"github.com/clickgen/clickgen/cmd/clickgen/internal/logs"
+	"github.com/clickgen/clickgen/generator/logs"
 	"github.com/clickgen/clickgen/generator/field"
 	"github.com/clickgen/clickgen/generator/fileio"
 	"github.com/clickgen/clickgen/generator/produce/world"
@@ -154,7 +153,7 @@ func exitCode(err error, stderr io.Writer) int {
 }
 
 // --log-format text|json is global: it may stand anywhere before a "--", and applies to every
-// line clickgen writes on stderr (internal/logs). Text, the default, leaves the lines as they
+// line clickgen writes on stderr (generator/logs). Text, the default, leaves the lines as they
 // are; json writes one slog record per line, and adds the Kafka client's warnings and errors.
 
 // cli is the whole command line: the global flags, the verb, the exit code. main and the
@@ -174,7 +173,7 @@ func cli(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 
 // run is clickgen without the process: tests call it directly.
 func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	stderr = serialized(stderr)
+	stderr = logs.Serialized(stderr) // a day's model tells its progress from its own goroutine
 	sio := &stdio{out: stdout, err: stderr}
 	// Waits the libraries cannot avoid say what they wait for once they pass a second.
 	ctx = fileio.WithNotice(ctx, func(w fileio.Waiting) {
@@ -254,29 +253,4 @@ func (d decimalValue) Set(s string) error {
 		return err
 	}
 	return d.Value.Set(n)
-}
-
-// serialized returns w if it is safe for concurrent use (a file, such as os.Stderr, or the
-// JSON lines of --log-format json), else w behind a mutex: a day's model tells its progress
-// from the goroutine building it (world.WithModelProgress) while the console prints its own
-// lines, and a caller of run (a test) may give a bytes.Buffer. A file stays a file, so the
-// console still tells a terminal.
-func serialized(w io.Writer) io.Writer {
-	switch w.(type) {
-	case *os.File, *logs.Lines, *lockedWriter:
-		return w
-	}
-	return &lockedWriter{w: w}
-}
-
-// lockedWriter is a writer whose writes are serialized.
-type lockedWriter struct {
-	mu sync.Mutex
-	w  io.Writer
-}
-
-func (l *lockedWriter) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.w.Write(p)
 }

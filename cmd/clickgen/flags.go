@@ -6,7 +6,7 @@ import (
 	"os"
 	"strconv"
 
-	"github.com/clickgen/clickgen/cmd/clickgen/internal/logs"
+	"github.com/clickgen/clickgen/generator/logs"
 	"github.com/clickgen/clickgen/generator/field"
 	"github.com/clickgen/clickgen/generator/fileio"
 	"github.com/clickgen/clickgen/generator/produce/world"

@@ -4,7 +4,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/clickgen/clickgen/generator/produce/broker"
 	"github.com/clickgen/clickgen/generator/produce/sink"
 	"github.com/clickgen/clickgen/generator/produce/world"
 	"github.com/clickgen/clickgen/generator/session"
@@ -94,7 +93,7 @@ func newValues(verb verbSet) *values {
 		kafka:       verify.DefaultKafka(),
 		store:       verify.DefaultStore(),
 		catalogFile: "-",
-		listen:      broker.DefaultListen,
+		listen:      session.DefaultBrokerListen,
 		entity:      schema.EntityHits,
 		format:      schema.FormatMarkdown,
 	}
@@ -293,7 +292,7 @@ var flagTable = []flagSpec{
 	{name: "wait", verbs: vVerify, field: "Wait", group: "ClickHouse", value: func(v *values) any { return &v.store.Wait },
 		help: "before judging, poll the tables' row counts until they reach the inventory's or stop changing for 30s, for at most `DURATION`; 0 judges at once"},
 	{verbs: vVerify, field: "Password", env: []string{clickhousePasswordEnv}, errName: "env " + clickhousePasswordEnv, value: func(v *values) any { return &v.store.Password }},
-	{name: "listen", verbs: vBroker, value: func(v *values) any { return &v.listen },
+	{name: "listen", verbs: vBroker, field: "Listen", value: func(v *values) any { return &v.listen },
 		help: "`HOST:PORT` to listen on (port 0 picks a free port)"},
 	{name: "advertise", verbs: vBroker, value: func(v *values) any { return &v.advertise },
 		help: "host name clients should use to reach the broker (default: the listen host, 127.0.0.1 for 0.0.0.0)"},

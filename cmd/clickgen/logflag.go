@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/clickgen/clickgen/cmd/clickgen/internal/logs"
+	"github.com/clickgen/clickgen/generator/logs"
 )
 
 // cutLogFormat takes the global flag --log-format out of args, wherever it stands before a "--"

@@ -5,7 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/clickgen/clickgen/cmd/clickgen/internal/logs"
+	"github.com/clickgen/clickgen/generator/logs"
 )
 
 func TestCutLogFormat(t *testing.T) {

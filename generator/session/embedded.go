@@ -2,10 +2,14 @@ package session
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"io"
+	"strconv"
 	"strings"
 	"time"
 
+	"github.com/clickgen/clickgen/generator/field"
 	"github.com/clickgen/clickgen/generator/measure/console"
 	"github.com/clickgen/clickgen/generator/produce/broker"
 	"github.com/clickgen/clickgen/generator/produce/play"
@@ -63,5 +67,44 @@ func (c *Config) checkRun(ctx context.Context, kb *broker.Broker, plan play.Plan
 	if len(problems) > 0 {
 		return fmt.Errorf("check failed: %s", strings.Join(problems, "; "))
 	}
+	return nil
+}
+
+// Broker is a standalone embedded broker ([Serve]): where it listens (HOST:PORT, port 0 a
+// free one; "" is broker.DefaultListen) and the host name clients should use to reach it
+// ("": the listen host, 127.0.0.1 for 0.0.0.0).
+type Broker struct {
+	Listen, Advertise string
+}
+
+// DefaultBrokerListen is where [Serve] listens unless told otherwise.
+const DefaultBrokerListen = broker.DefaultListen
+
+// Serve runs the embedded Kafka-compatible broker of b (topics hits/2 and orders/1) until ctx
+// ends, saying on stdout where it listens and how to use it, and on stderr that it stopped;
+// everything it holds is lost then. An address it cannot listen on is a refusal naming the
+// field Listen.
+func Serve(ctx context.Context, b Broker, stdout, stderr io.Writer) error {
+	var opts []broker.Opt
+	if b.Advertise != "" {
+		opts = append(opts, broker.AdvertisedHost(b.Advertise))
+	}
+	kb, err := broker.Start(b.Listen, opts...)
+	if ae := (*broker.AddressError)(nil); errors.As(err, &ae) {
+		return field.Refuse(&field.Error{Field: "Listen", Words: "listen address", Value: strconv.Quote(ae.Listen), Err: ae.Err})
+	} else if err != nil {
+		return err // names the broker already: "broker: start on ...: address already in use"
+	}
+	defer kb.Close()
+	addrs := strings.Join(kb.Addrs(), ",")
+	fmt.Fprintf(stdout, "clickgen broker listening on %s (topics hits/2, orders/1)\n", addrs)
+	fmt.Fprintf(stdout, "  produce:  clickgen batch --day 0 --brokers %s --topic hits\n", addrs)
+	fmt.Fprintf(stdout, "  read:     kcat -C -b %s -t hits -e -f '%%p %%k %%s\\n'\n", addrs)
+	fmt.Fprintf(stdout, "Press Ctrl-C to stop (the data is in memory only).\n")
+	if f, ok := stdout.(interface{ Sync() error }); ok {
+		f.Sync()
+	}
+	<-ctx.Done()
+	fmt.Fprintln(stderr, "clickgen: broker stopped")
 	return nil
 }
