@@ -12,9 +12,9 @@ import (
 
 	"github.com/spf13/pflag"
 
-	"github.com/clickgen/clickgen/generator/logs"
 	"github.com/clickgen/clickgen/generator/field"
 	"github.com/clickgen/clickgen/generator/fileio"
+	"github.com/clickgen/clickgen/generator/logs"
 	"github.com/clickgen/clickgen/generator/produce/world"
 	"github.com/clickgen/clickgen/generator/session"
 )

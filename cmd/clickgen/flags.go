@@ -6,9 +6,9 @@ import (
 	"os"
 	"strconv"
 
-	"github.com/clickgen/clickgen/generator/logs"
 	"github.com/clickgen/clickgen/generator/field"
 	"github.com/clickgen/clickgen/generator/fileio"
+	"github.com/clickgen/clickgen/generator/logs"
 	"github.com/clickgen/clickgen/generator/produce/world"
 	"github.com/clickgen/clickgen/generator/session"
 	"github.com/clickgen/clickgen/profiles"
