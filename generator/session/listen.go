@@ -41,6 +41,7 @@ type session struct {
 	cfg      *Config
 	snk      sink.Sink
 	obs      *play.List
+	list     []play.Observer // obs, one by one
 	console  *console.Printer
 	metrics  *prom.Server
 	follower *kgo.Client // the follower's Kafka client; nil without one
@@ -213,7 +214,7 @@ func (c *Config) listen(ctx context.Context, want map[string]int32, l listening)
 	if o.Report != "" {
 		list = append(list, &reportFile{path: o.Report, names: c.Names})
 	}
-	s.obs = play.Observers(list...)
+	s.list, s.obs = list, play.Observers(list...)
 	if s.snk, err = c.open(ctx, want, append(opts, play.SinkOpts(s.obs)...)); err != nil {
 		s.metrics.Stop()
 		s.closeFollower(f)
