@@ -59,5 +59,6 @@
 // RunReported, which reads those results ([Get]) and publishes them; then the sink is
 // closed. No observer reads another, so the order of a list changes nothing but the order
 // in which they hear the events. A program that wants the report and no console attaches a
-// measure.Run and reads the measure.Outcome it added ([Get]) in an observer's RunReported.
+// measure.Run and reads its report after Finish, or the measure.Outcome it added ([Get]) in an
+// observer's RunReported.
 package play
