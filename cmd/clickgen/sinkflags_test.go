@@ -9,6 +9,8 @@ import (
 
 	"github.com/spf13/pflag"
 
+	"path/filepath"
+
 	"github.com/clickgen/clickgen/generator/field"
 	"github.com/clickgen/clickgen/generator/produce/sink"
 )
@@ -240,6 +242,24 @@ func TestSinkSettingFlags(t *testing.T) {
 	for _, k := range sink.Kinds() {
 		if f := b.names(k.Field, false); !strings.HasPrefix(f, "--") {
 			t.Errorf("kind %s: no flag chooses it (%q)", k.Name, f)
+		}
+	}
+}
+
+// TestIgnoredSinkFlagsRefused is part of issue 11 item 10: flags that were silently ignored.
+func TestIgnoredSinkFlagsRefused(t *testing.T) {
+	file := filepath.Join(t.TempDir(), "h.jsonl")
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--file", file, "--linger", "-1s"}, "--linger -1s"},
+		{[]string{"--file", file, "--tls"}, "--tls applies to Kafka (--brokers), not to a file (--file)"},
+		{[]string{"--brokers", "127.0.0.1:1", "--topic", "hits", "--sasl-user", "u"}, "--sasl-user needs --sasl-mechanism"},
+	} {
+		_, errs, code := clickgen(t, append([]string{"batch", "--day", "0", "--limit", "1"}, tc.args...)...)
+		if code != 2 || !strings.Contains(errs, tc.want) {
+			t.Errorf("%v: exit %d, stderr %q; want exit 2 saying %q", tc.args, code, errs, tc.want)
 		}
 	}
 }

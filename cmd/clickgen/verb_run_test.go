@@ -198,3 +198,33 @@ func TestRunInterrupted(t *testing.T) {
 		t.Errorf("report interrupted=%v sent %d acked %d; stdout %q", r.Interrupted, h.Sent, h.Acked, out.String())
 	}
 }
+
+// TestRunHonoursBootstrapServers is issue 31 item 1: KAFKA_BOOTSTRAP_SERVERS=kafka:9092
+// clickgen run ignored the variable the README says every verb honours, filled an embedded
+// broker and printed OK; run --brokers ” ran embedded too. The embedded broker is for when
+// neither the flag nor the variable is set, and the console says which.
+func TestRunHonoursBootstrapServers(t *testing.T) {
+	_, addr := kfakeCluster(t)
+	t.Setenv("KAFKA_BOOTSTRAP_SERVERS", addr)
+	out, errs, code := clickgen(t, "run", "smoke")
+	if code != 0 || strings.Contains(errs, "embedded broker") || !strings.Contains(errs, "(env KAFKA_BOOTSTRAP_SERVERS)") ||
+		!strings.Contains(out, "expect hits: 2282 messages, profile smoke says 2282: ok") {
+		t.Errorf("run smoke with KAFKA_BOOTSTRAP_SERVERS: exit %d\nstdout:\n%s\nstderr:\n%s", code, out, errs)
+	}
+	if n := len(consume(t, addr, "hits")); n != 2282 {
+		t.Errorf("the variable's cluster holds %d hits, want 2282", n)
+	}
+	for _, args := range [][]string{{"run", "smoke", "--brokers", ""}, {"run", "smoke", "--brokers", " , "}} {
+		if _, errs, code := clickgen(t, args...); code != 2 || !strings.Contains(errs, `for "--brokers" flag: no broker named`) {
+			t.Errorf("%q: exit %d, stderr %q; want exit 2, an empty --brokers refused", args, code, errs)
+		}
+	}
+	t.Setenv("KAFKA_BOOTSTRAP_SERVERS", "127.0.0.1:1")
+	if _, errs, code := clickgen(t, "run", "smoke", "--brokers", addr, "--send", "snapshots"); code != 0 || !strings.Contains(errs, "(--brokers)") {
+		t.Errorf("--brokers beats the variable: exit %d, stderr %q", code, errs)
+	}
+	t.Setenv("KAFKA_BOOTSTRAP_SERVERS", "")
+	if _, errs, code := clickgen(t, "run", "smoke", "--send", "snapshots"); code != 0 || !strings.Contains(errs, "embedded broker on 127.0.0.1:") {
+		t.Errorf("neither: exit %d, stderr %q; want the embedded broker", code, errs)
+	}
+}

@@ -9,6 +9,8 @@ import (
 	"strings"
 	"testing"
 
+	"fmt"
+
 	"github.com/clickgen/clickgen/generator/field"
 	"github.com/clickgen/clickgen/generator/produce/world"
 	"github.com/clickgen/clickgen/generator/session"
@@ -280,5 +282,98 @@ func TestStandProfile(t *testing.T) {
 	}
 	if err == nil || !strings.Contains(err.Error(), "--max-memory") {
 		t.Errorf("live under --max-memory 1KiB: %v, want refused naming --max-memory", err)
+	}
+}
+
+// TestWorkersBounded is issue 24 item 1: --workers 1000000000 grew to 23.4 GB (World.Play made
+// a channel of 2 × workers and started that many goroutines). Every verb with --workers
+// refuses more than world.MaxWorkers in one wording; the bound itself plays, and the memory
+// check counts the workers' window of batches.
+func TestWorkersBounded(t *testing.T) {
+	file := filepath.Join(t.TempDir(), "h.jsonl")
+	for _, n := range []string{"1025", "100000", "1000000000", "-1"} {
+		for _, args := range [][]string{
+			{"batch", "--day", "0", "--file", file},
+			{"inventory", "--day", "0"},
+			{"verify", "--day", "0", "--brokers", "127.0.0.1:1"},
+			{"run", "smoke"},
+		} {
+			line := refused(t, file, "--workers "+n+": want 0 (all cores) to 1024", append(args, "--workers", n)...)
+			if n == "1000000000" {
+				t.Logf("%s: %s", args[0], line)
+			}
+		}
+	}
+	if _, errs, code := clickgen(t, "inventory", "--day", "0", "--scale", "0.01", "--workers", "1024"); code != 0 {
+		t.Errorf("inventory --workers 1024: exit %d, %s", code, errs)
+	}
+	// At scale 100 a day is 1465 batches: 1024 workers hold 2048 in flight, 7 GB more than two.
+	line := refused(t, file, "with --workers 1024 needs about", "batch", "--day", "0", "--scale", "100", "--workers", "1024", "--max-memory", "4GiB", "--file", file)
+	t.Logf("memory: %s", line)
+}
+
+// TestGarbageWeightsBounded is issue 24 item 4 at the command line: a weight past the bound
+// is refused as --garbage-mix before anything is sent (field_invalid=4294967296 panicked at
+// the first snapshot after all hits were sent; not_an_object=4294967296 panicked inventory).
+func TestGarbageWeightsBounded(t *testing.T) {
+	file := filepath.Join(t.TempDir(), "h.jsonl")
+	for _, tc := range [][]string{
+		{"inventory", "--day", "0", "--garbage", "0.1", "--garbage-mix", "not_an_object=4294967296"},
+		{"batch", "--day", "0", "--file", file, "--garbage", "0.1", "--garbage-mix", "not_an_object=9223372036854775807,keyset_mismatch=9223372036854775807"},
+		{"run", "fill", "--garbage", "0.01", "--garbage-mix", "key_field_unparsed=1,field_invalid=4294967296"},
+		{"verify", "--day", "0", "--brokers", "127.0.0.1:1", "--garbage", "0.01", "--garbage-mix", "field_invalid=1000001"},
+	} {
+		t.Logf("%s: %s", tc[0], refused(t, file, "weight", tc...))
+		_, errs, _ := clickgen(t, tc...)
+		if !strings.Contains(errs, "want at most 1000000") || !strings.Contains(errs, "garbage-mix") {
+			t.Errorf("%v: stderr %q; want --garbage-mix named with the bound 1000000", tc, errs)
+		}
+	}
+	// Within the bound weights still weigh: a mix scaled by 500 000 gives the same class
+	// counts. (That the bytes of weights within the bound are unchanged is the garbage golden
+	// files' test, generator/produce/world TestGarbageGolden.)
+	a := inventoryOf(t, "--day", "0", "--scale", "0.05", "--garbage", "0.1", "--garbage-mix", "not_an_object=1,keyset_mismatch=2")
+	b := inventoryOf(t, "--day", "0", "--scale", "0.05", "--garbage", "0.1", "--garbage-mix", "not_an_object=500000,keyset_mismatch=1000000")
+	if fmt.Sprint(a.Days[0].Garbage) != fmt.Sprint(b.Days[0].Garbage) || len(a.Days[0].Garbage) == 0 {
+		t.Errorf("garbage of weights 1:2 %v, of 500000:1000000 %v; want the same draws", a.Days[0].Garbage, b.Days[0].Garbage)
+	}
+}
+
+// TestScaleZeroOneMeaning is issue 31 (and issue 28's two assemblies): --scale 0 was 1 on run
+// and refused on batch. A value means one thing on every verb.
+func TestScaleZeroOneMeaning(t *testing.T) {
+	for _, args := range [][]string{
+		{"batch", "--day", "0", "--file", "-"}, {"live", "--day", "0", "--file", "-"}, {"snapshot", "--day", "1", "--file", "-"},
+		{"inventory", "--day", "0"}, {"verify", "--day", "0", "--brokers", "127.0.0.1:1"}, {"run"},
+		{"inject", "--class", "not_an_object", "--kind", "hits", "--file", "-"},
+	} {
+		out, errs, code := clickgen(t, append(args, "--scale", "0")...)
+		if code != 2 || out != "" || !strings.Contains(errs, ": --scale 0: want a factor in (0, 1000]\n") {
+			t.Errorf("%s --scale 0: exit %d, %q; want 2 and the scale refused as batch refuses it", args[0], code, errs)
+		}
+	}
+}
+
+// TestDaysOutOfRange is issue 11 item 6: days the wire formats cannot carry are usage errors
+// (exit 2) naming the last model day; the last day itself plays.
+func TestDaysOutOfRange(t *testing.T) {
+	for _, args := range [][]string{
+		{"batch", "--day", "9223372036854775807"},
+		{"batch", "--day", "29105"},
+		{"batch", "--day", "29100", "--days", "9223372036854775807"},
+		{"inventory", "--day", "29104", "--days", "2"},
+		{"snapshot", "--day", "40000"},
+	} {
+		if args[0] != "inventory" {
+			args = append(args, "--file", filepath.Join(t.TempDir(), "x.jsonl"))
+		}
+		_, errs, code := clickgen(t, args...)
+		if code != 2 || !strings.Contains(errs, "the last model day is 29104 (2106-02-06)") {
+			t.Errorf("%v: exit %d, stderr %q; want exit 2 naming the last model day", args, code, errs)
+		}
+	}
+	out, errs, code := clickgen(t, "batch", "--day", "29104", "--limit", "3", "--file", "-")
+	if code != 0 || !strings.Contains(out, `"UTCEventTime":"2106-02-05T20:`) {
+		t.Errorf("day 29104: exit %d, stderr %q, out %.200q; want its events in 2106", code, errs, out)
 	}
 }

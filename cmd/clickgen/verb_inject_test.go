@@ -1,6 +1,7 @@
 package main
 
 import (
+	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -43,5 +44,38 @@ func TestInjectKindFor(t *testing.T) {
 		if got != c.want || (c.wantErr == "") != (err == nil) || (err != nil && !strings.HasPrefix(err.Error(), "inject: "+c.wantErr)) {
 			t.Errorf("topic %s, %q: kind %q, error %v; want %q, error starting %q", c.topic, c.args, got, err, c.want, c.wantErr)
 		}
+	}
+}
+
+// TestInjectDayBounded is issue 24 item 5: inject had no day bound (--day 2147483647 panicked,
+// 9223372036854775807 ran out of memory, 29105 put 1970 into UTCEventTime). It now refuses
+// what every other verb refuses, in the same words.
+func TestInjectDayBounded(t *testing.T) {
+	file := filepath.Join(t.TempDir(), "x.jsonl")
+	for _, tc := range [][]string{
+		{"--kind", "hits", "--class", "accepted_bad", "--day", "29105"},
+		{"--kind", "hits", "--class", "accepted_bad", "--day", "2147483647"},
+		{"--kind", "hits", "--class", "accepted_bad", "--day", "9223372036854775807"},
+		{"--kind", "orders", "--class", "field_invalid", "--day", "100000"},
+	} {
+		day := tc[len(tc)-1]
+		line := refused(t, file, "--day: day "+day+": the last model day is 29104 (2106-02-06)", append([]string{"inject", "--file", file}, tc...)...)
+		t.Logf("--day %s: %s", day, line)
+	}
+	_, errs, _ := clickgen(t, "batch", "--day", "29105", "--file", file)
+	if !strings.Contains(errs, "day 29105: the last model day is 29104 (2106-02-06): UTCEventTime is a DateTime, which ends in 2106") {
+		t.Errorf("batch --day 29105: %q; want the wording inject now shares", errs)
+	}
+	if _, errs, code := clickgen(t, "inject", "--file", file, "--kind", "hits", "--class", "accepted_bad", "--day", "29104"); code != 0 {
+		t.Errorf("inject --day 29104: exit %d, %s", code, errs)
+	}
+}
+
+// TestInjectCountBounded is issue 11 item 4: --count 1000000000 asked for 96 GB and crashed
+// with exit 2 as if it were a usage error; it now is one, refused before anything is built.
+func TestInjectCountBounded(t *testing.T) {
+	_, errs, code := clickgen(t, "inject", "--kind", "hits", "--class", "not_an_object", "--count", "1000000000", "--file", filepath.Join(t.TempDir(), "x.jsonl"))
+	if code != 2 || !strings.Contains(errs, "--count 1000000000: want 1 to 100000") {
+		t.Errorf("inject --count 1000000000: exit %d, stderr %q; want exit 2 naming the bound", code, errs)
 	}
 }
