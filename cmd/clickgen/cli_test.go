@@ -4,49 +4,20 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"errors"
 	"os"
-	"os/exec"
 	"strings"
 	"testing"
-	"time"
 
 	"path/filepath"
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
 )
 
-// asProcess, when set, is the built command (buildClickgen) that clickgen runs as a separate
-// process instead of calling run in this one; see runAsProcess.
-var asProcess string
-
-// runAsProcess makes clickgen run bin as a separate process until t ends: the real-Kafka tier
-// plays every verb that way, as a user (or the stand's DAG) does.
-func runAsProcess(t *testing.T, bin string) {
-	asProcess = bin
-	t.Cleanup(func() { asProcess = "" })
-}
-
-// clickgen runs the CLI in-process (or as the process runAsProcess chose) and returns stdout,
-// stderr and the exit code main would use.
+// clickgen runs the CLI in-process and returns stdout, stderr and the exit code main would
+// use. (The tests of the built command, as a separate process, are cmd/clickgen/tests'.)
 func clickgen(t *testing.T, args ...string) (string, string, int) {
 	t.Helper()
 	var out, errb bytes.Buffer
-	if asProcess != "" {
-		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
-		defer cancel()
-		cmd := exec.CommandContext(ctx, asProcess, args...)
-		cmd.Stdout, cmd.Stderr = &out, &errb
-		err := cmd.Run()
-		var ee *exec.ExitError
-		switch {
-		case errors.As(err, &ee):
-			return out.String(), errb.String(), ee.ExitCode()
-		case err != nil:
-			t.Fatalf("clickgen %q: %v", args, err)
-		}
-		return out.String(), errb.String(), 0
-	}
 	err := run(context.Background(), args, &out, &errb)
 	code := exitCode(err, &errb)
 	return out.String(), errb.String(), code

@@ -1,4 +1,4 @@
-package main
+package tests
 
 import (
 	"bufio"
@@ -17,17 +17,6 @@ import (
 	"github.com/clickgen/clickgen/internal/testenv"
 	"github.com/clickgen/clickgen/schema"
 )
-
-// buildClickgen compiles the command once per test binary run.
-func buildClickgen(t *testing.T) string {
-	t.Helper()
-	bin := filepath.Join(t.TempDir(), "clickgen")
-	cmd := exec.Command("go", "build", "-o", bin, ".")
-	if out, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
-	}
-	return bin
-}
 
 // TestKcatReadsWhatInventorySays is test tier 3: a separate `clickgen broker` process, day 0
 // and its snapshot played by separate `clickgen` processes, and both topics read back by kcat

@@ -1,4 +1,4 @@
-package main
+package tests
 
 import (
 	"bytes"
@@ -27,15 +27,6 @@ import (
 	"github.com/clickgen/clickgen/internal/tier/realkafka"
 	"github.com/clickgen/clickgen/schema"
 )
-
-// The faults of issue 21 item 2 on a real three-node Apache Kafka cluster (three combined
-// broker+controller voters, realkafka.Start(t, 3)). Every topic is created here with
-// replication factor 3 and min.insync.replicas=2 (clickgen's --create-topics would create
-// RF 1); clickgen's producer is franz-go's idempotent producer with acks=all (sink.NewKafka).
-// Each subtest runs separate clickgen processes, injects its fault on an event (a line on
-// clickgen's stderr, a leader that moved), reads the topic back three ways (end offsets via
-// kadm, Kafka's own ConsumerPerformance, and `clickgen verify` or a franz-go consumer) and
-// leaves the cluster whole for the next one. Each logs one row of the README's fault table.
 
 // faultTestTimeout bounds the whole test; every wait inside is bounded by it.
 const faultTestTimeout = 12 * time.Minute

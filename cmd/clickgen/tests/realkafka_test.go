@@ -1,11 +1,4 @@
-package main
-
-// The real-Kafka tier: the Kafka-facing tests that run against kfake run here against real
-// Apache Kafka 4.3.1 (internal/tier/realkafka: one node configured as the stand configures
-// apache/kafka:4.3.1, or three replicated voters), with every verb played by the built command
-// as a separate process, and what the topics hold read back by kcat (librdkafka) and by
-// Kafka's own Java consumer. Runs where CLICKGEN_TIERS selects the kafka
-// (and kcat) tiers, not under -short.
+package tests
 
 import (
 	"bufio"

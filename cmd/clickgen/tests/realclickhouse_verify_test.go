@@ -1,13 +1,4 @@
-package main
-
-// `clickgen verify --clickhouse` judged end to end on the real-ClickHouse-server tier (issue
-// 30): the built command plays the fill world into real Apache Kafka 4.3.1, Debian's
-// ClickHouse 18.16 consumes it through its Kafka engine, materialized views and
-// ReplacingMergeTree tables (the stand's pipeline, .ci/clickhouse), and the built command's
-// verify reads the server over HTTP as a user with a password. It must find the store exact,
-// then find each fault exactly: what it lists is compared with what the fault did, read from
-// the server with SQL. Runs where CLICKGEN_TIERS selects the kafka and
-// clickhouse tiers, not under -short.
+package tests
 
 import (
 	"bufio"

@@ -1,11 +1,4 @@
-package main
-
-// The real-ClickHouse-server tier: the built command plays into real Apache Kafka 4.3.1
-// (internal/tier/realkafka, one stand-like node), a real ClickHouse server (Debian's
-// clickhouse-server 18.16, internal/tier/realclickhouse) consumes both topics through its
-// Kafka engine into the stand's tables (.ci/clickhouse/ddl), and what the tables hold is
-// checked with SQL against `clickgen inventory`. Runs where CLICKGEN_TIERS selects the kafka and
-// clickhouse tiers, not under -short.
+package tests
 
 import (
 	"context"

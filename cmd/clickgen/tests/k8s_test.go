@@ -1,4 +1,4 @@
-package main
+package tests
 
 import (
 	"context"
@@ -20,7 +20,7 @@ import (
 )
 
 // k8sDir holds the Kubernetes manifests of segmented runs.
-const k8sDir = "../../generator/produce/play/k8s"
+const k8sDir = "../../../generator/produce/play/k8s"
 
 // indexedJob is the part of a batch/v1 Job the manifests rely on.
 type indexedJob struct {
@@ -119,7 +119,7 @@ func TestK8sManifests(t *testing.T) {
 				t.Errorf("args %q: want --segments %d (the completions)", c.Args, s.Completions)
 			}
 			for _, e := range c.Env {
-				if e.Name == segmentEnv || e.Name == jobIndexEnv {
+				if e.Name == "CLICKGEN_SEGMENT" || e.Name == "JOB_COMPLETION_INDEX" {
 					t.Errorf("env %s: Kubernetes sets the index, the args the count", e.Name)
 				}
 			}
