@@ -313,7 +313,6 @@ func TestFollowGroupNeverCommits(t *testing.T) {
 	startGroupConsumer(t, ctx, addr, "takes", 1, 0, nil)
 	defer cancel()
 	rep := filepath.Join(t.TempDir(), "r.json")
-	start := time.Now()
 	_, errs, code := clickgen(t, "batch", "--day", "0", "--limit", "500", "--brokers", addr, "--topic", "hits",
 		"--follow-group", "ghost", "--follow-group", "takes", "--follow-timeout", "1s", "--report", rep)
 	if code != 1 {
@@ -330,9 +329,6 @@ func TestFollowGroupNeverCommits(t *testing.T) {
 	}
 	if tk := r.Follow["takes"]; tk.DrainedS == nil || tk.Taken != 500 {
 		t.Errorf("follow.takes drained_s %v taken %d: want drained, 500 taken", tk.DrainedS, tk.Taken)
-	}
-	if el := time.Since(start); el < time.Second {
-		t.Errorf("the run ended after %v, before --follow-timeout 1s", el)
 	}
 }
 

@@ -6,7 +6,6 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/clickgen/clickgen/generator/produce/broker"
 	"github.com/clickgen/clickgen/schema"
@@ -92,11 +91,14 @@ func checkPartitionOrder(t *testing.T, topic string, lines [][]byte, recs []brok
 	}
 }
 
+// TestUnreachableBrokerAndMissingTopic: a broker nobody listens on fails the run (exit 1)
+// naming the broker and the bound of the wait, --connect-timeout (how long that wait lasts is
+// the sink's to test: sink's TestCheckConnectRefusedUntilTimeout); a missing topic
+// says how to create it.
 func TestUnreachableBrokerAndMissingTopic(t *testing.T) {
-	start := time.Now()
 	_, errs, code := clickgen(t, "batch", "--day", "0", "--brokers", "127.0.0.1:1", "--topic", "hits", "--connect-timeout", "1s")
-	if code != 1 || time.Since(start) > 10*time.Second || !strings.Contains(errs, "127.0.0.1:1") {
-		t.Errorf("unreachable broker: exit %d after %v, stderr %q; want exit 1 within seconds naming the broker", code, time.Since(start), errs)
+	if code != 1 || !strings.Contains(errs, "127.0.0.1:1") || !strings.Contains(errs, "within 1s") {
+		t.Errorf("unreachable broker: exit %d, stderr %q; want exit 1 naming the broker and the 1s bound", code, errs)
 	}
 	_, addr := kfakeCluster(t)
 	missingTopic(t, addr)
