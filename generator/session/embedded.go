@@ -81,10 +81,10 @@ type Broker struct {
 const DefaultBrokerListen = broker.DefaultListen
 
 // Serve runs the embedded Kafka-compatible broker of b (topics hits/2 and orders/1) until ctx
-// ends, saying on stdout where it listens and how to use it, and on stderr that it stopped;
-// everything it holds is lost then. An address it cannot listen on is a refusal naming the
-// field Listen.
-func Serve(ctx context.Context, b Broker, stdout, stderr io.Writer) error {
+// ends, telling ready where it listens once it does (its addresses, comma-separated) and
+// saying on stderr that it stopped; everything it holds is lost then. An address it cannot
+// listen on is a refusal naming the field Listen.
+func Serve(ctx context.Context, b Broker, ready func(addrs string), stderr io.Writer) error {
 	var opts []broker.Opt
 	if b.Advertise != "" {
 		opts = append(opts, broker.AdvertisedHost(b.Advertise))
@@ -96,14 +96,7 @@ func Serve(ctx context.Context, b Broker, stdout, stderr io.Writer) error {
 		return err // names the broker already: "broker: start on ...: address already in use"
 	}
 	defer kb.Close()
-	addrs := strings.Join(kb.Addrs(), ",")
-	fmt.Fprintf(stdout, "clickgen broker listening on %s (topics hits/2, orders/1)\n", addrs)
-	fmt.Fprintf(stdout, "  produce:  clickgen batch --day 0 --brokers %s --topic hits\n", addrs)
-	fmt.Fprintf(stdout, "  read:     kcat -C -b %s -t hits -e -f '%%p %%k %%s\\n'\n", addrs)
-	fmt.Fprintf(stdout, "Press Ctrl-C to stop (the data is in memory only).\n")
-	if f, ok := stdout.(interface{ Sync() error }); ok {
-		f.Sync()
-	}
+	ready(strings.Join(kb.Addrs(), ","))
 	<-ctx.Done()
 	fmt.Fprintln(stderr, "clickgen: broker stopped")
 	return nil
