@@ -20,10 +20,17 @@
 # GO_IMAGE is the build stage's base: any image with Go ≥ 1.26 at /usr/local/go/bin and a POSIX
 # shell. Modules come from GOPROXY, or from a vendor/ directory beside go.mod when there is one
 # (`go mod vendor`; .ci/image builds that way, offline, from a locally assembled base).
+#
+# `clickgen version` names the commit the image was built from: --build-arg COMMIT=$(git
+# rev-parse HEAD) (and VERSION=v1.2.3 for a release), else the commit of the context's .git
+# when the build stage has git; the build itself stamps no version control information (git
+# refuses a checkout owned by another user, which would fail the build).
 ARG GO_IMAGE=golang:1.26-bookworm
 
 FROM ${GO_IMAGE} AS build
 ARG CATALOG=
+ARG VERSION=
+ARG COMMIT=
 ARG GOPROXY=https://proxy.golang.org,direct
 ENV PATH=/usr/local/go/bin:$PATH CGO_ENABLED=0 GOTOOLCHAIN=local GOPROXY=${GOPROXY}
 # The whole context, whichever layout it has; only the final stage's files reach the image.
@@ -33,8 +40,13 @@ RUN set -e; \
     if [ -f go.mod ]; then src=/ctx; \
     elif [ -f generator/go.mod ]; then src=/ctx/generator; \
     else echo "clickgen image: no go.mod in the build context nor in its generator/ folder" >&2; exit 1; fi; \
-    echo "clickgen image: building $src"; \
-    (cd "$src" && go build -trimpath -buildvcs=false -ldflags='-s -w' -o /out/usr/local/bin/clickgen ./cmd/clickgen); \
+    commit=$COMMIT; \
+    if [ -z "$commit" ] && [ -e "$src/.git" ] && command -v git >/dev/null; then \
+      commit=$(git -c safe.directory='*' -C "$src" rev-parse HEAD 2>/dev/null || true); \
+    fi; \
+    echo "clickgen image: building $src, version ${VERSION:-devel}, commit ${commit:-unknown}"; \
+    (cd "$src" && go build -trimpath -buildvcs=false -ldflags="-s -w -X main.version=$VERSION -X main.commit=$commit" \
+      -o /out/usr/local/bin/clickgen ./cmd/clickgen); \
     mkdir -p /out/etc/clickgen /out/tmp; \
     chmod 1777 /out/tmp; \
     if [ -n "$CATALOG" ]; then catalog=$CATALOG; \

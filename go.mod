@@ -5,6 +5,7 @@ go 1.26.0
 require (
 	github.com/brianvoe/gofakeit/v7 v7.18.2
 	github.com/ebitengine/purego v0.11.3
+	github.com/google/renameio/v2 v2.0.2
 	github.com/prometheus/client_golang v1.25.0
 	github.com/prometheus/client_model v0.6.3
 	github.com/prometheus/common v0.73.1

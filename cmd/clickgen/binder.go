@@ -230,8 +230,7 @@ func (b *binding) parseArgs(args []string, out io.Writer, withArgs bool) error {
 	decimalInts(b.fs)
 	err := b.fs.Parse(args)
 	if help, _ := b.fs.GetBool("help"); errors.Is(err, pflag.ErrHelp) || (err == nil && help) {
-		printVerbHelp(b, out)
-		return errHelpShown
+		return helpWritten(out, func(w io.Writer) { printVerbHelp(b, w) })
 	}
 	if err != nil {
 		return b.usage(b.parseError(err))
@@ -282,7 +281,10 @@ func (b *binding) exclusive() error {
 // already set is refused with it, or gives way to it when the flag yields.
 func (b *binding) fallBack() error {
 	for _, r := range b.rows {
-		if r.name != "" && b.set(r.name) {
+		// A variable of a flag that yields gives way to a flag given that excludes it (run's
+		// --embedded excludes --brokers).
+		_, yields := b.exclusions(r)
+		if r.name != "" && b.set(r.name) || yields && slices.ContainsFunc(b.rows, func(o *flagSpec) bool { return o.excludes == r.name && b.set(o.name) }) {
 			continue
 		}
 		for _, name := range r.envFor(b.verb.set) {
@@ -295,7 +297,8 @@ func (b *binding) fallBack() error {
 					if yields {
 						break
 					}
-					return fmt.Errorf("both env %s=%q and %s %s given: choose one", name, v, b.source(others[i]), b.fs.Lookup(others[i]).Value)
+					return fmt.Errorf("both env %s=%q and %s %s given: choose one", name, shownValue(r.name, v), b.source(others[i]),
+						shownValue(others[i], b.fs.Lookup(others[i]).Value.String()))
 				}
 			}
 			if err := b.setFrom(r, name, v); err != nil {
@@ -314,7 +317,7 @@ func (b *binding) setFrom(r *flagSpec, name, v string) error {
 		return nil
 	}
 	if err := b.fs.Set(r.name, v); err != nil {
-		return fmt.Errorf("environment variable %s=%q: %v", name, v, err)
+		return fmt.Errorf("environment variable %s=%q: %v", name, shownValue(r.name, v), b.parseError(err))
 	}
 	b.fromEnv[r.name] = name
 	return nil
@@ -410,7 +413,7 @@ func (b *binding) refuse(err error) error {
 		return err
 	}
 	text, _ := b.say(err)
-	return b.usage(&reworded{text, err})
+	return b.usage(&reworded{text + suggestFor(err), err})
 }
 
 // usage makes err a usage error of the verb.
@@ -419,8 +422,17 @@ func (b *binding) usage(err error) error { return usage(b.verb.name, err) }
 // parseError is pflag's refusal of the arguments, with what would do: a flag another verb
 // takes says so, an unknown one offers the verb's flags spelled like it.
 func (b *binding) parseError(err error) error {
+	if ive := (*pflag.InvalidValueError)(nil); errors.As(err, &ive) {
+		// pflag's text repeats the value whole: a broker address's password, a host of
+		// 100 000 characters. It is shown as a report shows it (shownValue).
+		name := ive.GetFlag().Name
+		return &reworded{fmt.Sprintf("invalid argument %q for \"--%s\" flag: %v%s", shownValue(name, ive.GetValue()), name, ive.Unwrap(), suggestFor(err)), err}
+	}
 	name, ok := strings.CutPrefix(err.Error(), "unknown flag: --")
 	if !ok {
+		if s := suggestFor(err); s != "" {
+			return &reworded{err.Error() + s, err}
+		}
 		return err
 	}
 	for i := range flagTable {

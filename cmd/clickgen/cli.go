@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -8,14 +9,12 @@ import (
 	"log/slog"
 	"os"
 	"slices"
-	"time"
 
 	"github.com/spf13/pflag"
 
 	"github.com/clickgen/clickgen/generator/field"
 	"github.com/clickgen/clickgen/generator/fileio"
 	"github.com/clickgen/clickgen/generator/logs"
-	"github.com/clickgen/clickgen/generator/produce/world"
 	"github.com/clickgen/clickgen/generator/session"
 )
 
@@ -38,10 +37,13 @@ type stdio struct {
 	err io.Writer
 }
 
-// The exit codes every verb shares.
+// The exit codes every verb shares; a usage error is refused before the verb did anything,
+// said in the verb's own terms.
 const (
-	exitUsage       = "2 for usage errors (nothing was sent)"
-	exitInterrupted = "130 when interrupted (Ctrl-C or SIGTERM)"
+	exitUsage        = "2 for usage errors (nothing was sent)"
+	exitUsageRead    = "2 for usage errors (nothing was read)"
+	exitUsageWritten = "2 for usage errors (nothing was written)"
+	exitInterrupted  = "130 when interrupted (Ctrl-C, SIGTERM or SIGHUP)"
 )
 
 // verbs lists the subcommands in the order `clickgen help` shows them (the order of the bits
@@ -52,7 +54,7 @@ var verbs = []verb{
 		exits: []string{"0 when the run and its check are clean", "1 when a message failed or the check found a difference", exitUsage, exitInterrupted}},
 	{name: "profiles", set: vProfiles, summary: "list the run profiles, or show one as YAML",
 		usage: []string{"profiles list", "profiles show (NAME | --profile-file FILE)"}, about: profilesHelp, run: runProfiles,
-		exits: []string{"0 success", "1 when the output cannot be written", "2 for usage errors and a broken profile file", exitInterrupted}},
+		exits: []string{"0 success", "1 when the output cannot be written", "2 for usage errors and a broken profile file (nothing was written)", exitInterrupted}},
 	{name: "batch", set: vBatch, summary: "play model days into topic hits (or a file), back to back",
 		usage: []string{"batch --day D [--days N] [--limit N] (--file PATH | --brokers HOSTS --topic T) [flags]"}, about: batchHelp, run: runBatch,
 		exits: []string{"0 when every message was acknowledged", "1 when a delivery failed", exitUsage, exitInterrupted}},
@@ -64,31 +66,32 @@ var verbs = []verb{
 		exits: []string{"0 when every message was acknowledged", "1 when a delivery failed", exitUsage, exitInterrupted}},
 	{name: "inventory", set: vInventory, summary: "print what a storage must contain after batch + snapshot, as JSON",
 		usage: []string{"inventory --day D [--days N] [world and garbage flags]", "inventory --merge FILE..."}, about: inventoryHelp, run: runInventory,
-		exits: []string{"0 success", "1 when the output cannot be written", exitUsage, exitInterrupted}},
+		exits: []string{"0 success", "1 when the output cannot be written", exitUsageWritten, exitInterrupted}},
 	{name: "verify", set: vVerify, summary: "read hits and orders back and reconcile them with the inventory",
 		usage: []string{"verify --brokers HOSTS --day D [--days N] [flags]", "verify --clickhouse URL --day D [--days N] [flags]"}, about: verifyHelp, run: runVerify,
-		exits: []string{"0 when everything agrees", "1 when anything differs or the topics (the store) cannot be read (within --connect-timeout and --timeout)", exitUsage, exitInterrupted}},
+		exits: []string{"0 when everything agrees", "1 when anything differs or the topics (the store) cannot be read (within --connect-timeout and --timeout)", exitUsageRead, exitInterrupted}},
 	{name: "plot", set: vPlot, summary: "draw run reports as one self-contained HTML page of charts",
 		usage: []string{"plot REPORT.json [REPORT2.json ...] [--label NAME ...] [--inventory FILE] > run.html"}, about: plotHelp, run: runPlot,
-		exits: []string{"0 success", "1 failure", exitUsage, exitInterrupted}},
+		exits: []string{"0 success", "1 failure", exitUsageWritten, exitInterrupted}},
 	{name: "inject", set: vInject, summary: "send malformed messages of one garbage class on demand",
 		usage: []string{"inject --class CLASS [--count N] (--file PATH | --brokers HOSTS --topic T) [flags]"}, about: injectHelp, run: runInject,
 		exits: []string{"0 when every message was acknowledged", "1 when a delivery failed", exitUsage, exitInterrupted}},
 	{name: "catalog", set: vCatalog, summary: "write the embedded product catalog (CSV)",
 		usage: []string{"catalog [--file PATH]"}, about: catalogHelp, run: runCatalog,
-		exits: []string{"0 success", "1 when the catalog cannot be written", exitUsage}},
+		exits: []string{"0 success", "1 when the catalog cannot be written", exitUsageWritten}},
 	{name: "broker", set: vBroker, summary: "run the embedded Kafka-compatible broker (hits/2, orders/1) until Ctrl-C",
 		usage: []string{"broker [--listen 127.0.0.1:9092]"}, about: brokerHelp, run: runBroker,
-		exits: []string{"0 when stopped by Ctrl-C or SIGTERM", "1 when it cannot listen", exitUsage}},
+		exits: []string{"0 when stopped by Ctrl-C, SIGTERM or SIGHUP", "1 when it cannot listen", "2 for usage errors (no broker was started)"}},
 	{name: "schema", set: vSchema, summary: "print the wire contract: keys, a markdown description or a JSON Schema",
 		usage: []string{"schema [--entity hits|orders] [--format markdown|keys|json-schema]"}, about: schemaHelp, run: runSchema,
-		exits: []string{"0 success", "1 when the output cannot be written", exitUsage}},
+		exits: []string{"0 success", "1 when the output cannot be written", exitUsageWritten}},
 	{name: "version", set: vVersion, summary: "print clickgen's version and the world version",
 		usage: []string{"version"}, about: versionHelp, run: runVersion,
-		exits: []string{"0 success", "1 when the output cannot be written", exitUsage}},
+		exits: []string{"0 success", "1 when the output cannot be written", exitUsageWritten}},
 }
 
-// usageError is a mistake in how clickgen was called: exit code 2, nothing was sent.
+// usageError is a mistake in how clickgen was called: exit code 2, refused before anything
+// was read, sent or written.
 type usageError struct {
 	verb string
 	err  error
@@ -118,6 +121,18 @@ func usage(verb string, err error) error {
 
 // errHelpShown means --help was asked for and printed: exit code 0.
 var errHelpShown = errors.New("help shown")
+
+// helpWritten writes the help print produces to out in one write and returns errHelpShown,
+// or the write's failure (exit 1): `clickgen --help >/dev/full` exited 0 with nothing
+// written, a script's check of its output passing on nothing.
+func helpWritten(out io.Writer, print func(io.Writer)) error {
+	var b bytes.Buffer
+	print(&b)
+	if _, err := out.Write(b.Bytes()); err != nil {
+		return fmt.Errorf("the help: %w", err)
+	}
+	return errHelpShown
+}
 
 // exitCode maps run's error to the process exit code and prints the error: 0 success,
 // 2 usage error, 1 any other failure (cmd/go's convention), 3 a completed run whose only
@@ -179,7 +194,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	ctx = fileio.WithNotice(ctx, func(w fileio.Waiting) {
 		fmt.Fprintf(stderr, "clickgen: waiting for %s (%s) to be written to its end, at most %v (Ctrl-C stops)\n", w.Path, w.Kind, w.Wait)
 	})
-	ctx = world.WithModelProgress(ctx, newModelNotice(stderr, time.Now).heard)
+	ctx = session.WithModelNotice(ctx, stderr)
 	if len(args) == 0 {
 		printHelp(stderr)
 		return usagef("", "no verb given")
@@ -190,8 +205,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		if len(args) > 1 && !slices.Contains([]string{"help", "-h", "--help"}, args[1]) {
 			return run(ctx, []string{args[1], "--help"}, stdout, stderr)
 		}
-		printHelp(stdout)
-		return nil
+		return helpWritten(stdout, printHelp)
 	case "-v", "--version":
 		name = "version"
 	}
@@ -220,10 +234,11 @@ Verbs:
 	}
 	fmt.Fprint(w, `
 Run 'clickgen VERB --help' for the flags of a verb.
-Exit codes: 0 success, 1 failure, 2 usage error (nothing was sent), 3 a threshold crossed
-(--threshold: the run completed, a figure did not hold), 130 interrupted (Ctrl-C or SIGTERM:
-what was acknowledged is in the summary; a second Ctrl-C half a second or more after the
-first exits at once).
+Exit codes: 0 success, 1 failure, 2 usage error (refused before anything was read, sent or
+written), 3 a threshold crossed
+(--threshold: the run completed, a figure did not hold), 130 interrupted (Ctrl-C, SIGTERM or
+SIGHUP: what was acknowledged is in the summary; a second Ctrl-C half a second or more after
+the first exits at once).
 `)
 }
 

@@ -55,7 +55,19 @@ func (b *binding) session(sio *stdio, p profiles.Profile, seg world.Segment) ses
 	v := b.v
 	c := session.Config{Profile: p, Segment: seg, Workers: v.workers, Memory: b.memory(), SoftMemoryLimit: os.Getenv("GOMEMLIMIT") == "",
 		Files: withProfile(append(b.sinkPaths(), fileio.Input(b.name("world.catalog"), p.World.Catalog))), Sink: v.sink, Outputs: v.out,
-		Stdout: sio.out, Stderr: sio.err, Names: b.names}
+		Stdout: sio.out, Stderr: sio.err, Names: b.names, Command: b.verb.name, Settings: b.settings()}
+	// --follow-clickhouse's table and rate as given, the session's defaults otherwise, and its
+	// user: given without it, each is refused.
+	st := &c.Outputs.Store
+	if !b.set("follow-table") {
+		st.Table = ""
+	}
+	if !b.set("follow-sample") {
+		st.Sample = 0
+	}
+	if b.set("clickhouse-user") {
+		st.User = &v.storeUser
+	}
 	if l := logs.Of(sio.err); l != nil { // with --log-format json the Kafka client logs too
 		c.KafkaLog = l.Logger("kafka", slog.LevelWarn)
 	}

@@ -74,6 +74,7 @@ type values struct {
 	storeUser   string
 	catalogFile string // catalog's --file
 	listen      string
+	embedded    bool // run's --embedded: the embedded broker, whatever the environment says
 	advertise   string
 	entity      string
 	format      string
@@ -89,7 +90,7 @@ func newValues(verb verbSet) *values {
 		interval:    session.DefaultInterval,
 		inject:      session.Malformed{Count: 1},
 		sink:        sink.DefaultSettings(),
-		out:         session.Outputs{Follow: session.DefaultFollow()},
+		out:         session.Outputs{Follow: session.DefaultFollow(), Store: session.StoreFollow{Table: session.DefaultStoreTable, Sample: session.DefaultStoreSample}},
 		kafka:       verify.DefaultKafka(),
 		store:       verify.DefaultStore(),
 		catalogFile: "-",
@@ -217,7 +218,7 @@ var flagTable = []flagSpec{
 			"(repeatable, or comma-separated; judged once everything was sent, each verdict printed and in --report; 1 and 130 win over 3): " +
 			"p50 p90 p99 p99.9 (any pN) max mean of the produce latency (max<1s), rate = acknowledged over the target rate (rate>=0.99; " +
 			"a run paced by a rate, or live), failed (failed==0), freshness.pN of each --follow-group's pipeline latency " +
-			"(freshness.p99<2s); compare with < <= > >= == !="},
+			"(freshness.p99<2s), store_pN store_max store_mean of the time until queryable and store_unseen of the sampled keys never read with --follow-clickhouse (store_unseen==0); compare with < <= > >= == !="},
 	{name: "warmup", verbs: verdictVerbs, field: "Warmup", value: func(v *values) any { return &v.out.Warmup },
 		help: "measure the run's first `DURATION` apart, e.g. --warmup 5s (connections, metadata, " +
 			"a cold broker): the messages intended in it (unpaced: handed over in it) get a line and the report's warmup section of " +
@@ -235,8 +236,8 @@ var flagTable = []flagSpec{
 		help: "replication factor of topics --create-topics creates; -1 is the brokers' default.replication.factor"},
 	{name: "compression", verbs: sendVerbs, field: "Compression", group: "Kafka", value: func(v *values) any { return &v.sink.Compression },
 		help: "batch compression: none, gzip, snappy, lz4 or zstd"},
-	{name: "linger", verbs: sendVerbs, field: "Linger", group: "Kafka", value: func(v *values) any { return &v.sink.Linger },
-		help: "how long a partition waits for more records before sending a batch"},
+	{name: "linger", verbs: sendVerbs, field: "Linger", value: func(v *values) any { return &v.sink.Linger },
+		help: "how long a message waits for more before it is sent: Kafka batches per partition; a file or pipe is written at least this often"},
 	{name: "connect-timeout", verbs: connVerbs, field: "ConnectTimeout", group: "Kafka", sharedOn: vVerify, value: func(v *values) any { return &v.sink.ConnectTimeout },
 		help: "fail if the brokers cannot be reached within this time (a refused connection, as of a broker still starting, is tried again until then)",
 		alt:  []altHelp{{vVerify, "fail if the brokers (the server) cannot be reached within this time (a refused connection to Kafka, as of a broker still starting, is tried again until then)"}}},
@@ -260,9 +261,22 @@ var flagTable = []flagSpec{
 	{name: "follow-group", verbs: followVerbs, field: "Groups", group: "Kafka", value: func(v *values) any { return &v.out.Follow.Groups },
 		help: "follow consumer `GROUP`'s committed offsets (repeatable): each acknowledged message's pipeline latency is from its intended send time to the first poll that sees the group's commit past it; at the end wait --follow-timeout for the group to take everything, exit 1 if it did not"},
 	{name: "follow-every", verbs: followVerbs, field: "Every", group: "Kafka", value: func(v *values) any { return &v.out.Follow.Every },
-		help: "how often to poll the followed groups' committed offsets (at least 10ms)"},
+		help: "how often to poll the followed groups' committed offsets and the --follow-clickhouse table (at least 10ms)"},
 	{name: "follow-timeout", verbs: followVerbs, field: "Timeout", group: "Kafka", value: func(v *values) any { return &v.out.Follow.Timeout },
-		help: "after the run, how long to wait for each followed group to take everything the run sent"},
+		help: "after the run, how long to wait for each followed group to take everything the run sent, and for the sampled messages to be readable from the --follow-clickhouse table"},
+	{name: "follow-clickhouse", verbs: followVerbs, field: "URL", group: "ClickHouse", value: func(v *values) any { return &v.out.Store.URL },
+		help: "measure the time until queryable in the ClickHouse at `URL` (http://host:8123, or https with --tls-ca's CA; password from env " + clickhousePasswordEnv + "): " +
+			"sent messages are sampled (--follow-sample), their keys polled in --follow-table every --follow-every until each can be read, each latency from the message's intended send time; " +
+			"at the end wait --follow-timeout for the rest; unseen keys are listed (threshold store_unseen==0 fails on them)"},
+	{name: "follow-table", verbs: followVerbs, field: "Table", group: "ClickHouse", value: func(v *values) any { return &v.out.Store.Table },
+		help: "`TABLE` --follow-clickhouse reads (a Distributed face reads every shard): a WatchID column follows hits, order_id orders; with _load_ts, rows loaded before the run do not count"},
+	{name: "follow-sample", verbs: followVerbs, field: "Sample", group: "ClickHouse", value: func(v *values) any { return &v.out.Store.Sample },
+		help: "sample at most this `RATE` of the sent messages, by intended send time, for --follow-clickhouse (e.g. 20/s)"},
+	{name: "clickhouse-user", verbs: followVerbs, field: "User", group: "ClickHouse", def: "-", value: func(v *values) any { return &v.storeUser },
+		help: "ClickHouse user `NAME` of --follow-clickhouse, overriding the URL's (default: the URL's, else the server's default user)"},
+	{verbs: followVerbs, field: "Password", env: []string{clickhousePasswordEnv}, errName: "env " + clickhousePasswordEnv, value: func(v *values) any { return &v.out.Store.Password }},
+	{name: "embedded", verbs: vRun, excludes: "brokers", group: "Kafka", value: func(v *values) any { return &v.embedded },
+		help: "play into an embedded broker and read everything back, whatever env " + sinkBrokersEnv + " says"},
 	{name: "hits-topic", verbs: vVerify, field: "HitsTopic", group: "Kafka", value: func(v *values) any { return &v.kafka.HitsTopic },
 		help: "topic the hits were sent to"},
 	{name: "orders-topic", verbs: vVerify, field: "OrdersTopic", group: "Kafka", value: func(v *values) any { return &v.kafka.OrdersTopic },
@@ -271,22 +285,26 @@ var flagTable = []flagSpec{
 		help: "partition count the hits' keys were placed with (the stand's: 2)"},
 	{name: "orders-partitions", verbs: vVerify, field: "OrderPartitions", group: "Kafka", value: func(v *values) any { return &v.kafka.OrderPartitions },
 		help: "partition count the orders' keys were placed with (the stand's: 1)"},
+	{name: "strict", verbs: vVerify, field: "Strict", group: "Kafka", value: func(v *values) any { return &v.kafka.Strict },
+		help: "the topics must hold the run alone: messages of model days outside it are unexpected (without it they are other runs', counted and not judged)"},
 	{name: "clickhouse", verbs: vVerify, field: "URL", group: "ClickHouse", value: func(v *values) any { return &v.store.URL },
 		help: "read the tables a pipeline filled from ClickHouse's HTTP interface at `URL` (http://host:8123 or https://host:8443) instead of Kafka (password from env " + clickhousePasswordEnv + ")"},
 	{name: "clickhouse-user", verbs: vVerify, field: "User", group: "ClickHouse", def: "-", value: func(v *values) any { return &v.storeUser },
 		help: "ClickHouse user `NAME`, overriding the URL's (default: the URL's, else the server's default user)"},
-	{name: "events-table", verbs: vVerify, group: "ClickHouse", value: func(v *values) any { return &v.store.Tables.Events },
-		help: "`TABLE` of typed events (WatchID, EventDate, ClientID, _load_ts); '' skips it"},
-	{name: "errors-table", verbs: vVerify, group: "ClickHouse", value: func(v *values) any { return &v.store.Tables.Errors },
+	{name: "events-table", verbs: vVerify, group: "ClickHouse", field: "tables.events", value: func(v *values) any { return &v.store.Tables.Events },
+		help: "`TABLE` of typed events (WatchID, EventDate, ClientID, every hit column it holds, _load_ts); '' skips it"},
+	{name: "errors-table", verbs: vVerify, group: "ClickHouse", field: "tables.errors", value: func(v *values) any { return &v.store.Tables.Errors },
 		help: "`TABLE` of refused hits (raw, error_class); '' skips it"},
-	{name: "raw-table", verbs: vVerify, group: "ClickHouse", value: func(v *values) any { return &v.store.Tables.Raw },
+	{name: "raw-table", verbs: vVerify, group: "ClickHouse", field: "tables.raw", value: func(v *values) any { return &v.store.Tables.Raw },
 		help: "`TABLE` of raw hits as delivered (raw); '' skips it"},
-	{name: "orders-table", verbs: vVerify, group: "ClickHouse", value: func(v *values) any { return &v.store.Tables.Orders },
-		help: "`TABLE` of order versions (order_id, snapshot_date); '' skips it"},
-	{name: "order-errors-table", verbs: vVerify, group: "ClickHouse", value: func(v *values) any { return &v.store.Tables.OrderErrors },
+	{name: "orders-table", verbs: vVerify, group: "ClickHouse", field: "tables.orders", value: func(v *values) any { return &v.store.Tables.Orders },
+		help: "`TABLE` of order versions (order_id, snapshot_date, every order key it holds); '' skips it"},
+	{name: "order-errors-table", verbs: vVerify, group: "ClickHouse", field: "tables.order_errors", value: func(v *values) any { return &v.store.Tables.OrderErrors },
 		help: "`TABLE` of refused order rows (raw, error_class); '' skips it"},
-	{name: "marts-view", verbs: vVerify, group: "ClickHouse", value: func(v *values) any { return &v.store.Tables.Marts },
+	{name: "marts-view", verbs: vVerify, group: "ClickHouse", field: "tables.marts", value: func(v *values) any { return &v.store.Tables.Marts },
 		help: "`VIEW` of purchases against orders (order_day, mismatch_class); '' skips it"},
+	{name: "columns", verbs: vVerify, field: "Columns", group: "ClickHouse", value: func(v *values) any { return &v.store.Columns },
+		help: "what is compared of the events and orders tables: all (every column of the contract they hold, with the value the intake stores from the planned message) or keys (WatchID and ClientID, order_id and snapshot_date only)"},
 	{name: "exactly-once", verbs: vVerify, field: "ExactlyOnce", group: "ClickHouse", value: func(v *values) any { return &v.store.ExactlyOnce },
 		help: "count copies (more rows of a WatchID, an order version, a raw or error row than sent) as differences, for stores that must never hold them"},
 	{name: "wait", verbs: vVerify, field: "Wait", group: "ClickHouse", value: func(v *values) any { return &v.store.Wait },

@@ -10,7 +10,7 @@ import (
 	"github.com/clickgen/clickgen/generator/produce/sink"
 )
 
-// interruptedError is a verb ended by the first signal (Ctrl-C or SIGTERM), saying what it
+// interruptedError is a verb ended by the first signal (Ctrl-C, SIGTERM or SIGHUP), saying what it
 // had done by then: a bare "context canceled" said neither (issue 31). It is exit 130, as
 // every error wrapping context.Canceled is.
 type interruptedError struct {

@@ -29,8 +29,11 @@ func main() {
 	// the handler stays installed, so the second signal is seen too. (Restoring the
 	// default disposition after the first signal restored "ignored" there, and a second
 	// Ctrl-C did nothing.)
+	// SIGHUP (the terminal or the ssh session closed, a supervisor's stop) ends a verb as
+	// SIGTERM does: its default disposition killed the process with 129, without the flush,
+	// the summary or the report.
 	sigs := make(chan os.Signal, 2)
-	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
+	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
 	go onSignals(sigs, cancel, time.Now, func() {
 		fmt.Fprintln(os.Stderr, "clickgen: second signal: exiting at once, without flushing or a report")
 		os.Exit(130)

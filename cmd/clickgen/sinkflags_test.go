@@ -102,8 +102,8 @@ func TestSinkFlagsResolve(t *testing.T) {
 			wantErr: "--replication-factor applies to Kafka (--brokers), not to a file (--file)"},
 		{name: "compression with a file env", env: map[string]string{sinkFileEnv: "out"}, args: []string{"--compression", "lz4"},
 			wantErr: "--compression applies to Kafka (--brokers), not to a file (--file)"},
-		// Stdout is a kind of sink of its own (sink/stdout.go), chosen by --file -.
-		{name: "linger with stdout", args: []string{"--file", "-", "--linger", "0s"}, wantErr: "--linger applies to Kafka (--brokers), not to stdout (--file -)"},
+		// Issue 38: a file, stdout or a pipe is written at least every --linger, as a Kafka batch is sent.
+		{name: "linger with stdout", args: []string{"--file", "-", "--linger", "0s"}, file: "-"},
 		{name: "file timeouts and topic", args: []string{"--file", "x", "--topic", "hits", "--connect-timeout", "1s", "--delivery-timeout", "1s", "--flush-timeout", "1s"},
 			file: "x", topic: "hits"},
 		{name: "user without mechanism", args: []string{"--brokers", "k:9", "--topic", "t", "--sasl-user", "u"},

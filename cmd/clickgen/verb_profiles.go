@@ -46,6 +46,6 @@ func runProfiles(ctx context.Context, sio *stdio, b *binding, args []string) err
 		_, err = sio.out.Write(src)
 		return err
 	default:
-		return usagef("profiles", "unknown subcommand %q: want list or show", sub)
+		return usagef("profiles", "unknown subcommand %q: want list or show%s", sub, didYouMean(sub, []string{"list", "show"}, ""))
 	}
 }

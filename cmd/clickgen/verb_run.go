@@ -21,7 +21,8 @@ own (--profile-file). PROFILE defaults to fill. Flags override the profile's fie
 
 Messages go to topics hits and orders. With --brokers (or env KAFKA_BOOTSTRAP_SERVERS) they go
 to that cluster, and the profile's expected counts are checked against what it acknowledged.
-Without either, clickgen starts an embedded Kafka-compatible broker in-process, plays into it,
+Without either (or with --embedded, whatever the environment says), clickgen starts an embedded
+Kafka-compatible broker in-process, plays into it,
 reads everything back and prints, on stdout, what arrived against the inventory: per day and
 snapshot, per intake class, per partition (or, for a run cut short by a stop condition, that
 every acknowledged message is in the topics). The console says which.
@@ -64,7 +65,12 @@ func runRun(ctx context.Context, sio *stdio, b *binding, args []string) error {
 	v := b.v
 	c := b.session(sio, p, segment)
 	c.Files = withProfile(append(b.sinkPaths(), fileio.Input("--profile-file", v.profileFile), fileio.Input(b.name("world.catalog"), p.World.Catalog)))
+	// The first line names where the brokers came from, and, from a variable, the flag that
+	// plays into the embedded broker instead.
 	c.Interval, c.BrokersFrom = v.interval, b.source("brokers")
+	if c.BrokersFrom != "--brokers" {
+		c.BrokersFrom += "; --embedded plays into an embedded broker instead"
+	}
 	if p.Pacing.Mode == profiles.PaceReplay && !b.set("interval") {
 		c.ReplayEvery = time.Minute
 	}

@@ -180,7 +180,7 @@ func TestRunHonoursBootstrapServers(t *testing.T) {
 	_, addr := kfakeCluster(t)
 	t.Setenv("KAFKA_BOOTSTRAP_SERVERS", addr)
 	out, errs, code := clickgen(t, "run", "smoke")
-	if code != 0 || strings.Contains(errs, "embedded broker") || !strings.Contains(errs, "(env KAFKA_BOOTSTRAP_SERVERS)") ||
+	if code != 0 || strings.Contains(errs, "embedded broker on") || !strings.Contains(errs, "(env KAFKA_BOOTSTRAP_SERVERS; --embedded plays into an embedded broker instead)") ||
 		!strings.Contains(out, "expect hits: 2282 messages, profile smoke says 2282: ok") {
 		t.Errorf("run smoke with KAFKA_BOOTSTRAP_SERVERS: exit %d\nstdout:\n%s\nstderr:\n%s", code, out, errs)
 	}

@@ -2,12 +2,11 @@ package main
 
 import (
 	"context"
-	"fmt"
-	"runtime"
+	"io"
 	"runtime/debug"
 	"slices"
 
-	"github.com/clickgen/clickgen/generator/produce/world"
+	"github.com/clickgen/clickgen/generator/session"
 	"github.com/clickgen/clickgen/schema"
 )
 
@@ -29,22 +28,26 @@ func runSchema(ctx context.Context, sio *stdio, b *binding, args []string) error
 	return schema.Render(sio.out, *entity, *format)
 }
 
-// buildVersion is the module version stamped by `go install`, or "devel".
-func buildVersion() string {
-	if bi, ok := debug.ReadBuildInfo(); ok && bi.Main.Version != "" && bi.Main.Version != "(devel)" {
-		return bi.Main.Version
-	}
-	return "devel"
-}
+// version and commit name the build when the toolchain stamped no version control
+// information into it (GOFLAGS=-buildvcs=false, the image's build, a copy of the tree without
+// .git): the install recipe and the image set them at link time,
+//
+//	go build -ldflags "-X main.commit=$(git rev-parse HEAD) -X main.version=v1.2.3" ./cmd/clickgen
+//
+// They win over what the toolchain stamped (session.Version).
+var version, commit string
 
-const versionHelp = `Print clickgen's build version, the world version (generator_version in the inventory) and
-the Go runtime.`
+const versionHelp = `Print clickgen's build: the module version and the commit it was built from, the world
+version (generator_version in the inventory) and the Go runtime. A build that stamps no
+version control information (GOFLAGS=-buildvcs=false, a tree without .git) names its commit
+when linked with -ldflags "-X main.commit=$(git rev-parse HEAD)" (and -X main.version=…), as
+the README's install recipe and the image do; else the commit is unknown.`
 
 func runVersion(ctx context.Context, sio *stdio, b *binding, args []string) error {
 	if err := b.parse(args, sio.out, false); err != nil {
 		return err
 	}
-	_, err := fmt.Fprintf(sio.out, "clickgen %s (world %s, %s %s/%s)\n",
-		buildVersion(), world.Version, runtime.Version(), runtime.GOOS, runtime.GOARCH)
+	bi, _ := debug.ReadBuildInfo()
+	_, err := io.WriteString(sio.out, session.Version(bi, version, commit))
 	return err
 }

@@ -26,10 +26,12 @@ their order does not matter. Compared, per day and per snapshot:
 
 Every message that does not reconcile is a difference: missing (with day, class, key, partition),
 unexpected (intake class, partition, key, offset and the first bytes), wrong partition, wrong key,
-or misclassified. The table goes to stdout; with --report FILE the full result as JSON. The
-topics must hold exactly what those runs sent: anything else (another day, a replayed day, an
-injected message) is a difference. A topic the runs send nothing to (orders, for run day 0
-alone) may be absent.
+or misclassified. The table goes to stdout; with --report FILE the full result as JSON. A
+message of a model day outside the run (a hit by its EventDate, an order row by its
+snapshot_date) is another run's, counted apart and not judged, as the store check counts rows
+of other dates; with --strict the topics must hold the run alone and it is unexpected.
+Anything else (a replayed day, an injected message) is a difference. A topic the runs send
+nothing to (orders, for run day 0 alone) may be absent.
 
 With --clickhouse URL, verify reads the tables a pipeline filled from those topics instead, over
 ClickHouse's HTTP interface, and reconciles them with the same inventory (the stand's table names
@@ -72,7 +74,7 @@ func runVerify(ctx context.Context, sio *stdio, b *binding, args []string) error
 	v := b.v
 	c := verify.Config{Profile: p, Segment: seg, Workers: v.workers, Memory: b.memory(), SoftMemoryLimit: os.Getenv("GOMEMLIMIT") == "",
 		Files: withProfile(append(b.sinkPaths(), fileio.Input(b.name("world.catalog"), p.World.Catalog))), Report: v.out.Report,
-		Stdout: sio.out, Stderr: sio.err, Names: b.names}
+		Stdout: sio.out, Stderr: sio.err, Names: b.names, Command: "verify", Settings: b.settings()}
 	if err := b.checkReadMode(); err != nil {
 		return err
 	}

@@ -33,6 +33,7 @@ type Rows struct {
 	wrapErr func(error) error
 	tail    []byte // the last bytes read, at most tailSize
 	read    int64
+	abort   func() // cancels the query on the server; called by Close before the answer's end
 }
 
 func newRows(body io.ReadCloser, wrapErr func(error) error) *Rows {
@@ -52,7 +53,7 @@ func (r *Rows) fill(n int) error {
 		r.pos = 0
 	}
 	if n > len(r.buf) {
-		if n > maxString+16 {
+		if n > max(maxString+16, maxRow) {
 			r.err = r.fail(fmt.Errorf("clickhouse: a value of %d bytes: not RowBinary of the query", n))
 			return r.err
 		}
@@ -269,5 +270,15 @@ func (r *Rows) exceptionAhead() *ServerError {
 	return se
 }
 
-// Close releases the connection; reading the rest of a long answer is not waited for.
-func (r *Rows) Close() error { return r.body.Close() }
+// Close releases the connection; reading the rest of a long answer is not waited for. Closed
+// before the answer's end (an error, or rows left unread), it cancels the query on the server
+// first (the client's KILL QUERY, bounded by its cancel wait): a server does not stop a query
+// whose client went away. A second Close does nothing more.
+func (r *Rows) Close() error {
+	err := r.body.Close()
+	if abort := r.abort; abort != nil && !r.eof {
+		r.abort = nil
+		abort()
+	}
+	return err
+}

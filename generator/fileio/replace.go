@@ -7,6 +7,8 @@ import (
 	"os"
 	"syscall"
 	"time"
+
+	"github.com/google/renameio/v2"
 )
 
 // NotRegularError is [Replace]'s refusal of a path that leads to an existing file that is not
@@ -76,12 +78,13 @@ func Replace(path string, data []byte) error {
 // Replacement is a file written in full before it replaces the file a path leads to, as
 // [Replace] writes one: its writes go to a temporary file in the same directory, and
 // [Replacement.Commit] renames it into place. A caller that writes as it goes (a CPU
-// profile) holds one until it is done.
+// profile) holds one until it is done. The temporary file and its atomic rename are
+// renameio's; what is ours is where the path leads (through links, never onto a device) and
+// the directory's sync after the rename.
 type Replacement struct {
-	*os.File // the temporary file
-	path     string
-	target   string
-	perm     fs.FileMode
+	*renameio.PendingFile // the temporary file
+	path                  string
+	target                string
 }
 
 // NewReplacement starts a replacement of the file path leads to, refusing what [Replace]
@@ -94,31 +97,23 @@ func NewReplacement(path string) (*Replacement, error) {
 	if err != nil {
 		return nil, fmt.Errorf("write %s: %w", path, unwrapPath(err))
 	}
-	r := &Replacement{path: path, target: t.Path, perm: 0o644}
+	perm := fs.FileMode(0o644)
 	if t.Exists() {
-		r.perm = t.Info.Mode().Perm()
+		perm = t.Info.Mode().Perm()
 	}
-	dir, name := split(t.Path)
-	if r.File, err = os.CreateTemp(dir, "."+name+".*"); err != nil {
+	dir, _ := split(t.Path)
+	pf, err := renameio.NewPendingFile(t.Path, renameio.WithTempDir(dir), renameio.WithStaticPermissions(perm))
+	if err != nil {
 		return nil, fmt.Errorf("write %s: %w", path, unwrapPath(err))
 	}
-	return r, nil
+	return &Replacement{PendingFile: pf, path: path, target: t.Path}, nil
 }
 
 // Commit syncs and closes the temporary file and renames it over the target; on any error
 // the target is left as it was and the temporary file removed.
 func (r *Replacement) Commit() error {
-	serr := r.Sync()
-	cerr := r.Close()
-	err := errors.Join(serr, cerr)
-	if err == nil {
-		err = os.Chmod(r.Name(), r.perm)
-	}
-	if err == nil {
-		err = os.Rename(r.Name(), r.target)
-	}
-	if err != nil {
-		os.Remove(r.Name())
+	if err := r.CloseAtomicallyReplace(); err != nil {
+		r.Cleanup()
 		return fmt.Errorf("write %s: %w", r.path, unwrapPath(err))
 	}
 	// The rename is durable once the directory is synced; a directory that cannot be
@@ -133,8 +128,7 @@ func (r *Replacement) Commit() error {
 
 // Abort removes the temporary file: the target stays as it was.
 func (r *Replacement) Abort() {
-	r.Close()
-	os.Remove(r.Name())
+	r.Cleanup()
 }
 
 // WriteFile writes data to path as [Replace] does, atomically, when path leads to a regular

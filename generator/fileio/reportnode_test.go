@@ -53,7 +53,7 @@ func TestReportNeverReplacesSpecialFiles(t *testing.T) {
 		if err := CheckReport(path); err == nil || !strings.Contains(err.Error(), "it is not a regular file") {
 			t.Errorf("CheckReport(%s) = %v; want it refused as not a regular file", name, err)
 		}
-		if err := WriteReport(path, map[string]int{"sent": 1}); err == nil || !strings.Contains(err.Error(), "not a regular file") {
+		if err := WriteReport(path, map[string]int{"sent": 1}, ReportMeta{}); err == nil || !strings.Contains(err.Error(), "not a regular file") {
 			t.Errorf("WriteReport(%s) = %v; want it refused", name, err)
 		}
 		if !same(name, path) {
@@ -68,7 +68,7 @@ func TestReportNeverReplacesSpecialFiles(t *testing.T) {
 	if err := CheckReport(link); err != nil {
 		t.Errorf("CheckReport(link to a regular file) = %v", err)
 	}
-	if err := WriteReport(link, map[string]int{"sent": 1}); err != nil {
+	if err := WriteReport(link, map[string]int{"sent": 1}, ReportMeta{}); err != nil {
 		t.Fatal(err)
 	}
 	if lst, err := os.Lstat(link); err != nil || lst.Mode()&os.ModeSymlink == 0 {

@@ -14,6 +14,7 @@ import (
 	"github.com/clickgen/clickgen/generator/measure/follow"
 	"github.com/clickgen/clickgen/generator/measure/latency"
 	"github.com/clickgen/clickgen/generator/measure/report"
+	"github.com/clickgen/clickgen/generator/measure/storefollow"
 	"github.com/clickgen/clickgen/generator/produce/pace"
 	"github.com/clickgen/clickgen/generator/produce/play"
 	"github.com/clickgen/clickgen/generator/produce/sink"
@@ -96,6 +97,8 @@ type Figures struct {
 	Histograms Histograms
 	// Warmup is what was measured apart in the run's warm-up; nil without one.
 	Warmup *Warmup
+	// Store is what following a table measured ([Run.Store]); nil when none was followed.
+	Store *StoreFigures
 }
 
 // Histograms are the distributions a run's latency figures are of.
@@ -144,6 +147,10 @@ type Run struct {
 	judged  []Verdict
 	recDone chan struct{}  // closed to stop the recording goroutine
 	recWG   sync.WaitGroup // the recording goroutine
+
+	// What following a table measured ([Run.Store]).
+	store        *StoreFigures
+	storeSection *report.Store
 }
 
 // New returns a Run measuring with opt.
@@ -181,7 +188,8 @@ func (m *Run) UnitDone(r play.UnitResult) {
 // RunEnded ends the measurement: the run's figures from the sink's final counters, the
 // result and the pacing, as of the run's end (e.At); then, with Options.Follow, the wait for
 // the groups to take everything (announced through e, a signal ending it) and what they
-// measured; then the thresholds, judged. It adds what it measured to e as an [Outcome] for
+// measured; then what following a table measured, once its follower added it
+// (storefollow.Result, awaited: play.Await); then the thresholds, judged. It adds what it measured to e as an [Outcome] for
 // the observers that report it. It fails the run when a group did not drain, and, when the
 // run otherwise completed, with a *[CrossedError] when a threshold was crossed.
 func (m *Run) RunEnded(ctx context.Context, e *play.End) error {
@@ -196,6 +204,11 @@ func (m *Run) RunEnded(ctx context.Context, e *play.End) error {
 		m.Follow(res)
 		followed = &res
 		errs = append(errs, followError(res, e))
+	}
+	// A followed table's follower (storefollow's observer) adds what it measured at the end
+	// of its own wait: awaited, whatever the order of the observers.
+	if res, ok := play.Await[storefollow.Result](e); ok {
+		m.Store(res)
 	}
 	var verdicts []Verdict
 	if l := m.opt.Thresholds; len(l) > 0 {
@@ -348,6 +361,7 @@ func (m *Run) Figures() Figures {
 // figures are the run's figures with the followed groups'. Call with mu held.
 func (m *Run) figures() Figures {
 	f := m.fig
+	f.Store = m.store
 	if m.fresh == nil {
 		return f
 	}
@@ -424,7 +438,7 @@ func (m *Run) Report() any {
 	defer m.mu.Unlock()
 	f := m.figures()
 	rep := report.Report{Topics: topicsOf(m.final), Rate: report.Rate{TargetPerS: f.TargetPerS, AchievedPerS: f.AchievedPerS},
-		LatencyMS: f.Latency.latency(), Interrupted: f.Interrupted, Follow: m.follow, Warmup: f.warmupSection()}
+		LatencyMS: f.Latency.latency(), Interrupted: f.Interrupted, Follow: m.follow, Warmup: f.warmupSection(), Store: m.storeSection}
 	for _, v := range m.judged {
 		rep.Thresholds = append(rep.Thresholds, v.row())
 	}

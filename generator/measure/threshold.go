@@ -12,6 +12,8 @@ package measure
 //	rate                      acknowledged messages per second over the target rate (0.99, 99%)
 //	failed                    messages that were not delivered (a whole number)
 //	freshness.p99 ...         the pipeline latency of every followed consumer group (a duration)
+//	store_p99 store_max ...   the time until queryable of the keys sampled in a followed table
+//	store_unseen              the sampled keys never read from the table (a whole number)
 //
 // and a comparison among <, <=, >, >=, == and !=. The threshold holds when the comparison is
 // true of the figure; it is crossed otherwise, and also when the figure could not be measured
@@ -44,6 +46,7 @@ const (
 	StatMean                 // the mean
 	StatRate                 // acknowledged messages per second over the target rate
 	StatFailed               // messages not delivered
+	StatUnseen               // sampled keys never read from the followed table
 )
 
 // Op is a comparison.
@@ -103,6 +106,9 @@ type Threshold struct {
 	Op        Op
 	Limit     float64
 	expr      string // the expression as given, without spaces
+
+	// Store makes it read the followed table's figures (store_p99, store_unseen).
+	Store bool
 }
 
 // ErrThresholdSyntax matches every refusal of [ParseThreshold] with errors.Is.
@@ -121,7 +127,7 @@ func (e *ThresholdSyntaxError) Is(target error) bool { return target == ErrThres
 
 // ThresholdFigures names the figures a threshold can read, for messages: `pN` stands for any
 // percentile.
-const ThresholdFigures = "p50, p90, p99, p99.9 (any pN or p(N)), max, mean, rate, failed, freshness.pN, freshness.max, freshness.mean"
+const ThresholdFigures = "p50, p90, p99, p99.9 (any pN or p(N)), max, mean, rate, failed, freshness.pN, freshness.max, freshness.mean, store_pN, store_max, store_mean, store_unseen"
 
 // ParseThreshold reads one expression such as "p99<50ms" (spaces anywhere are ignored).
 func ParseThreshold(s string) (Threshold, error) {
@@ -149,6 +155,8 @@ func ParseThreshold(s string) (Threshold, error) {
 	t := Threshold{Op: op, expr: expr}
 	if rest, ok := strings.CutPrefix(name, "freshness."); ok {
 		t.Freshness, name = true, rest
+	} else if rest, ok := strings.CutPrefix(name, "store_"); ok {
+		t.Store, name = true, rest
 	}
 	if err := t.setFigure(name); err != nil {
 		return bad("%v", err)
@@ -175,7 +183,16 @@ func (t *Threshold) setFigure(name string) error {
 	case "mean", "avg":
 		t.Stat = StatMean
 		return nil
+	case "unseen":
+		if !t.Store {
+			return fmt.Errorf("unknown figure %q; figures: %s", name, ThresholdFigures)
+		}
+		t.Stat = StatUnseen
+		return nil
 	case "rate", "failed":
+		if t.Store {
+			return fmt.Errorf("store_%s: the store has percentiles, max, mean and unseen only", name)
+		}
 		if t.Freshness {
 			return fmt.Errorf("freshness.%s: freshness has percentiles, max and mean only", name)
 		}
@@ -234,10 +251,10 @@ func (t *Threshold) setLimit(s string) error {
 			r /= 100
 		}
 		t.Limit = r
-	case StatFailed:
+	case StatFailed, StatUnseen:
 		n, err := strconv.ParseUint(s, 10, 63)
 		if err != nil {
-			return fmt.Errorf("failed limit %q: want a whole number of messages, e.g. failed==0", s)
+			return fmt.Errorf("%s limit %q: want a whole number of messages, e.g. %s==0", t.Figure(), s, t.Figure())
 		}
 		t.Limit = float64(n)
 	default:
@@ -270,9 +287,14 @@ func (t Threshold) Figure() string {
 		name = "rate"
 	case StatFailed:
 		name = "failed"
+	case StatUnseen:
+		name = "unseen"
 	}
 	if t.Freshness {
 		return "freshness." + name
+	}
+	if t.Store {
+		return "store_" + name
 	}
 	return name
 }
@@ -286,7 +308,7 @@ func (t Threshold) unit() string {
 	switch t.Stat {
 	case StatRate:
 		return "ratio"
-	case StatFailed:
+	case StatFailed, StatUnseen:
 		return "messages"
 	}
 	return "ms"
@@ -310,6 +332,9 @@ type Verdict struct {
 // for a freshness threshold; a freshness threshold on a run that followed no group is
 // crossed, with no group.
 func (t Threshold) Judge(f Figures) []Verdict {
+	if t.Store {
+		return []Verdict{t.judgeStore(f)}
+	}
 	if !t.Freshness {
 		return []Verdict{t.judge("", f.Histograms.Latency, f)}
 	}
@@ -342,10 +367,17 @@ func (t Threshold) judge(group string, h latency.Histogram, f Figures) Verdict {
 		}
 		v.Got = f.AchievedPerS / f.TargetPerS
 	case StatFailed:
-		v.Got = float64(f.Failed)
+		// failed==0 "held" on a run that sent nothing (after its warm-up): no message, no
+		// verdict.
+		sent, failed := f.Sent, f.Failed
 		if f.Warmup != nil {
-			v.Got -= float64(f.Warmup.Failed)
+			sent, failed = sent-f.Warmup.Acked-f.Warmup.Failed, failed-f.Warmup.Failed
 		}
+		if sent <= 0 {
+			v.Missing = "no message was sent" + after
+			return v
+		}
+		v.Got = float64(failed)
 	default:
 		if h.Count() == 0 {
 			v.Missing = "no message was acknowledged" + after
@@ -368,15 +400,16 @@ func (t Threshold) judge(group string, h latency.Histogram, f Figures) Verdict {
 }
 
 // Value is the figure as the console and the report print it: a latency in milliseconds
-// ("63.2ms"), the rate as a ratio with four decimals, failed as a count.
+// ("63.2ms"), the rate as a ratio with four decimals, failed as a count; "no data" when
+// nothing was measured.
 func (v Verdict) Value() string {
 	if !v.Measured {
-		return "none"
+		return "no data"
 	}
 	switch v.Threshold.Stat {
 	case StatRate:
 		return strconv.FormatFloat(v.Got, 'f', 4, 64)
-	case StatFailed:
+	case StatFailed, StatUnseen:
 		return strconv.FormatFloat(v.Got, 'f', 0, 64)
 	}
 	return strconv.FormatFloat(inUnit(v.Threshold, v.Got), 'f', -1, 64) + "ms"
@@ -414,7 +447,7 @@ func (v Verdict) String() string {
 		s += " for " + v.Group
 	}
 	if !v.Measured {
-		return s + ": " + v.Missing
+		return s + ": no data (" + v.Missing + ")"
 	}
 	return s + ": " + v.Threshold.Figure() + " " + v.Value()
 }
@@ -533,7 +566,7 @@ func (e *CrossedError) Error() string {
 		if v.Measured {
 			s[i] += " (" + v.Threshold.Figure() + " " + v.Value() + ")"
 		} else {
-			s[i] += " (" + v.Missing + ")"
+			s[i] += " (no data: " + v.Missing + ")"
 		}
 	}
 	return "threshold(s) crossed: " + strings.Join(s, ", ")

@@ -87,7 +87,7 @@ func hist(ds ...time.Duration) latency.Histogram {
 func TestJudge(t *testing.T) {
 	lat := hist(10*time.Millisecond, 20*time.Millisecond, 30*time.Millisecond, 100*time.Millisecond)
 	run := Figures{Histograms: Histograms{Latency: lat, Freshness: map[string]latency.Histogram{"b": hist(3 * time.Second), "a": hist(time.Second)}},
-		AchievedPerS: 990, TargetPerS: 1000, Failed: 2}
+		AchievedPerS: 990, TargetPerS: 1000, Sent: 100, Acked: 98, Failed: 2}
 	for _, tc := range []struct {
 		expr string
 		held []bool
@@ -151,7 +151,7 @@ func TestJudgeNothingMeasured(t *testing.T) {
 // TestJudgeAfterWarmup: failed counts the failures after the warm-up; the latency and rate are
 // the figures' own, which are of what came after it.
 func TestJudgeAfterWarmup(t *testing.T) {
-	f := Figures{Failed: 3, Warmup: &Warmup{Duration: time.Second, Failed: 3}, RateElapsed: time.Second, AchievedPerS: 99, TargetPerS: 100,
+	f := Figures{Sent: 103, Acked: 100, Failed: 3, Warmup: &Warmup{Duration: time.Second, Failed: 3}, RateElapsed: time.Second, AchievedPerS: 99, TargetPerS: 100,
 		Histograms: Histograms{Latency: hist(time.Millisecond)}}
 	var l Thresholds
 	if err := l.Set("failed==0,rate>=0.99,max<=1ms"); err != nil {
@@ -178,7 +178,7 @@ func TestList(t *testing.T) {
 	if err := l.Set("p99<50ms,bogus"); err == nil {
 		t.Error("Set with a bad expression after a good one: no error")
 	}
-	vs := l.Judge(Figures{Histograms: Histograms{Latency: hist(time.Millisecond)}, AchievedPerS: 1, TargetPerS: 1})
+	vs := l.Judge(Figures{Histograms: Histograms{Latency: hist(time.Millisecond)}, AchievedPerS: 1, TargetPerS: 1, Sent: 1, Acked: 1})
 	if c := Crossed(vs); len(vs) != 3 || len(c) != 0 {
 		t.Errorf("Judge: %v (crossed %v), want 3 held", vs, c)
 	}

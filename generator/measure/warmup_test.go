@@ -183,14 +183,14 @@ func TestVerdictGolden(t *testing.T) {
 			crossed = append(crossed, v.String())
 		}
 		want := []string{"max<1ms crossed: max 5ms", "freshness.p99<30ms crossed for g1: freshness.p99 40ms",
-			"freshness.p99<30ms crossed for g2: the group took no message after the warm-up"}
+			"freshness.p99<30ms crossed for g2: no data (the group took no message after the warm-up)"}
 		if len(vs) != 6 || !slices.Equal(crossed, want) {
 			t.Errorf("%d verdicts, crossed %q; want 6, crossed %q", len(vs), crossed, want)
 		}
 		err = &measure.CrossedError{Verdicts: measure.Crossed(vs)}
 		var ce *measure.CrossedError
 		if !errors.As(err, &ce) || err.Error() != "threshold(s) crossed: max<1ms (max 5ms), freshness.p99<30ms for g1 (freshness.p99 40ms), "+
-			"freshness.p99<30ms for g2 (the group took no message after the warm-up)" {
+			"freshness.p99<30ms for g2 (no data: the group took no message after the warm-up)" {
 			t.Errorf("CrossedError: %v", err)
 		}
 		golden(t, "verdict", m.Report())

@@ -9,6 +9,8 @@ import (
 	"github.com/clickgen/clickgen/generator/fileio"
 	"github.com/clickgen/clickgen/generator/measure"
 	"github.com/clickgen/clickgen/generator/measure/console"
+	"github.com/clickgen/clickgen/generator/measure/storefollow"
+	"github.com/clickgen/clickgen/generator/produce/pace"
 	"github.com/clickgen/clickgen/generator/produce/sink"
 	"github.com/clickgen/clickgen/generator/produce/world"
 	"github.com/clickgen/clickgen/profiles"
@@ -34,8 +36,8 @@ type Config struct {
 	Files []fileio.Use
 	// Sink chooses where the messages go.
 	Sink sink.Settings
-	// BrokersFrom says where Sink.Brokers came from, for [Run]'s line ("--brokers"); "" says
-	// "brokers".
+	// BrokersFrom says where Sink.Brokers came from, for [Run]'s first line ("--brokers", or
+	// a variable and how to play into the embedded broker instead); "" says "brokers".
 	BrokersFrom string
 	// Outputs are the run's listeners beside the console.
 	Outputs Outputs
@@ -52,19 +54,37 @@ type Config struct {
 	// LimitName names how the message limit was set, for the line that says the run stopped
 	// there ("--limit 25").
 	LimitName string
+	// Command and Settings say, in the report file, who wrote it (fileio.ReportMeta: the
+	// caller's command and its settings as text, never a secret).
+	Command  string
+	Settings map[string]string
+
+	rep *fileio.Report // the report file's life, once the config was checked (armReport)
+}
+
+// armReport starts the report file's life once the config was checked: from then on the
+// report is written at the entry point's very end, whatever the end (fileio.Report: ok false
+// and the error when it failed; a refusal, which touched nothing, writes none).
+func (c *Config) armReport() {
+	c.rep = &fileio.Report{Path: c.Outputs.Report, Command: c.Command, Settings: c.Settings}
+	c.rep.Arm()
 }
 
 // Outputs are what listens to a run beside the console: its report file, Prometheus,
-// following consumer groups, and the verdict on its figures.
+// following consumer groups and a table, and the verdict on its figures.
 type Outputs struct {
-	// Report is the file the run's report is written to at its end; "" writes none.
+	// Report is the file the run's report is written to at its end, whatever the end, once
+	// the files were checked; "" writes none.
 	Report string
 	// MetricsAddr serves Prometheus metrics on HOST:PORT during the run ("" serves none), and
 	// after it for up to MetricsLinger, until one scrape has read the final values.
 	MetricsAddr   string
 	MetricsLinger time.Duration
-	// Follow follows consumer groups' committed offsets: the run's freshness.
+	// Follow follows consumer groups' committed offsets: the run's freshness; its poll period
+	// and timeout are the store follower's too.
 	Follow Follow
+	// Store follows a table of a ClickHouse store: the time until queryable.
+	Store StoreFollow
 	// Thresholds are judged on the final figures; Warmup measures the run's start apart.
 	Thresholds measure.Thresholds
 	Warmup     time.Duration
@@ -81,6 +101,28 @@ type Follow struct {
 // DefaultFollow is how groups are followed unless told otherwise: polled every 250 ms, waited
 // for at most 2 minutes.
 func DefaultFollow() Follow { return Follow{Every: 250 * time.Millisecond, Timeout: 2 * time.Minute} }
+
+// StoreFollow is following a table of a ClickHouse store (generator/measure/storefollow):
+// sent messages are sampled, at most Sample a second (0: storefollow.DefaultSample), their
+// keys polled in Table ("": [DefaultStoreTable]) of the server at URL ("" follows none) as
+// User (nil: the URL's, else the server's default) with Password, every Follow.Every, and at
+// the end waited for within Follow.Timeout. An https server is verified with the sink's
+// TLSCA; the connection is bounded by its ConnectTimeout.
+type StoreFollow struct {
+	URL      string
+	Table    string
+	Sample   pace.Rate
+	User     *string
+	Password string
+}
+
+// DefaultStoreTable is the table a store follower reads unless told otherwise: the stand's
+// events, through their Distributed face; DefaultStoreSample the most messages it samples a
+// second.
+const (
+	DefaultStoreTable  = "ods.event_dist"
+	DefaultStoreSample = pace.Rate(storefollow.DefaultSample)
+)
 
 // DefaultInterval is a paced run's progress period unless told otherwise; MinInterval the
 // shortest it may be (--interval 1ns printed 135 655 lines in 2 s).

@@ -18,15 +18,10 @@ import (
 )
 
 // startEmbedded starts the embedded broker when the settings chose no sink (embedded), and
-// points the sink's settings at it; nil, and a line saying which brokers, when they were
-// given.
+// points the sink's settings at it; nil when brokers were given (Run's first line said
+// which).
 func (c *Config) startEmbedded(embedded bool) (*broker.Broker, error) {
 	if !embedded {
-		from := c.BrokersFrom
-		if from == "" {
-			from = "brokers"
-		}
-		c.logf("playing into Kafka at %s (%s); nothing is read back", c.Sink.Brokers, from)
 		return nil, nil
 	}
 	kb, err := broker.Start("127.0.0.1:0")

@@ -43,8 +43,7 @@ func (m Malformed) KindFor(topic string) (string, error) {
 	case m.Class == "":
 		return "", field.Sentence("{Class|a class} is required: for %s one of %s", k, strings.Join(classes, ", "))
 	case !slices.Contains(world.AllGarbageClasses(), m.Class):
-		return "", fmt.Errorf("unknown class %q: for hits one of %s; for orders one of %s", m.Class,
-			strings.Join(world.HitGarbageClasses, ", "), strings.Join(world.OrderGarbageClasses, ", "))
+		return "", &unknownClass{&world.UnknownClassError{Name: m.Class}}
 	case !slices.Contains(classes, m.Class):
 		return "", fmt.Errorf("class %s does not apply to %s: want one of %s", m.Class, k, strings.Join(classes, ", "))
 	case m.Count < 1 || m.Count > world.MaxInject:
@@ -59,6 +58,17 @@ func (m Malformed) KindFor(topic string) (string, error) {
 	}
 	return k, nil
 }
+
+// unknownClass is a class of no topic: its refusal names the classes of each, and
+// errors.As finds the world's *UnknownClassError (a caller suggests the nearest).
+type unknownClass struct{ *world.UnknownClassError }
+
+func (e *unknownClass) Error() string {
+	return fmt.Sprintf("unknown class %q: for hits one of %s; for orders one of %s", e.Name,
+		strings.Join(world.HitGarbageClasses, ", "), strings.Join(world.OrderGarbageClasses, ", "))
+}
+
+func (e *unknownClass) Unwrap() error { return e.UnknownClassError }
 
 // Check refuses, before anything is read, what [Inject] cannot send to a sink of settings s:
 // the settings themselves (sink.Settings.Validate), a Kafka topic not named, and the
@@ -78,7 +88,7 @@ func (m Malformed) Check(s *sink.Settings) error {
 // garbage) to the config's sink, one at a time, each flushed before the next, and says on
 // Stdout (Stderr when the messages themselves go to stdout) where each landed. A delivery
 // failure names the message that was not delivered.
-func Inject(ctx context.Context, c Config, m Malformed) error {
+func Inject(ctx context.Context, c Config, m Malformed) (err error) {
 	if err := m.Check(&c.Sink); err != nil {
 		return field.Refuse(err)
 	}
@@ -87,6 +97,8 @@ func Inject(ctx context.Context, c Config, m Malformed) error {
 	if err := c.check(sk); err != nil {
 		return field.Refuse(err)
 	}
+	c.armReport()
+	defer func() { err = c.rep.Finish(err, c.Names) }()
 	p := c.Profile
 	p.Garbage = world.Garbage{}
 	w, err := c.newWorld(ctx, p, 0)

@@ -20,6 +20,8 @@ import (
 	"github.com/clickgen/clickgen/generator/measure/console"
 	"github.com/clickgen/clickgen/generator/measure/follow"
 	"github.com/clickgen/clickgen/generator/measure/prom"
+	"github.com/clickgen/clickgen/generator/measure/storefollow"
+	"github.com/clickgen/clickgen/generator/produce/pace"
 	"github.com/clickgen/clickgen/generator/produce/play"
 	"github.com/clickgen/clickgen/generator/produce/sink"
 )
@@ -58,14 +60,19 @@ func (c *Config) logf(format string, args ...any) {
 // checkOutputs checks the run's outputs before anything is sent: an unwritable report must
 // not be found only after a day was sent (a scheduler then retries and duplicates the run);
 // whether it is also the data file or an input is fileio.Check's to say, with the run's
-// other files. Then the metrics linger, the followed groups (on a sink of kind k, nil while
-// the sink is not chosen yet: run's embedded broker) and the metrics address.
+// other files. The data file is checked the same way (sink.Settings.CheckReady), so that one
+// on a read-only filesystem is refused before anything is sent, as a report there is. Then
+// the metrics linger, the followed groups (on a sink of kind k, nil while the sink is not
+// chosen yet: run's embedded broker), the followed table and the metrics address.
 func (c *Config) checkOutputs(k *sink.Kind) error {
 	o := &c.Outputs
 	if o.Report != "" {
 		if err := fileio.CheckReport(o.Report); err != nil {
 			return &field.Error{Field: "Report", Words: "report", Value: o.Report, Err: err}
 		}
+	}
+	if err := c.Sink.CheckReady(); err != nil {
+		return err
 	}
 	switch {
 	case o.MetricsLinger < 0:
@@ -74,6 +81,9 @@ func (c *Config) checkOutputs(k *sink.Kind) error {
 		return field.New("{MetricsLinger|a metrics linger} needs {MetricsAddr|a metrics address}: there is nothing to serve")
 	}
 	if err := c.checkFollow(k); err != nil {
+		return err
+	}
+	if err := c.checkStoreFollow(); err != nil {
 		return err
 	}
 	if ae := (*prom.AddrError)(nil); errors.As(prom.CheckAddr(o.MetricsAddr), &ae) {
@@ -107,7 +117,8 @@ func (f Follow) options(want map[string]int32) follow.Options {
 // checkVerdict refuses, before anything is sent, what the run could not judge: a rate
 // threshold on a run with no target rate (one not paced by a rate shape, live having its
 // model day's: hasTarget), a freshness threshold without groups to follow, a negative warm-up
-// or one that leaves nothing of plan's duration.
+// or one that leaves nothing of plan's duration, or of a rate shape that ends the run by
+// itself.
 func (c *Config) checkVerdict(plan play.Plan, hasTarget bool) error {
 	o := &c.Outputs
 	switch d := plan.Stop.Duration; {
@@ -115,6 +126,18 @@ func (c *Config) checkVerdict(plan play.Plan, hasTarget bool) error {
 		return &field.Error{Field: "Warmup", Words: "warm-up", Value: o.Warmup.String(), Err: errors.New("want a duration ≥ 0")}
 	case o.Warmup > 0 && d > 0 && o.Warmup >= d:
 		return field.Sentence("{Warmup|the warm-up} %v is not shorter than the run's duration %v ({stop.duration|stop.duration}): nothing would be measured after it", o.Warmup, d)
+	case o.Warmup > 0 && plan.Pacing.ByCount && plan.Pacing.Shape != nil:
+		// A rate shape that ends by itself (a ramp or steps down to 0/s), or a message limit
+		// at a rate, ends the run before any duration: a warm-up as long measured everything
+		// apart and judged the thresholds on nothing.
+		if end, ok := pace.End(plan.Pacing.Shape, uint64(max(plan.Stop.Messages, 0))); ok && o.Warmup >= end {
+			limit := ""
+			if plan.Stop.Messages > 0 {
+				limit = fmt.Sprintf(" and {stop.messages|the message limit} %d", plan.Stop.Messages)
+			}
+			return field.Sentence("{Warmup|the warm-up} %v is not shorter than the run: its last message is due %v after the first (the rate shape%s): nothing would be measured after it",
+				o.Warmup, end, limit)
+		}
 	}
 	for _, t := range o.Thresholds {
 		switch {
@@ -133,6 +156,9 @@ func (c *Config) checkVerdict(plan play.Plan, hasTarget bool) error {
 // with its partitions and replication factor, and, past a second, what the sink waits for
 // before sending and how long at most, as brokers that do not answer are told (issue 31).
 func (c *Config) prepare(ctx context.Context) ([]sink.Opt, error) {
+	if w := c.Sink.ClearTextWarning(c.Names); w != "" {
+		c.logf("%s", w)
+	}
 	if err := c.Sink.LoadTLS(ctx); err != nil {
 		if ce := (*sink.ConfigError)(nil); errors.As(err, &ce) {
 			return nil, field.Refuse(ce.Err) // wrapped, so that an I/O error stays a failure
@@ -186,9 +212,15 @@ func (c *Config) listen(ctx context.Context, want map[string]int32, l listening)
 		}
 	}
 	var f *follow.Follower
+	var sf *storefollow.Follower
 	if !l.noFollow {
 		if f, err = s.follow(ctx, want); err != nil {
 			s.metrics.Stop()
+			return nil, err
+		}
+		if sf, err = c.storeFollow(ctx, l.plan); err != nil {
+			s.metrics.Stop()
+			s.closeFollower(f)
 			return nil, err
 		}
 	}
@@ -202,6 +234,10 @@ func (c *Config) listen(ctx context.Context, want map[string]int32, l listening)
 		list = append(list, acks{f})
 		s.metrics.Follow(f.States)
 	}
+	if sf != nil {
+		list = append(list, sf.Observer())
+		s.metrics.Store(sf.State)
+	}
 	if s.metrics != nil {
 		until := ""
 		if o.MetricsLinger > 0 {
@@ -212,12 +248,13 @@ func (c *Config) listen(ctx context.Context, want map[string]int32, l listening)
 		list = append(list, s.metrics)
 	}
 	if o.Report != "" {
-		list = append(list, &reportFile{path: o.Report, names: c.Names})
+		list = append(list, reportFile{c.rep})
 	}
 	s.list, s.obs = list, play.Observers(list...)
 	if s.snk, err = c.open(ctx, want, append(opts, play.SinkOpts(s.obs)...)); err != nil {
 		s.metrics.Stop()
 		s.closeFollower(f)
+		abortStoreFollow(sf)
 		return nil, err
 	}
 	return s, nil
@@ -309,21 +346,18 @@ func (s *session) finish(ctx context.Context, res play.Result, err error) error 
 	return play.Interrupted(err, s.cfg.Names, ": the summary above says exactly what was acknowledged")
 }
 
-// reportFile is the observer that writes the run's report at its end: the document the
-// measurement made (measure.Outcome), replaced atomically (fileio.WriteReport).
-type reportFile struct {
-	path  string
-	names field.Names
-}
+// reportFile is the observer that keeps the run's report document, the one the measurement
+// made (measure.Outcome), for the report file (fileio.Report), which the entry point writes at
+// its very end, whatever the end.
+type reportFile struct{ rep *fileio.Report }
 
-func (r *reportFile) RunStarted(play.Start)                     {}
-func (r *reportFile) RunEnded(context.Context, *play.End) error { return nil }
+func (r reportFile) RunStarted(play.Start)                     {}
+func (r reportFile) RunEnded(context.Context, *play.End) error { return nil }
 
-// RunReported writes the report; a failure fails the run.
-func (r *reportFile) RunReported(_ context.Context, e *play.End) error {
-	out, _ := play.Get[measure.Outcome](e)
-	if err := fileio.WriteReport(r.path, out.Report); err != nil {
-		return fmt.Errorf("%s: %w", field.Name(r.names, "Report", "report"), err)
+// RunReported keeps the report's document.
+func (r reportFile) RunReported(_ context.Context, e *play.End) error {
+	if out, ok := play.Get[measure.Outcome](e); ok {
+		r.rep.Keep(out.Report)
 	}
 	return nil
 }

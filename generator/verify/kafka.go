@@ -16,8 +16,11 @@ import (
 // the reading got (issue 31).
 func (c *Config) runKafka(ctx context.Context, w *world.World, r world.Range) error {
 	k := c.Kafka
-	v := topics.Verify{HitsTopic: k.HitsTopic, OrdersTopic: k.OrdersTopic, Timeout: k.Timeout,
+	v := topics.Verify{HitsTopic: k.HitsTopic, OrdersTopic: k.OrdersTopic, Timeout: k.Timeout, Strict: k.Strict,
 		Options: topics.Options{HitPartitions: k.HitPartitions, OrderPartitions: k.OrderPartitions, Workers: c.Workers}}
+	if w := k.Sink.ClearTextWarning(c.Names); w != "" {
+		c.logf("%s", w)
+	}
 	var ce *sink.ConfigError
 	if err := k.Sink.CheckConnect(ctx, c.connectNotice()); errors.As(err, &ce) {
 		return field.Refuse(ce.Err)
@@ -31,10 +34,9 @@ func (c *Config) runKafka(ctx context.Context, w *world.World, r world.Range) er
 	if res == nil {
 		return err
 	}
-	if err := c.report(res); err != nil {
-		return err
-	}
-	return err
+	// The table's failure (stdout closed: verify | head -1) is the verification's, and the
+	// report still says the result and it.
+	return errors.Join(c.publish(res), err)
 }
 
 // connectNotice is the sink option that says, once brokers have kept the connection check
@@ -50,6 +52,9 @@ func (c *Config) connectNotice() sink.Opt {
 func (c *Config) connectError(err error) error {
 	k := c.Kafka
 	var ce *sink.ConnectError
+	if hint := sink.CauseHint(err, c.Names); hint != "" {
+		return fmt.Errorf("verify: cannot read topics %s and %s: %w (%s)", k.HitsTopic, k.OrdersTopic, err, hint)
+	}
 	if errors.As(err, &ce) && !ce.Interrupted {
 		return fmt.Errorf("verify: cannot read topics %s and %s: %w (%s)", k.HitsTopic, k.OrdersTopic, err, c.name("ConnectTimeout", "the connect timeout"))
 	}

@@ -25,7 +25,7 @@ const storeMemory = 800 << 20
 
 // client checks the store's settings and builds its client: every mistake is a refusal naming
 // the field, before anything is read (report is the config's report file, checked among them).
-func (s *Store) client(ctx context.Context, report string) (*clickhouse.Client, error) {
+func (s *Store) client(ctx context.Context, report string, logf func(format string, args ...any)) (*clickhouse.Client, error) {
 	if err := s.Tables.Validate(); err != nil {
 		return nil, &field.Error{Field: "Tables", Words: "a table", Err: err}
 	}
@@ -38,7 +38,11 @@ func (s *Store) client(ctx context.Context, report string) (*clickhouse.Client, 
 	if err := checkReport(report); err != nil {
 		return nil, err
 	}
-	opts := []clickhouse.Opt{clickhouse.ConnectTimeout(s.ConnectTimeout), clickhouse.FirstByteTimeout(s.Timeout), clickhouse.IdleTimeout(s.Timeout)}
+	// The server-side limit of every query is the timeout too (the client's default: its
+	// first-byte timeout), and a query given up on is cancelled on the server; what the
+	// client does on its own (a KILL QUERY) is told on logf.
+	opts := []clickhouse.Opt{clickhouse.ConnectTimeout(s.ConnectTimeout), clickhouse.FirstByteTimeout(s.Timeout), clickhouse.IdleTimeout(s.Timeout),
+		clickhouse.Logf(logf)}
 	if s.User != nil {
 		opts = append(opts, clickhouse.User(*s.User))
 	}
@@ -56,8 +60,11 @@ func (s *Store) client(ctx context.Context, report string) (*clickhouse.Client, 
 		return nil, field.New("{ConnectTimeout|the connect timeout} and {Timeout|the timeout} must be positive")
 	}
 	c, err := clickhouse.New(s.URL, opts...)
-	if errors.Is(err, clickhouse.ErrURL) {
+	switch {
+	case errors.Is(err, clickhouse.ErrURL):
 		return nil, &field.Error{Field: "URL", Words: "URL", Err: errors.New(strings.TrimPrefix(err.Error(), clickhouse.ErrURL.Error()+": "))}
+	case errors.Is(err, clickhouse.ErrUser): // the name is not repeated: "a:b" may hold a password
+		return nil, &field.Error{Field: "User", Words: "user", Err: errors.New(strings.TrimPrefix(err.Error(), clickhouse.ErrUser.Error()+": "))}
 	}
 	if err != nil {
 		return nil, &field.Error{Field: "URL", Words: "URL", Err: err}
@@ -68,40 +75,98 @@ func (s *Store) client(ctx context.Context, report string) (*clickhouse.Client, 
 // runStore reads the store of client and reconciles it with range r of world w.
 func (c *Config) runStore(ctx context.Context, client *clickhouse.Client, w *world.World, r world.Range) error {
 	s := c.Store
+	if s.Password != "" && !client.Secure() {
+		c.logf("warning: the password of %s goes to %s in clear text (http://): use https:// (with %s) where the network is not trusted",
+			c.name("Password", "the password"), client.Endpoint(), c.name("TLSCA", "a CA"))
+	}
 	// A server that accepts the connection and does not answer kept verify silent for the
-	// whole timeout: its first answer is awaited here, told after a second (issue 31).
+	// whole timeout: its first answer is awaited here, told after a second (issue 31). The
+	// wait, when set, bounds it too: a frozen server kept a wait of 5 s for 122 s.
+	bound, bounds, pingCtx := s.ConnectTimeout+s.Timeout, c.name("ConnectTimeout", "the connect timeout")+", then "+c.name("Timeout", "the timeout"), ctx
+	if s.Wait > 0 && s.Wait < bound {
+		var cancel context.CancelFunc
+		bound, bounds = s.Wait, c.name("Wait", "the wait")
+		pingCtx, cancel = context.WithTimeout(ctx, s.Wait)
+		defer cancel()
+	}
 	stop := afterASecond(func() {
-		c.logf("waiting for ClickHouse at %s to answer, at most %v (%s, then %s; Ctrl-C stops)", client.Endpoint(), s.ConnectTimeout+s.Timeout,
-			c.name("ConnectTimeout", "the connect timeout"), c.name("Timeout", "the timeout"))
+		c.logf("waiting for ClickHouse at %s to answer, at most %v (%s; Ctrl-C stops)", client.Endpoint(), bound, bounds)
 	})
-	_, err := client.Ping(ctx)
+	_, err := client.Ping(pingCtx)
 	stop()
+	if err != nil && ctx.Err() == nil && pingCtx.Err() != nil {
+		return fmt.Errorf("verify: ClickHouse at %s did not answer within the wait of %v: nothing was judged (%s)", client.Endpoint(), s.Wait, c.name("Wait", "the wait"))
+	}
 	if err != nil {
 		return c.storeReadError(client, err)
 	}
+	c.logf("verify: %s", c.tablesLine())
 	res, err := store.Verify(ctx, w, r, &store.ClickHouse{Client: client}, store.Options{
-		Tables: s.Tables, ExactlyOnce: s.ExactlyOnce, Wait: s.Wait, Workers: c.Workers, Logf: c.logf,
+		Tables: s.Tables, Columns: s.Columns, ExactlyOnce: s.ExactlyOnce, Wait: s.Wait, Workers: c.Workers, Logf: c.logf, Names: c.Names,
 	})
+	var ce *store.ConsumesError
+	if errors.As(err, &ce) {
+		// Refused before anything was read: the setting that named the table says so.
+		return field.Refuse(fmt.Errorf("%s %s: %s; nothing was read (name a table that holds rows, or '' to skip it)", c.tableName(ce.Role), ce.Table, ce.Why))
+	}
 	if err != nil {
 		return c.storeReadError(client, err)
 	}
-	if err := c.report(res); err != nil {
-		return err
-	}
+	// The table's failure (stdout closed: verify | head -1) is the verification's, and the
+	// report still says the result and it.
+	werr := c.publish(res)
 	if res.OK {
-		return nil
+		return werr
 	}
+	return errors.Join(werr, c.storeDiffers(w, r, res))
+}
+
+// tableName names the setting of the table of role (store.RoleEvents …: tables.events,
+// tables.order_errors).
+func (c *Config) tableName(role string) string {
+	key := "tables." + strings.ReplaceAll(role, " ", "_")
+	return c.name(key, key)
+}
+
+// storeDiffers is the verdict of a store that differs: per table, what could not be read
+// (and the setting that skips it) or how many differences it holds.
+func (c *Config) storeDiffers(w *world.World, r world.Range, res *store.Result) error {
 	var parts []string
 	for _, t := range []struct {
-		name string
+		role string
 		h    *store.TableHead
-	}{{"events", headOf(res.Events)}, {"raw", digestHead(res.Raw)}, {"errors", digestHead(res.Errors)},
-		{"orders", ordersHead(res.Orders)}, {"order errors", digestHead(res.OrderErrors)}, {"marts", martsHead(res.Marts)}} {
-		if t.h != nil && !t.h.OK {
-			parts = append(parts, fmt.Sprintf("%s %s: %s", t.name, t.h.Table, plural(t.h.Differences, "difference")))
+	}{{store.RoleEvents, headOf(res.Events)}, {store.RoleRaw, digestHead(res.Raw)}, {store.RoleErrors, digestHead(res.Errors)},
+		{store.RoleOrders, ordersHead(res.Orders)}, {store.RoleOrderErrors, digestHead(res.OrderErrors)}, {store.RoleMarts, martsHead(res.Marts)}} {
+		switch {
+		case t.h == nil || t.h.OK:
+		case t.h.Error != "":
+			parts = append(parts, fmt.Sprintf("%s %s cannot be read (%s '' skips it)", t.role, t.h.Table, c.tableName(t.role)))
+		default:
+			parts = append(parts, fmt.Sprintf("%s %s: %s", t.role, t.h.Table, plural(t.h.Differences, "difference")))
 		}
 	}
 	return fmt.Errorf("verify: the store differs from what run %s (seed %d) leaves: %s", storeRunName(r), w.Seed(), strings.Join(parts, "; "))
+}
+
+// tablesLine is the one line that says which tables verify judges and which it skips, each
+// skipped one with the setting that named it empty: "judging events ods.event_dist, …;
+// skipped: marts (--marts-view ...)".
+func (c *Config) tablesLine() string {
+	t := c.Store.Tables
+	var judged, skipped []string
+	for _, tb := range []struct{ role, table string }{{store.RoleEvents, t.Events}, {store.RoleRaw, t.Raw}, {store.RoleErrors, t.Errors},
+		{store.RoleOrders, t.Orders}, {store.RoleOrderErrors, t.OrderErrors}, {store.RoleMarts, t.Marts}} {
+		if tb.table == "" {
+			skipped = append(skipped, fmt.Sprintf("%s (%s '')", tb.role, c.tableName(tb.role)))
+		} else {
+			judged = append(judged, tb.role+" "+tb.table)
+		}
+	}
+	line := "judging " + strings.Join(judged, ", ")
+	if len(skipped) > 0 {
+		line += "; skipped: " + strings.Join(skipped, ", ")
+	}
+	return line
 }
 
 func headOf(e *store.EventsResult) *store.TableHead {
@@ -147,7 +212,10 @@ func (c *Config) storeReadError(client *clickhouse.Client, err error) error {
 		return c.interrupted(err, " while reading %s: nothing was judged", where)
 	}
 	var te *clickhouse.TimeoutError
+	var we *store.WaitError
 	switch {
+	case errors.As(err, &we):
+		return fmt.Errorf("verify: %s: %w (%s)", where, err, c.name("Wait", "the wait"))
 	case errors.Is(err, clickhouse.ErrAuth):
 		hint := fmt.Sprintf("(the password comes from %s, the user from %s or the URL)", c.name("Password", "the password"), c.name("User", "the user"))
 		return fmt.Errorf("verify: %s refused the credentials: %w %s", where, err, hint)
@@ -158,3 +226,8 @@ func (c *Config) storeReadError(client *clickhouse.Client, err error) error {
 	}
 	return fmt.Errorf("verify: cannot read %s: %w", where, err)
 }
+
+// ShownURL is a store's URL, or any text that may hold one, as a message or a report may
+// show it: a password in it and the values of the parameters that carry secrets masked
+// (clickhouse.Redacted).
+func ShownURL(s string) string { return clickhouse.Redacted(s) }

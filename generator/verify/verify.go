@@ -49,8 +49,12 @@ type Config struct {
 	// Files are the files the caller's verification reads and writes, by its names, checked
 	// (fileio.Check) before anything is read.
 	Files []fileio.Use
-	// Report is the file the full result is written to as JSON; "" writes none.
-	Report string
+	// Report is the file the full result is written to as JSON, whatever the end, once the
+	// files were checked ("" writes none); Command and Settings say in it who wrote it
+	// (fileio.ReportMeta: the caller's command and its settings as text, never a secret).
+	Report   string
+	Command  string
+	Settings map[string]string
 	// Kafka or Store is the source: exactly one is set.
 	Kafka *Kafka
 	Store *Store
@@ -58,6 +62,8 @@ type Config struct {
 	Stdout, Stderr io.Writer
 	// Names names the fields in lines and errors; nil keeps the library's words.
 	Names field.Names
+
+	rep *fileio.Report // the report file's life, once the config was checked
 }
 
 // Kafka is reading the topics a run was sent to: the two topics, the partition counts their
@@ -67,7 +73,9 @@ type Kafka struct {
 	HitsTopic, OrdersTopic         string
 	HitPartitions, OrderPartitions int32
 	Timeout                        time.Duration
-	Sink                           sink.Settings
+	// Strict says the topics must hold the run alone (topics.Verify.Strict).
+	Strict bool
+	Sink   sink.Settings
 }
 
 // DefaultKafka is how the stand's topics are read unless told otherwise: hits (2 partitions)
@@ -80,7 +88,8 @@ func DefaultKafka() Kafka {
 // Store is reading the tables a pipeline filled, over ClickHouse's HTTP interface at URL as
 // User (nil: the URL's, else the server's default) with Password, verifying an https server
 // with the CA certificate file TLSCA, connecting within ConnectTimeout and waiting at most
-// Timeout for the server while it is silent; Tables, ExactlyOnce and Wait are
+// Timeout for the server while it is silent (the server-side limit of every query too: a
+// query given up on is cancelled on the server); Tables, Columns, ExactlyOnce and Wait are
 // store.Options'.
 type Store struct {
 	URL            string
@@ -90,6 +99,7 @@ type Store struct {
 	ConnectTimeout time.Duration
 	Timeout        time.Duration
 	Tables         store.Tables
+	Columns        store.Columns
 	ExactlyOnce    bool
 	Wait           time.Duration
 }
@@ -102,13 +112,17 @@ func DefaultStore() Store {
 
 // Run reads the config's source and reconciles it with what the run planned: the table on
 // Stdout, progress on Stderr, the result as JSON in Report; an error when it differs or
-// cannot be read whole.
-func Run(ctx context.Context, c Config) error {
+// cannot be read whole. Once the config was checked the report is written whatever the end
+// (ok false and the error when it failed; a refusal writes none).
+func Run(ctx context.Context, c Config) (err error) {
 	r := world.Range{From: c.Profile.Play.Day, Days: c.Profile.Play.Days, Garbage: c.Profile.Garbage, Segment: c.Segment}
 	client, err := c.check(ctx)
 	if err != nil {
 		return err
 	}
+	c.rep = &fileio.Report{Path: c.Report, Command: c.Command, Settings: c.Settings}
+	c.rep.Arm()
+	defer func() { err = c.rep.Finish(err, c.Names) }()
 	workers := c.Workers
 	if workers == 0 {
 		workers = play.Workers(false)
@@ -144,7 +158,7 @@ func (c *Config) check(ctx context.Context) (*clickhouse.Client, error) {
 	}
 	if s := c.Store; s != nil {
 		var err error
-		if client, err = s.client(ctx, c.Report); err != nil {
+		if client, err = s.client(ctx, c.Report, func(format string, args ...any) { c.logf("verify: "+format, args...) }); err != nil {
 			return nil, field.Refuse(err)
 		}
 	} else {
@@ -177,17 +191,12 @@ func (c *Config) logf(format string, args ...any) {
 // name is field key as the config's names name it, or words.
 func (c *Config) name(key, words string) string { return field.Name(c.Names, key, words) }
 
-// report writes the result's table, then the result as JSON to the report file.
-func (c *Config) report(res interface{ WriteTable(io.Writer) error }) error {
-	if err := res.WriteTable(c.Stdout); err != nil {
-		return err
-	}
-	if c.Report != "" {
-		if err := fileio.WriteReport(c.Report, res); err != nil {
-			return fmt.Errorf("%s: %w", c.name("Report", "report"), err)
-		}
-	}
-	return nil
+// publish keeps res as the report's document, then writes its table: a table that cannot be
+// written (stdout closed: verify | head -1) fails the verification, and the report still
+// says the result and that.
+func (c *Config) publish(res interface{ WriteTable(io.Writer) error }) error {
+	c.rep.Keep(res)
+	return res.WriteTable(c.Stdout)
 }
 
 // setMemoryLimit sets, when asked to, the soft memory limit of reading world w's range on

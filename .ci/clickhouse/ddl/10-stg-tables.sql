@@ -13,7 +13,7 @@
 -- the raw table cannot say where a message came from. The stand's kafka_partition,
 -- kafka_offset and kafka_timestamp are left out rather than filled with zeros that would
 -- look like data; kafka_topic is the topic the reader is bound to.
-CREATE TABLE IF NOT EXISTS stg.hits_raw_kafka
+CREATE TABLE IF NOT EXISTS stg.hits_raw_kafka {{on_cluster}}
 (
     raw String
 )
@@ -28,20 +28,23 @@ SETTINGS
 
 -- Raw rows; a repeated delivery stays visible here. No TTL (18.16 has none) and no
 -- LowCardinality (experimental in 18.16); _load_ts is in seconds (no DateTime64).
-CREATE TABLE IF NOT EXISTS stg.hits_raw_rep
+CREATE TABLE IF NOT EXISTS stg.hits_raw_rep {{on_cluster}}
 (
     raw String,
     kafka_topic String,
     consumer_host String,
     _load_ts DateTime('UTC')
 )
-ENGINE = MergeTree
+ENGINE = {{engine:MergeTree:stg/hits_raw_rep}}
 PARTITION BY toDate(_load_ts)
 ORDER BY _load_ts;
 
--- The layer's face, as on the stand; one shard, the local one (clickstream_cluster in
--- config.xml), so an insert lands in stg.hits_raw_rep at once.
-CREATE TABLE IF NOT EXISTS stg.hits_raw_dist
+-- The layer's face, as on the stand. On one node clickstream_cluster (config.xml) is one shard,
+-- the local one, so an insert lands in stg.hits_raw_rep at once; on a cluster the raw row goes
+-- to the shard of cityHash64(raw), in the background for the Kafka engine's inserts (the stand's
+-- ingest) and at once for a user's (insert_distributed_sync in the default profile, as the
+-- stand's ETL sets distributed_foreground_insert).
+CREATE TABLE IF NOT EXISTS stg.hits_raw_dist {{on_cluster}}
 AS stg.hits_raw_rep
 ENGINE = Distributed('clickstream_cluster', 'stg', 'hits_raw_rep', cityHash64(raw));
 
@@ -49,7 +52,7 @@ ENGINE = Distributed('clickstream_cluster', 'stg', 'hits_raw_rep', cityHash64(ra
 -- direct SELECT that commits its offsets, as the stand's orders_ingest does (18.16 allows a
 -- direct SELECT from a Kafka table without stream_like_engine_allow_direct_select and
 -- commits on every successful read without kafka_commit_on_select).
-CREATE TABLE IF NOT EXISTS stg.orders_raw_kafka
+CREATE TABLE IF NOT EXISTS stg.orders_raw_kafka {{on_cluster}}
 (
     raw String
 )
@@ -62,7 +65,7 @@ SETTINGS
     kafka_row_delimiter = '\n',
     kafka_num_consumers = 1;
 
-CREATE TABLE IF NOT EXISTS stg.orders_raw_rep
+CREATE TABLE IF NOT EXISTS stg.orders_raw_rep {{on_cluster}}
 (
     raw String,
     kafka_topic String,
@@ -70,10 +73,10 @@ CREATE TABLE IF NOT EXISTS stg.orders_raw_rep
     _load_id String,
     _load_ts DateTime('UTC')
 )
-ENGINE = MergeTree
+ENGINE = {{engine:MergeTree:stg/orders_raw_rep}}
 PARTITION BY toDate(_load_ts)
 ORDER BY _load_ts;
 
-CREATE TABLE IF NOT EXISTS stg.orders_raw_dist
+CREATE TABLE IF NOT EXISTS stg.orders_raw_dist {{on_cluster}}
 AS stg.orders_raw_rep
 ENGINE = Distributed('clickstream_cluster', 'stg', 'orders_raw_rep', cityHash64(raw));

@@ -1,9 +1,9 @@
 -- ODS: the typed event, its error table, the order versions and their error table, with the
 -- stand's names, keys and engines. 18.16 differences: no LowCardinality (String instead), no
 -- DateTime64 (DateTime, seconds: order times lose their milliseconds, _load_ts too), no TTL,
--- no Replicated engines (one node, no keeper). purchaseRevenue is Array(Decimal(18, 2)) as on
+-- Replicated engines only on a cluster (one node has no keeper). purchaseRevenue is Array(Decimal(18, 2)) as on
 -- the stand.
-CREATE TABLE IF NOT EXISTS ods.event_rep
+CREATE TABLE IF NOT EXISTS ods.event_rep {{on_cluster}}
 (
     WatchID UInt64,
     VisitID UInt64,
@@ -54,16 +54,16 @@ CREATE TABLE IF NOT EXISTS ods.event_rep
     ecommerce String,
     _load_ts DateTime('UTC')
 )
-ENGINE = ReplacingMergeTree(_load_ts)
+ENGINE = {{engine:ReplacingMergeTree:ods/event_rep:_load_ts}}
 PARTITION BY EventDate
 ORDER BY (CounterID, EventDate, intHash32(ClientID), WatchID)
 SAMPLE BY intHash32(ClientID);
 
-CREATE TABLE IF NOT EXISTS ods.event_dist
+CREATE TABLE IF NOT EXISTS ods.event_dist {{on_cluster}}
 AS ods.event_rep
 ENGINE = Distributed('clickstream_cluster', 'ods', 'event_rep', cityHash64(ClientID));
 
-CREATE TABLE IF NOT EXISTS ods.event_errors_rep
+CREATE TABLE IF NOT EXISTS ods.event_errors_rep {{on_cluster}}
 (
     raw String,
     error_class String,
@@ -71,15 +71,15 @@ CREATE TABLE IF NOT EXISTS ods.event_errors_rep
     consumer_host String,
     _load_ts DateTime('UTC')
 )
-ENGINE = MergeTree
+ENGINE = {{engine:MergeTree:ods/event_errors_rep}}
 PARTITION BY toDate(_load_ts)
 ORDER BY (error_class, _load_ts);
 
-CREATE TABLE IF NOT EXISTS ods.event_errors_dist
+CREATE TABLE IF NOT EXISTS ods.event_errors_dist {{on_cluster}}
 AS ods.event_errors_rep
 ENGINE = Distributed('clickstream_cluster', 'ods', 'event_errors_rep', cityHash64(raw));
 
-CREATE TABLE IF NOT EXISTS ods.order_rep
+CREATE TABLE IF NOT EXISTS ods.order_rep {{on_cluster}}
 (
     order_id String,
     user_id UInt64,
@@ -95,15 +95,15 @@ CREATE TABLE IF NOT EXISTS ods.order_rep
     _load_id String,
     _load_ts DateTime('UTC')
 )
-ENGINE = ReplacingMergeTree(snapshot_date)
+ENGINE = {{engine:ReplacingMergeTree:ods/order_rep:snapshot_date}}
 PARTITION BY toDate(created_at)
 ORDER BY order_id;
 
-CREATE TABLE IF NOT EXISTS ods.order_dist
+CREATE TABLE IF NOT EXISTS ods.order_dist {{on_cluster}}
 AS ods.order_rep
 ENGINE = Distributed('clickstream_cluster', 'ods', 'order_rep', cityHash64(order_id));
 
-CREATE TABLE IF NOT EXISTS ods.order_errors_rep
+CREATE TABLE IF NOT EXISTS ods.order_errors_rep {{on_cluster}}
 (
     raw String,
     error_class String,
@@ -112,10 +112,10 @@ CREATE TABLE IF NOT EXISTS ods.order_errors_rep
     _load_id String,
     _load_ts DateTime('UTC')
 )
-ENGINE = MergeTree
+ENGINE = {{engine:MergeTree:ods/order_errors_rep}}
 PARTITION BY toDate(_load_ts)
 ORDER BY (error_class, _load_ts);
 
-CREATE TABLE IF NOT EXISTS ods.order_errors_dist
+CREATE TABLE IF NOT EXISTS ods.order_errors_dist {{on_cluster}}
 AS ods.order_errors_rep
 ENGINE = Distributed('clickstream_cluster', 'ods', 'order_errors_rep', cityHash64(raw));

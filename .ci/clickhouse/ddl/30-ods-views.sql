@@ -1,11 +1,11 @@
 -- ODS: the canonical reads (FINAL behind a name, as on the stand) and the split of raw rows
 -- into the typed event and the error table.
-CREATE VIEW IF NOT EXISTS ods.event_v
+CREATE VIEW IF NOT EXISTS ods.event_v {{on_cluster}}
 AS
 SELECT *
 FROM ods.event_dist FINAL;
 
-CREATE VIEW IF NOT EXISTS ods.order_v
+CREATE VIEW IF NOT EXISTS ods.order_v {{on_cluster}}
 AS
 SELECT *
 FROM ods.order_dist FINAL;
@@ -26,7 +26,7 @@ FROM ods.order_dist FINAL;
 -- garbage they may name another class (README.md). The two views split the stream without
 -- gap or overlap: the second takes the literal negation of the first's condition, and no
 -- part of it can be NULL or throw.
-CREATE MATERIALIZED VIEW IF NOT EXISTS ods.event_mv
+CREATE MATERIALIZED VIEW IF NOT EXISTS ods.event_mv {{on_cluster}}
 TO ods.event_dist
 AS
 WITH
@@ -112,7 +112,7 @@ SELECT
 FROM stg.hits_raw_rep
 WHERE is_object AND keys_match AND key_fields_parsed;
 
-CREATE MATERIALIZED VIEW IF NOT EXISTS ods.event_errors_mv
+CREATE MATERIALIZED VIEW IF NOT EXISTS ods.event_errors_mv {{on_cluster}}
 TO ods.event_errors_dist
 AS
 WITH

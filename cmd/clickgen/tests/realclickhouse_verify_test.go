@@ -67,6 +67,12 @@ func (s *realStand) verifyStore(t *testing.T, password string, args ...string) s
 	return r
 }
 
+// judged says whether the report holds a judgement of the store (a result's "store" key),
+// not only a failure's ok false and error, which every failed verify writes.
+func (r storeRun) judged() bool {
+	return r.report != nil && strings.Contains(r.reportText, `"store":`) && !strings.Contains(r.reportText, `"store": ""`)
+}
+
 // exitCodeOf is a finished process's exit code.
 func exitCodeOf(t *testing.T, err error) int {
 	t.Helper()
@@ -649,10 +655,10 @@ func TestRealClickHouseVerify(t *testing.T) {
 	t.Run("a wrong password", func(t *testing.T) {
 		wrong := "wrong-" + password + "-7f3c"
 		r := s.verifyStore(t, wrong, fill...)
-		if r.code != 1 || r.stdout != "" || r.report != nil || !strings.Contains(r.stderr, "refused the credentials") ||
+		if r.code != 1 || r.stdout != "" || r.judged() || !strings.Contains(r.stderr, "refused the credentials") ||
 			!strings.Contains(r.stderr, "CLICKHOUSE_PASSWORD") {
 			t.Fatalf("exit %d, report %v; want 1 saying the credentials were refused and where the password comes from, nothing judged:\n%s\n%s",
-				r.code, r.report != nil, r.stdout, r.stderr)
+				r.code, r.judged(), r.stdout, r.stderr)
 		}
 		t.Logf("exit 1 in %v: %s", r.took.Round(time.Millisecond), strings.TrimSpace(r.stderr))
 	})
@@ -668,8 +674,8 @@ func TestRealClickHouseVerify(t *testing.T) {
 		ch.Pause()
 		r := s.verifyStore(t, password, append(fill, "--timeout", timeout.String())...)
 		ch.Resume()
-		if r.code != 1 || r.report != nil || !strings.Contains(r.stderr, "cannot read ClickHouse") || !strings.Contains(r.stderr, "(--timeout)") {
-			t.Errorf("a frozen server: exit %d after %v, report %v; want 1 naming --timeout:\n%s", r.code, r.took, r.report != nil, r.stderr)
+		if r.code != 1 || r.judged() || !strings.Contains(r.stderr, "cannot read ClickHouse") || !strings.Contains(r.stderr, "(--timeout)") {
+			t.Errorf("a frozen server: exit %d after %v, judged %v; want 1 naming --timeout:\n%s", r.code, r.took, r.judged(), r.stderr)
 		}
 		t.Logf("frozen before: exit %d after %v: %s", r.code, r.took.Round(time.Millisecond), strings.TrimSpace(r.stderr))
 
@@ -690,8 +696,8 @@ func TestRealClickHouseVerify(t *testing.T) {
 		}
 		r = storeRun{stdout: v.out.String(), stderr: v.errb.String(), code: exitCodeOf(t, err)}
 		s.readReport(t, &r, file, password)
-		if r.code != 1 || r.report != nil || !strings.Contains(r.stderr, "(--timeout)") {
-			t.Errorf("a server frozen mid-read: exit %d %v after the freeze, report %v; want 1 naming --timeout:\n%s", r.code, took, r.report != nil, r.stderr)
+		if r.code != 1 || r.judged() || !strings.Contains(r.stderr, "(--timeout)") {
+			t.Errorf("a server frozen mid-read: exit %d %v after the freeze, judged %v; want 1 naming --timeout:\n%s", r.code, took, r.judged(), r.stderr)
 		}
 		t.Logf("frozen mid-read: exit %d %v after the freeze: %s", r.code, took.Round(time.Millisecond), lastLines(r.stderr, 1))
 	})

@@ -20,6 +20,7 @@ import (
 	"github.com/clickgen/clickgen/generator/field"
 	"github.com/clickgen/clickgen/generator/measure"
 	"github.com/clickgen/clickgen/generator/measure/report"
+	"github.com/clickgen/clickgen/generator/measure/storefollow"
 	"github.com/clickgen/clickgen/generator/produce/play"
 	"github.com/clickgen/clickgen/generator/produce/sink"
 	"github.com/clickgen/clickgen/generator/produce/world"
@@ -211,8 +212,8 @@ func (p *Printer) RunEnded(context.Context, *play.End) error {
 
 // RunReported prints the summary: a rate-paced run's total line (and its warm-up's), then
 // each topic's counts, the latency (and the warm-up's) and the total time, from the
-// measurement's figures (measure.Outcome); then each followed group's lines and each
-// threshold's verdict.
+// measurement's figures (measure.Outcome); then each followed group's lines, the followed
+// table's (storefollow.Result) and each threshold's verdict.
 func (p *Printer) RunReported(_ context.Context, e *play.End) error {
 	out, ok := play.Get[measure.Outcome](e)
 	f := out.Figures
@@ -237,6 +238,9 @@ func (p *Printer) RunReported(_ context.Context, e *play.End) error {
 		for _, g := range r.Groups {
 			followLines(p.w, *r, g)
 		}
+	}
+	if r, ok := play.Get[storefollow.Result](e); ok {
+		storeLines(p.w, r, p.opt.Names)
 	}
 	for _, v := range out.Verdicts {
 		fmt.Fprintf(p.w, "clickgen: threshold %s\n", v)

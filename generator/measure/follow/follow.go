@@ -186,6 +186,9 @@ type Ack struct {
 	Intended bool
 	// Warmup says the message belongs to the run's warm-up: its latency is measured apart.
 	Warmup bool
+	// Key and Value are the message's bytes, which the follower does not read (they keep Ack
+	// sink.Ack's twin).
+	Key, Value []byte
 }
 
 // Acked hears one acknowledged record. It is called on the producer's acknowledgement

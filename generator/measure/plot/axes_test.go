@@ -107,7 +107,9 @@ func TestLegendWholeLabels(t *testing.T) {
 // read as an error. It says it was not drawn and why, in grey.
 func TestNotDrawnIsNeutral(t *testing.T) {
 	page := render(t, Page{Runs: []Run{garbageRun("g")}})
-	if !strings.Contains(page, `<p class="nodata">Not drawn: none of the reports has intervals`) || strings.Contains(page, "No data") {
+	if !strings.Contains(page, `<p class="nodata">Not drawn for these reports: `) ||
+		!strings.Contains(page, "<b>Rate: target against achieved</b>") || !strings.Contains(page, "none of the reports has intervals") ||
+		strings.Contains(page, "No data") {
 		t.Errorf("a chart without data is not said to be not drawn")
 	}
 	if !strings.Contains(page, ".nodata{color:#555;") || strings.Contains(page, "#a33") {

@@ -278,7 +278,7 @@ func TestChromiumLabelsAxesNotDrawn(t *testing.T) {
 	switch n := got.Nodata; {
 	case n == nil:
 		t.Errorf("no chart says it was not drawn")
-	case !strings.HasPrefix(n.Text, "Not drawn: ") || n.Color != "rgb(85, 85, 85)" || n.FontStyle != "normal":
+	case !strings.HasPrefix(n.Text, "Not drawn for these reports: ") || n.Color != "rgb(85, 85, 85)" || n.FontStyle != "normal":
 		t.Errorf("the not-drawn sentence %q is %s, %s; want it in plain grey, rgb(85, 85, 85)", n.Text, n.Color, n.FontStyle)
 	}
 }

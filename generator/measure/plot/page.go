@@ -28,11 +28,16 @@ td:first-child,th:first-child{text-align:left;overflow-wrap:anywhere}
 .legend{display:flex;flex-wrap:wrap;gap:3px 18px;max-width:890px;margin:0 0 8px 70px;font-size:12px;color:#333}
 .legend .key{display:inline-flex;align-items:center;max-width:100%;overflow-wrap:anywhere}
 .legend .line{flex:none;width:22px;margin-right:6px}.legend .box{flex:none;width:14px;height:10px;margin-right:6px}
-.nodata{color:#555;background:#f4f4f4;border-left:3px solid #ccc;padding:6px 10px;max-width:870px}`
+.nodata{color:#555;background:#f4f4f4;border-left:3px solid #ccc;padding:6px 10px;max-width:870px}
+.verdict{font-size:14px;max-width:900px}.verdict ul{margin:2px 0 6px}.held{color:#1a7f37}.crossed{color:#b42318;font-weight:bold}
+.chart .warmup{fill:#000;fill-opacity:.06}.chart .warmupline{stroke:#777;stroke-dasharray:4 3}`
 
-// WriteHTML writes the page: a table of the runs, then the charts, each followed by its
-// legend (whole labels, wrapped) and what it shows. A chart no report has data for is a
-// sentence saying so, in grey, not an empty frame.
+// WriteHTML writes the page: the verdict of the runs' thresholds, held or crossed with the
+// figure, at the top; a table of the runs; one grey line naming the charts these reports
+// cannot draw and why (a stress run has no garbage classes, a run without --follow-group no
+// consumer lag: one line, not a note per chart); then the charts, each followed by its legend
+// (whole labels, wrapped) and what it shows, the warm-up of a run marked on every chart over
+// time.
 func (p Page) WriteHTML(w io.Writer) error {
 	title := p.Title
 	if title == "" {
@@ -46,33 +51,156 @@ func (p Page) WriteHTML(w io.Writer) error {
 <body>
 <h1>%s</h1>
 `, esc(title), style, esc(title))
-	p.runsTable(&b)
-	p.rateChart(&b)
-	p.latencyChart(&b)
-	p.pipelineChart(&b)
-	p.consumerLagChart(&b)
-	p.lagChart(&b)
-	p.produceDistributionChart(&b)
-	p.pipelineDistributionChart(&b)
-	p.topicsChart(&b)
-	p.partitionsChart(&b)
-	p.daysChart(&b)
-	p.classesChart(&b)
+	var notDrawn []skipped
+	if why := p.verdict(&b); why != "" {
+		notDrawn = append(notDrawn, skipped{"Verdict", why})
+	}
+	if why := p.runsTable(&b); why != "" {
+		notDrawn = append(notDrawn, skipped{"Runs", why})
+	}
+	var charts strings.Builder
+	type section struct {
+		title string
+		draw  func(*strings.Builder) string
+	}
+	var store []section
+	if p.storeTitle() != "" { // only pages of runs that followed a table (--follow-clickhouse)
+		store = []section{
+			{"Freshness until queryable: from the intended send time until the row could be read", p.storeChart},
+			{"Freshness until queryable, distribution", p.storeDistributionChart},
+		}
+	}
+	for _, s := range slices.Concat([]section{
+		{"Rate: target against achieved", p.rateChart},
+		{"Latency from the intended send time to the acknowledgement", p.latencyChart},
+		{"Pipeline latency: from the intended send time until the consumer group took it", p.pipelineChart},
+		{"Consumer lag", p.consumerLagChart},
+		{"Lag behind the schedule", p.lagChart},
+		{"Produce latency distribution", p.produceDistributionChart},
+		{"Pipeline latency distribution", p.pipelineDistributionChart},
+	}, store, []section{
+		{"Acknowledged against sent, per topic", p.topicsChart},
+		{"Partitions' balance", p.partitionsChart},
+		{"Messages per day", p.daysChart},
+		{"Messages per garbage class", p.classesChart},
+	}) {
+		var sb strings.Builder
+		if why := s.draw(&sb); why != "" {
+			notDrawn = append(notDrawn, skipped{s.title, why})
+			continue
+		}
+		fmt.Fprintf(&charts, "<h2>%s</h2>\n%s", esc(s.title), sb.String())
+	}
+	foldNotDrawn(&b, notDrawn)
+	b.WriteString(charts.String())
 	b.WriteString("</body></html>\n")
 	_, err := io.WriteString(w, b.String())
 	return err
 }
 
-// noData says, in a neutral grey, that a chart is not drawn and why (what draws it): a page
-// of a run that has no data for a chart is not an error.
-func noData(b *strings.Builder, why string) {
-	fmt.Fprintf(b, "<p class=\"nodata\">Not drawn: %s</p>\n", esc(why))
+// skipped is a section of the page these reports cannot draw, and why.
+type skipped struct{ title, why string }
+
+// foldNotDrawn writes one grey line naming the sections not drawn, those with the same
+// reason together: "Not drawn for these reports: Rate…, Latency… and Lag…: none of the
+// reports has intervals: …".
+func foldNotDrawn(b *strings.Builder, ss []skipped) {
+	if len(ss) == 0 {
+		return
+	}
+	var whys []string
+	titles := map[string][]string{}
+	for _, s := range ss {
+		if _, ok := titles[s.why]; !ok {
+			whys = append(whys, s.why)
+		}
+		titles[s.why] = append(titles[s.why], "<b>"+esc(s.title)+"</b>")
+	}
+	var parts []string
+	for _, why := range whys {
+		t := titles[why]
+		names := t[0]
+		if len(t) > 1 {
+			names = strings.Join(t[:len(t)-1], ", ") + " and " + t[len(t)-1]
+		}
+		parts = append(parts, names+": "+esc(why))
+	}
+	fmt.Fprintf(b, "<p class=\"nodata\">Not drawn for these reports: %s</p>\n", strings.Join(parts, " "))
 }
 
-func (p Page) runsTable(b *strings.Builder) {
+// verdict writes the runs' thresholds (--threshold), each held or crossed with the figure it
+// read and its limit, a run's line first saying how many held; it returns why there is no
+// verdict when no report has thresholds.
+func (p Page) verdict(b *strings.Builder) (notDrawn string) {
+	some := false
+	for _, r := range p.Runs {
+		some = some || len(r.Report.Thresholds) > 0
+	}
+	if !some {
+		return "no report has thresholds: --threshold judges a run (run, batch, live) and its report keeps the verdict."
+	}
+	b.WriteString("<h2>Verdict</h2>\n<ul class=\"verdict\">\n")
+	for i, r := range p.Runs {
+		th := r.Report.Thresholds
+		if len(th) == 0 {
+			fmt.Fprintf(b, "<li><span class=\"swatch\" style=\"background:%s\"></span>%s: no thresholds</li>\n", colorOf(i), esc(r.Label))
+			continue
+		}
+		crossed := 0
+		for _, t := range th {
+			if !t.Held {
+				crossed++
+			}
+		}
+		head := fmt.Sprintf("every threshold held (%d)", len(th))
+		class := "held"
+		if crossed > 0 {
+			head, class = fmt.Sprintf("%d of %d thresholds CROSSED (exit code 3)", crossed, len(th)), "crossed"
+		}
+		fmt.Fprintf(b, "<li><span class=\"swatch\" style=\"background:%s\"></span>%s: <span class=\"%s\">%s</span><ul>\n", colorOf(i), esc(r.Label), class, head)
+		for _, t := range th {
+			mark, class, word := "✓", "held", "held"
+			if !t.Held {
+				mark, class, word = "✗", "crossed", "CROSSED"
+			}
+			expr := t.Expr
+			if t.Group != "" {
+				expr += " (group " + t.Group + ")"
+			}
+			fmt.Fprintf(b, "<li class=\"%s\">%s %s %s: %s</li>\n", class, mark, esc(expr), word, esc(figure(t)))
+		}
+		b.WriteString("</ul></li>\n")
+	}
+	b.WriteString("</ul>\n")
+	return ""
+}
+
+// figure says what a threshold read: "p99 = 114.2 ms, limit 1.0 s", or why nothing was
+// measured.
+func figure(t report.Threshold) string {
+	if t.Value == nil {
+		if t.Missing != "" {
+			return "not measured: " + t.Missing
+		}
+		return "not measured"
+	}
+	v := func(x float64) string {
+		switch t.Unit {
+		case "ms":
+			return fmtMS(x)
+		case "ratio":
+			return strconv.FormatFloat(x, 'f', 3, 64)
+		case "messages":
+			return strconv.FormatFloat(x, 'f', 0, 64) + " messages"
+		}
+		return strconv.FormatFloat(x, 'g', 6, 64) + " " + t.Unit
+	}
+	return t.Figure + " = " + v(*t.Value) + ", limit " + v(t.Limit)
+}
+
+func (p Page) runsTable(b *strings.Builder) (notDrawn string) {
 	if len(p.Runs) == 0 {
-		noData(b, "no reports were given.")
-		return
+		return "no reports were given."
 	}
 	b.WriteString("<table><tr><th>run</th><th>shape</th><th>target/s</th><th>achieved/s</th><th>p50 ms</th><th>p99 ms</th><th>max ms</th><th>acked</th><th>failed</th><th>stopped</th></tr>\n")
 	for i, r := range p.Runs {
@@ -93,6 +221,7 @@ func (p Page) runsTable(b *strings.Builder) {
 			fmtF(rep.LatencyMS["p50"]), fmtF(rep.LatencyMS["p99"]), fmtF(rep.LatencyMS["max"]), acked, failed, esc(stopped))
 	}
 	b.WriteString("</table>\n")
+	return ""
 }
 
 func fmtF(f float64) string { return strconv.FormatFloat(f, 'f', 1, 64) }
@@ -132,8 +261,7 @@ func (p Page) intervalSeries(f func(run int, at []float64, ivs func(func(i int) 
 
 const noIntervals = "none of the reports has intervals: only a rate-paced run (run stress, or --pace rate) records them."
 
-func (p Page) rateChart(b *strings.Builder) {
-	b.WriteString("<h2>Rate: target against achieved</h2>\n")
+func (p Page) rateChart(b *strings.Builder) (notDrawn string) {
 	var items []legendItem
 	ss, ok := p.intervalSeries(func(i int, at []float64, col func(func(int) float64) []float64) []series {
 		ivs := p.Runs[i].Report.Stress.Intervals
@@ -145,14 +273,13 @@ func (p Page) rateChart(b *strings.Builder) {
 		}
 	})
 	if !ok {
-		noData(b, noIntervals)
-		return
+		return noIntervals
 	}
-	lineChart(b, "Messages acknowledged per second, per interval", "seconds since pacing started", "messages/s", ss, items)
+	lineChart(b, "Messages acknowledged per second, per interval", "seconds since pacing started", "messages/s", ss, items, p.warmups()...)
+	return ""
 }
 
-func (p Page) latencyChart(b *strings.Builder) {
-	b.WriteString("<h2>Latency from the intended send time to the acknowledgement</h2>\n")
+func (p Page) latencyChart(b *strings.Builder) (notDrawn string) {
 	var items []legendItem
 	ss, ok := p.intervalSeries(func(i int, at []float64, col func(func(int) float64) []float64) []series {
 		ivs := p.Runs[i].Report.Stress.Intervals
@@ -173,10 +300,10 @@ func (p Page) latencyChart(b *strings.Builder) {
 		return out
 	})
 	if !ok {
-		noData(b, noIntervals)
-		return
+		return noIntervals
 	}
-	lineChart(b, "Latency percentiles per interval", "seconds since pacing started", "milliseconds", ss, items)
+	lineChart(b, "Latency percentiles per interval", "seconds since pacing started", "milliseconds", ss, items, p.warmups()...)
+	return ""
 }
 
 // followed is one consumer group of one run: the pair's colour is the next of the palette,
@@ -271,38 +398,35 @@ func (p Page) followSeries(lines []struct{ suffix, dash string }, keep func(repo
 
 const noFollowIntervals = "no report has intervals of a followed consumer group: a rate-paced run with --follow-group records them."
 
-// noTakes says why a chart of followed intervals has no line although some report has them.
-func (p Page) noTakes(b *strings.Builder) {
+// noTakes is why a chart of followed intervals has no line although some report has them.
+func (p Page) noTakes() string {
 	if len(p.followedGroups()) == 0 {
-		noData(b, noFollowIntervals)
-		return
+		return noFollowIntervals
 	}
-	noData(b, "the followed groups took nothing during the run's intervals (what they took, they took after the run: see the pipeline latency distribution).")
+	return "the followed groups took nothing during the run's intervals (what they took, they took after the run: see the pipeline latency distribution)."
 }
 
-func (p Page) pipelineChart(b *strings.Builder) {
-	b.WriteString("<h2>Pipeline latency: from the intended send time until the consumer group took it</h2>\n")
+func (p Page) pipelineChart(b *strings.Builder) (notDrawn string) {
 	ss, items := p.followSeries([]struct{ suffix, dash string }{{" pipeline p50", ""}, {" pipeline p99", "2 3"}, {" pipeline max", "7 4"}},
 		func(f report.FollowInterval) bool { return f.Taken > 0 },
 		func(line int, f report.FollowInterval) float64 { return [...]float64{f.P50MS, f.P99MS, f.MaxMS}[line] })
 	if len(ss) == 0 {
-		p.noTakes(b)
-		return
+		return p.noTakes()
 	}
-	lineChart(b, "Pipeline latency of the messages "+p.groupTitle()+" took in each interval", "seconds since pacing started", "milliseconds", ss, items)
+	lineChart(b, "Pipeline latency of the messages "+p.groupTitle()+" took in each interval", "seconds since pacing started", "milliseconds", ss, items, p.warmups()...)
 	b.WriteString("<p>Taken: the group's committed offset passed the message, as clickgen's poll of the group's offsets saw it (--follow-every). An interval in which the group took nothing has no point.</p>\n")
+	return ""
 }
 
-func (p Page) consumerLagChart(b *strings.Builder) {
-	b.WriteString("<h2>Consumer lag</h2>\n")
+func (p Page) consumerLagChart(b *strings.Builder) (notDrawn string) {
 	ss, items := p.followSeries([]struct{ suffix, dash string }{{" consumer lag", ""}},
 		func(report.FollowInterval) bool { return true },
 		func(_ int, f report.FollowInterval) float64 { return float64(f.Lag) })
 	if len(ss) == 0 {
-		noData(b, noFollowIntervals)
-		return
+		return noFollowIntervals
 	}
-	lineChart(b, "Messages acknowledged but not yet taken by "+p.groupTitle()+", at each interval's end", "seconds since pacing started", "messages", ss, items)
+	lineChart(b, "Messages acknowledged but not yet taken by "+p.groupTitle()+", at each interval's end", "seconds since pacing started", "messages", ss, items, p.warmups()...)
+	return ""
 }
 
 // distributionSeries is the line of one distribution ([percentile, ms] pairs) on the
@@ -324,8 +448,7 @@ func distributionSeries(name, color, dash string, dist [][2]float64) (series, le
 	return s, legendItem{name: name, color: color, dash: dash}, len(s.x) > 0
 }
 
-func (p Page) produceDistributionChart(b *strings.Builder) {
-	b.WriteString("<h2>Produce latency distribution</h2>\n")
+func (p Page) produceDistributionChart(b *strings.Builder) (notDrawn string) {
 	var ss []series
 	var items []legendItem
 	for i, r := range p.Runs {
@@ -334,14 +457,13 @@ func (p Page) produceDistributionChart(b *strings.Builder) {
 		}
 	}
 	if len(ss) == 0 {
-		noData(b, "no report lists its produce latency distribution: a rate-paced run's report does (latency_distribution_ms).")
-		return
+		return "no report lists its produce latency distribution: a rate-paced run's report does (latency_distribution_ms)."
 	}
 	percentileChart(b, "Produce latency by percentile, from the intended send time to the acknowledgement", "milliseconds", ss, items)
+	return ""
 }
 
-func (p Page) pipelineDistributionChart(b *strings.Builder) {
-	b.WriteString("<h2>Pipeline latency distribution</h2>\n")
+func (p Page) pipelineDistributionChart(b *strings.Builder) (notDrawn string) {
 	var ss []series
 	var items []legendItem
 	for _, fg := range p.followedGroups() {
@@ -354,14 +476,13 @@ func (p Page) pipelineDistributionChart(b *strings.Builder) {
 		}
 	}
 	if len(ss) == 0 {
-		noData(b, "no report lists a followed group's latency distribution: --follow-group adds it (follow.GROUP.latency_distribution_ms).")
-		return
+		return "no report lists a followed group's latency distribution: --follow-group adds it (follow.GROUP.latency_distribution_ms)."
 	}
 	percentileChart(b, "Pipeline latency by percentile, intended send time until "+p.groupTitle()+" took the message", "milliseconds", ss, items)
+	return ""
 }
 
-func (p Page) lagChart(b *strings.Builder) {
-	b.WriteString("<h2>Lag behind the schedule</h2>\n")
+func (p Page) lagChart(b *strings.Builder) (notDrawn string) {
 	var items []legendItem
 	ss, ok := p.intervalSeries(func(i int, at []float64, col func(func(int) float64) []float64) []series {
 		ivs := p.Runs[i].Report.Stress.Intervals
@@ -369,10 +490,10 @@ func (p Page) lagChart(b *strings.Builder) {
 		return []series{{name: p.Runs[i].Label, color: colorOf(i), x: at, y: col(func(j int) float64 { return ivs[j].LagMS })}}
 	})
 	if !ok {
-		noData(b, noIntervals)
-		return
+		return noIntervals
 	}
-	lineChart(b, "How late the last released message was, at each interval's end", "seconds since pacing started", "milliseconds", ss, items)
+	lineChart(b, "How late the last released message was, at each interval's end", "seconds since pacing started", "milliseconds", ss, items, p.warmups()...)
+	return ""
 }
 
 // topicNames lists every topic of every run, sorted.
@@ -386,12 +507,10 @@ func (p Page) topicNames() []string {
 	return slices.Sorted(maps.Keys(set))
 }
 
-func (p Page) topicsChart(b *strings.Builder) {
-	b.WriteString("<h2>Acknowledged against sent, per topic</h2>\n")
+func (p Page) topicsChart(b *strings.Builder) (notDrawn string) {
 	topics := p.topicNames()
 	if len(topics) == 0 {
-		noData(b, "no report has a topic.")
-		return
+		return "no report has a topic."
 	}
 	var groups []group
 	var items []legendItem
@@ -409,6 +528,7 @@ func (p Page) topicsChart(b *strings.Builder) {
 		groups = append(groups, g)
 	}
 	barChart(b, "Messages sent and acknowledged", "messages", groups, items)
+	return ""
 }
 
 // faint is a lighter shade of a palette colour (#rrggbb), for the bar behind another.
@@ -421,8 +541,7 @@ func faint(c string) string {
 	return fmt.Sprintf("#%02x%02x%02x", mix(16), mix(8), mix(0))
 }
 
-func (p Page) partitionsChart(b *strings.Builder) {
-	b.WriteString("<h2>Partitions' balance</h2>\n")
+func (p Page) partitionsChart(b *strings.Builder) (notDrawn string) {
 	var groups []group
 	for _, t := range p.topicNames() {
 		parts := map[int32]bool{}
@@ -445,14 +564,14 @@ func (p Page) partitionsChart(b *strings.Builder) {
 		}
 	}
 	if len(groups) == 0 {
-		noData(b, "no report counts acknowledged messages per partition.")
-		return
+		return "no report counts acknowledged messages per partition."
 	}
 	var items []legendItem
 	for i, r := range p.Runs {
 		items = append(items, legendItem{name: r.Label, color: colorOf(i), bar: true})
 	}
 	barChart(b, "Share of each topic's acknowledged messages per partition", "% of the topic", groups, items)
+	return ""
 }
 
 // unitKey names a unit across reports and the inventory.
@@ -500,12 +619,10 @@ func (p Page) unitKeys() []unitKey {
 
 const inventoryLabel = "inventory (expected)"
 
-func (p Page) daysChart(b *strings.Builder) {
-	b.WriteString("<h2>Messages per day</h2>\n")
+func (p Page) daysChart(b *strings.Builder) (notDrawn string) {
 	keys := p.unitKeys()
 	if len(keys) == 0 {
-		noData(b, "no report lists its days (the reports of clickgen before plot did not).")
-		return
+		return "no report lists a day played whole (a run cut short by --duration or --messages lists only the days it finished)."
 	}
 	// Sums per unit, once: looking each key up in every report's units was quadratic (100 000
 	// units took over 30 s).
@@ -532,6 +649,7 @@ func (p Page) daysChart(b *strings.Builder) {
 	if p.Inventory == nil {
 		b.WriteString("<p>Give <code>--inventory FILE</code> (the output of <code>clickgen inventory</code> with the run's flags) to draw the expectation beside each day.</p>\n")
 	}
+	return ""
 }
 
 func (p Page) unitLegend() []legendItem {
@@ -572,8 +690,7 @@ func has[K comparable, V any](m map[K]V, k K) bool {
 
 const redelivered = "redelivered"
 
-func (p Page) classesChart(b *strings.Builder) {
-	b.WriteString("<h2>Messages per garbage class</h2>\n")
+func (p Page) classesChart(b *strings.Builder) (notDrawn string) {
 	classes := append(world.AllGarbageClasses(), redelivered)
 	perRun := make([]map[string]int, len(p.Runs))
 	some := false
@@ -606,8 +723,7 @@ func (p Page) classesChart(b *strings.Builder) {
 		}
 	}
 	if !some {
-		noData(b, "no report lists malformed messages or re-sends (run garbage, or --garbage, adds them).")
-		return
+		return "no report lists malformed messages or re-sends (run garbage, or --garbage, adds them)."
 	}
 	var groups []group
 	for _, c := range classes {
@@ -621,4 +737,33 @@ func (p Page) classesChart(b *strings.Builder) {
 		groups = append(groups, g)
 	}
 	barChart(b, "Malformed messages by class and byte-identical re-sends, all units", "messages", groups, p.unitLegend())
+	return ""
+}
+
+// warmups are the runs' warm-ups as bands of the charts over time (seconds since pacing
+// started): from 0 to how long each lasted, named with the run when the page has several
+// runs; runs whose warm-ups end together share one band.
+func (p Page) warmups() []band {
+	var out []band
+	for _, r := range p.Runs {
+		w := r.Report.Warmup
+		if w == nil || w.ElapsedS <= 0 {
+			continue
+		}
+		label := fmt.Sprintf("warm-up, the first %s (measured apart)", strconv.FormatFloat(w.ElapsedS, 'g', 4, 64)+" s")
+		if len(p.Runs) > 1 {
+			label = r.Label + " " + label
+		}
+		shared := false
+		for i := range out {
+			if out[i].end == w.ElapsedS {
+				out[i].label = "warm-up, the first " + strconv.FormatFloat(w.ElapsedS, 'g', 4, 64) + " s (measured apart)"
+				shared = true
+			}
+		}
+		if !shared {
+			out = append(out, band{end: w.ElapsedS, label: label})
+		}
+	}
+	return out
 }

@@ -111,8 +111,10 @@ func TestChartsPerReportKind(t *testing.T) {
 			if got := strings.Count(page, "<svg"); got != tc.charts {
 				t.Errorf("%d charts, want %d", got, tc.charts)
 			}
-			if got := strings.Count(page, `<p class="nodata">Not drawn:`); got != tc.nodata {
-				t.Errorf("%d no-data messages, want %d", got, tc.nodata)
+			// One line names every section not drawn (the verdict among them: no fixture
+			// has thresholds), each in bold.
+			if got, lines := notDrawn(page), strings.Count(page, `<p class="nodata">`); got != tc.nodata+1 || lines != 1 {
+				t.Errorf("%d sections not drawn in %d lines, want %d (and the verdict) in one", got, lines, tc.nodata)
 			}
 		})
 	}
@@ -125,8 +127,9 @@ func TestZeroIntervalsSaysNoData(t *testing.T) {
 	r.Report.Stress.Intervals = []report.Interval{}
 	r.Report.LatencyDistributionMS = nil
 	page := render(t, Page{Runs: []Run{r}})
-	if n := strings.Count(page, "Not drawn: none of the reports has intervals"); n != 3 {
-		t.Errorf("%d no-interval messages, want 3 (rate, latency, lag):\n%s", n, page)
+	if want := "<b>Rate: target against achieved</b>, <b>Latency from the intended send time to the acknowledgement</b> and " +
+		"<b>Lag behind the schedule</b>: none of the reports has intervals"; !strings.Contains(page, want) {
+		t.Errorf("the page does not say, once, that rate, latency and lag need intervals:\n%s", page)
 	}
 	if strings.Contains(page, "<polyline") {
 		t.Errorf("a report without intervals drew a line")
@@ -240,7 +243,7 @@ func TestPipelineTookNothingDuringRun(t *testing.T) {
 		r.Report.Stress.Intervals[i].Follow = map[string]report.FollowInterval{"ch": {Lag: int64(1000 * (i + 1))}}
 	}
 	page := render(t, Page{Runs: []Run{r}})
-	if !strings.Contains(page, "Not drawn: the followed groups took nothing during the run") {
+	if !strings.Contains(page, "<b>Pipeline latency: from the intended send time until the consumer group took it</b>: the followed groups took nothing during the run") {
 		t.Errorf("the pipeline chart does not say the group took nothing during the run")
 	}
 	if !strings.Contains(page, "<title>late consumer lag</title></polyline>") {
@@ -264,4 +267,13 @@ func TestGroupsNamedWhenSeveral(t *testing.T) {
 	if !strings.Contains(two, "<title>c ch pipeline p99</title>") || !strings.Contains(two, "<title>c other pipeline p99</title>") || !strings.Contains(two, "messages each group took") {
 		t.Errorf("two groups: every line should carry its group")
 	}
+}
+
+// notDrawn counts the sections the page's not-drawn line names.
+func notDrawn(page string) int {
+	i := strings.Index(page, `<p class="nodata">Not drawn for these reports: `)
+	if i < 0 {
+		return 0
+	}
+	return strings.Count(page[i:i+strings.Index(page[i:], "</p>")], "<b>")
 }

@@ -1,9 +1,10 @@
 // Package plot turns clickgen run reports into one self-contained HTML page of inline SVG
-// charts: rate target against achieved, latency percentiles and lag over time, pipeline
+// charts, under the verdict of the runs' thresholds: rate target against achieved, latency percentiles and lag over time, pipeline
 // latency and consumer lag of followed groups over time, the produce and pipeline latency
 // distributions (HdrHistogram's percentile axis), acknowledged
 // against sent per topic, the partitions' balance and, for runs of whole days, the messages
-// per day and per garbage class beside the inventory's expectation. Several reports overlay,
+// per day and per garbage class beside the inventory's expectation; a run's warm-up is marked
+// on every chart over time. Several reports overlay,
 // each in its own colour and labelled, so two runs compare on one page.
 //
 // The page fetches nothing (a Content-Security-Policy forbids it) and runs no script: it is
@@ -33,9 +34,15 @@ type Report struct {
 	Interrupted           bool         `json:"interrupted"`
 	// Follow is, per consumer group followed with --follow-group, its pipeline latency.
 	Follow map[string]report.FollowGroup `json:"follow"`
+	// Store is freshness until queryable (--follow-clickhouse); nil without it.
+	Store *report.Store `json:"store"`
 	// Stress is nil for a run that was not rate-paced.
 	Stress *report.StressInfo `json:"stress"`
 	Units  []report.Unit      `json:"units"`
+	// Warmup is the run's warm-up, measured apart (--warmup); nil without one.
+	Warmup *report.Warmup `json:"warmup"`
+	// Thresholds are the run's verdicts (--threshold), in the order given.
+	Thresholds []report.Threshold `json:"thresholds"`
 }
 
 // ReadReport decodes one report.

@@ -252,14 +252,24 @@ func polyline(b *strings.Builder, s series, x, y func(float64) float64) {
 		s.color, s.dash, strings.TrimSpace(pts.String()), esc(s.name))
 }
 
-// lineChart draws ss over a shared x axis from 0; a series far smaller than the others gets
-// the right-hand axis (splitAxes).
-func lineChart(b *strings.Builder, title, xTitle, yTitle string, ss []series, items []legendItem) {
+// band is a stretch of a chart's x axis from 0, shaded and named: a run's warm-up.
+type band struct {
+	end   float64
+	label string
+}
+
+// lineChart draws ss over a shared x axis from 0, over the shaded bands (each from 0 to its
+// end, named at its top and in the legend); a series far smaller than the others gets the
+// right-hand axis (splitAxes).
+func lineChart(b *strings.Builder, title, xTitle, yTitle string, ss []series, items []legendItem, bands ...band) {
 	var xMax float64
 	for _, s := range ss {
 		for i := range s.x {
 			xMax = max(xMax, s.x[i])
 		}
+	}
+	for _, bd := range bands {
+		xMax = max(xMax, bd.end)
 	}
 	xTicks := niceTicks(xMax, 8)
 	xTop := xTicks[len(xTicks)-1]
@@ -269,6 +279,13 @@ func lineChart(b *strings.Builder, title, xTitle, yTitle string, ss []series, it
 		fmt.Fprintf(b, `<text x="%s" y="%d" class="tick" text-anchor="middle">%s</text>`, num(x(t)), padT+plotH+16, esc(label(t)))
 	}
 	b.WriteByte('\n')
+	for i, bd := range bands {
+		fmt.Fprintf(b, `<rect class="warmup" x="%d" y="%d" width="%s" height="%d"><title>%s</title></rect>`+
+			`<line class="warmupline" x1="%s" x2="%s" y1="%d" y2="%d"/><text x="%d" y="%d" class="tick">%s</text>`+"\n",
+			padL, padT, num(x(bd.end)-padL), plotH, esc(bd.label), num(x(bd.end)), num(x(bd.end)), padT, padT+plotH,
+			padL+4, padT+12+12*i, esc(bd.label))
+		items = append(items, legendItem{name: bd.label, color: "#e8e8e8", bar: true})
+	}
 	for i, s := range ss {
 		polyline(b, s, x, ys[i])
 		if len(s.x) == 1 { // a single interval is a point, not a line

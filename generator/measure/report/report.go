@@ -12,7 +12,9 @@
 // definition of each key. The field order is the
 // key order of the file, and a key added here must be appended where older readers ignore it
 // (unknown keys are ignored by a decoder), so older and newer reports both read. This package
-// imports nothing of clickgen's: the packages that fill it point down to it.
+// imports nothing of clickgen's: the packages that fill it point down to it. A report file
+// also carries the keys every command's report has (ok, error, written_at, command,
+// settings: generator/fileio's ReportMeta), after these.
 package report
 
 // Report is the part every report has: the sink's counters by topic, the pacing outcome,
@@ -36,6 +38,9 @@ type Report struct {
 	// Thresholds are the run's verdicts (--threshold), in the order given (a freshness
 	// threshold once per followed group); absent without thresholds.
 	Thresholds []Threshold `json:"thresholds,omitempty"`
+	// Store is freshness until queryable (--follow-clickhouse); absent when no table was
+	// followed.
+	Store *Store `json:"store,omitempty"`
 }
 
 // Warmup is a report's warmup section: the messages sent in the run's first duration_s (by

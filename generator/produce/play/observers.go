@@ -29,7 +29,8 @@ import (
 // what it measured to the run's end ([End.Add]); then, once all of them returned, each
 // [HookReport]'s RunReported, which reads what was added ([Get]) and publishes it (a
 // summary, a report file). No observer reads another: what one needs of another is a result
-// added to the end.
+// added to the end, read in RunReported, or, by an observer whose own end needs it (the
+// measurement judging a followed table's figures), awaited in RunEnded ([Await]).
 type Observer interface {
 	// RunStarted is called once, before the first message: the plan and where to read the
 	// sink's counters.
@@ -37,7 +38,8 @@ type Observer interface {
 	// RunEnded is called by [Finish] for every observer of the run at once, each on a
 	// goroutine of its own, once the run is over and its sink flushed, before the sink is
 	// closed. An observer does its own end work here (stops its progress lines, waits for a
-	// group to drain) and adds its results to e ([End.Add]); it cannot read another's yet.
+	// group to drain) and adds its results to e ([End.Add]); it reads another's only by
+	// awaiting it ([Await]).
 	// ctx is the run's, so a wait ends when it does (the first signal). An error fails the
 	// run: it is joined to the run's error, in the list's order.
 	RunEnded(ctx context.Context, e *End) error
@@ -119,7 +121,10 @@ type End struct {
 
 	mu        sync.Mutex
 	added     map[reflect.Type]any
-	reporting bool // RunEnded is over: the results are read, no more added
+	reporting bool       // RunEnded is over: the results are read, no more added
+	changed   *sync.Cond // on mu: a result was added, a RunEnded returned or began to await
+	running   int        // the RunEnded under way
+	awaiting  int        // of them, those in Await
 }
 
 // Wait tells every observer of the run that one of them is about to wait for what, at most
@@ -145,6 +150,38 @@ func (e *End) Add(v any) {
 		e.added = map[reflect.Type]any{}
 	}
 	e.added[reflect.TypeOf(v)] = v
+	e.broadcast()
+}
+
+// broadcast wakes the observers in [Await]. Call with mu held.
+func (e *End) broadcast() {
+	if e.changed != nil {
+		e.changed.Broadcast()
+	}
+}
+
+// Await returns, in an observer's RunEnded, the result of type T another observer adds to
+// e in its own RunEnded ([End.Add]), once it is added, and whether there is one: it returns
+// false once no RunEnded that could still add it is under way (every other one returned or
+// awaits too), so an observer that needs another's result does not depend on the list's
+// order, nor on the other being in the list. A result it adds itself must come after. Outside
+// [Finish] (no RunEnded under way) it returns what was added so far.
+func Await[T any](e *End) (T, bool) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	e.awaiting++
+	e.broadcast()
+	defer func() { e.awaiting-- }()
+	for {
+		if v, ok := e.added[reflect.TypeFor[T]()]; ok {
+			return v.(T), true
+		}
+		if e.changed == nil || e.running <= e.awaiting {
+			var zero T
+			return zero, false
+		}
+		e.changed.Wait()
+	}
 }
 
 // Get returns the result of type T added to e ([End.Add]) and whether there is one. It
@@ -269,9 +306,20 @@ func (l *List) RunEnded(ctx context.Context, e *End) error {
 		e.wait = l.Waiting
 	}
 	ended := make([]error, len(l.obs))
+	e.mu.Lock()
+	e.changed, e.running = sync.NewCond(&e.mu), len(l.obs)
+	e.mu.Unlock()
 	var wg sync.WaitGroup
 	for i, o := range l.obs {
-		wg.Go(func() { ended[i] = o.RunEnded(ctx, e) })
+		wg.Go(func() {
+			defer func() {
+				e.mu.Lock()
+				e.running--
+				e.broadcast()
+				e.mu.Unlock()
+			}()
+			ended[i] = o.RunEnded(ctx, e)
+		})
 	}
 	wg.Wait()
 	e.mu.Lock()

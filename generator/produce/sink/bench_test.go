@@ -127,6 +127,17 @@ func BenchmarkWriter(b *testing.B) {
 	benchSink(b, w, benchHits(4096))
 }
 
+// BenchmarkWriterLinger is BenchmarkWriter with the linger a file sink opens with (Kafka's
+// default 10 ms): at full speed the buffer fills before the linger passes, so a batch run
+// writes as without it.
+func BenchmarkWriterLinger(b *testing.B) {
+	w, err := NewWriter(io.Discard, WriterOptions{Linger: 10 * time.Millisecond})
+	if err != nil {
+		b.Fatal(err)
+	}
+	benchSink(b, w, benchHits(4096))
+}
+
 func BenchmarkPartitionForKey(b *testing.B) {
 	key := []byte("12345678901234567890")
 	b.ReportAllocs()

@@ -13,19 +13,31 @@ import (
 // ConnectError is [Kafka.CheckConnect]'s failure to reach Brokers: they did not answer within
 // Timeout, or ctx ended the wait (Interrupted) after Waited, after Attempts connections asked
 // for (each one refused or unreachable but perhaps the last). Err is the last error; an
-// interrupted one wraps ctx's error (context.Canceled for a signal).
+// interrupted one wraps ctx's error (context.Canceled for a signal). NoAnswer says the
+// timeout ran out on a request rather than on retries of a refused connection, and then
+// Accepted whether a broker accepts a TCP connection all the same (a port that accepts and
+// never answers); either is said in words, never as a bare "context deadline exceeded".
 type ConnectError struct {
 	Brokers     string
 	Timeout     time.Duration
 	Waited      time.Duration
 	Attempts    int
 	Interrupted bool
+	NoAnswer    bool
+	Accepted    bool
 	Err         error
 }
 
 func (e *ConnectError) Error() string {
-	if e.Interrupted {
+	switch {
+	case e.Interrupted:
 		return fmt.Sprintf("interrupted after %.2fs while reaching Kafka at %s%s: %v", e.Waited.Seconds(), e.Brokers, e.tries(), e.Err)
+	case e.NoAnswer && e.Accepted:
+		return fmt.Sprintf("cannot reach Kafka at %s: it accepted the connection and did not answer within %v: not a Kafka listener "+
+			"(TLS spoken on one side only?), or a broker that is stuck", e.Brokers, e.Timeout)
+	case e.NoAnswer:
+		return fmt.Sprintf("cannot reach Kafka at %s: no connection could be made within %v, nothing answers there (a firewall that drops packets? a wrong address?)",
+			e.Brokers, e.Timeout)
 	}
 	return fmt.Sprintf("cannot reach Kafka at %s within %v%s: %v", e.Brokers, e.Timeout, e.tries(), e.Err)
 }

@@ -15,6 +15,9 @@ func Explain(err error, names field.Names) error {
 	var nl *NoSASLListenerError
 	var mt *MissingTopicsError
 	var ll *LeaderlessError
+	if hint := CauseHint(err, names); hint != "" {
+		return &explained{fmt.Sprintf("%v (%s)", err, hint), err}
+	}
 	switch {
 	case errors.As(err, &nl):
 		return &explained{fmt.Sprintf("Kafka at %s %s (mechanism %s, user %q) and answers without SASL: it has no SASL listener on this port (drop %s, or give the SASL listener's port): %v",
@@ -26,6 +29,40 @@ func Explain(err error, names field.Names) error {
 		return &explained{fmt.Sprintf("%v (%s bounds the wait)", err, field.Name(names, "ConnectTimeout", "the connect timeout")), err}
 	}
 	return err
+}
+
+// CauseHint names the settings that fix a failed connection told by its cause
+// ([ProtocolError], [CertificateError]), as names names them; "" for other errors.
+func CauseHint(err error, names field.Names) string {
+	var pe *ProtocolError
+	var ce *CertificateError
+	n := func(key, words string) string { return field.Name(names, key, words) }
+	switch {
+	case errors.As(err, &pe) && pe.Mismatch == MismatchClientTLS:
+		return fmt.Sprintf("drop %s, %s, %s and %s, or give the TLS listener's port in %s",
+			n("TLS", "TLS"), n("TLSCA", "the CA"), n("TLSCert", "the certificate"), n("TLSKey", "the key"), n("Brokers", "the brokers"))
+	case errors.As(err, &pe) && pe.Mismatch == MismatchListenerTLS:
+		return fmt.Sprintf("add %s (and %s when a CA of your own signed its certificate), or give the listener without TLS in %s",
+			n("TLS", "TLS"), n("TLSCA", "the CA"), n("Brokers", "the brokers"))
+	case errors.As(err, &pe):
+		return fmt.Sprintf("%s and %s, %s", n("SASLMechanism", "the SASL mechanism"), n("SASLUser", "the SASL user"), n("SASLPassword", "the SASL password"))
+	case errors.As(err, &ce) && ce.Client:
+		return fmt.Sprintf("%s and %s give this client's certificate", n("TLSCert", "the certificate"), n("TLSKey", "the key"))
+	case errors.As(err, &ce):
+		return fmt.Sprintf("%s names the CA that signed the brokers' certificate", n("TLSCA", "the CA"))
+	}
+	return ""
+}
+
+// ClearTextWarning is the warning, naming the settings as names names them, that the
+// settings send the SASL password in clear text ([Settings.ClearTextPassword]); "" when they
+// do not. A caller says it once, before the first connection.
+func (s *Settings) ClearTextWarning(names field.Names) string {
+	if !s.ClearTextPassword() {
+		return ""
+	}
+	return fmt.Sprintf("warning: SASL PLAIN without TLS sends %s to %s in clear text: add %s, or use SCRAM-SHA-256 or SCRAM-SHA-512",
+		field.Name(names, "SASLPassword", "the SASL password"), s.Brokers, field.Name(names, "TLS", "TLS"))
 }
 
 // explained is an error in its caller's words; it wraps the error it explains.

@@ -86,7 +86,7 @@ func (p *pending) done(r *kgo.Record, err error) {
 	} else {
 		p.k.rec.ack(p.tc, r.Partition, len(r.Value), time.Since(p.due), p.warm)
 		if f := p.k.cfg.onAck; f != nil {
-			f(Ack{Topic: r.Topic, Partition: r.Partition, Offset: r.Offset, Due: p.due, Intended: p.intended, Warmup: p.warm})
+			f(Ack{Topic: r.Topic, Partition: r.Partition, Offset: r.Offset, Due: p.due, Intended: p.intended, Warmup: p.warm, Key: r.Key, Value: r.Value})
 		}
 	}
 	// Released last, so a Flush that sees the budget drained also sees
@@ -220,6 +220,14 @@ func (k *Kafka) CheckConnect(ctx context.Context) error {
 	attempts, err := k.pingUntilReachable(ctx)
 	stop()
 	if err != nil {
+		if parent.Err() == nil {
+			if cause := k.certificateCause(err); cause != nil {
+				return cause
+			}
+			if cause := k.protocolCause(ctx, err, false); cause != nil {
+				return cause
+			}
+		}
 		if s := k.cfg.sasl; s != nil && (errors.Is(err, io.EOF) || errors.Is(err, kerr.IllegalSaslState)) && k.answersWithoutSASL(ctx) {
 			// The broker hung up on the handshake (kfake) or refused it (Kafka's PLAINTEXT
 			// listener: ILLEGAL_SASL_STATE), and answers a client without SASL: the port has
@@ -238,11 +246,23 @@ func (k *Kafka) CheckConnect(ctx context.Context) error {
 			return fmt.Errorf("Kafka at %s refused the SASL credentials (mechanism %s, user %q; check the user, the mechanism and the password): %w",
 				k.brokerList(), s.mech, s.user, err)
 		}
+		// The check's own deadline ran out on a request (not on retries of a refused
+		// connection): a port that accepts and never answers, or one no connection reaches.
+		noAnswer := parent.Err() == nil && ctx.Err() != nil && !unreachable(err)
 		if ctx.Err() != nil && !errors.Is(err, ctx.Err()) {
 			err = fmt.Errorf("%w (last error: %w)", ctx.Err(), err)
 		}
-		return &ConnectError{Brokers: k.brokerList(), Timeout: k.cfg.connectTimeout, Waited: time.Since(start),
-			Attempts: attempts, Interrupted: parent.Err() != nil, Err: err}
+		ce := &ConnectError{Brokers: k.brokerList(), Timeout: k.cfg.connectTimeout, Waited: time.Since(start),
+			Attempts: attempts, Interrupted: parent.Err() != nil, NoAnswer: noAnswer, Err: err}
+		if noAnswer {
+			ce.Accepted = k.accepts(parent)
+		}
+		if ce.Accepted {
+			if cause := k.protocolCause(parent, err, true); cause != nil {
+				return cause
+			}
+		}
+		return ce
 	}
 	return nil
 }

@@ -6,8 +6,10 @@ import (
 	"io"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/clickgen/clickgen/generator/field"
+	"github.com/clickgen/clickgen/generator/fileio"
 )
 
 // Kind is a kind of sink, one row of the table [Kinds]: how [Settings] choose it, which of the
@@ -36,6 +38,7 @@ type Kind struct {
 	choice   string                   // how the settings choose it, as a field sentence: "{File|file}"
 	what     func(s *Settings) string // how the settings choose it, with the value: "file x"
 	settings []string                 // the fields of Settings that apply to it
+	ready    func(s *Settings) error  // what it checks before anything is sent, nil for nothing
 	open     func(ctx context.Context, s *Settings, stdout io.Writer, want map[string]int32, warn func(PartitionsWarning), extra []Opt) (Sink, error)
 }
 
@@ -46,9 +49,18 @@ var kinds = [...]*Kind{
 		chosen: func(s *Settings) bool { return s.File != "" && s.File != "-" },
 		what:   func(s *Settings) string { return "file " + s.File },
 		// The topic names what the messages are counted under; the connect timeout bounds the
-		// wait for a FIFO's reader, the delivery timeout a blocked write.
-		settings: []string{"File", "Topic", "ConnectTimeout", "FlushTimeout", "DeliveryTimeout"},
-		open:     openFile,
+		// wait for a FIFO's reader, the delivery timeout a blocked write, the linger how long a
+		// line waits in the buffer.
+		settings: []string{"File", "Topic", "Linger", "ConnectTimeout", "FlushTimeout", "DeliveryTimeout"},
+		// A file on a read-only filesystem was found only when the sink opened it, after
+		// the run was planned: a failure, where a report there is a refusal.
+		ready: func(s *Settings) error {
+			if err := fileio.CheckWrite(s.File); err != nil {
+				return &field.Error{Field: "File", Words: "file", Value: s.File, Err: err}
+			}
+			return nil
+		},
+		open: openFile,
 	},
 	stdoutKind,
 	{
@@ -107,15 +119,33 @@ func (s *Settings) Kind() (*Kind, error) {
 	return nil, fmt.Errorf("%s: %w", strings.Join(whats, " and "), ErrTwoSinks)
 }
 
+// CheckReady says, before anything is sent, whether the chosen kind of sink can take the
+// messages (a file can be written), in a *field.Error naming the setting; nothing for a kind
+// that finds out only when it opens (Kafka's brokers), or settings that choose none.
+func (s *Settings) CheckReady() error {
+	if k, err := s.Kind(); err == nil && k.ready != nil {
+		return k.ready(s)
+	}
+	return nil
+}
+
 // openFile opens the file sink. A write that blocks (a pipe whose reader stopped reading)
 // fails after the delivery timeout, as an unacknowledged Kafka message does.
 func openFile(ctx context.Context, s *Settings, _ io.Writer, _ map[string]int32, _ func(PartitionsWarning), _ []Opt) (Sink, error) {
-	wo := WriterOptions{WriteTimeout: s.DeliveryTimeout}
-	w, err := OpenFile(ctx, s.File, wo, s.ConnectTimeout)
+	w, err := OpenFile(ctx, s.File, s.writerOptions(), s.ConnectTimeout)
 	if err != nil {
 		return nil, &FileError{Err: err}
 	}
 	return w, nil
+}
+
+// writerOptions are the options of a file's or stdout's writer: a write that blocks fails
+// after the delivery timeout; a line waits at most the linger before it is written, as a
+// record waits for its batch (Kafka's default 10 ms), so a paced run streams into a file or
+// a pipe. A linger of 0 waits for no more lines than came while the last write was under
+// way, as for Kafka.
+func (s *Settings) writerOptions() WriterOptions {
+	return WriterOptions{WriteTimeout: s.DeliveryTimeout, Linger: max(s.Linger, time.Nanosecond)}
 }
 
 // openKafka opens the Kafka sink through [Dial], checking the topics of want (creating them

@@ -205,10 +205,13 @@ func TestSettingsKind(t *testing.T) {
 	}
 	file := fileSettings("x")
 	k, _ := file.Kind()
-	for _, f := range []string{"TLS", "TLSCA", "TLSCert", "TLSKey", "SASLMechanism", "SASLUser", "SASLPassword", "CreateTopics", "Replication", "Compression", "Linger", "Brokers"} {
+	for _, f := range []string{"TLS", "TLSCA", "TLSCert", "TLSKey", "SASLMechanism", "SASLUser", "SASLPassword", "CreateTopics", "Replication", "Compression", "Brokers"} {
 		if k.Applies(f) {
 			t.Errorf("setting %s applies to a file", f)
 		}
+	}
+	if !k.Applies("Linger") { // how long a line waits in the buffer (issue 38)
+		t.Errorf("setting Linger does not apply to a file")
 	}
 	file.TLS = true
 	if err := file.Validate(); err == nil || err.Error() != "TLS applies to Kafka (brokers), not to a file (file)" {

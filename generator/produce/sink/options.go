@@ -7,7 +7,6 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"net"
 	"strconv"
 	"strings"
 	"time"
@@ -117,30 +116,17 @@ var ErrNoBrokers = errors.New("no broker named: want HOST:PORT[,HOST:PORT...]")
 // must not silently choose no brokers (where a caller has a default for none, such as an
 // embedded broker).
 func (b *Brokers) Set(s string) error {
+	if strings.Contains(s, "@") { // before the list is split: a password may hold a comma
+		return &BrokerError{Shown: ShownBroker(strings.TrimSpace(s)), Err: ErrBrokerUserInfo}
+	}
 	l := ParseBrokers(s)
 	if len(l) == 0 {
 		return ErrNoBrokers
 	}
-	if err := l.checkPorts(); err != nil {
+	if err := l.check(); err != nil {
 		return err
 	}
 	*b = l
-	return nil
-}
-
-// checkPorts refuses a broker whose port no connection can reach (0, above 65535, not a
-// number): the dial failed at once and was told as a broker that could not be reached
-// within the connect timeout. A broker without a port (Kafka's 9092) is left to the client.
-func (b Brokers) checkPorts() error {
-	for _, e := range b {
-		_, port, err := net.SplitHostPort(e)
-		if err != nil {
-			continue // no port, or not host:port at all: the client says what it makes of it
-		}
-		if p, err := strconv.ParseUint(port, 10, 16); err != nil || p == 0 {
-			return fmt.Errorf("broker %q: port %q, want 1 to 65535", e, port)
-		}
-	}
 	return nil
 }
 
@@ -313,6 +299,10 @@ type Ack struct {
 	Intended bool
 	// Warmup is the message's [Message.Warmup].
 	Warmup bool
+	// Key and Value are the message's bytes (a freshness follower reads a sampled message's
+	// key from them); they are the record's own and valid only during the call: copy them to
+	// keep them.
+	Key, Value []byte
 }
 
 // OnAck sets a function the Kafka sink calls with every acknowledged record, overriding the
@@ -327,7 +317,7 @@ func (c *cfg) validate() error {
 	var errs []error
 	if len(c.brokers) == 0 {
 		errs = append(errs, errors.New("no Kafka brokers given"))
-	} else if err := Brokers(c.brokers).checkPorts(); err != nil {
+	} else if err := Brokers(c.brokers).check(); err != nil {
 		errs = append(errs, err)
 	}
 	if _, ok := c.compression.codec(); !ok {

@@ -157,6 +157,12 @@ func (e *TopicError) Say(names field.Names) string {
 	return fmt.Sprintf("%s %s is for %s, not %s", field.Name(names, "Topic", "topic"), e.Topic, e.For, e.Kind)
 }
 
+// ClearTextPassword reports whether the settings send the SASL password in clear text: SASL
+// PLAIN to brokers without TLS. (SCRAM sends a proof of the password, never the password.)
+func (s *Settings) ClearTextPassword() bool {
+	return len(s.Brokers) > 0 && SASLMechanism(s.SASLMechanism) == SASLPlain && !s.TLS && s.TLSCA == "" && s.TLSCert == ""
+}
+
 // Opts are the Kafka options of the settings: the brokers, compression, linger, the delivery
 // timeout, the replication factor of created topics, and the connection options
 // ([Settings.ConnOpts]).

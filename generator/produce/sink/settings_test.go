@@ -59,7 +59,10 @@ func TestSettingsValidate(t *testing.T) {
 			text: "replication factor 0: want at least 1, or -1 for the brokers' default"},
 		{name: "replication factor without create", base: kafkaSettings(), s: func(s *Settings) { s.Replication = 3 }, wantErr: ErrReplicationNoCreation},
 		{name: "TLS with a file", base: fileSettings("x"), s: func(s *Settings) { s.TLS = true }, wantText: "TLS applies to Kafka (brokers), not to a file (file)"},
-		{name: "a linger with stdout", base: fileSettings("-"), s: func(s *Settings) { s.Linger = time.Second }, wantText: "Linger applies to Kafka (brokers), not to stdout (file -)"},
+		// A file, stdout or a pipe is written at least every linger, as a Kafka batch is sent (issue 38).
+		{name: "a linger with stdout", base: fileSettings("-"), s: func(s *Settings) { s.Linger = time.Second }},
+		{name: "a compression with stdout", base: fileSettings("-"), s: func(s *Settings) { s.Compression = CompressionZstd },
+			wantText: "Compression applies to Kafka (brokers), not to stdout (file -)"},
 		{name: "no sink comes last", base: DefaultSettings(), s: func(s *Settings) { s.Linger = -1 }, wantErr: ErrLinger},
 		{name: "user without mechanism", base: kafkaSettings(), s: func(s *Settings) { s.SASLUser = "u" }, wantErr: ErrSASLNoMechanism},
 		{name: "first refusal wins", base: fileSettings("x"), s: func(s *Settings) { s.TLS, s.Linger = true, -1 }, wantErr: ErrLinger},

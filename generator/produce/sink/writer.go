@@ -31,6 +31,13 @@ type WriterOptions struct {
 	// that does not finish in time is abandoned: its lines stay unaccounted
 	// (neither acked nor failed) and the writer fails from then on.
 	WriteTimeout time.Duration
+	// Linger bounds how long a line waits in the buffer before it is written:
+	// a line handed over is written within Linger (and the time a write under
+	// way takes) even when the buffer is not full, so that a paced run reaches
+	// a reader of the file or pipe as it goes, as Kafka's linger.ms bounds a
+	// record's wait for its batch. 0 means no bound: lines wait for a full
+	// buffer or Flush.
+	Linger time.Duration
 }
 
 // Validate reports nonsensical options.
@@ -40,6 +47,9 @@ func (o WriterOptions) Validate() error {
 	}
 	if o.WriteTimeout < 0 {
 		return fmt.Errorf("sink: write timeout %v is negative", o.WriteTimeout)
+	}
+	if o.Linger < 0 {
+		return fmt.Errorf("sink: linger %v is negative", o.Linger)
 	}
 	for t, n := range o.Partitions {
 		if n < 1 {
@@ -54,12 +64,15 @@ func (o WriterOptions) Validate() error {
 // line). Keys and topics are not written: a file holds one topic's bytes, as
 // `batch --file` does. A message is acknowledged when its whole line has been
 // written to the underlying io.Writer (not synced to disk); a write error
-// fails the messages not fully written, and is sticky. Send with a full
-// buffer writes synchronously, but on a goroutine of its own: when ctx ends
-// or WriteTimeout passes first, the write is abandoned (a pipe whose reader
-// stopped reading no longer hangs the run past its timeouts and signals),
-// its lines stay unaccounted and every later call fails. All methods are
-// safe for concurrent use.
+// fails the messages not fully written, and is sticky. Lines are gathered in a
+// buffer and written when it is full (Send then waits for the write), when
+// Flush is called, or when the oldest has waited Linger (the write then goes
+// on on a goroutine of its own while Send fills the next buffer). Writes are
+// one at a time, in order, each on a goroutine of its own: when the caller's
+// ctx ends or WriteTimeout passes first, the write is abandoned (a pipe whose
+// reader stopped reading no longer hangs the run past its timeouts and
+// signals), its lines stay unaccounted and every later call fails. All
+// methods are safe for concurrent use.
 type Writer struct {
 	mu     sync.Mutex
 	w      io.Writer
@@ -72,13 +85,34 @@ type Writer struct {
 	bufSize int
 	buf     []byte
 	pend    []pendingLine
-	closed  bool
-	clock   time.Time // the send time of unpaced lines (see Send)
-	clocked int       // unpaced lines timed by clock so far
-	timeout time.Duration
-	stuck   error // set when a write was abandoned: the writer is unusable
+	// spare and sparePend are the buffers of the last write, reused for the next lines.
+	spare     []byte
+	sparePend []pendingLine
+	closed    bool
+	clock     time.Time // the send time of unpaced lines (see Send)
+	clocked   int       // unpaced lines timed by clock so far
+	timeout   time.Duration
+	stuck     error // set when a write was abandoned: the writer is unusable
+	// linger bounds the wait of a buffered line (0: none); since is when the buffer's
+	// oldest line came; timer, when set, writes the buffer once the oldest has waited
+	// linger; flight is the write under way, nil when none.
+	linger time.Duration
+	since  time.Time
+	timer  *time.Timer
+	flight *flight
 
 	rec *recorder
+}
+
+// flight is one write under way.
+type flight struct {
+	done     chan struct{} // closed once the write returned and its lines were settled
+	deadline time.Time     // when WriteTimeout abandons it; zero without one
+	lines    int
+	// abandoned says a waiter gave up on it (ctx, WriteTimeout): its lines stay
+	// unaccounted. settled says its goroutine has settled it. Both guarded by the
+	// writer's mutex.
+	abandoned, settled bool
 }
 
 // clockEvery is how many unpaced lines share one reading of the clock.
@@ -115,7 +149,8 @@ func NewWriter(w io.Writer, o WriterOptions) (*Writer, error) {
 	if size == 0 {
 		size = 1 << 20
 	}
-	return &Writer{w: w, parts: parts, bufSize: size, buf: make([]byte, 0, size), rec: newRecorder(), timeout: o.WriteTimeout}, nil
+	return &Writer{w: w, parts: parts, bufSize: size, buf: make([]byte, 0, size), rec: newRecorder(), timeout: o.WriteTimeout,
+		linger: o.Linger}, nil
 }
 
 // CreateFile creates or truncates the file at path and returns a Writer
@@ -183,13 +218,17 @@ func (w *Writer) Send(ctx context.Context, m Message) error {
 	}
 	tc := w.rec.topic(m.Topic)
 	tc.sent.Add(1)
+	if len(w.pend) == 0 && w.linger > 0 {
+		w.since = time.Now()
+	}
 	w.buf = append(w.buf, m.Value...)
 	w.buf = append(w.buf, '\n')
 	w.pend = append(w.pend, pendingLine{tc: tc, part: part, due: due, tag: m.Tag, warm: m.Warmup, n: len(m.Value) + 1})
 	if len(w.buf) >= w.bufSize {
-		w.flushLocked(ctx)
+		w.writeLocked(ctx)
 		return w.errLocked()
 	}
+	w.armLocked()
 	return nil
 }
 
@@ -201,55 +240,120 @@ func (w *Writer) errLocked() error {
 	return w.rec.err()
 }
 
-// write writes the buffer on a goroutine of its own and waits for it, for ctx and for the
-// write timeout: a write blocked on a pipe whose reader stopped must not hold the run past
-// its timeouts and signals. An abandoned write keeps the buffer (its goroutine may still
-// write it), so the writer is stuck from then on.
-func (w *Writer) write(ctx context.Context) (int, error) {
-	type result struct {
-		n   int
-		err error
+// writeLocked writes the buffer and waits for it, after the write under way if any: on
+// return every line handed over so far is settled, or the writer is stuck (a wait abandoned
+// for ctx or the write timeout).
+func (w *Writer) writeLocked(ctx context.Context) {
+	for w.stuck == nil && (w.flight != nil || len(w.pend) > 0) {
+		if w.flight == nil {
+			w.startLocked()
+		}
+		w.waitLocked(ctx)
 	}
-	done := make(chan result, 1)
-	buf := w.buf
+}
+
+// startLocked starts writing the buffer on a goroutine of its own, which settles its lines
+// when the write returns; the next lines go to the spare buffer. There must be no write under
+// way.
+func (w *Writer) startLocked() {
+	f := &flight{done: make(chan struct{}), lines: len(w.pend)}
+	if w.timeout > 0 {
+		f.deadline = time.Now().Add(w.timeout)
+	}
+	buf, pend := w.buf, w.pend
+	if cap(w.spare) == 0 {
+		w.spare = make([]byte, 0, w.bufSize)
+	}
+	w.buf, w.pend, w.spare, w.sparePend = w.spare[:0], w.sparePend[:0], nil, nil
+	w.clocked = 0
+	w.flight = f
+	if w.timer != nil {
+		w.timer.Stop()
+		w.timer = nil
+	}
 	go func() {
 		n, err := w.w.Write(buf)
-		done <- result{n, err}
+		w.mu.Lock()
+		defer w.mu.Unlock()
+		if !f.abandoned {
+			w.settleLocked(buf, pend, n, err)
+		}
+		f.settled = true
+		clear(pend)
+		w.spare, w.sparePend = buf[:0], pend[:0]
+		if w.flight == f {
+			w.flight = nil
+		}
+		close(f.done)
+		w.armLocked() // the lines that came during the write
 	}()
+}
+
+// waitLocked waits, with the mutex released, until the write under way ends, ctx ends or the
+// write timeout passes; in the last two cases the write is abandoned: its lines stay
+// unaccounted and the writer is stuck.
+func (w *Writer) waitLocked(ctx context.Context) {
+	f := w.flight
+	if f == nil {
+		return
+	}
 	var timeout <-chan time.Time
-	if w.timeout > 0 {
-		t := time.NewTimer(w.timeout)
+	if !f.deadline.IsZero() {
+		t := time.NewTimer(time.Until(f.deadline))
 		defer t.Stop()
 		timeout = t.C
 	}
+	w.mu.Unlock()
+	var stuck error
 	select {
-	case r := <-done:
-		return r.n, r.err
+	case <-f.done:
 	case <-ctx.Done():
-		w.stuck = fmt.Errorf("sink: write of %d message(s) abandoned: %w", len(w.pend), context.Cause(ctx))
+		stuck = fmt.Errorf("sink: write of %d message(s) abandoned: %w", f.lines, context.Cause(ctx))
 	case <-timeout:
-		w.stuck = fmt.Errorf("sink: write of %d message(s) did not finish within %v (is the reader still reading?)", len(w.pend), w.timeout)
+		stuck = fmt.Errorf("sink: write of %d message(s) did not finish within %v (is the reader still reading?)", f.lines, w.timeout)
 	}
-	return 0, w.stuck
+	w.mu.Lock()
+	if stuck != nil && !f.settled && !f.abandoned {
+		f.abandoned = true
+		if w.stuck == nil {
+			w.stuck = stuck
+		}
+	}
 }
 
-// flushLocked writes the buffer and settles every pending line: acked if
-// written in full, failed otherwise; a write abandoned (ctx, the write timeout)
-// settles none of them.
-func (w *Writer) flushLocked(ctx context.Context) {
-	if len(w.pend) == 0 || w.stuck != nil {
+// armLocked sets the timer that writes the buffer once its oldest line has waited the
+// linger, when lines wait and nothing else will write them: no timer is set, no write is
+// under way (its end arms it again).
+func (w *Writer) armLocked() {
+	if w.linger <= 0 || len(w.pend) == 0 || w.timer != nil || w.flight != nil || w.stuck != nil || w.closed {
 		return
 	}
-	n, err := w.write(ctx)
-	if w.stuck != nil {
+	w.timer = time.AfterFunc(max(0, w.linger-time.Since(w.since)), w.lingered)
+}
+
+// lingered writes the buffer whose oldest line has waited the linger, and waits for the
+// write within the write timeout on the timer's goroutine; Send goes on filling the next
+// buffer meanwhile.
+func (w *Writer) lingered() {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.timer = nil
+	if w.closed || w.stuck != nil || w.flight != nil || len(w.pend) == 0 {
 		return
 	}
-	if err == nil && n < len(w.buf) {
+	w.startLocked()
+	w.waitLocked(context.Background())
+}
+
+// settleLocked settles the lines of a write of buf that wrote n bytes and returned err:
+// acked if written in full, failed otherwise.
+func (w *Writer) settleLocked(buf []byte, pend []pendingLine, n int, err error) {
+	if err == nil && n < len(buf) {
 		err = io.ErrShortWrite
 	}
 	now := time.Now()
 	off, whole := 0, 0
-	for _, l := range w.pend {
+	for _, l := range pend {
 		off += l.n
 		if off <= n {
 			whole = off
@@ -267,24 +371,28 @@ func (w *Writer) flushLocked(ctx context.Context) {
 		}
 	}
 	w.written += int64(whole)
-	w.buf = w.buf[:0]
-	clear(w.pend)
-	w.pend = w.pend[:0]
-	w.clocked = 0
 }
 
-// Flush writes out the buffer; see [Sink.Flush]. ctx is only checked before
-// writing.
+// Flush writes out the buffer and waits for it, and for a write under way; see
+// [Sink.Flush]. ctx is checked before writing, and ends a wait for a write.
 func (w *Writer) Flush(ctx context.Context) error {
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	if len(w.pend) > 0 {
+	if n := len(w.pend) + w.inFlightLocked(); n > 0 && w.stuck == nil {
 		if err := ctx.Err(); err != nil {
-			return errors.Join(fmt.Errorf("sink: flush: %d message(s) still unwritten: %w", len(w.pend), err), w.errLocked())
+			return errors.Join(fmt.Errorf("sink: flush: %d message(s) still unwritten: %w", n, err), w.errLocked())
 		}
-		w.flushLocked(ctx)
+		w.writeLocked(ctx)
 	}
 	return w.errLocked()
+}
+
+// inFlightLocked is how many lines the write under way carries.
+func (w *Writer) inFlightLocked() int {
+	if w.flight == nil {
+		return 0
+	}
+	return w.flight.lines
 }
 
 // Close flushes the buffer and closes the file if CreateFile opened it. It
@@ -297,9 +405,13 @@ func (w *Writer) Close() error {
 		return nil
 	}
 	w.closed = true
+	if w.timer != nil {
+		w.timer.Stop()
+		w.timer = nil
+	}
 	// The caller flushed with its timeout first ([Sink.Close]); a write still blocked then
 	// was abandoned, and closing the file below ends it.
-	w.flushLocked(context.Background())
+	w.writeLocked(context.Background())
 	err := w.errLocked()
 	if w.closer != nil {
 		if cerr := w.closer.Close(); cerr != nil && err == nil {

@@ -71,7 +71,7 @@ var errExtraRate = errors.New("want a number of extra messages per clean message
 func (m Mix) validate() error {
 	for class, w := range m {
 		if garbageClassNamed(class) == nil {
-			return fmt.Errorf("garbage class %q: want one of %s", class, strings.Join(AllGarbageClasses(), ", "))
+			return &UnknownClassError{Name: class}
 		}
 		if w < 0 {
 			return fmt.Errorf("garbage class %s: negative weight %d", class, w)
@@ -81,6 +81,14 @@ func (m Mix) validate() error {
 		}
 	}
 	return nil
+}
+
+// UnknownClassError is a garbage class name that is none of [AllGarbageClasses]: a caller
+// that knows what was typed can offer the classes spelled like it.
+type UnknownClassError struct{ Name string }
+
+func (e *UnknownClassError) Error() string {
+	return fmt.Sprintf("garbage class %q: want one of %s", e.Name, strings.Join(AllGarbageClasses(), ", "))
 }
 
 // total is the sum of m's weights.

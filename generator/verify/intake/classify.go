@@ -43,10 +43,27 @@ func sortedCopy(s []string) []string {
 	return s
 }
 
+// keysetMatches is arraySort(JSONExtractKeys(raw)) = sorted contract keys, noting whether the
+// members are the contract's keys in its order.
+func (d *document) keysetMatches(sorted []string) bool {
+	if d.ordered == 1 {
+		return true // parseOrdered matched the contract's keys in order
+	}
+	d.ordered = 2
+	if inOrder(d.members, sorted) {
+		d.ordered = 1
+		return true
+	}
+	return keysetMatches(d.members, sorted)
+}
+
 // keysetMatches is arraySort(JSONExtractKeys(raw)) = sorted contract keys.
 func keysetMatches(members []member, sorted []string) bool {
 	if len(members) != len(sorted) {
 		return false
+	}
+	if inOrder(members, sorted) {
+		return true
 	}
 	keys := make([]string, len(members))
 	for i, m := range members {
@@ -54,6 +71,30 @@ func keysetMatches(members []member, sorted []string) bool {
 	}
 	slices.Sort(keys)
 	return slices.Equal(keys, sorted)
+}
+
+// hitKeys and orderKeys are the contract's keys in wire order.
+var (
+	hitKeys   = schema.HitKeys()
+	orderKeys = schema.OrderKeyNames()
+)
+
+// inOrder says whether members are exactly the contract's keys in the contract's order (the
+// generator's own messages): then the key set matches without sorting.
+func inOrder(members []member, sorted []string) bool {
+	keys := hitKeys
+	if len(sorted) == len(orderKeys) {
+		keys = orderKeys
+	}
+	if len(keys) != len(members) {
+		return false
+	}
+	for i, m := range members {
+		if m.key != keys[i] {
+			return false
+		}
+	}
+	return true
 }
 
 // The key fields of a hit, by contract position, so their spelling comes from schema.
@@ -91,7 +132,7 @@ func classifyHitDoc(d *document, parsed bool) string {
 	if !parsed || d.root.kind != kindObject {
 		return NotAnObject
 	}
-	if !keysetMatches(d.members, sortedHitKeys) {
+	if !d.keysetMatches(sortedHitKeys) {
 		return KeysetMismatch
 	}
 	for _, k := range [...]string{hitWatchID, hitVisitID, hitClientID} {
@@ -183,7 +224,7 @@ func classifyOrderDoc(d *document, parsed bool) string {
 	if !parsed || d.root.kind != kindObject {
 		return NotAnObject
 	}
-	if !keysetMatches(d.members, sortedOrderKeys) {
+	if !d.keysetMatches(sortedOrderKeys) {
 		return KeysetMismatch
 	}
 	get := func(k string) value { v, _ := d.get(k); return v }

@@ -7,3 +7,22 @@ package intake
 
 // OpenEngine is openEngine: the test binary's one chDB session, where the chdb tier runs.
 var OpenEngine = openEngine
+
+// OrderedParseAgrees parses raw with parseOrdered and with parseDocument: fast says the first
+// took it, same that its document is the second's, member for member.
+func OrderedParseAgrees(raw []byte) (fast, same bool) {
+	d, ok := parseOrdered(raw, nil, hitKeys)
+	if !ok {
+		return false, true
+	}
+	g, ok := parseDocument(raw)
+	if !ok || g.root.kind != d.root.kind || len(g.members) != len(d.members) {
+		return true, false
+	}
+	for i := range g.members {
+		if g.members[i] != d.members[i] {
+			return true, false
+		}
+	}
+	return true, true
+}

@@ -4,6 +4,7 @@ import (
 	"math"
 	"strconv"
 	"unicode/utf8"
+	"unsafe"
 )
 
 // This file is a JSON reader that accepts exactly what ClickHouse 26.7's JSON functions
@@ -44,13 +45,15 @@ const (
 )
 
 // value is one parsed JSON value. Scalars carry their content; containers only their kind.
+// Every value knows where it stands in the document: [lo, hi) of its bytes.
 type value struct {
-	kind kind
-	b    bool
-	i    int64
-	u    uint64
-	f    float64
-	s    string // unescaped content of a string
+	kind   kind
+	b      bool
+	i      int64
+	u      uint64
+	f      float64
+	s      string // unescaped content of a string
+	lo, hi int32
 }
 
 // member is one key of the root object with its value.
@@ -67,6 +70,9 @@ const maxDepth = 1024
 type document struct {
 	root    value
 	members []member
+	// ordered, once known (see inOrder), says the members are the contract's keys in its
+	// order: 0 unknown, 1 yes, 2 no.
+	ordered int8
 }
 
 // get returns the first member named key, like JSONExtract's lookup.
@@ -81,11 +87,17 @@ func (d *document) get(key string) (value, bool) {
 
 // parseDocument parses raw as ClickHouse's simdjson would. ok is false when ClickHouse would
 // consider the input unparsable.
-func parseDocument(raw []byte) (d document, ok bool) {
+func parseDocument(raw []byte) (d document, ok bool) { return parseInto(raw, nil, false) }
+
+// parseInto is parseDocument appending the members to members[:0]; with alias, a string
+// without escapes is raw's own bytes, not a copy (raw must then not change while the
+// document is used).
+func parseInto(raw []byte, members []member, alias bool) (d document, ok bool) {
+	d.members = members[:0]
 	if !utf8.Valid(raw) {
 		return d, false
 	}
-	p := parser{b: raw}
+	p := parser{b: raw, alias: alias}
 	if len(raw) >= 3 && raw[0] == 0xEF && raw[1] == 0xBB && raw[2] == 0xBF {
 		p.i = 3
 	}
@@ -113,8 +125,9 @@ func parseDocument(raw []byte) (d document, ok bool) {
 }
 
 type parser struct {
-	b []byte
-	i int
+	b     []byte
+	i     int
+	alias bool // strings without escapes are b's bytes (see parseInto)
 }
 
 func (p *parser) ws() {
@@ -143,6 +156,13 @@ func (p *parser) peekAfterWS() (byte, bool) {
 // value parses one value at p.i (whitespace already skipped). depth is the number of
 // non-empty containers enclosing it.
 func (p *parser) value(depth int) (value, bool) {
+	start := p.i
+	v, ok := p.scalarOrContainer(depth)
+	v.lo, v.hi = int32(start), int32(p.i)
+	return v, ok
+}
+
+func (p *parser) scalarOrContainer(depth int) (value, bool) {
 	if p.i >= len(p.b) {
 		return value{}, false
 	}
@@ -278,7 +298,12 @@ func (p *parser) str() (string, bool) {
 	for p.i < len(p.b) {
 		c := p.b[p.i]
 		if c == '"' {
-			s := string(p.b[start:p.i])
+			var s string
+			if p.alias {
+				s = unsafe.String(unsafe.SliceData(p.b[start:]), p.i-start)
+			} else {
+				s = string(p.b[start:p.i])
+			}
 			p.i++
 			return s, true
 		}
@@ -419,7 +444,7 @@ func (p *parser) number() (value, bool) {
 	if !p.delimited() {
 		return value{}, false
 	}
-	tok := string(b[start:p.i])
+	tok := unsafe.String(&b[start], p.i-start) // only read here: no copy
 	if integer {
 		if neg {
 			i, err := strconv.ParseInt(tok, 10, 64)
@@ -442,4 +467,70 @@ func (p *parser) number() (value, bool) {
 		return value{}, false
 	}
 	return value{kind: kindDouble, f: f}, true
+}
+
+// parseOrdered parses raw when it is a compact object whose keys are exactly keys, in that
+// order, without whitespace (every message the generator renders cleanly): the
+// same document parseDocument gives, in a single pass that compares each key in place and
+// reads scalars without the general parser's per-byte dispatch. ok is false for anything
+// else, which the caller then parses with parseInto. Strings alias raw.
+func parseOrdered(raw []byte, members []member, keys []string) (d document, ok bool) {
+	d.members = members[:0]
+	if len(raw) < 2 || raw[0] != '{' || raw[len(raw)-1] != '}' || !utf8.Valid(raw) {
+		return d, false
+	}
+	d.root.kind = kindObject
+	p := parser{b: raw, i: 1, alias: true}
+	for k, key := range keys {
+		// "key":
+		if p.i+len(key)+3 > len(raw) || raw[p.i] != '"' || string(raw[p.i+1:p.i+1+len(key)]) != key ||
+			raw[p.i+1+len(key)] != '"' || raw[p.i+2+len(key)] != ':' {
+			return d, false
+		}
+		p.i += len(key) + 3
+		start := p.i
+		var v value
+		switch c := raw[p.i]; {
+		case c == '"':
+			j := p.i + 1
+			for j < len(raw) && raw[j] != '"' && raw[j] != '\\' && raw[j] >= 0x20 {
+				j++
+			}
+			if j < len(raw) && raw[j] == '"' {
+				v = value{kind: kindString, s: unsafe.String(unsafe.SliceData(raw[p.i+1:]), j-p.i-1)}
+				p.i = j + 1
+				break
+			}
+			s, ok := p.str() // an escape (or a control byte, which fails): the general reading
+			if !ok {
+				return d, false
+			}
+			v = value{kind: kindString, s: s}
+		case c == '-' || c >= '0' && c <= '9':
+			var ok bool
+			if v, ok = p.number(); !ok {
+				return d, false
+			}
+		default:
+			var ok bool
+			if v, ok = p.scalarOrContainer(1); !ok {
+				return d, false
+			}
+		}
+		v.lo, v.hi = int32(start), int32(p.i)
+		d.members = append(d.members, member{key: key, val: v})
+		want := byte(',')
+		if k == len(keys)-1 {
+			want = '}'
+		}
+		if p.i >= len(raw) || raw[p.i] != want {
+			return d, false
+		}
+		p.i++
+	}
+	if p.i != len(raw) {
+		return d, false
+	}
+	d.ordered = 1
+	return d, true
 }

@@ -242,18 +242,31 @@ func (m *digestMerge) flush() {
 	m.matched = append(m.matched[:0], make([]bool, len(planned))...)
 	copies := 0
 	text := hashText(m.cur)
+	// First the rows under a planned class, then the others: a row under a wrong class is a
+	// difference even when a row under the right one is there too; only a row equal to a
+	// planned one (its bytes and its class) beyond the planned number is a copy.
+	var rest []storeRow
 	for _, r := range m.group {
 		if i := m.pick(planned, r, true); i >= 0 {
 			m.matched[i] = true
 			m.present(planned[i])
 			continue
 		}
+		rest = append(rest, r)
+	}
+	misclassified := func(e digestEntry, r storeRow) {
+		m.count(e, func(c *DigestCounts) { c.Misclassified++ })
+		m.diffs.add(DigestDiff{Kind: KindMisclassified, Day: int(e.day), Date: dayDate(int(e.day)), What: m.plan.whats[e.what],
+			Class: m.plan.className(e.class), GotClass: storeText([]byte(r.class)), Hash: text, Rows: 1})
+	}
+	for _, r := range rest {
 		if i := m.pick(planned, r, false); i >= 0 {
 			m.matched[i] = true
-			e := planned[i]
-			m.count(e, func(c *DigestCounts) { c.Misclassified++ })
-			m.diffs.add(DigestDiff{Kind: KindMisclassified, Day: int(e.day), Date: dayDate(int(e.day)), What: m.plan.whats[e.what],
-				Class: m.plan.className(e.class), GotClass: r.class, Hash: text, Rows: 1})
+			misclassified(planned[i], r)
+			continue
+		}
+		if len(planned) > 0 && !slices.ContainsFunc(planned, func(e digestEntry) bool { return m.plan.className(e.class) == r.class }) {
+			misclassified(planned[m.owner(planned, r.hint)], r)
 			continue
 		}
 		copies++
@@ -277,7 +290,7 @@ func (m *digestMerge) flush() {
 				m.otherDates += copies
 			} else {
 				m.unplanned += copies
-				m.diffs.add(DigestDiff{Kind: KindUnplanned, Day: -1, GotClass: m.group[0].class, Hash: text, Hint: hint, Rows: copies})
+				m.diffs.add(DigestDiff{Kind: KindUnplanned, Day: -1, GotClass: storeText([]byte(m.group[0].class)), Hash: text, Hint: storeText([]byte(hint)), Rows: copies})
 			}
 		}
 	}
@@ -323,6 +336,10 @@ func (m *digestMerge) owner(planned []digestEntry, hint string) int {
 	}
 	return len(planned) - 1
 }
+
+// missedAny says whether a planned entry was not met so far or is still to come: only then
+// must expired raw rows be told from lost ones.
+func (m *digestMerge) missedAny() bool { return len(m.missed) > 0 || m.next < len(m.plan.entries) }
 
 // end ends the table: planned entries never met are missing, or expired when expired says
 // their day's raw rows are past the table's retention.

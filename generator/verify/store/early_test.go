@@ -28,13 +28,13 @@ type hooked struct {
 	calls map[string]int
 }
 
-func (h *hooked) Events(ctx context.Context, table string, date schema.Date, row func(uint64, uint64)) error {
+func (h *hooked) Events(ctx context.Context, table string, date schema.Date, cols []store.Column, row func([]byte, []int) error) error {
 	if h.events != nil {
 		if err := h.events(ctx, date); err != nil {
 			return err
 		}
 	}
-	return h.fakeStore.Events(ctx, table, date, row)
+	return h.fakeStore.Events(ctx, table, date, cols, row)
 }
 
 func (h *hooked) Digests(ctx context.Context, table, hintKey, classColumn string, row func(uint64, []byte, []byte)) error {

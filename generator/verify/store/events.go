@@ -2,17 +2,20 @@ package store
 
 import (
 	"cmp"
+	"fmt"
 	"slices"
+	"strings"
 )
 
-// plannedEvent is one accepted hit the run leaves in the events table.
-type plannedEvent struct{ watchID, clientID uint64 }
+// plannedEvent is one accepted hit the run leaves in the events table: its WatchID and the
+// digest of the row the intake stores of it (its judged columns).
+type plannedEvent struct{ watchID, digest uint64 }
 
 // sortPlanned sorts one date's planned events by WatchID and keeps one per WatchID (FINAL
 // keeps one row of a WatchID, whatever its copies).
 func sortPlanned(p []plannedEvent) []plannedEvent {
 	slices.SortFunc(p, func(a, b plannedEvent) int {
-		return cmp.Or(cmp.Compare(a.watchID, b.watchID), cmp.Compare(a.clientID, b.clientID))
+		return cmp.Or(cmp.Compare(a.watchID, b.watchID), cmp.Compare(a.digest, b.digest))
 	})
 	return slices.CompactFunc(p, func(a, b plannedEvent) bool { return a.watchID == b.watchID })
 }
@@ -33,13 +36,21 @@ func (l *lister[D]) add(d D) {
 
 func (l *lister[D]) truncated() bool { return l.count > len(l.list) }
 
+// full says whether the next difference would only be counted, not listed.
+func (l *lister[D]) full() bool { return len(l.list) >= l.max }
+
 // eventMerge matches one date's store rows, in WatchID order, with its planned events
-// (sorted by sortPlanned): FINAL's semantics, one row per WatchID, the others copies.
+// (sorted by sortPlanned): one row per WatchID whose values are the planned ones; further
+// equal rows are copies (what FINAL collapses), and a row whose values differ is a changed
+// WatchID even when an equal row is there too.
 type eventMerge struct {
 	planned     []plannedEvent
 	date        string
 	exactlyOnce bool
 	diffs       *lister[EventDiff]
+	l           *layout
+	msgs        *dayMessages
+	cols        *columnCounter
 
 	c          EventCounts
 	next       int    // the next planned event not yet met
@@ -47,40 +58,74 @@ type eventMerge struct {
 	rows       int    // its rows so far (0: no group)
 	plannedIdx int    // its planned event, −1 when unplanned
 	client     uint64 // the ClientID of its first row
-	clientOK   bool   // a row carries the planned ClientID
+	equal      int    // its rows equal to the planned one
+	changed    []string
+	heldClient uint64 // the ClientID of its first changed row
+	planBuf    []byte
 }
 
-func newEventMerge(planned []plannedEvent, date string, exactlyOnce bool, diffs *lister[EventDiff]) *eventMerge {
-	return &eventMerge{planned: planned, date: date, exactlyOnce: exactlyOnce, diffs: diffs,
+func newEventMerge(planned []plannedEvent, date string, exactlyOnce bool, diffs *lister[EventDiff], l *layout, msgs *dayMessages, cols *columnCounter) *eventMerge {
+	return &eventMerge{planned: planned, date: date, exactlyOnce: exactlyOnce, diffs: diffs, l: l, msgs: msgs, cols: cols,
 		c: EventCounts{Planned: len(planned)}}
 }
 
-// row takes the next store row.
-func (m *eventMerge) row(watchID, clientID uint64) {
+// row takes the next store row: its judged values, split at ends.
+func (m *eventMerge) row(row []byte, ends []int) error {
+	l := m.l
+	watchID := uintValue(l.cols[l.key1].Type, value(row, ends, l.key1))
+	clientID := uintValue(l.cols[l.key2].Type, value(row, ends, l.key2))
 	m.c.Rows++
-	if m.rows > 0 && watchID == m.cur {
-		m.rows++
-		if m.plannedIdx >= 0 && clientID == m.planned[m.plannedIdx].clientID {
-			m.clientOK = true
+	if m.rows == 0 || watchID != m.cur {
+		if m.rows > 0 && watchID < m.cur {
+			return fmt.Errorf("%s: the answer is not in WatchID order (%d after %d)", storeText([]byte(l.table)), watchID, m.cur)
 		}
-		return
+		m.flush()
+		for m.next < len(m.planned) && m.planned[m.next].watchID < watchID {
+			m.missing(m.planned[m.next])
+			m.next++
+		}
+		m.cur, m.rows, m.client, m.plannedIdx, m.equal, m.changed = watchID, 0, clientID, -1, 0, m.changed[:0]
+		if m.next < len(m.planned) && m.planned[m.next].watchID == watchID {
+			m.plannedIdx = m.next
+			m.next++
+		}
 	}
-	m.flush()
-	for m.next < len(m.planned) && m.planned[m.next].watchID < watchID {
-		m.missing(m.planned[m.next])
-		m.next++
+	m.rows++
+	if m.plannedIdx < 0 {
+		return nil
 	}
-	m.cur, m.rows, m.client, m.plannedIdx = watchID, 1, clientID, -1
-	if m.next < len(m.planned) && m.planned[m.next].watchID == watchID {
-		m.plannedIdx = m.next
-		m.clientOK = clientID == m.planned[m.next].clientID
-		m.next++
+	if l.digest(row) == m.planned[m.plannedIdx].digest {
+		m.equal++
+		return nil
 	}
+	// A changed row: which columns differ, against the planned message's row.
+	if len(m.changed) == 0 {
+		m.heldClient = clientID
+	}
+	msg, ok := m.msgs.message(watchID)
+	var prow []byte
+	if ok {
+		var err error
+		if prow, err = l.hitRow(m.planBuf[:0], msg); err != nil {
+			return err
+		}
+		m.planBuf = prow
+	}
+	for _, c := range l.compareRows(row, ends, prow, m.cols, m.date, func() string { return eventKey(watchID, clientID) }) {
+		if !slices.Contains(m.changed, c) {
+			m.changed = append(m.changed, c)
+		}
+	}
+	return nil
 }
 
 func (m *eventMerge) missing(p plannedEvent) {
 	m.c.Missing++
-	m.diffs.add(EventDiff{Kind: KindMissing, Date: m.date, WatchID: p.watchID, ClientID: p.clientID})
+	d := EventDiff{Kind: KindMissing, Date: m.date, WatchID: p.watchID}
+	if !m.diffs.full() {
+		d.ClientID = m.msgs.clientID(p.watchID)
+	}
+	m.diffs.add(d)
 }
 
 // flush ends the group being read.
@@ -90,20 +135,24 @@ func (m *eventMerge) flush() {
 	}
 	if m.plannedIdx >= 0 {
 		m.c.Present++
-		if !m.clientOK {
+		if len(m.changed) > 0 {
 			m.c.Changed++
-			m.diffs.add(EventDiff{Kind: KindChanged, Date: m.date, WatchID: m.cur, ClientID: m.client,
-				PlannedClientID: m.planned[m.plannedIdx].clientID, Rows: m.rows})
+			d := EventDiff{Kind: KindChanged, Date: m.date, WatchID: m.cur, ClientID: m.heldClient, Rows: m.rows, Columns: strings.Join(m.changed, ", ")}
+			if slices.Contains(m.changed, hitClientID) && !m.diffs.full() {
+				d.PlannedClientID = m.msgs.clientID(m.cur)
+			}
+			m.diffs.add(d)
+		}
+		if m.equal > 1 {
+			m.c.Copies += m.equal - 1
+			if m.exactlyOnce {
+				m.diffs.add(EventDiff{Kind: KindCopies, Date: m.date, WatchID: m.cur, ClientID: m.client, Rows: m.rows})
+			}
 		}
 	} else {
 		m.c.Unplanned++
 		m.diffs.add(EventDiff{Kind: KindUnplanned, Date: m.date, WatchID: m.cur, ClientID: m.client, Rows: m.rows})
-	}
-	if m.rows > 1 {
 		m.c.Copies += m.rows - 1
-		if m.exactlyOnce && m.plannedIdx >= 0 {
-			m.diffs.add(EventDiff{Kind: KindCopies, Date: m.date, WatchID: m.cur, ClientID: m.client, Rows: m.rows})
-		}
 	}
 	m.rows = 0
 }

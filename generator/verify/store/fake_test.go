@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"cmp"
 	"context"
+	"encoding/binary"
 	"fmt"
 	"slices"
 	"strings"
@@ -11,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/clickgen/clickgen/generator/clickhouse"
+	"github.com/clickgen/clickgen/generator/clickhouse/chtype"
 	"github.com/clickgen/clickgen/generator/produce/world"
 	"github.com/clickgen/clickgen/generator/verify/intake"
 	"github.com/clickgen/clickgen/generator/verify/store"
@@ -32,17 +34,23 @@ type fakeStore struct {
 	loads       map[schema.Date][2]int64
 	now         int64
 
-	dropped map[string]bool // tables that do not exist
-	changes map[string]int  // reads of a table that still find it changing
-	fail    error           // every read fails so (a store that stopped answering)
-	reads   map[string]int  // reads per table
+	dropped map[string]bool             // tables that do not exist
+	layout  map[string]*store.TableInfo // what Probe answers, by table (fakeLayout's by default)
+	probes  int
+	changes map[string]int // reads of a table that still find it changing
+	fail    error          // every read fails so (a store that stopped answering)
+	reads   map[string]int // reads per table
 	mu      *sync.Mutex
 	counts  map[string]int64 // Count answers, for the wait tests
 }
 
+// evRow is one row of the events table: the accepted message it was parsed from (nil for a
+// row inserted by a test) and, per column, a value a test set instead of the message's.
 type evRow struct {
 	watchID, clientID uint64
 	date              schema.Date
+	msg               []byte
+	set               map[string][]byte // column → RowBinary value
 }
 
 type rawRow struct {
@@ -59,6 +67,8 @@ type errRow struct {
 type ordRow struct {
 	id   string
 	date schema.Date
+	msg  []byte
+	set  map[string][]byte
 }
 
 // clone copies the store, so a test may damage its copy.
@@ -75,6 +85,7 @@ func (f *fakeStore) clone() *fakeStore {
 		c.loads[k] = v
 	}
 	c.dropped, c.changes, c.reads, c.counts = map[string]bool{}, map[string]int{}, map[string]int{}, map[string]int64{}
+	c.layout = fakeLayout()
 	c.mu = &sync.Mutex{}
 	return &c
 }
@@ -83,7 +94,7 @@ func (f *fakeStore) clone() *fakeStore {
 // stand's intake lands it, and the marts with the inventory's classes of the closed days.
 func play(t testing.TB, w *world.World, from, n int, g world.Garbage) *fakeStore {
 	t.Helper()
-	f := &fakeStore{loads: map[schema.Date][2]int64{}, now: 1_800_000_000, mu: &sync.Mutex{}}
+	f := &fakeStore{loads: map[schema.Date][2]int64{}, now: 1_800_000_000, mu: &sync.Mutex{}, layout: fakeLayout()}
 	for u, err := range w.Units(context.Background(), world.Range{From: from, Days: n, Garbage: g}, world.UnitOptions{}) {
 		if err != nil {
 			t.Fatal(err)
@@ -111,7 +122,7 @@ func play(t testing.TB, w *world.World, from, n int, g world.Garbage) *fakeStore
 					continue
 				}
 				row, _ := intake.AcceptedHitRow(v)
-				f.events = append(f.events, evRow{row.WatchID, row.ClientID, row.EventDate})
+				f.events = append(f.events, evRow{watchID: row.WatchID, clientID: row.ClientID, date: row.EventDate, msg: v})
 				continue
 			}
 			class, _ := intake.ClassifyOrder(v)
@@ -120,7 +131,7 @@ func play(t testing.TB, w *world.World, from, n int, g world.Garbage) *fakeStore
 				continue
 			}
 			id, _ := intake.OrderDedupKey(v)
-			f.orders = append(f.orders, ordRow{id, date})
+			f.orders = append(f.orders, ordRow{id: id, date: date, msg: v})
 		}
 		if u.Kind == world.HitsUnit {
 			f.loads[date] = [2]int64{f.now - 3600, f.now - 60}
@@ -167,7 +178,111 @@ func (f *fakeStore) Describe(context.Context) (string, error) {
 	return "a fake store", nil
 }
 
-func (f *fakeStore) Events(_ context.Context, table string, date schema.Date, row func(uint64, uint64)) error {
+// fakeLayout is the stand's tables as the chDB tier lays them out (the stand's own DDL: the
+// contract's types, LowCardinality, DateTime64(3), Decimal(18, 2)).
+func fakeLayout() map[string]*store.TableInfo {
+	t := store.StandTables()
+	info := func(name, engine string, cols ...string) *store.TableInfo {
+		ti := &store.TableInfo{Name: name, Exists: true, Engine: engine}
+		for i := 0; i < len(cols); i += 2 {
+			ti.Columns = append(ti.Columns, store.ColumnInfo{Name: cols[i], Type: cols[i+1]})
+		}
+		return ti
+	}
+	var ev []string
+	for _, c := range schema.HitColumns {
+		typ := c.Type
+		if c.Name == "UTCEventTime" {
+			typ = "DateTime('UTC')"
+		}
+		ev = append(ev, c.Name, typ)
+	}
+	var ord []string
+	for _, k := range schema.OrderKeys {
+		ord = append(ord, k.Name, k.Type)
+	}
+	return map[string]*store.TableInfo{
+		t.Events:      info(t.Events, "Distributed", append(ev, "_load_ts", "DateTime64(3)")...),
+		t.Raw:         info(t.Raw, "Distributed", "raw", "String", "kafka_topic", "LowCardinality(String)", "_load_ts", "DateTime64(3)"),
+		t.Errors:      info(t.Errors, "Distributed", "raw", "String", "error_class", "LowCardinality(String)", "_load_ts", "DateTime64(3)"),
+		t.Orders:      info(t.Orders, "Distributed", append(ord, "_load_id", "String", "_load_ts", "DateTime64(3, 'UTC')")...),
+		t.OrderErrors: info(t.OrderErrors, "Distributed", "raw", "String", "error_class", "LowCardinality(String)"),
+		t.Marts:       info(t.Marts, "View", "order_day", "Date", "order_id", "String", "mismatch_class", "LowCardinality(String)"),
+	}
+}
+
+func (f *fakeStore) Probe(_ context.Context, tables []string) (map[string]*store.TableInfo, error) {
+	f.mu.Lock()
+	f.probes++
+	f.mu.Unlock()
+	if f.fail != nil {
+		return nil, f.fail
+	}
+	out := map[string]*store.TableInfo{}
+	for _, t := range tables {
+		switch info := f.layout[t]; {
+		case f.dropped[t] || info == nil:
+			out[t] = &store.TableInfo{Name: t}
+		default:
+			c := *info
+			out[t] = &c
+		}
+	}
+	return out, nil
+}
+
+// zero is the RowBinary default of a type: 0, "", [], NULL.
+func zero(t *chtype.Type) []byte {
+	switch t.Kind {
+	case chtype.Nullable:
+		return []byte{1}
+	case chtype.LowCardinality:
+		return zero(t.Elem)
+	case chtype.String, chtype.Array:
+		return []byte{0}
+	}
+	return make([]byte, t.Width())
+}
+
+// rowOf renders a row's values of cols: what a test set, else what the intake stores of the
+// message, else (a row with no message) the keys given and defaults.
+func rowOf(cols []store.Column, msg []byte, set map[string][]byte, order bool, keys map[string][]byte) ([]byte, error) {
+	var out []byte
+	var h intake.StoredHit
+	var o intake.StoredOrder
+	if msg != nil && !order {
+		h, _ = intake.ParseStoredHit(msg)
+	} else if msg != nil {
+		o, _ = intake.ParseStoredOrder(msg)
+	}
+	for _, c := range cols {
+		if v, ok := set[c.Name]; ok {
+			out = append(out, v...)
+			continue
+		}
+		switch {
+		case msg != nil && !order:
+			var err error
+			if out, err = h.Append(out, c.Name, c.Type); err != nil {
+				return nil, err
+			}
+		case msg != nil:
+			var err error
+			if out, err = o.Append(out, c.Name, c.Type); err != nil {
+				return nil, err
+			}
+		case keys[c.Name] != nil:
+			out = append(out, keys[c.Name]...)
+		default:
+			out = append(out, zero(c.Type)...)
+		}
+	}
+	return out, nil
+}
+
+func u64(v uint64) []byte { return binary.LittleEndian.AppendUint64(nil, v) }
+
+func (f *fakeStore) Events(_ context.Context, table string, date schema.Date, cols []store.Column, row func([]byte, []int) error) error {
 	if err := f.read(table); err != nil {
 		return err
 	}
@@ -177,11 +292,24 @@ func (f *fakeStore) Events(_ context.Context, table string, date schema.Date, ro
 			rows = append(rows, e)
 		}
 	}
-	slices.SortFunc(rows, func(a, b evRow) int {
-		return cmp.Or(cmp.Compare(a.watchID, b.watchID), cmp.Compare(a.clientID, b.clientID))
-	})
+	slices.SortStableFunc(rows, func(a, b evRow) int { return cmp.Compare(a.watchID, b.watchID) })
+	var ends []int
 	for _, e := range rows {
-		row(e.watchID, e.clientID)
+		b, err := rowOf(cols, e.msg, e.set, false, map[string][]byte{"WatchID": u64(e.watchID), "ClientID": u64(e.clientID),
+			"EventDate": binary.LittleEndian.AppendUint16(nil, uint16(e.date))})
+		if err != nil {
+			return err
+		}
+		ends = ends[:0]
+		off := 0
+		for _, c := range cols {
+			n, _, _ := c.Type.Size(b[off:])
+			off += n
+			ends = append(ends, off)
+		}
+		if err := row(b, ends); err != nil {
+			return err
+		}
 	}
 	return nil
 }
@@ -225,32 +353,62 @@ func (f *fakeStore) Digests(_ context.Context, table, hintKey, classColumn strin
 	}
 	slices.SortFunc(rows, func(a, b dr) int { return cmp.Compare(a.sum, b.sum) })
 	for _, r := range rows {
+		// As the server cuts them.
+		if len(r.hint) > store.MaxHint {
+			r.hint = r.hint[:store.MaxHint]
+		}
+		if len(r.class) > store.MaxClass {
+			r.class = fmt.Appendf(nil, "%s…(%d bytes)", r.class[:store.MaxClass], len(r.class))
+		}
 		row(r.sum, r.hint, r.class)
 	}
 	return nil
 }
 
-func (f *fakeStore) Orders(_ context.Context, table string, row func([]byte, schema.Date)) error {
+func (f *fakeStore) Orders(_ context.Context, table string, cols []store.Column, row func([]byte, []int) error) error {
 	if err := f.read(table); err != nil {
 		return err
 	}
 	rows := slices.Clone(f.orders)
-	slices.SortFunc(rows, func(a, b ordRow) int { return cmp.Or(strings.Compare(a.id, b.id), cmp.Compare(a.date, b.date)) })
+	slices.SortStableFunc(rows, func(a, b ordRow) int { return cmp.Or(strings.Compare(a.id, b.id), cmp.Compare(a.date, b.date)) })
 	for _, r := range rows {
-		row([]byte(r.id), r.date)
+		id := binary.AppendUvarint(nil, uint64(len(r.id)))
+		b, err := rowOf(cols, r.msg, r.set, true, map[string][]byte{"order_id": append(id, r.id...),
+			"snapshot_date": binary.LittleEndian.AppendUint16(nil, uint16(r.date))})
+		if err != nil {
+			return err
+		}
+		if err := row(b, nil); err != nil {
+			return err
+		}
 	}
 	return nil
 }
 
-func (f *fakeStore) MartClasses(_ context.Context, view string, first, last schema.Date) ([]store.MartCount, error) {
+func (f *fakeStore) MartClasses(_ context.Context, view string, first, last schema.Date, known []string) ([]store.MartCount, error) {
 	if err := f.read(view); err != nil {
 		return nil, err
 	}
 	var out []store.MartCount
+	other := map[schema.Date]*store.MartCount{}
 	for _, m := range f.marts {
-		if m.Day >= first && m.Day <= last {
-			out = append(out, m)
+		if m.Day < first || m.Day > last {
+			continue
 		}
+		if slices.Contains(known, m.Class) {
+			out = append(out, m)
+			continue
+		}
+		o := other[m.Day]
+		if o == nil {
+			o = &store.MartCount{Day: m.Day, Example: m.Class}
+			other[m.Day] = o
+		}
+		o.Count += m.Count
+		o.Distinct++
+	}
+	for _, o := range other {
+		out = append(out, *o)
 	}
 	return out, nil
 }

@@ -1,9 +1,12 @@
 package store
 
 import (
+	"bytes"
+	"fmt"
 	"slices"
 	"strings"
 
+	"github.com/clickgen/clickgen/generator/verify/intake"
 	"github.com/clickgen/clickgen/schema"
 )
 
@@ -19,12 +22,54 @@ type plannedOrder struct {
 type orderPlan struct {
 	latest    map[string]schema.Date // order_id → latest snapshot carrying it
 	snapshots []OrderSnapshot        // the range's snapshots, with Rows
-	carried   map[orderVersion]bool  // (order_id, snapshot date) the run sends; nil when too large to keep
+	carried   map[orderVersion]int32 // (order_id, snapshot date) the run sends → its planned row
+	rows      []byte                 // the planned rows (judged values, RowBinary), one after another
+	ends      []int32                // where each planned row ends in rows
+	l         *layout                // what is read of the table; rows are planned only when it is readable
+	buf       []byte
 }
 
 type orderVersion struct {
 	id   string
 	date schema.Date
+}
+
+// carry plans the version of the accepted order row msg sent in the snapshot of date: its id
+// and snapshot_date as the intake reads them, and its row.
+func (p *orderPlan) carry(msg []byte, date schema.Date) error {
+	o, ok := intake.ParseStoredOrder(msg)
+	if !ok {
+		return fmt.Errorf("store: snapshot %s: a row the intake does not accept: %s", date, storeText(msg))
+	}
+	id, d := o.ID(), o.SnapshotDate()
+	if last, ok := p.latest[id]; !ok || last < d {
+		p.latest[id] = d
+	}
+	v := orderVersion{id, d}
+	if _, ok := p.carried[v]; ok {
+		return nil
+	}
+	k := int32(-1)
+	if p.l.ok() {
+		var err error
+		if p.buf, _, err = p.l.orderRow(p.buf[:0], msg); err != nil {
+			return err
+		}
+		p.rows = append(p.rows, p.buf...)
+		k = int32(len(p.ends))
+		p.ends = append(p.ends, int32(len(p.rows)))
+	}
+	p.carried[v] = k
+	return nil
+}
+
+// row returns the planned row of version k.
+func (p *orderPlan) row(k int32) []byte {
+	start := int32(0)
+	if k > 0 {
+		start = p.ends[k-1]
+	}
+	return p.rows[start:p.ends[k]]
 }
 
 // sorted returns the planned orders in order_id order, counting each snapshot's Final.
@@ -45,17 +90,28 @@ type orderMerge struct {
 	first, last schema.Date // the range's snapshot dates
 	exactlyOnce bool
 	diffs       *lister[OrderDiff]
+	cols        *columnCounter
 
 	c        OrderCounts
 	snap     map[schema.Date]*OrderSnapshot
 	next     int
 	cur      string
-	dates    []schema.Date // the versions of the group being read, with repeats
+	group    []orderRow // the rows of the order being read
 	versions map[schema.Date]int
+	ends     []int
 }
 
-func newOrderMerge(plan *orderPlan, exactlyOnce bool, diffs *lister[OrderDiff]) *orderMerge {
-	m := &orderMerge{planned: plan.sorted(), plan: plan, exactlyOnce: exactlyOnce, diffs: diffs, snap: map[schema.Date]*OrderSnapshot{}}
+// orderRow is one store row of the order being read: its version, and whether its judged
+// values are the planned version's (or it has none planned) and which differ.
+type orderRow struct {
+	date    schema.Date
+	equal   bool
+	planned bool
+	changed []string
+}
+
+func newOrderMerge(plan *orderPlan, exactlyOnce bool, diffs *lister[OrderDiff], cols *columnCounter) *orderMerge {
+	m := &orderMerge{planned: plan.sorted(), plan: plan, exactlyOnce: exactlyOnce, diffs: diffs, cols: cols, snap: map[schema.Date]*OrderSnapshot{}}
 	m.c.Planned = len(m.planned)
 	for i := range plan.snapshots {
 		s := &plan.snapshots[i]
@@ -76,21 +132,42 @@ func newOrderMerge(plan *orderPlan, exactlyOnce bool, diffs *lister[OrderDiff]) 
 
 func (m *orderMerge) inRange(d schema.Date) bool { _, ok := m.snap[d]; return ok }
 
-// row takes the next store row.
-func (m *orderMerge) row(id []byte, date schema.Date) {
-	m.c.Rows++
-	if len(m.dates) > 0 && string(id) == m.cur {
-		m.dates = append(m.dates, date)
-		return
+// row takes the next store row: its judged values.
+func (m *orderMerge) row(row []byte) error {
+	l := m.plan.l
+	var ok bool
+	if m.ends, ok = l.split(row, m.ends); !ok {
+		return fmt.Errorf("%s: a row that is not the RowBinary of its columns", storeText([]byte(l.table)))
 	}
-	m.flush()
-	m.cur = string(id)
-	m.dates = append(m.dates[:0], date)
+	id := stringValue(l.cols[l.key1].Type, value(row, m.ends, l.key1))
+	date := schema.Date(dayValue(l.cols[l.key2].Type, value(row, m.ends, l.key2)))
+	m.c.Rows++
+	if len(m.group) > 0 && string(id) != m.cur {
+		if string(id) < m.cur {
+			return fmt.Errorf("%s: the answer is not in order_id order", storeText([]byte(l.table)))
+		}
+		m.flush()
+	}
+	if len(m.group) == 0 {
+		m.cur = string(id)
+	}
+	r := orderRow{date: date, equal: true}
+	if k, ok := m.plan.carried[orderVersion{m.cur, date}]; ok && k >= 0 {
+		r.planned = true
+		prow := m.plan.row(k)
+		if !bytes.Equal(row, prow) {
+			r.equal = false
+			key := func() string { return "order_id " + storeText(id) + " snapshot_date " + date.String() }
+			r.changed = l.compareRows(row, m.ends, prow, m.cols, date.String(), key)
+		}
+	}
+	m.group = append(m.group, r)
+	return nil
 }
 
 // flush judges the order whose rows were read.
 func (m *orderMerge) flush() {
-	if len(m.dates) == 0 {
+	if len(m.group) == 0 {
 		return
 	}
 	id := m.cur
@@ -98,18 +175,36 @@ func (m *orderMerge) flush() {
 		m.missing(m.planned[m.next])
 		m.next++
 	}
-	// Versions, copies and FINAL's choice (the latest snapshot_date).
-	final := m.dates[len(m.dates)-1]
+	// Versions, copies, changed rows and FINAL's choice (the latest snapshot_date).
+	final := m.group[len(m.group)-1].date
 	copies, inRange := 0, false
-	for i, d := range m.dates {
-		if i > 0 && d == m.dates[i-1] {
-			copies++
-			continue
+	for i := 0; i < len(m.group); {
+		j := i
+		equal := 0
+		var changed []string
+		for ; j < len(m.group) && m.group[j].date == m.group[i].date; j++ {
+			if m.group[j].equal {
+				equal++
+			}
+			for _, c := range m.group[j].changed {
+				if !slices.Contains(changed, c) {
+					changed = append(changed, c)
+				}
+			}
 		}
+		d := m.group[i].date
 		if s, ok := m.snap[d]; ok {
 			s.Versions++
 			inRange = true
 		}
+		if equal > 1 {
+			copies += equal - 1
+		}
+		if len(changed) > 0 {
+			m.c.Changed++
+			m.diffs.add(OrderDiff{Kind: KindChanged, OrderID: storeText([]byte(id)), Date: d.String(), Got: d.String(), Rows: j - i, Columns: strings.Join(changed, ", ")})
+		}
+		i = j
 	}
 	m.c.Copies += copies
 	if m.next < len(m.planned) && m.planned[m.next].id == id {
@@ -121,36 +216,37 @@ func (m *orderMerge) flush() {
 			m.snap[p.last].FinalPresent++
 		case final < p.last:
 			m.c.Stale++
-			m.diffs.add(OrderDiff{Kind: KindStale, OrderID: id, Date: p.last.String(), Got: final.String(), Rows: len(m.dates)})
+			m.diffs.add(OrderDiff{Kind: KindStale, OrderID: storeText([]byte(id)), Date: p.last.String(), Got: final.String(), Rows: len(m.group)})
 		case final > m.last:
 			m.c.Newer++ // a later run's snapshot superseded it: not judged
 		default:
 			m.c.UnplannedVersions++
-			m.diffs.add(OrderDiff{Kind: KindUnplannedVersion, OrderID: id, Date: p.last.String(), Got: final.String(), Rows: len(m.dates)})
+			m.diffs.add(OrderDiff{Kind: KindUnplannedVersion, OrderID: storeText([]byte(id)), Date: p.last.String(), Got: final.String(), Rows: len(m.group)})
 		}
-		if m.plan.carried != nil {
-			for i, d := range m.dates {
-				if (i == 0 || d != m.dates[i-1]) && m.inRange(d) && d != final && !m.plan.carried[orderVersion{id, d}] {
+		for i, r := range m.group {
+			d := r.date
+			if (i == 0 || d != m.group[i-1].date) && m.inRange(d) && d != final {
+				if _, carried := m.plan.carried[orderVersion{id, d}]; !carried {
 					m.c.UnplannedVersions++
-					m.diffs.add(OrderDiff{Kind: KindUnplannedVersion, OrderID: id, Date: p.last.String(), Got: d.String(), Rows: len(m.dates)})
+					m.diffs.add(OrderDiff{Kind: KindUnplannedVersion, OrderID: storeText([]byte(id)), Date: p.last.String(), Got: d.String(), Rows: len(m.group)})
 				}
 			}
 		}
 		if copies > 0 && m.exactlyOnce {
-			m.diffs.add(OrderDiff{Kind: KindCopies, OrderID: id, Date: p.last.String(), Got: final.String(), Rows: len(m.dates)})
+			m.diffs.add(OrderDiff{Kind: KindCopies, OrderID: storeText([]byte(id)), Date: p.last.String(), Got: final.String(), Rows: len(m.group)})
 		}
 	} else if inRange {
 		m.c.Unplanned++
-		m.diffs.add(OrderDiff{Kind: KindUnplanned, OrderID: id, Got: final.String(), Rows: len(m.dates)})
+		m.diffs.add(OrderDiff{Kind: KindUnplanned, OrderID: storeText([]byte(id)), Got: final.String(), Rows: len(m.group)})
 	} else {
 		m.c.OtherDates++
 	}
-	m.dates = m.dates[:0]
+	m.group = m.group[:0]
 }
 
 func (m *orderMerge) missing(p plannedOrder) {
 	m.c.Missing++
-	m.diffs.add(OrderDiff{Kind: KindMissing, OrderID: p.id, Date: p.last.String()})
+	m.diffs.add(OrderDiff{Kind: KindMissing, OrderID: storeText([]byte(p.id)), Date: p.last.String()})
 }
 
 // end ends the table.
@@ -168,6 +264,6 @@ func (m *orderMerge) end(res *OrdersResult) {
 
 // ok says whether the orders reconcile.
 func (c OrderCounts) ok(exactlyOnce bool) bool {
-	return c.Missing == 0 && c.Stale == 0 && c.Unplanned == 0 && c.UnplannedVersions == 0 &&
+	return c.Missing == 0 && c.Stale == 0 && c.Unplanned == 0 && c.UnplannedVersions == 0 && c.Changed == 0 &&
 		c.Present+c.Newer == c.Planned && (!exactlyOnce || c.Copies == 0)
 }

@@ -17,6 +17,12 @@ type Result struct {
 	Garbage          world.Garbage `json:"garbage"`
 	ExactlyOnce      bool          `json:"exactly_once"`
 	Tables           Tables        `json:"tables"`
+	// Columns is what was compared of the events and orders tables: "all" (every contract
+	// column a table holds) or "keys" (WatchID and ClientID, order_id and snapshot_date).
+	Columns Columns `json:"columns"`
+	// Expired counts the planned raw rows not judged because the raw table's retention
+	// removed them (their day's events were all loaded longer ago than it keeps rows).
+	Expired int `json:"expired,omitempty"`
 
 	Events      *EventsResult `json:"events,omitempty"`
 	Errors      *DigestResult `json:"errors,omitempty"`
@@ -32,9 +38,21 @@ type Result struct {
 // TableHead is what every table's section says first.
 type TableHead struct {
 	Table string `json:"table"`
-	// Error says why the table could not be read (it does not exist, lacks a column, kept
-	// changing): a difference in itself.
+	// Engine is the table's engine as the probe found it, and Reads what a Distributed,
+	// Merge or Buffer table reads.
+	Engine string `json:"engine,omitempty"`
+	Reads  string `json:"reads,omitempty"`
+	// Error says why the table could not be read (it does not exist, lacks a column verify
+	// keys on or has it of another type, kept changing): a difference in itself.
 	Error string `json:"error,omitempty"`
+	// Problems are differences of the table's layout found by the probe: a contract column
+	// it lacks, holds with a type the stand's parse does not fill, or of a type verify does
+	// not compare. Each counts as a difference; the other columns are still compared.
+	Problems []string `json:"problems,omitempty"`
+	// Judged are the columns compared with what the intake stores, in the order read;
+	// NotJudged the table's other columns (outside the contract), listed once.
+	Judged    []string `json:"judged,omitempty"`
+	NotJudged []string `json:"not_judged,omitempty"`
 	// Differences counts the table's differences; the list holds the first MaxListed.
 	Differences int  `json:"differences"`
 	Truncated   bool `json:"truncated,omitempty"`
@@ -51,7 +69,28 @@ const (
 	KindStale            = "stale"             // an order whose latest planned version is missing
 	KindUnplannedVersion = "unplanned_version" // an order version of a snapshot of the range that did not carry it
 	KindClassCount       = "class_count"       // a mart class count other than the inventory's
+	KindOtherClasses     = "other_classes"     // mart rows under classes the stand has no word for
 )
+
+// ColumnDiff counts, for one column and date (snapshot date for orders), the rows whose
+// value differs from what the intake stores from the planned message, with a few examples.
+type ColumnDiff struct {
+	Column   string         `json:"column"`
+	Date     string         `json:"date"`
+	Rows     int            `json:"rows"`
+	Examples []ValueExample `json:"examples"`
+}
+
+// ValueExample is one row's differing value: its key, what the store holds and what the
+// intake stores from the planned message, as text (strings quoted, cut and escaped).
+type ValueExample struct {
+	Key     string `json:"key"`
+	Held    string `json:"held"`
+	Planned string `json:"planned"`
+}
+
+// MaxExamples is how many examples a ColumnDiff keeps.
+const MaxExamples = 3
 
 // EventCounts counts one date of the events table, or all of them.
 type EventCounts struct {
@@ -62,7 +101,8 @@ type EventCounts struct {
 	Missing int `json:"missing"`
 	// Unplanned is the distinct WatchIDs found that were not planned for the date.
 	Unplanned int `json:"unplanned"`
-	// Changed is the planned WatchIDs found with another ClientID.
+	// Changed is the planned WatchIDs with a row whose judged values differ from what the
+	// intake stores from the planned message (even when an equal row is there too).
 	Changed int `json:"changed"`
 	// Copies is the rows beyond the first of a WatchID: what FINAL collapses.
 	Copies int `json:"copies"`
@@ -97,7 +137,9 @@ type EventsResult struct {
 	TableHead
 	Dates []EventDate `json:"dates"`
 	Total EventCounts `json:"total"`
-	Diffs []EventDiff `json:"list"`
+	// Columns counts the changed rows per judged column and date, with examples.
+	Columns []ColumnDiff `json:"columns,omitempty"`
+	Diffs   []EventDiff  `json:"list"`
 }
 
 // EventDiff is one WatchID that does not reconcile.
@@ -108,6 +150,8 @@ type EventDiff struct {
 	ClientID uint64 `json:"client_id"`
 	// PlannedClientID is the ClientID planned for a changed row.
 	PlannedClientID uint64 `json:"planned_client_id,omitempty"`
+	// Columns names the columns a changed WatchID's rows differ in, comma-separated.
+	Columns string `json:"columns,omitempty"`
 	// Rows is how many rows the store holds of the WatchID.
 	Rows int `json:"rows"`
 }
@@ -210,7 +254,10 @@ type OrderCounts struct {
 	// OtherDates is the order_ids found, not planned, all of whose versions are of dates
 	// outside the range.
 	OtherDates int `json:"other_dates"`
-	// Copies is the rows beyond the first of an (order_id, snapshot_date).
+	// Changed is the planned versions (order_id, snapshot_date) with a row whose judged
+	// values differ from what the intake stores from the snapshot's row.
+	Changed int `json:"changed"`
+	// Copies is the rows beyond the first of an (order_id, snapshot_date), equal to it.
 	Copies int   `json:"copies"`
 	Rows   int64 `json:"rows"`
 }
@@ -236,7 +283,9 @@ type OrdersResult struct {
 	TableHead
 	Snapshots []OrderSnapshot `json:"snapshots"`
 	Total     OrderCounts     `json:"total"`
-	Diffs     []OrderDiff     `json:"list"`
+	// Columns counts the changed rows per judged column and snapshot_date, with examples.
+	Columns []ColumnDiff `json:"columns,omitempty"`
+	Diffs   []OrderDiff  `json:"list"`
 }
 
 // OrderDiff is one order that does not reconcile.
@@ -247,6 +296,8 @@ type OrderDiff struct {
 	Date string `json:"date,omitempty"`
 	Got  string `json:"got,omitempty"`
 	Rows int    `json:"rows"`
+	// Columns names the columns a changed version's rows differ in, comma-separated.
+	Columns string `json:"columns,omitempty"`
 }
 
 // MartDay is one closed day of the marts view.
@@ -255,7 +306,17 @@ type MartDay struct {
 	Date string         `json:"date"`
 	Want map[string]int `json:"want"`
 	Got  map[string]int `json:"got"`
-	OK   bool           `json:"ok"`
+	// Other sums the rows under classes neither the inventory nor the stand has a word for.
+	Other *OtherClasses `json:"other,omitempty"`
+	OK    bool          `json:"ok"`
+}
+
+// OtherClasses sums the rows of one day under unknown classes: how many rows, how many
+// distinct classes, and one of them (cut and escaped).
+type OtherClasses struct {
+	Rows     int    `json:"rows"`
+	Distinct int    `json:"distinct"`
+	Example  string `json:"example"`
 }
 
 // MartsResult is the check of the marts view: order counts per mismatch_class of every
@@ -274,4 +335,6 @@ type MartDiff struct {
 	Class string `json:"class"`
 	Want  int    `json:"want"`
 	Got   int    `json:"got"`
+	// Distinct is, for other_classes, how many distinct classes the rows hold.
+	Distinct int `json:"distinct,omitempty"`
 }

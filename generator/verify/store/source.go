@@ -7,31 +7,40 @@ import (
 	"strings"
 
 	"github.com/clickgen/clickgen/generator/clickhouse"
+	"github.com/clickgen/clickgen/generator/clickhouse/chtype"
 	"github.com/clickgen/clickgen/generator/verify/intake"
 	"github.com/clickgen/clickgen/schema"
 )
 
 // Source is what verification reads from a store. [ClickHouse] implements it over the HTTP
-// interface; tests implement it in memory. Every method reads the named table; an error
-// that is about the table (it does not exist, lacks a column, has another type) wraps
+// interface; tests implement it in memory. Every method but Probe reads the named table; an
+// error that is about the table (it does not exist, lacks a column, has another type) wraps
 // [ErrTable], one that happens while reading wraps whatever went wrong (a timeout, the
 // context's error, a broken connection), and a read that could not be made consistent wraps
 // [ErrChanged]. Row callbacks see rows in the order each method promises; their byte
-// slices are valid only during the call.
+// slices are valid only during the call, and an error they return ends the read with it.
 type Source interface {
 	// Describe names the store and its version, proving the address and the credentials.
 	Describe(ctx context.Context) (string, error)
-	// Events streams the rows of table filed under date: WatchID and ClientID, in WatchID
-	// order (then ClientID), copies included.
-	Events(ctx context.Context, table string, date schema.Date, row func(watchID, clientID uint64)) error
+	// Probe says what each of tables is (whether it exists, its engine, its columns and
+	// their types, whether reading it would consume a stream) without reading any of them.
+	Probe(ctx context.Context, tables []string) (map[string]*TableInfo, error)
+	// Events streams the rows of table filed under date (EventDate), copies included, in
+	// WatchID order: each row's values of cols in RowBinary, and where each column's value
+	// ends.
+	Events(ctx context.Context, table string, date schema.Date, cols []Column, row func(row []byte, ends []int) error) error
 	// Digests streams the rows of table in the order of the [SipHash64] of their raw: that
-	// hash, the string value of the JSON key hintKey in raw ("" when absent), and, when
-	// classColumn is not empty, that column (error_class).
+	// hash, the string value of the JSON key hintKey in raw ("" when absent; at most
+	// [MaxHint] bytes), and, when classColumn is not empty, that column (error_class, cut to
+	// at most [MaxClass] bytes and its length).
 	Digests(ctx context.Context, table, hintKey, classColumn string, row func(hash uint64, hint, class []byte)) error
-	// Orders streams the rows of table in order_id order, then snapshot_date.
-	Orders(ctx context.Context, table string, row func(orderID []byte, snapshotDate schema.Date)) error
-	// MartClasses counts the rows of view per order_day in [first, last] and mismatch_class.
-	MartClasses(ctx context.Context, view string, first, last schema.Date) ([]MartCount, error)
+	// Orders streams the rows of table in order_id order, then snapshot_date: each row's
+	// values of cols in RowBinary, and where each column's value ends.
+	Orders(ctx context.Context, table string, cols []Column, row func(row []byte, ends []int) error) error
+	// MartClasses counts the rows of view per order_day in [first, last] and mismatch_class,
+	// the classes outside known summed into one row per day (Class "", with the number of
+	// distinct classes and one of them, cut).
+	MartClasses(ctx context.Context, view string, first, last schema.Date, known []string) ([]MartCount, error)
 	// LoadTimes returns, per EventDate in [first, last] of the events table, the first and
 	// last _load_ts in Unix seconds, and the store's clock now.
 	LoadTimes(ctx context.Context, table string, first, last schema.Date) (loads map[schema.Date][2]int64, now int64, err error)
@@ -40,11 +49,29 @@ type Source interface {
 	Count(ctx context.Context, table, dateColumn string, first, last schema.Date) (int64, error)
 }
 
-// MartCount is one row of [Source.MartClasses].
+// Column is a column verify reads, with its type.
+type Column struct {
+	Name string
+	Type *chtype.Type
+	// pos is the column's position in the contract's columns (hits or order keys).
+	pos int
+}
+
+// Bounds of the store's strings verify reads besides values it compares: the date a raw
+// row's JSON names, and an error class.
+const (
+	MaxHint  = 32
+	MaxClass = 64
+)
+
+// MartCount is one row of [Source.MartClasses]. A row of the classes outside the known ones
+// has Class "", Distinct their number and Example one of them (cut).
 type MartCount struct {
-	Day   schema.Date
-	Class string
-	Count int64
+	Day      schema.Date
+	Class    string
+	Count    int64
+	Distinct int64
+	Example  string
 }
 
 // ErrTable is wrapped by an error about a table rather than the store: it does not exist,
@@ -180,36 +207,46 @@ func (c *ClickHouse) stream(ctx context.Context, table, countSQL, sql string, re
 	return fmt.Errorf("%s: %d rows read, %d counted before and %d after: %w", table, n, before, after, ErrChanged)
 }
 
-// Events implements [Source].
-func (c *ClickHouse) Events(ctx context.Context, table string, date schema.Date, row func(watchID, clientID uint64)) error {
-	where := " WHERE EventDate = " + dateLit(date)
-	var last uint64
-	first := true
-	return c.stream(ctx, table, "SELECT count() FROM "+ident(table)+where,
-		"SELECT toUInt64(assumeNotNull(WatchID)), toUInt64(assumeNotNull(ClientID)) FROM "+ident(table)+where+" ORDER BY WatchID, ClientID",
-		func(r *clickhouse.Rows) error {
-			w, err := r.UInt64()
-			if err != nil {
-				return err
-			}
-			cl, err := r.UInt64()
-			if err != nil {
-				return err
-			}
-			if !first && w < last {
-				return fmt.Errorf("%s: the answer is not in WatchID order (%d after %d)", table, w, last)
-			}
-			first, last = false, w
-			row(w, cl)
-			return nil
-		})
+// selectList is cols quoted for SELECT.
+func selectList(cols []Column) string {
+	q := make([]string, len(cols))
+	for i, c := range cols {
+		q[i] = intake.QuoteIdent(c.Name)
+	}
+	return strings.Join(q, ", ")
 }
 
-// Digests implements [Source].
+// streamValues streams rows of cols as RowBinary values.
+func (c *ClickHouse) streamValues(ctx context.Context, table, countSQL, sql string, cols []Column, row func([]byte, []int) error) error {
+	types := make([]*chtype.Type, len(cols))
+	for i, col := range cols {
+		types[i] = col.Type
+	}
+	var ends []int
+	return c.stream(ctx, table, countSQL, sql, func(r *clickhouse.Rows) error {
+		b, e, err := r.Row(types, ends)
+		ends = e
+		if err != nil {
+			return err
+		}
+		return row(b, e)
+	})
+}
+
+// Events implements [Source].
+func (c *ClickHouse) Events(ctx context.Context, table string, date schema.Date, cols []Column, row func([]byte, []int) error) error {
+	where := " WHERE " + intake.QuoteIdent(hitEventDate) + " = " + dateLit(date)
+	return c.streamValues(ctx, table, "SELECT count() FROM "+ident(table)+where,
+		"SELECT "+selectList(cols)+" FROM "+ident(table)+where+" ORDER BY "+intake.QuoteIdent(hitWatchID), cols, row)
+}
+
+// Digests implements [Source]. The hint and the class are cut by the server: a store's string
+// of any length costs verify a few bytes a row.
 func (c *ClickHouse) Digests(ctx context.Context, table, hintKey, classColumn string, row func(hash uint64, hint, class []byte)) error {
-	cols := "sipHash64(assumeNotNull(raw)) AS h, visitParamExtractString(assumeNotNull(raw), " + intake.Quote(hintKey) + ")"
+	cols := "sipHash64(assumeNotNull(raw)) AS h, substring(visitParamExtractString(assumeNotNull(raw), " + intake.Quote(hintKey) + "), 1, " + fmt.Sprint(MaxHint) + ")"
 	if classColumn != "" {
-		cols += ", toString(assumeNotNull(" + intake.QuoteIdent(classColumn) + "))"
+		cl := "toString(assumeNotNull(" + intake.QuoteIdent(classColumn) + "))"
+		cols += fmt.Sprintf(", if(length(%[1]s) > %[2]d, concat(substring(%[1]s, 1, %[2]d), '…(', toString(length(%[1]s)), ' bytes)'), %[1]s)", cl, MaxClass)
 	}
 	var last uint64
 	var hint, class []byte
@@ -239,66 +276,58 @@ func (c *ClickHouse) Digests(ctx context.Context, table, hintKey, classColumn st
 }
 
 // Orders implements [Source].
-func (c *ClickHouse) Orders(ctx context.Context, table string, row func(orderID []byte, snapshotDate schema.Date)) error {
-	var id, last []byte
-	first := true
-	return c.stream(ctx, table, "SELECT count() FROM "+ident(table),
-		"SELECT toString(assumeNotNull(order_id)), assumeNotNull(snapshot_date) FROM "+ident(table)+" ORDER BY order_id, snapshot_date",
-		func(r *clickhouse.Rows) error {
-			var err error
-			if id, err = r.String(id[:0]); err != nil {
-				return err
-			}
-			d, err := r.UInt16()
-			if err != nil {
-				return err
-			}
-			if !first && string(id) < string(last) {
-				return fmt.Errorf("%s: the answer is not in order_id order", table)
-			}
-			first, last = false, append(last[:0], id...)
-			row(id, schema.Date(d))
-			return nil
-		})
+func (c *ClickHouse) Orders(ctx context.Context, table string, cols []Column, row func([]byte, []int) error) error {
+	return c.streamValues(ctx, table, "SELECT count() FROM "+ident(table),
+		"SELECT "+selectList(cols)+" FROM "+ident(table)+" ORDER BY "+intake.QuoteIdent(orderIDKey)+", "+intake.QuoteIdent(snapshotDateKey), cols, row)
 }
 
-// MartClasses implements [Source].
-func (c *ClickHouse) MartClasses(ctx context.Context, view string, first, last schema.Date) ([]MartCount, error) {
+// MartClasses implements [Source]. Classes outside known are summed on the server: a view of
+// two million distinct classes answers one row per day for them.
+func (c *ClickHouse) MartClasses(ctx context.Context, view string, first, last schema.Date, known []string) ([]MartCount, error) {
+	q := make([]string, len(known))
+	for i, k := range known {
+		q[i] = intake.Quote(k)
+	}
 	// The stand's view reads a table whose columns are not Nullable; a view computing the
 	// mart may leave them Nullable (coalesce of a FULL JOIN's sides): RowBinary must not.
-	rows, err := c.Client.Query(ctx, "SELECT assumeNotNull(order_day) AS d, toString(assumeNotNull(mismatch_class)) AS c, count() FROM "+ident(view)+
+	rows, err := c.Client.Query(ctx, "SELECT d, k, count(), uniqExact(c), any(substring(c, 1, "+fmt.Sprint(MaxClass)+")) FROM (SELECT assumeNotNull(order_day) AS d, toString(assumeNotNull(mismatch_class)) AS c, "+
+		"if(c IN ("+strings.Join(q, ", ")+"), c, '') AS k FROM "+ident(view)+
 		" WHERE order_day >= "+dateLit(first)+" AND order_day <= "+dateLit(last)+
-		" GROUP BY d, c ORDER BY d, c")
+		") GROUP BY d, k ORDER BY d, k")
 	if err != nil {
 		return nil, tableErr(view, err)
 	}
-	defer rows.Close()
 	var out []MartCount
-	for {
-		more, err := rows.More()
-		if err != nil {
-			return nil, err
-		}
-		if !more {
-			break
-		}
+	err = readRows(rows, func(r *clickhouse.Rows) error {
 		var m MartCount
-		d, err := rows.UInt16()
+		d, err := r.UInt16()
 		if err != nil {
-			return nil, err
+			return err
 		}
-		class, err := rows.String(nil)
+		class, err := r.String(nil)
 		if err != nil {
-			return nil, err
+			return err
 		}
-		n, err := rows.UInt64()
+		n, err := r.UInt64()
 		if err != nil {
-			return nil, err
+			return err
+		}
+		distinct, err := r.UInt64()
+		if err != nil {
+			return err
+		}
+		example, err := r.String(nil)
+		if err != nil {
+			return err
 		}
 		m.Day, m.Class, m.Count = schema.Date(d), string(class), int64(n)
+		if m.Class == "" {
+			m.Distinct, m.Example = int64(distinct), storeText(example)
+		}
 		out = append(out, m)
-	}
-	return out, rows.End()
+		return nil
+	})
+	return out, err
 }
 
 // LoadTimes implements [Source].

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"text/tabwriter"
 
+	"github.com/clickgen/clickgen/generator/internal/columns"
 	"github.com/clickgen/clickgen/generator/produce/world"
 )
 
@@ -20,16 +21,21 @@ const MaxShown = 20
 func (r *Result) WriteTable(w io.Writer) error {
 	ew := &errWriter{w: w}
 	fmt.Fprintf(ew, "store: %s\n", r.Store)
-	fmt.Fprintf(ew, "run: seed %d, scale %g, %s", r.Seed, r.Scale, world.Range{From: r.From, Days: r.Days, Garbage: r.Garbage}.Describe())
+	run := fmt.Sprintf("run: seed %d, scale %g, %s", r.Seed, r.Scale, world.Range{From: r.From, Days: r.Days, Garbage: r.Garbage}.Describe())
 	if r.Segment != "" {
-		fmt.Fprintf(ew, "; segment %s", r.Segment)
+		run += "; segment " + r.Segment
 	}
-	fmt.Fprintln(ew)
+	fmt.Fprintln(ew, columns.Wrap(run, columns.Width, "  "))
 	copies := "copies are rows FINAL collapses (a replay, at-least-once delivery), reported but not differences"
 	if r.ExactlyOnce {
 		copies = "--exactly-once: copies are differences"
 	}
-	fmt.Fprintf(ew, "Cells count what the store holds; \"a≠b\": a held, b planned; %s.\n", copies)
+	fmt.Fprintln(ew, columns.Wrap(fmt.Sprintf("Cells count what the store holds; \"a≠b\": a held, b planned; %s.", copies), columns.Width, ""))
+	if r.Columns == ColumnsKeys {
+		fmt.Fprintln(ew, columns.Wrap("--columns keys: only WatchID and ClientID of the events, order_id and snapshot_date of the orders are compared, no other value.", columns.Width, ""))
+	} else {
+		fmt.Fprintln(ew, columns.Wrap("Values: every contract column a table holds is compared with what the intake stores from the planned message; a row whose values differ is changed, even beside an equal row.", columns.Width, ""))
+	}
 	if r.Events != nil {
 		r.Events.write(ew)
 	}
@@ -50,19 +56,71 @@ func (r *Result) WriteTable(w io.Writer) error {
 	}
 	fmt.Fprintln(ew)
 	r.writeDifferences(ew)
-	switch {
-	case r.OK:
-		fmt.Fprintln(ew, "OK: every table read holds exactly what the inventory says: every planned row present, nothing else.")
-	default:
-		fmt.Fprintln(ew, "DIFFERS: see the differences above.")
-	}
+	fmt.Fprintln(ew, columns.Wrap(r.Verdict(), columns.Width, "    "))
 	return ew.err
 }
 
+// Verdict is the result's last line: OK or DIFFERS, saying what was not judged.
+func (r *Result) Verdict() string {
+	keys := ""
+	if r.Columns == ColumnsKeys {
+		keys = " (keys only, --columns keys: values were not compared)"
+	}
+	switch {
+	case !r.OK:
+		return "DIFFERS" + keys + ": see the differences above."
+	case r.Expired > 0:
+		return fmt.Sprintf("OK%s: every table read holds what the inventory says, nothing else; %d raw rows past the %s retention not judged.", keys, r.Expired, "3-day")
+	}
+	return "OK" + keys + ": every table read holds exactly what the inventory says: every planned row present, nothing else."
+}
+
+// skipFlag is the flag that skips a table of role.
+func skipFlag(role string) string {
+	switch role {
+	case RoleEvents:
+		return "--events-table ''"
+	case RoleErrors:
+		return "--errors-table ''"
+	case RoleRaw:
+		return "--raw-table ''"
+	case RoleOrders:
+		return "--orders-table ''"
+	case RoleOrderErrors:
+		return "--order-errors-table ''"
+	}
+	return "--marts-view ''"
+}
+
+// maxNotJudged bounds the columns a section lists as not judged.
+const maxNotJudged = 20
+
 func headLine(w io.Writer, name string, h *TableHead, what string) {
-	fmt.Fprintf(w, "\n%s %s: %s\n", name, h.Table, what)
+	fmt.Fprintf(w, "\n%s\n", columns.Wrap(fmt.Sprintf("%s %s: %s", name, h.Table, what), columns.Width, "  "))
+	if h.Engine != "" {
+		fmt.Fprintf(w, "  engine %s", h.Engine)
+		if h.Reads != "" {
+			fmt.Fprintf(w, ", reading %s", h.Reads)
+		}
+		fmt.Fprintln(w)
+	}
 	if h.Error != "" {
-		fmt.Fprintf(w, "  CANNOT BE READ: %s\n", h.Error)
+		fmt.Fprintf(w, "  CANNOT BE READ: %s (%s skips it)\n", h.Error, skipFlag(name))
+	}
+	for _, p := range h.Problems {
+		hint := "--columns keys compares no value"
+		if name == RoleRaw {
+			hint = skipFlag(RoleRaw) + " skips it"
+		}
+		fmt.Fprintf(w, "  DIFFERS: %s (%s)\n", p, hint)
+	}
+	if n := len(h.NotJudged); n > 0 {
+		list := h.NotJudged[:min(n, maxNotJudged)]
+		more := ""
+		if n > maxNotJudged {
+			more = fmt.Sprintf(" and %d more", n-maxNotJudged)
+		}
+		fmt.Fprintf(w, "  not judged (outside the contract): %s%s\n", strings.Join(list, ", "), more)
 	}
 }
 
@@ -78,11 +136,34 @@ func (e *EventsResult) write(w io.Writer) {
 	}
 	row("total", "", e.Total)
 	tw.Flush()
+	writeColumns(w, e.Columns)
+}
+
+// maxColumnLines bounds the per-column lines of a section on the console.
+const maxColumnLines = 20
+
+// writeColumns writes, per column and date, the rows whose values differ, with one example.
+func writeColumns(w io.Writer, cols []ColumnDiff) {
+	if len(cols) == 0 {
+		return
+	}
+	fmt.Fprintln(w, "  values that differ from what the intake stores, per column and date (rows; an example: held, planned):")
+	for i, c := range cols {
+		if i == maxColumnLines {
+			fmt.Fprintf(w, "    … and %d more columns and dates (--report FILE lists them)\n", len(cols)-i)
+			break
+		}
+		fmt.Fprintf(w, "    %s %s: %d", c.Date, c.Column, c.Rows)
+		if len(c.Examples) > 0 {
+			ex := c.Examples[0]
+			fmt.Fprintf(w, "; %s: held %s, planned %s", ex.Key, ex.Held, ex.Planned)
+		}
+		fmt.Fprintln(w)
+	}
 }
 
 func (d *DigestResult) write(w io.Writer, name, what string) {
 	headLine(w, name, &d.TableHead, what)
-	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	head := []string{"date", "day"}
 	if d.Classes == nil {
 		head = append(head, "rows", "redelivered", "missing", "expired", "copies")
@@ -90,7 +171,7 @@ func (d *DigestResult) write(w io.Writer, name, what string) {
 		head = append(head, d.Classes...)
 		head = append(head, "missing", "misclassified", "copies")
 	}
-	fmt.Fprintln(tw, strings.Join(head, "\t"))
+	tbl := columns.Table{Head: head} // cut to fit a terminal: classes make it wide
 	row := func(label, day string, c DigestCounts, by map[string]DigestCounts) {
 		cells := []string{label, day}
 		if d.Classes == nil {
@@ -102,7 +183,7 @@ func (d *DigestResult) write(w io.Writer, name, what string) {
 			}
 			cells = append(cells, strconv.Itoa(c.Missing), strconv.Itoa(c.Misclassified), strconv.Itoa(c.Copies))
 		}
-		fmt.Fprintln(tw, strings.Join(cells, "\t"))
+		tbl.Rows = append(tbl.Rows, cells)
 	}
 	total := map[string]DigestCounts{}
 	for _, u := range d.Units {
@@ -114,7 +195,7 @@ func (d *DigestResult) write(w io.Writer, name, what string) {
 		}
 	}
 	row("total", "", d.Total, total)
-	tw.Flush()
+	tbl.Write(w, columns.Width)
 	fmt.Fprintf(w, "  unplanned rows: %d; rows of dates outside the run (not judged): %d\n", d.Unplanned, d.OtherDates)
 	for _, n := range d.Notes {
 		fmt.Fprintf(w, "  note: %s\n", n)
@@ -130,8 +211,9 @@ func (o *OrdersResult) write(w io.Writer) {
 	}
 	tw.Flush()
 	c := o.Total
-	fmt.Fprintf(w, "  orders: %s at their latest version; %d missing, %d stale, %d unplanned, %d unplanned versions, %d copies; %d superseded by later snapshots, %d of other dates (not judged)\n",
-		cell(c.Present+c.Newer, c.Planned), c.Missing, c.Stale, c.Unplanned, c.UnplannedVersions, c.Copies, c.Newer, c.OtherDates)
+	fmt.Fprintf(w, "  %s\n", columns.Wrap(fmt.Sprintf("orders: %s at their latest version; %d missing, %d stale, %d unplanned, %d unplanned versions, %d changed versions, %d copies; %d superseded by later snapshots, %d of other dates (not judged)",
+		cell(c.Present+c.Newer, c.Planned), c.Missing, c.Stale, c.Unplanned, c.UnplannedVersions, c.Changed, c.Copies, c.Newer, c.OtherDates), columns.Width-2, "    "))
+	writeColumns(w, o.Columns)
 }
 
 func (m *MartsResult) write(w io.Writer) {
@@ -152,11 +234,16 @@ func (m *MartsResult) write(w io.Writer) {
 	}
 	classes := append(append([]string(nil), martClasses...), sortedKeys(extra)...)
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "date\tday\t"+strings.Join(classes, "\t"))
+	fmt.Fprintln(tw, "date\tday\t"+strings.Join(classes, "\t")+"\tother classes")
 	for _, d := range m.Days {
 		cells := []string{d.Date, strconv.Itoa(d.Day)}
 		for _, c := range classes {
 			cells = append(cells, cell(d.Got[c], d.Want[c]))
+		}
+		if o := d.Other; o != nil {
+			cells = append(cells, fmt.Sprintf("%d≠0 rows (%d distinct, e.g. %s)", o.Rows, o.Distinct, o.Example))
+		} else {
+			cells = append(cells, "0")
 		}
 		fmt.Fprintln(tw, strings.Join(cells, "\t"))
 	}
@@ -174,9 +261,14 @@ func (r *Result) writeDifferences(w io.Writer) {
 		}
 		total += h.Differences
 		counts = append(counts, fmt.Sprintf("%s %d", name, h.Differences))
+		var first []string
 		if h.Error != "" {
-			lines = append([]string{fmt.Sprintf("%s: %s", name, h.Error)}, lines...)
+			first = append(first, fmt.Sprintf("%s: %s (%s skips it)", name, h.Error, skipFlag(name)))
 		}
+		for _, p := range h.Problems {
+			first = append(first, fmt.Sprintf("%s %s: %s", name, h.Table, p))
+		}
+		lines = append(first, lines...)
 		groups = append(groups, lines)
 	}
 	if e := r.Events; e != nil {
@@ -184,7 +276,10 @@ func (r *Result) writeDifferences(w io.Writer) {
 		for _, d := range e.Diffs {
 			s := fmt.Sprintf("events %s %s: WatchID %d ClientID %d", d.Kind, d.Date, d.WatchID, d.ClientID)
 			if d.Kind == KindChanged {
-				s += fmt.Sprintf(" (planned ClientID %d)", d.PlannedClientID)
+				s += " in " + d.Columns
+				if d.PlannedClientID != 0 {
+					s += fmt.Sprintf(" (planned ClientID %d)", d.PlannedClientID)
+				}
 			}
 			if d.Rows > 1 {
 				s += fmt.Sprintf(", %d rows", d.Rows)
@@ -212,7 +307,7 @@ func (r *Result) writeDifferences(w io.Writer) {
 			if d.Class != "" || d.GotClass != "" {
 				s += fmt.Sprintf(" class %q", d.Class)
 				if d.GotClass != "" && d.GotClass != d.Class {
-					s += fmt.Sprintf(" held as %q", d.GotClass)
+					s += fmt.Sprintf(" held as \"%s\"", d.GotClass)
 				}
 			}
 			s += " sipHash64 " + d.Hash
@@ -233,8 +328,11 @@ func (r *Result) writeDifferences(w io.Writer) {
 			if d.Date != "" {
 				s += " planned snapshot_date " + d.Date
 			}
-			if d.Got != "" {
+			if d.Got != "" && d.Kind != KindChanged {
 				s += " held " + d.Got
+			}
+			if d.Kind == KindChanged {
+				s += " in " + d.Columns
 			}
 			if d.Rows > 1 {
 				s += fmt.Sprintf(", %d rows", d.Rows)
@@ -246,6 +344,10 @@ func (r *Result) writeDifferences(w io.Writer) {
 	if m := r.Marts; m != nil {
 		var lines []string
 		for _, d := range m.Diffs {
+			if d.Kind == KindOtherClasses {
+				lines = append(lines, fmt.Sprintf("marts %s: %d orders under %d classes the stand has no word for (e.g. %s)", d.Date, d.Got, d.Distinct, d.Class))
+				continue
+			}
 			lines = append(lines, fmt.Sprintf("marts %s %s: %d orders, the inventory says %d", d.Date, d.Class, d.Got, d.Want))
 		}
 		add("marts", &m.TableHead, lines)
@@ -259,7 +361,7 @@ func (r *Result) writeDifferences(w io.Writer) {
 		more := false
 		for _, g := range groups {
 			if round < len(g) && shown < MaxShown {
-				fmt.Fprintf(w, "  %s\n", g[round])
+				fmt.Fprintf(w, "  %s\n", columns.Wrap(g[round], columns.Width-2, "    "))
 				shown++
 				more = true
 			}

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/clickgen/clickgen/generator/field"
 	"github.com/clickgen/clickgen/generator/produce/world"
 )
 
@@ -96,6 +97,44 @@ func (t Tables) Validate() error {
 	return errors.Join(errs...)
 }
 
+// Columns says what verify compares of the events and orders tables.
+type Columns string
+
+// The values of [Columns].
+const (
+	// ColumnsAll compares every column a table holds whose name is a field of the wire
+	// contract (the 47 hit columns, the 11 order keys) with the value the intake stores from
+	// the planned message, as the column's type holds it. The default.
+	ColumnsAll Columns = "all"
+	// ColumnsKeys compares the keys only: WatchID and ClientID of an event, order_id and
+	// snapshot_date of an order version.
+	ColumnsKeys Columns = "keys"
+)
+
+// String is c as a flag shows it.
+func (c *Columns) String() string {
+	if *c == "" {
+		return string(ColumnsAll)
+	}
+	return string(*c)
+}
+
+// Set reads "all" or "keys" (a flag's value).
+func (c *Columns) Set(s string) error { return c.UnmarshalText([]byte(s)) }
+
+// Type names the values a flag takes.
+func (c *Columns) Type() string { return "all|keys" }
+
+// UnmarshalText reads "all" or "keys".
+func (c *Columns) UnmarshalText(b []byte) error {
+	switch Columns(b) {
+	case ColumnsAll, ColumnsKeys:
+		*c = Columns(b)
+		return nil
+	}
+	return fmt.Errorf("columns %q: want all or keys", storeText(b))
+}
+
 // Defaults of [Options].
 const (
 	DefaultRawRetention = 72 * time.Hour
@@ -109,6 +148,8 @@ const (
 // Tables to [StandTables] for the stand), judges at once, and counts copies as copies.
 type Options struct {
 	Tables Tables
+	// Columns says what is compared of the events and orders tables; "" is ColumnsAll.
+	Columns Columns
 	// ExactlyOnce makes copies (more than one row of a WatchID, of an order version, of a raw
 	// or error row) differences, for stores that must never hold them; planned
 	// redeliveries are copies too.
@@ -132,6 +173,10 @@ type Options struct {
 	// read or wait a line every ProgressEvery (default DefaultProgress).
 	Logf          func(format string, args ...any)
 	ProgressEvery time.Duration
+	// Names, if set, names the settings in the lines Logf hears as the caller's inputs name
+	// them (tables.events … tables.marts, the fields of Tables by their JSON names: a line
+	// says that an empty tables.marts skips the marts); nil keeps these keys.
+	Names field.Names
 }
 
 func (o Options) withDefaults() Options {
@@ -147,6 +192,9 @@ func (o Options) withDefaults() Options {
 	if o.MaxListed <= 0 {
 		o.MaxListed = DefaultMaxListed
 	}
+	if o.Columns == "" {
+		o.Columns = ColumnsAll
+	}
 	if o.ProgressEvery <= 0 {
 		o.ProgressEvery = DefaultProgress
 	}
@@ -160,6 +208,9 @@ func (o Options) withDefaults() Options {
 func (o Options) Validate() error {
 	if o.Wait < 0 {
 		return fmt.Errorf("store: wait %v is negative", o.Wait)
+	}
+	if o.Columns != "" && o.Columns != ColumnsAll && o.Columns != ColumnsKeys {
+		return fmt.Errorf("store: columns %q: want all or keys", storeText([]byte(o.Columns)))
 	}
 	return o.Tables.Validate()
 }

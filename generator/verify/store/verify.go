@@ -5,10 +5,14 @@ import (
 	"errors"
 	"fmt"
 	"runtime"
+	"slices"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
 
+	"github.com/clickgen/clickgen/generator/clickhouse/chtype"
+	"github.com/clickgen/clickgen/generator/field"
 	"github.com/clickgen/clickgen/generator/produce/world"
 	"github.com/clickgen/clickgen/generator/verify/intake"
 	"github.com/clickgen/clickgen/schema"
@@ -23,17 +27,19 @@ func dayDate(d int) string        { return world.DayDate(d).String() }
 
 // Verify reads the store through src and reconciles it with what the run r of w leaves
 // there: the inventory of `batch --day From --days Days` and `snapshot --day From --days
-// Days` with r's garbage and segment. It walks the run's planned units once (the units the
-// sender sends and the inventory counts; without the raw table, the hits' days from their
-// models, unrendered), judging the events table date by date as each day's hits are planned,
-// so memory holds one date's WatchIDs, not the run's; raw and error rows are matched by the
-// [SipHash64] of their bytes (16 bytes per planned row), orders by order_id.
+// Days` with r's garbage and segment. It probes every named table first (see [ConsumesError]),
+// then walks the run's planned units once (the units the sender sends and the inventory
+// counts), judging the events table date by date as each day's hits are planned and rendered,
+// so memory holds one date's WatchIDs and row digests, not the run's; raw and error rows are
+// matched by the [SipHash64] of their bytes (16 bytes per planned row), orders by order_id and
+// snapshot_date with their planned rows.
 //
 // A table that cannot be read (it does not exist, lacks a column, kept changing while read)
-// is a difference of that table and the others are still read. Anything else that fails a
-// read (the store does not answer in time, refuses the credentials, the answer breaks off,
-// ctx ends) ends Verify with that error and no result: it never judges a store it could not
-// read whole.
+// is a difference of that table and the others are still read. A named table whose read
+// would consume ends Verify with a [ConsumesError] before anything is read. Anything else that
+// fails a read (the store does not answer in time, refuses the credentials, the answer breaks
+// off, ctx ends) ends Verify with that error and no result: it never judges a store it could
+// not read whole.
 func Verify(ctx context.Context, w *world.World, r Range, src Source, opt Options) (*Result, error) {
 	if err := errors.Join(r.Validate(), opt.Validate()); err != nil {
 		return nil, err
@@ -46,9 +52,19 @@ func Verify(ctx context.Context, w *world.World, r Range, src Source, opt Option
 	if err != nil {
 		return nil, err
 	}
-	opt.Logf("verify: %s", desc)
+	opt.Logf("verify: %s", chtype.Escape([]byte(desc), maxErrorText))
 	prog := newProgress(opt.Logf, opt.ProgressEvery)
 	defer prog.stop()
+	// The description carries the server's own version string: escaped like any of its text.
+	desc = chtype.Escape([]byte(desc), maxErrorText)
+	v := &verifier{w: w, r: r, src: src, opt: opt, prog: prog, res: &Result{Store: desc, ExactlyOnce: opt.ExactlyOnce, Tables: opt.Tables, Columns: opt.Columns}}
+	// Every named table is probed before any is read: one whose read would consume is
+	// refused before a single SELECT on any table, one that does not exist or lacks what is
+	// read is a difference, and neither is waited for.
+	if err := v.probe(ctx); err != nil {
+		return nil, err
+	}
+	v.sayUnreadable()
 	if opt.Wait > 0 {
 		start := time.Now()
 		inv, err := w.Inventory(ctx, r, opt.Workers)
@@ -56,12 +72,38 @@ func Verify(ctx context.Context, w *world.World, r Range, src Source, opt Option
 			return nil, err
 		}
 		opt.Logf("verify: the inventory of run %s computed in %v", runName(r), time.Since(start).Round(time.Millisecond))
-		if err := waitFor(ctx, src, r, inv, opt); err != nil {
+		wopt := opt
+		wopt.Tables = v.readable()
+		if err := waitFor(ctx, src, r, inv, wopt); err != nil {
 			return nil, err
 		}
 	}
-	v := &verifier{w: w, r: r, src: src, opt: opt, prog: prog, res: &Result{Store: desc, ExactlyOnce: opt.ExactlyOnce, Tables: opt.Tables}}
 	return v.run(ctx)
+}
+
+// sayUnreadable names, at once, each named table the probe found unreadable (it does not
+// exist, or lacks a column read): it is judged as a difference and never waited for, and the
+// setting that skips it is said as the caller names it (issue 38: verify waited 30 s on a
+// default view a server did not have, and nothing said how to skip it).
+func (v *verifier) sayUnreadable() {
+	for _, role := range []string{RoleEvents, RoleErrors, RoleRaw, RoleOrders, RoleOrderErrors, RoleMarts} {
+		if l := v.layouts[role]; l != nil && !l.ok() {
+			key := "tables." + strings.ReplaceAll(role, " ", "_")
+			v.opt.Logf("verify: %s: %s; not waited for (%s '' skips it)", role, l.err, field.Name(v.opt.Names, key, key))
+		}
+	}
+}
+
+// readable is the named tables that the probe found readable; the others are blank.
+func (v *verifier) readable() Tables {
+	t := v.opt.Tables
+	for role, name := range map[string]*string{RoleEvents: &t.Events, RoleErrors: &t.Errors, RoleRaw: &t.Raw,
+		RoleOrders: &t.Orders, RoleOrderErrors: &t.OrderErrors, RoleMarts: &t.Marts} {
+		if *name != "" && !v.layouts[role].ok() {
+			*name = ""
+		}
+	}
+	return t
 }
 
 // verifier is one run of Verify.
@@ -73,17 +115,20 @@ type verifier struct {
 	prog *progress
 	res  *Result
 
+	layouts    map[string]*layout // what the probe found of each named table, by role
 	events     *EventsResult
 	eventDiffs lister[EventDiff]
+	eventCols  columnCounter
 	eventsDead bool // the events table failed: no more dates are read
 	planned    []plannedEvent
+	scratch    []*planScratch // per worker, while planning
+	nextRead   *eventRead     // the read of the next date, started while this one is judged
 	raw, errs  *digestPlan
 	orders     *orderPlan
 	orderErrs  *digestPlan
 	dig        digester
 	sums       []uint64
 	closed     map[int]*world.OrderClasses // the final classes of the closed days
-	rawNotes   []string
 
 	// The reads of the raw, error, orders and order error tables, started before the run is
 	// planned (see early); nil for a table not read.
@@ -99,6 +144,9 @@ func (v *verifier) run(parent context.Context) (*Result, error) {
 		abort(context.Canceled)
 		for _, e := range started {
 			<-e.done
+		}
+		if r := v.nextRead; r != nil {
+			<-r.done
 		}
 	}()
 	res, err := v.check(ctx, abort, &started)
@@ -117,16 +165,16 @@ func (v *verifier) startEarly(ctx context.Context, abort context.CancelCauseFunc
 		*started = append(*started, e)
 		return e
 	}
-	if v.raw != nil {
+	if v.raw != nil && v.layouts[RoleRaw].ok() {
 		v.rawEarly = start(t.Raw, v.digestsRead(t.Raw, "EventDate", ""))
 	}
-	if v.errs != nil {
+	if v.errs != nil && v.layouts[RoleErrors].ok() {
 		v.errsEarly = start(t.Errors, v.digestsRead(t.Errors, "EventDate", "error_class"))
 	}
-	if v.orders != nil && len(world.SnapshotDays(v.r.From, v.r.Days)) > 0 {
+	if v.orders != nil && v.layouts[RoleOrders].ok() && len(world.SnapshotDays(v.r.From, v.r.Days)) > 0 {
 		v.ordersEarly = start(t.Orders, v.ordersRead(t.Orders))
 	}
-	if v.orderErrs != nil {
+	if v.orderErrs != nil && v.layouts[RoleOrderErrors].ok() {
 		v.orderErrsEarly = start(t.OrderErrors, v.digestsRead(t.OrderErrors, "snapshot_date", "error_class"))
 	}
 }
@@ -138,10 +186,12 @@ func (v *verifier) digestsRead(table, hintKey, classColumn string) func(context.
 	}
 }
 
-// ordersRead reads the orders table whole: (snapshot_date, order_id) rows.
+// ordersRead reads the orders table whole: each row's judged values (split again by the
+// judging).
 func (v *verifier) ordersRead(table string) func(context.Context, rowSink) error {
+	cols := v.layouts[RoleOrders].cols
 	return func(ctx context.Context, row rowSink) error {
-		return v.src.Orders(ctx, table, func(id []byte, d schema.Date) { row(uint64(d), id, nil) })
+		return v.src.Orders(ctx, table, cols, func(b []byte, _ []int) error { row(0, b, nil); return nil })
 	}
 }
 
@@ -165,7 +215,12 @@ func (v *verifier) check(ctx context.Context, abort context.CancelCauseFunc, sta
 	v.dig = digester{workers: v.opt.Workers}
 	if t.Events != "" {
 		v.events = &EventsResult{TableHead: TableHead{Table: t.Events}}
+		v.layouts[RoleEvents].head(&v.events.TableHead)
 		v.eventDiffs.max = v.opt.MaxListed
+		if !v.layouts[RoleEvents].ok() {
+			v.eventsDead = true
+			v.opt.Logf("verify: %s", v.events.Error)
+		}
 	}
 	if t.Raw != "" {
 		v.raw = newDigestPlan(nil)
@@ -174,7 +229,7 @@ func (v *verifier) check(ctx context.Context, abort context.CancelCauseFunc, sta
 		v.errs = newDigestPlan(intake.HitClasses[:])
 	}
 	if t.Orders != "" {
-		v.orders = &orderPlan{latest: map[string]schema.Date{}, carried: map[orderVersion]bool{}}
+		v.orders = &orderPlan{latest: map[string]schema.Date{}, carried: map[orderVersion]int32{}, l: v.layouts[RoleOrders]}
 	}
 	if t.OrderErrors != "" {
 		v.orderErrs = newDigestPlan(intake.OrderClasses[:])
@@ -192,17 +247,18 @@ func (v *verifier) check(ctx context.Context, abort context.CancelCauseFunc, sta
 	if v.events != nil {
 		e := v.events
 		e.Diffs, e.Differences, e.Truncated = v.eventDiffs.list, v.eventDiffs.count, v.eventDiffs.truncated()
+		e.Columns = v.eventCols.list()
 		e.finish(v.opt.ExactlyOnce)
 		res.Events = e
 	}
 	var err error
 	if v.raw != nil {
-		if res.Raw, err = v.checkDigests(ctx, t.Raw, "EventDate", "", v.raw, v.rawEarly, v.hitDates(), v.expiry(ctx)); err != nil {
+		if res.Raw, err = v.checkDigests(ctx, RoleRaw, t.Raw, "EventDate", "", v.raw, v.rawEarly, v.hitDates()); err != nil {
 			return nil, err
 		}
 	}
 	if v.errs != nil {
-		if res.Errors, err = v.checkDigests(ctx, t.Errors, "EventDate", "error_class", v.errs, v.errsEarly, v.hitDates(), nil); err != nil {
+		if res.Errors, err = v.checkDigests(ctx, RoleErrors, t.Errors, "EventDate", "error_class", v.errs, v.errsEarly, v.hitDates()); err != nil {
 			return nil, err
 		}
 	}
@@ -212,7 +268,7 @@ func (v *verifier) check(ctx context.Context, abort context.CancelCauseFunc, sta
 		}
 	}
 	if v.orderErrs != nil {
-		if res.OrderErrors, err = v.checkDigests(ctx, t.OrderErrors, "snapshot_date", "error_class", v.orderErrs, v.orderErrsEarly, v.snapshotDates(), nil); err != nil {
+		if res.OrderErrors, err = v.checkDigests(ctx, RoleOrderErrors, t.OrderErrors, "snapshot_date", "error_class", v.orderErrs, v.orderErrsEarly, v.snapshotDates()); err != nil {
 			return nil, err
 		}
 	}
@@ -223,7 +279,12 @@ func (v *verifier) check(ctx context.Context, abort context.CancelCauseFunc, sta
 	}
 	res.OK = true
 	for _, h := range res.heads() {
+		h.Differences += len(h.Problems)
+		h.OK = h.OK && len(h.Problems) == 0
 		res.OK = res.OK && h.OK
+	}
+	if res.Raw != nil {
+		res.Expired = res.Raw.Total.Expired
 	}
 	return res, nil
 }
@@ -307,12 +368,16 @@ func (v *verifier) walk(ctx context.Context) error {
 				}
 				continue
 			}
-			planned, err := v.planExtras(u.Day, u.Extras, v.hitsBatches(u, v.planned[:0]))
+			planned, err := v.hitsBatches(ctx, u, v.planned[:0])
 			if err != nil {
 				return err
 			}
+			msgs := &dayMessages{day: u.Hits}
+			if planned, err = v.planExtras(u.Day, u.Extras, planned, msgs); err != nil {
+				return err
+			}
 			v.planned = planned
-			if err := v.judgeDay(ctx, u.Day, planned); err != nil {
+			if err := v.judgeDay(ctx, u.Day, planned, msgs); err != nil {
 				return err
 			}
 			v.prog.start(fmt.Sprintf("planning run %s", runName(r)))
@@ -327,11 +392,13 @@ func (v *verifier) walk(ctx context.Context) error {
 type plannedDay struct {
 	day     int
 	planned []plannedEvent
+	msgs    *dayMessages
 	err     error
 }
 
 // walkModels plans the hits from the days' models on a goroutine one day ahead of the
-// judging: while a date of the store is read and matched, the next day is generated.
+// judging: while a date of the store is read and matched, the next day is generated (and,
+// comparing values, rendered and modelled on the workers).
 func (v *verifier) walkModels(ctx context.Context) error {
 	r := v.r
 	ctx, cancel := context.WithCancel(ctx)
@@ -356,13 +423,11 @@ func (v *verifier) walkModels(ctx context.Context) error {
 				extras, err = day.HitExtrasContext(ctx, r.Garbage)
 			}
 			if err == nil {
-				planned = planned[:0]
-				if v.events != nil {
-					for i := range day.Len() {
-						planned = append(planned, plannedEvent{watchID: day.WatchID(i), clientID: day.ClientID(i)})
-					}
-				}
-				pd.planned, err = v.planExtras(d, extras, planned)
+				pd.msgs = &dayMessages{day: day}
+				planned, err = v.planDay(ctx, day, planned[:0])
+			}
+			if err == nil {
+				pd.planned, err = v.planExtras(d, extras, planned, pd.msgs)
 			}
 			pd.err = err
 			select {
@@ -385,7 +450,7 @@ func (v *verifier) walkModels(ctx context.Context) error {
 		if pd.err != nil {
 			return pd.err
 		}
-		if err := v.judgeDay(ctx, pd.day, pd.planned); err != nil {
+		if err := v.judgeDay(ctx, pd.day, pd.planned, pd.msgs); err != nil {
 			return err
 		}
 		free <- pd.planned
@@ -393,13 +458,126 @@ func (v *verifier) walkModels(ctx context.Context) error {
 	return ctx.Err()
 }
 
-// hitsBatches appends the clean messages of a day's unit to planned (their ids), planning
-// the digests of their bytes for the raw table.
-func (v *verifier) hitsBatches(u *world.Unit, planned []plannedEvent) []plannedEvent {
+// planDay appends the clean events of day to planned: their WatchIDs and the digests of the
+// rows the intake stores of them, rendered and modelled on the workers when values are
+// compared (the keys alone need no rendering).
+func (v *verifier) planDay(ctx context.Context, day *world.Day, planned []plannedEvent) ([]plannedEvent, error) {
+	if v.events == nil {
+		return planned, nil
+	}
+	n := day.Len()
+	base := len(planned)
+	planned = slices.Grow(planned, n)[:base+n]
+	out := planned[base:]
+	l := v.layouts[RoleEvents]
+	switch {
+	case v.eventsDead:
+		for i := range n {
+			out[i] = plannedEvent{watchID: day.WatchID(i)}
+		}
+		return planned, nil
+	case l.keysOnly():
+		var row []byte
+		for i := range n {
+			row = l.keyRow(row[:0], day.WatchID(i), day.ClientID(i))
+			out[i] = plannedEvent{watchID: day.WatchID(i), digest: l.digest(row)}
+		}
+		return planned, nil
+	}
+	err := v.parallel(ctx, n, func(w, lo, hi int) error {
+		sc := v.scratch[w]
+		for i := lo; i < hi; i++ {
+			sc.msg = day.AppendEvent(sc.msg[:0], i)
+			var err error
+			if sc.row, err = l.hitRowInto(sc.row[:0], sc.msg, &sc.hit); err != nil {
+				return err
+			}
+			out[i] = plannedEvent{watchID: day.WatchID(i), digest: l.digest(sc.row)}
+		}
+		return nil
+	})
+	return planned, err
+}
+
+// planScratch is one worker's memory while planning: a message, its row, its parse.
+type planScratch struct {
+	msg, row []byte
+	hit      intake.StoredHit
+}
+
+// parallel runs f over [0, n) in chunks on the workers; f learns its worker's number.
+func (v *verifier) parallel(ctx context.Context, n int, f func(worker, lo, hi int) error) error {
+	workers := max(1, min(v.opt.Workers, n/1024))
+	for len(v.scratch) < workers {
+		v.scratch = append(v.scratch, &planScratch{})
+	}
+	if workers == 1 {
+		return f(0, 0, n)
+	}
+	const chunk = 2048
+	var next atomic.Int64
+	errs := make([]error, workers)
+	var wg sync.WaitGroup
+	for w := range workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for ctx.Err() == nil {
+				lo := int(next.Add(chunk)) - chunk
+				if lo >= n {
+					return
+				}
+				if err := f(w, lo, min(n, lo+chunk)); err != nil {
+					errs[w] = err
+					return
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	if err := errors.Join(errs...); err != nil {
+		return err
+	}
+	return ctx.Err()
+}
+
+// hitsBatches appends the clean messages of a day's unit to planned (their WatchIDs and
+// digests), planning the digests of their bytes for the raw table.
+func (v *verifier) hitsBatches(ctx context.Context, u *world.Unit, planned []plannedEvent) ([]plannedEvent, error) {
+	l := v.layouts[RoleEvents]
 	for b := range u.Batches() {
 		if v.events != nil {
-			for i := range b.Msgs {
-				planned = append(planned, plannedEvent{watchID: b.WatchID(i), clientID: parseUint(b.Key(i))})
+			n := len(b.Msgs)
+			base := len(planned)
+			planned = slices.Grow(planned, n)[:base+n]
+			out := planned[base:]
+			switch {
+			case v.eventsDead:
+				for i := range n {
+					out[i] = plannedEvent{watchID: b.WatchID(i)}
+				}
+			case l.keysOnly():
+				var row []byte
+				for i := range n {
+					row = l.keyRow(row[:0], b.WatchID(i), parseUint(b.Key(i)))
+					out[i] = plannedEvent{watchID: b.WatchID(i), digest: l.digest(row)}
+				}
+			default:
+				err := v.parallel(ctx, n, func(w, lo, hi int) error {
+					sc := v.scratch[w]
+					for i := lo; i < hi; i++ {
+						var err error
+						if sc.row, err = l.hitRowInto(sc.row[:0], b.Value(i), &sc.hit); err != nil {
+							return err
+						}
+						out[i] = plannedEvent{watchID: b.WatchID(i), digest: l.digest(sc.row)}
+					}
+					return nil
+				})
+				if err != nil {
+					b.Release()
+					return planned, err
+				}
 			}
 		}
 		if v.raw != nil {
@@ -416,14 +594,14 @@ func (v *verifier) hitsBatches(u *world.Unit, planned []plannedEvent) []plannedE
 		}
 		b.Release()
 	}
-	return planned
+	return planned, nil
 }
 
 // planExtras plans the extras of day d, whose clean events are planned: the raw and error
-// rows they leave, and the accepted ones' events; it returns planned sorted for judging. It
-// alone writes the raw and error plans (on walkModels' goroutine when the days are planned
-// from their models).
-func (v *verifier) planExtras(d int, extras []world.Extra, planned []plannedEvent) ([]plannedEvent, error) {
+// rows they leave, and the accepted ones' events (kept in msgs, to explain their rows); it
+// returns planned sorted for judging. It alone writes the raw and error plans (on
+// walkModels' goroutine when the days are planned from their models).
+func (v *verifier) planExtras(d int, extras []world.Extra, planned []plannedEvent, msgs *dayMessages) ([]plannedEvent, error) {
 	date := dateOfDay(d)
 	if v.raw != nil {
 		v.raw.unit(d)
@@ -431,6 +609,8 @@ func (v *verifier) planExtras(d int, extras []world.Extra, planned []plannedEven
 	if v.errs != nil {
 		v.errs.unit(d)
 	}
+	l := v.layouts[RoleEvents]
+	var row []byte
 	for i := range extras {
 		x := &extras[i]
 		if x.Redelivered() {
@@ -448,12 +628,27 @@ func (v *verifier) planExtras(d int, extras []world.Extra, planned []plannedEven
 		case intake.NoRow:
 			continue
 		case intake.Accepted:
-			row, ok := intake.AcceptedHitRow(x.Value)
-			if !ok || row.EventDate != date {
-				return nil, fmt.Errorf("store: day %d: an %s message (%s) the intake files under %s, not its day's date %s", d, x.Class, x.Kind, row.EventDate, date)
+			h, ok := intake.ParseStoredHit(x.Value)
+			hr := h.Row()
+			if !ok || hr.EventDate != date {
+				return nil, fmt.Errorf("store: day %d: an %s message (%s) the intake files under %s, not its day's date %s", d, x.Class, x.Kind, hr.EventDate, date)
 			}
 			if v.events != nil {
-				planned = append(planned, plannedEvent{watchID: row.WatchID, clientID: row.ClientID})
+				pe := plannedEvent{watchID: hr.WatchID}
+				if !v.eventsDead {
+					var err error
+					if l.keysOnly() {
+						row = l.keyRow(row[:0], hr.WatchID, hr.ClientID)
+					} else if row, err = l.hitRow(row[:0], x.Value); err != nil {
+						return nil, err
+					}
+					pe.digest = l.digest(row)
+				}
+				planned = append(planned, pe)
+				if msgs.extras == nil {
+					msgs.extras = map[uint64][]byte{}
+				}
+				msgs.extras[hr.WatchID] = x.Value
 			}
 		default:
 			if v.errs != nil {
@@ -471,7 +666,7 @@ func (v *verifier) planExtras(d int, extras []world.Extra, planned []plannedEven
 }
 
 // judgeDay judges day d's date in the events table against its planned events.
-func (v *verifier) judgeDay(ctx context.Context, d int, planned []plannedEvent) error {
+func (v *verifier) judgeDay(ctx context.Context, d int, planned []plannedEvent, msgs *dayMessages) error {
 	if v.events == nil {
 		return nil
 	}
@@ -481,12 +676,13 @@ func (v *verifier) judgeDay(ctx context.Context, d int, planned []plannedEvent) 
 		v.events.Dates = append(v.events.Dates, de)
 		return nil
 	}
-	c, err := v.judgeDate(ctx, dateOfDay(d), planned)
+	c, err := v.judgeDate(ctx, dateOfDay(d), planned, msgs)
 	if errors.Is(err, ErrTable) || errors.Is(err, ErrChanged) {
-		v.events.Error, v.eventsDead = err.Error(), true
+		v.stopNextRead()
+		v.events.Error, v.eventsDead = errText(err), true
 		de.Planned = len(planned)
 		v.events.Dates = append(v.events.Dates, de)
-		v.opt.Logf("verify: %v", err)
+		v.opt.Logf("verify: %s", errText(err))
 		return nil
 	}
 	if err != nil {
@@ -494,38 +690,105 @@ func (v *verifier) judgeDay(ctx context.Context, d int, planned []plannedEvent) 
 	}
 	de.EventCounts, de.OK = c, c.ok(v.opt.ExactlyOnce)
 	v.events.Dates = append(v.events.Dates, de)
-	v.opt.Logf("verify: %s %s: %d of %d planned WatchIDs present, %d missing, %d unplanned, %d copies (%d rows read)",
-		v.events.Table, de.Date, c.Present, c.Planned, c.Missing, c.Unplanned, c.Copies, c.Rows)
+	v.opt.Logf("verify: %s %s: %d of %d planned WatchIDs present, %d missing, %d unplanned, %d changed, %d copies (%d rows read)",
+		v.events.Table, de.Date, c.Present, c.Planned, c.Missing, c.Unplanned, c.Changed, c.Copies, c.Rows)
 	return nil
 }
 
-// judgeDate reads one date of the events table and matches it with planned.
-func (v *verifier) judgeDate(ctx context.Context, date schema.Date, planned []plannedEvent) (EventCounts, error) {
+// judgeDate reads one date of the events table and matches it with planned. The read of
+// the run's next date is sent meanwhile: the store sorts it while this date is judged and the
+// next day planned, and holds its answer until verify reads it.
+func (v *verifier) judgeDate(ctx context.Context, date schema.Date, planned []plannedEvent, msgs *dayMessages) (EventCounts, error) {
 	table := v.events.Table
+	ahead := true // the next date's read is sent while this one is judged
 	for attempt := 1; ; attempt++ {
 		diffs := &lister[EventDiff]{max: max(0, v.eventDiffs.max-len(v.eventDiffs.list))}
-		m := newEventMerge(planned, date.String(), v.opt.ExactlyOnce, diffs)
+		cols := &columnCounter{}
+		m := newEventMerge(planned, date.String(), v.opt.ExactlyOnce, diffs, v.layouts[RoleEvents], msgs, cols)
+		read := v.nextRead
+		if read == nil || read.date != date {
+			v.stopNextRead()
+			read = v.startEventRead(ctx, date, false)
+		}
+		v.nextRead = nil
+		if next := date + 1; ahead && next <= dateOfDay(v.r.From+v.r.Days-1) {
+			v.nextRead = v.startEventRead(ctx, next, true)
+		}
 		v.prog.start(fmt.Sprintf("reading %s, EventDate %s", table, date))
-		err := v.src.Events(ctx, table, date, func(w, c uint64) {
-			m.row(w, c)
-			v.prog.add(1)
-		})
+		read.gate <- m
+		<-read.done
 		v.prog.done()
+		err := read.err
 		if err == nil {
 			c := m.end()
 			v.eventDiffs.count += diffs.count
 			v.eventDiffs.list = append(v.eventDiffs.list, diffs.list...)
+			v.eventCols.merge(cols)
 			return c, nil
+		}
+		if read.ahead && ctx.Err() == nil && !errors.Is(err, ErrTable) && !errors.Is(err, ErrChanged) {
+			// A store that drops an answer it could not send for a while (a newer server's
+			// http_send_timeout) broke the read sent ahead: read the date afresh, once, and
+			// the next ones without reading ahead (a store that fails again fails verify).
+			v.opt.Logf("verify: %s, EventDate %s: the read sent ahead broke off (%s); reading it again", table, date, errText(err))
+			attempt--
+			v.stopNextRead()
+			ahead = false
+			continue
 		}
 		if !errors.Is(err, ErrChanged) || attempt == readAttempts {
 			return EventCounts{}, err
 		}
-		v.opt.Logf("verify: %v; reading it again", err)
+		v.opt.Logf("verify: %s; reading it again", errText(err))
 	}
 }
 
-// snapshotUnit plans one snapshot's order versions and order errors, and keeps the classes of
-// the day whose order window it closes.
+// eventRead is the read of one date of the events table, sent before its rows are wanted: its
+// rows wait (in the store) until the merge that judges them is handed over.
+type eventRead struct {
+	date   schema.Date
+	gate   chan *eventMerge // the merge, once the date is planned (buffered: the read may be over)
+	done   chan struct{}
+	err    error
+	ahead  bool // sent ahead of its date's judging
+	cancel context.CancelFunc
+}
+
+// startEventRead sends the read of date (ahead: before its date is judged).
+func (v *verifier) startEventRead(ctx context.Context, date schema.Date, ahead bool) *eventRead {
+	ctx, cancel := context.WithCancel(ctx)
+	r := &eventRead{date: date, gate: make(chan *eventMerge, 1), done: make(chan struct{}), ahead: ahead, cancel: cancel}
+	l := v.layouts[RoleEvents]
+	go func() {
+		defer close(r.done)
+		defer cancel()
+		var m *eventMerge
+		r.err = v.src.Events(ctx, v.events.Table, date, l.cols, func(row []byte, ends []int) error {
+			if m == nil {
+				select {
+				case m = <-r.gate:
+				case <-ctx.Done():
+					return ctx.Err()
+				}
+			}
+			v.prog.add(1)
+			return m.row(row, ends)
+		})
+	}()
+	return r
+}
+
+// stopNextRead cancels the read sent ahead, if any, and waits for it.
+func (v *verifier) stopNextRead() {
+	if r := v.nextRead; r != nil {
+		r.cancel()
+		<-r.done
+	}
+	v.nextRead = nil
+}
+
+// snapshotUnit plans one snapshot's order versions (with the rows the intake stores of them)
+// and order errors, and keeps the classes of the day whose order window it closes.
 func (v *verifier) snapshotUnit(u *world.Unit) error {
 	date := dateOfDay(u.Day)
 	if v.orderErrs != nil {
@@ -534,20 +797,21 @@ func (v *verifier) snapshotUnit(u *world.Unit) error {
 	if born, classes, ok := u.Closes(); ok && born >= v.r.From {
 		v.closed[born] = classes
 	}
-	carry := func(id string) {
-		if v.orders == nil {
+	var err error
+	carry := func(msg []byte) {
+		if v.orders == nil || err != nil {
 			return
 		}
-		if last, ok := v.orders.latest[id]; !ok || last < date {
-			v.orders.latest[id] = date
-		}
-		v.orders.carried[orderVersion{id, date}] = true
+		err = v.orders.carry(msg, date)
 	}
 	for b := range u.Batches() {
 		for i := range b.Msgs {
-			carry(string(b.Key(i)))
+			carry(b.Value(i))
 		}
 		b.Release()
+	}
+	if err != nil {
+		return err
 	}
 	if v.orders != nil {
 		v.orders.snapshots = append(v.orders.snapshots, OrderSnapshot{Day: u.Day, Date: date.String(), Rows: u.Len})
@@ -564,47 +828,59 @@ func (v *verifier) snapshotUnit(u *world.Unit) error {
 		switch outcome {
 		case intake.NoRow:
 		case intake.Accepted:
-			if id, ok := intake.OrderDedupKey(x.Value); ok {
-				carry(id)
-			}
+			carry(x.Value)
 		default:
 			if v.orderErrs != nil {
 				v.orderErrs.add(SipHash64(x.Value), u.Day, x.Class+"/"+x.Kind, outcome)
 			}
 		}
 	}
-	return nil
+	return err
 }
 
 // expiry reads when the events table loaded each day of the range and returns which days'
-// raw rows are past the raw table's retention; nil (nothing expired) when it cannot tell.
-func (v *verifier) expiry(ctx context.Context) func(day int) bool {
-	t := v.opt.Tables
-	if t.Events == "" {
-		v.rawNote("without the events table, expired raw rows cannot be told from lost ones")
-		return nil
+// raw rows are past the raw table's retention: a day is, only when every one of its events
+// was loaded longer ago than that (its newest _load_ts), so one old row cannot excuse a day.
+// It returns nil (nothing expired) when it cannot tell, and then why.
+func (v *verifier) expiry(ctx context.Context) (func(day int) bool, string) {
+	t, l := v.opt.Tables, v.layouts[RoleEvents]
+	switch {
+	case t.Events == "":
+		return nil, "without the events table, expired raw rows cannot be told from lost ones"
+	case !l.ok():
+		return nil, "the events table cannot be read: expired raw rows cannot be told from lost ones"
+	case !l.loadTS:
+		return nil, fmt.Sprintf("%s lacks _load_ts (a DateTime or DateTime64): expired raw rows cannot be told from lost ones", storeText([]byte(t.Events)))
 	}
 	loads, now, err := v.src.LoadTimes(ctx, t.Events, dateOfDay(v.r.From), dateOfDay(v.r.From+v.r.Days-1))
 	if err != nil {
-		v.rawNote(fmt.Sprintf("expired raw rows cannot be told from lost ones: %v", err))
-		return nil
+		return nil, fmt.Sprintf("expired raw rows cannot be told from lost ones: %s", errText(err))
 	}
 	horizon := now - int64(v.opt.RawRetention/time.Second)
 	return func(day int) bool {
 		l, ok := loads[dateOfDay(day)]
-		return ok && l[0] < horizon
-	}
+		return ok && l[1] < horizon
+	}, ""
 }
-
-func (v *verifier) rawNote(s string) { v.rawNotes = append(v.rawNotes, s) }
 
 // checkDigests matches a raw or error table with its plan; its first read is e, when the
 // table's read was started early.
-func (v *verifier) checkDigests(ctx context.Context, table, hintKey, classColumn string, plan *digestPlan, e *early, inRange func(schema.Date) bool, expired func(int) bool) (*DigestResult, error) {
+func (v *verifier) checkDigests(ctx context.Context, role, table, hintKey, classColumn string, plan *digestPlan, e *early, inRange func(schema.Date) bool) (*DigestResult, error) {
 	plan.sort()
-	res := &DigestResult{TableHead: TableHead{Table: table}}
-	if classColumn == "" {
-		res.Notes = v.rawNotes
+	res := &DigestResult{}
+	v.layouts[role].head(&res.TableHead)
+	unread := func(why string) *DigestResult {
+		res.Error, res.Differences, res.Classes = why, 1, plan.classes
+		m := newDigestMerge(plan, v.opt.ExactlyOnce, inRange, &lister[DigestDiff]{})
+		for _, d := range plan.units {
+			u := m.byUnit[int32(d)] // planned counts only
+			res.Units = append(res.Units, *u)
+			res.Total.Planned += u.Planned
+		}
+		return res
+	}
+	if !v.layouts[role].ok() {
+		return unread(res.Error), nil
 	}
 	var m *digestMerge
 	var diffs *lister[DigestDiff]
@@ -626,21 +902,30 @@ func (v *verifier) checkDigests(ctx context.Context, table, hintKey, classColumn
 			break
 		}
 		if errors.Is(err, ErrChanged) && attempt < readAttempts {
-			v.opt.Logf("verify: %v; reading it again", err)
+			v.opt.Logf("verify: %s; reading it again", errText(err))
 			continue
 		}
 		if errors.Is(err, ErrTable) || errors.Is(err, ErrChanged) {
-			res.Error, res.Differences, res.Classes = err.Error(), 1, plan.classes
-			m = newDigestMerge(plan, v.opt.ExactlyOnce, inRange, &lister[DigestDiff]{})
-			for _, d := range plan.units {
-				u := m.byUnit[int32(d)] // planned counts only
-				res.Units = append(res.Units, *u)
-				res.Total.Planned += u.Planned
-			}
-			v.opt.Logf("verify: %v", err)
-			return res, nil
+			v.opt.Logf("verify: %s", errText(err))
+			return unread(errText(err)), nil
 		}
 		return nil, err
+	}
+	var expired func(int) bool
+	if role == RoleRaw {
+		m.flush()
+		if m.missedAny() {
+			// Only missing rows need telling expired from lost.
+			var why string
+			expired, why = v.expiry(ctx)
+			if why != "" {
+				res.Notes = append(res.Notes, why)
+				if v.opt.Tables.Events != "" && v.layouts[RoleEvents].ok() && !v.layouts[RoleEvents].loadTS {
+					// The events table could tell, with its _load_ts: its lack is a difference.
+					res.Problems = append(res.Problems, why)
+				}
+			}
+		}
 	}
 	m.end(res, expired)
 	res.Diffs, res.Differences, res.Truncated = diffs.list, diffs.count, diffs.truncated()
@@ -648,35 +933,53 @@ func (v *verifier) checkDigests(ctx context.Context, table, hintKey, classColumn
 	for _, u := range res.Units {
 		res.OK = res.OK && u.OK
 	}
-	v.opt.Logf("verify: %s: %d of %d planned rows present, %d missing, %d expired, %d unplanned, %d copies, %d of other dates",
-		table, res.Total.Present, res.Total.Planned, res.Total.Missing, res.Total.Expired, res.Unplanned, res.Total.Copies, res.OtherDates)
+	v.opt.Logf("verify: %s: %d of %d planned rows present, %d missing, %d expired, %d unplanned, %d misclassified, %d copies, %d of other dates",
+		table, res.Total.Present, res.Total.Planned, res.Total.Missing, res.Total.Expired, res.Unplanned, res.Total.Misclassified, res.Total.Copies, res.OtherDates)
 	return res, nil
 }
 
 // checkOrders matches the orders table with the planned versions.
 func (v *verifier) checkOrders(ctx context.Context, table string) (*OrdersResult, error) {
-	res := &OrdersResult{TableHead: TableHead{Table: table}}
+	res := &OrdersResult{}
+	l := v.layouts[RoleOrders]
+	l.head(&res.TableHead)
 	if len(v.orders.snapshots) == 0 {
-		res.OK = true
+		res.OK = res.Error == ""
+		if res.Error != "" {
+			res.Differences = 1
+		}
 		v.opt.Logf("verify: %s: run %s sends no snapshot: nothing to compare", table, runName(v.r))
+		return res, nil
+	}
+	if !l.ok() {
+		res.Differences, res.Snapshots = 1, append([]OrderSnapshot(nil), v.orders.snapshots...)
+		res.Total.Planned = len(v.orders.latest)
 		return res, nil
 	}
 	var m *orderMerge
 	var diffs *lister[OrderDiff]
+	var cols *columnCounter
 	e := v.ordersEarly
 	for attempt := 1; ; attempt++ {
 		snaps := append([]OrderSnapshot(nil), v.orders.snapshots...)
 		plan := *v.orders
 		plan.snapshots = snaps
 		diffs = &lister[OrderDiff]{max: v.opt.MaxListed}
-		m = newOrderMerge(&plan, v.opt.ExactlyOnce, diffs)
+		cols = &columnCounter{}
+		m = newOrderMerge(&plan, v.opt.ExactlyOnce, diffs, cols)
+		var rowErr error
 		v.prog.start("reading " + table)
-		again, err := v.readWhole(ctx, e, func(d uint64, id, _ []byte) {
-			m.row(id, schema.Date(d))
+		again, err := v.readWhole(ctx, e, func(_ uint64, row, _ []byte) {
+			if rowErr == nil {
+				rowErr = m.row(row)
+			}
 			v.prog.add(1)
 		}, v.ordersRead(table))
 		v.prog.done()
 		e = nil // the early read makes the first attempt only
+		if err == nil {
+			err = rowErr
+		}
 		if again {
 			attempt--
 			continue
@@ -685,24 +988,25 @@ func (v *verifier) checkOrders(ctx context.Context, table string) (*OrdersResult
 			break
 		}
 		if errors.Is(err, ErrChanged) && attempt < readAttempts {
-			v.opt.Logf("verify: %v; reading it again", err)
+			v.opt.Logf("verify: %s; reading it again", errText(err))
 			continue
 		}
 		if errors.Is(err, ErrTable) || errors.Is(err, ErrChanged) {
-			res.Error, res.Differences = err.Error(), 1
+			res.Error, res.Differences = errText(err), 1
 			res.Snapshots = snaps
 			res.Total.Planned = len(m.planned)
-			v.opt.Logf("verify: %v", err)
+			v.opt.Logf("verify: %s", errText(err))
 			return res, nil
 		}
 		return nil, err
 	}
 	m.end(res)
 	res.Diffs, res.Differences, res.Truncated = diffs.list, diffs.count, diffs.truncated()
+	res.Columns = cols.list()
 	res.OK = res.Differences == 0 && res.Total.ok(v.opt.ExactlyOnce)
 	c := res.Total
-	v.opt.Logf("verify: %s: %d of %d planned orders at their latest version, %d missing, %d stale, %d unplanned, %d copies",
-		table, c.Present, c.Planned, c.Missing, c.Stale, c.Unplanned, c.Copies)
+	v.opt.Logf("verify: %s: %d of %d planned orders at their latest version, %d missing, %d stale, %d unplanned, %d changed, %d copies",
+		table, c.Present, c.Planned, c.Missing, c.Stale, c.Unplanned, c.Changed, c.Copies)
 	return res, nil
 }
 
@@ -714,10 +1018,20 @@ func classCounts(c *world.OrderClasses) map[string]int {
 		world.ClassDuplicateEvent: c.DuplicateEvent, world.ClassAmountDelta: c.AmountDelta}
 }
 
+// knownMartClasses are the classes the marts view's rows are counted under one by one: the
+// inventory's, and the stand's awaiting_order (no closed day may hold it). Any other class is
+// summed into one row per day, however many distinct ones the view holds.
+var knownMartClasses = append(slices.Clone(martClasses), "awaiting_order")
+
 // checkMarts compares the marts view's class counts of every closed day with the inventory.
 func (v *verifier) checkMarts(ctx context.Context, view string) (*MartsResult, error) {
-	res := &MartsResult{TableHead: TableHead{Table: view}}
+	res := &MartsResult{}
+	v.layouts[RoleMarts].head(&res.TableHead)
 	closed := world.ClosedDays(v.r.From, v.r.Days)
+	if !v.layouts[RoleMarts].ok() {
+		res.Differences = 1
+		return res, nil
+	}
 	if len(closed) == 0 {
 		res.OK = true
 		res.Notes = append(res.Notes, fmt.Sprintf("no day of run %s has its order window closed inside the run: nothing to compare", runName(v.r)))
@@ -725,16 +1039,33 @@ func (v *verifier) checkMarts(ctx context.Context, view string) (*MartsResult, e
 		return res, nil
 	}
 	got := map[schema.Date]map[string]int{}
-	rows, err := v.src.MartClasses(ctx, view, dateOfDay(closed[0]), dateOfDay(closed[len(closed)-1]))
+	other := map[schema.Date]*OtherClasses{}
+	rows, err := v.src.MartClasses(ctx, view, dateOfDay(closed[0]), dateOfDay(closed[len(closed)-1]), knownMartClasses)
 	if errors.Is(err, ErrTable) {
-		res.Error, res.Differences = err.Error(), 1
-		v.opt.Logf("verify: %v", err)
+		res.Error, res.Differences = errText(err), 1
+		v.opt.Logf("verify: %s", errText(err))
 		return res, nil
 	}
 	if err != nil {
 		return nil, err
 	}
 	for _, row := range rows {
+		if row.Class == "" || !slices.Contains(knownMartClasses, row.Class) {
+			o := other[row.Day]
+			if o == nil {
+				o = &OtherClasses{}
+				other[row.Day] = o
+			}
+			o.Rows += int(row.Count)
+			o.Distinct += max(1, int(row.Distinct))
+			if o.Example == "" {
+				o.Example = row.Example
+				if row.Class != "" {
+					o.Example = storeText([]byte(row.Class))
+				}
+			}
+			continue
+		}
 		if got[row.Day] == nil {
 			got[row.Day] = map[string]int{}
 		}
@@ -747,19 +1078,23 @@ func (v *verifier) checkMarts(ctx context.Context, view string) (*MartsResult, e
 			return nil, fmt.Errorf("store: no snapshot of the run closed day %d, but its window closes in the run", d)
 		}
 		date := dayDate(d)
-		md := MartDay{Day: d, Date: date, Want: classCounts(classes), Got: map[string]int{}, OK: true}
+		md := MartDay{Day: d, Date: date, Want: classCounts(classes), Got: map[string]int{}, OK: true, Other: other[dateOfDay(d)]}
 		g := got[dateOfDay(d)]
 		for _, c := range martClasses {
 			md.Got[c] = g[c]
 		}
 		for c, n := range g {
-			md.Got[c] = n // a class the inventory has no word for (awaiting_order) too
+			md.Got[c] = n // awaiting_order too, which the inventory has no word for
 		}
 		for _, c := range sortedKeys(md.Got) {
 			if md.Got[c] != md.Want[c] {
 				md.OK = false
 				diffs.add(MartDiff{Kind: KindClassCount, Date: date, Class: c, Want: md.Want[c], Got: md.Got[c]})
 			}
+		}
+		if o := md.Other; o != nil {
+			md.OK = false
+			diffs.add(MartDiff{Kind: KindOtherClasses, Date: date, Class: o.Example, Got: o.Rows, Distinct: o.Distinct})
 		}
 		res.Days = append(res.Days, md)
 	}

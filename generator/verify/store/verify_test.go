@@ -203,12 +203,13 @@ func TestFaults(t *testing.T) {
 			for i := range f.events {
 				if f.events[i].date == day1 {
 					f.events[i].clientID++
+					f.events[i].set = map[string][]byte{"ClientID": u64(f.events[i].clientID)}
 					break
 				}
 			}
 		}, check: func(t *testing.T, res *store.Result) {
 			if res.Events.Differences != 1 || res.Events.Diffs[0].Kind != store.KindChanged ||
-				res.Events.Diffs[0].ClientID != res.Events.Diffs[0].PlannedClientID+1 {
+				res.Events.Diffs[0].ClientID != res.Events.Diffs[0].PlannedClientID+1 || res.Events.Diffs[0].Columns != "ClientID" {
 				t.Errorf("differences %+v; want one changed ClientID", res.Events.Diffs)
 			}
 			onlyFailing(t, res, "events")
@@ -295,7 +296,7 @@ func TestFaults(t *testing.T) {
 					late = id
 				}
 			}
-			f.orders = append(f.orders, ordRow{"20260602-9999", dateOf(3)}, ordRow{"20250101-0001", dateOf(-30)}, ordRow{late, dateOf(1)})
+			f.orders = append(f.orders, ordRow{id: "20260602-9999", date: dateOf(3)}, ordRow{id: "20250101-0001", date: dateOf(-30)}, ordRow{id: late, date: dateOf(1)})
 		}, check: func(t *testing.T, res *store.Result) {
 			c := res.Orders.Total
 			if c.Unplanned != 1 || c.OtherDates != 1 || c.UnplannedVersions != 1 || res.Orders.Differences != 2 {
@@ -316,7 +317,7 @@ func TestFaults(t *testing.T) {
 			other := []byte(`{"EventDate":"2025-01-01","WatchID":1}`)
 			f.raw = append(f.raw, rawRow{other, -1})
 			f.errors = append(f.errors, errRow{other, "keyset_mismatch", -1})
-			f.events = append(f.events, evRow{1, 2, dateOf(-100)})
+			f.events = append(f.events, evRow{watchID: 1, clientID: 2, date: dateOf(-100)})
 		}, check: func(t *testing.T, res *store.Result) {
 			if !res.OK || res.Raw.OtherDates != 1 || res.Errors.OtherDates != 1 {
 				t.Errorf("OK %v, raw of other dates %d, errors %d; want OK with one each", res.OK, res.Raw.OtherDates, res.Errors.OtherDates)

@@ -1,7 +1,7 @@
 package topics
 
 import (
-	"github.com/clickgen/clickgen/schema"
+	"bytes"
 	"maps"
 	"slices"
 	"strconv"
@@ -9,6 +9,7 @@ import (
 	"sync/atomic"
 
 	"github.com/clickgen/clickgen/generator/produce/world"
+	"github.com/clickgen/clickgen/schema"
 )
 
 // Tally counts messages of one day, snapshot or topic.
@@ -69,6 +70,13 @@ type TopicResult struct {
 	Unexpected Tally `json:"unexpected"`
 	// UnexpectedStand is what the unexpected messages alone leave in the stand.
 	UnexpectedStand Stand `json:"unexpected_stand"`
+	// Other counts the arrived messages that match nothing sent and name a model day outside
+	// the run (hits by EventDate, orders by snapshot_date): other runs' messages in a topic
+	// that holds more days than the run, counted and not judged, as verify --clickhouse
+	// counts the rows of other dates. Unless [Verify.Strict]: they are then Unexpected.
+	// OtherDays lists their model days, in order.
+	Other     Tally `json:"other"`
+	OtherDays []int `json:"other_days"`
 	// Want and Got total the units; Got includes Unexpected.
 	Want Tally `json:"want"`
 	Got  Tally `json:"got"`
@@ -175,6 +183,13 @@ type Checker struct {
 	counts     [2]map[string]int // by topic and kind
 	examples   map[exampleGroup][]Difference
 	reading    atomic.Pointer[reading] // the topic ReadTopics reads, nil between topics
+	// strict makes messages of other model days unexpected (Verify.Strict); other counts
+	// them otherwise, per topic, with their days; wasOther says whether the message last
+	// added was one.
+	strict    bool
+	other     [2]Tally
+	otherDays [2]map[int]struct{}
+	wasOther  bool
 }
 
 // exampleGroup is what examples are capped by: kind, topic and day.
@@ -201,6 +216,8 @@ func (e *Expectation) NewChecker() *Checker {
 		c.parts[i] = make([]int, e.partitions(e.units[i].topic))
 	}
 	for t := range c.unexp {
+		c.other[t] = newTally(topic(t), e.partitions(topic(t)))
+		c.otherDays[t] = map[int]struct{}{}
 		c.unexp[t] = newTally(topic(t), e.partitions(topic(t)))
 		c.unexpStand[t] = Stand{ODSErrors: zeroErrors(topic(t))}
 		c.unexpIDs[t] = map[uint64]struct{}{}
@@ -216,6 +233,7 @@ func (c *Checker) AddOrder(m Message) { c.add(orders, &m) }
 
 func (c *Checker) add(t topic, m *Message) {
 	e := c.e
+	c.wasOther = false
 	vd := c.h.value(m.Value)
 	kd := c.h.keyed(vd, m.Key)
 	copyOf := int32(-1)
@@ -296,6 +314,15 @@ func (c *Checker) unexpected(t topic, m *Message, copyOf int32) {
 	} else {
 		var oid string
 		out, id, oid = classify(t, m.Value)
+		if day, ok := c.otherDay(t, m.Value); ok {
+			c.wasOther = true
+			c.otherDays[t][day] = struct{}{}
+			tl := &c.other[t]
+			tl.Messages++
+			tl.Classes[outcomes[t][out]]++
+			tl.addPartition(m.Partition, 1)
+			return
+		}
 		if t == orders && out == outAccepted {
 			id = c.orderID(oid)
 		}
@@ -316,6 +343,57 @@ func (c *Checker) unexpected(t topic, m *Message, copyOf int32) {
 		st.ODSErrors[outcomes[t][out]]++
 	}
 	c.note(d)
+}
+
+// otherDay is the model day a message of topic t names, when it is a day the expectation has
+// no unit of on t (another run's message) and the check is not strict: a hit's EventDate, an
+// order's snapshot_date, read as ClickHouse's visitParamExtractString reads it (the string
+// after the first "EventDate":), the way verify --clickhouse files raw and error rows by
+// date. A message that names no such day is the run's: a difference when nothing sent
+// matches it.
+func (c *Checker) otherDay(t topic, v []byte) (int, bool) {
+	if c.strict {
+		return 0, false
+	}
+	key := `"EventDate":"`
+	if t == orders {
+		key = `"snapshot_date":"`
+	}
+	i := bytes.Index(v, []byte(key))
+	if i < 0 || len(v) < i+len(key)+11 || v[i+len(key)+10] != '"' {
+		return 0, false
+	}
+	d, ok := parseDate(v[i+len(key) : i+len(key)+10])
+	if !ok {
+		return 0, false
+	}
+	day := int(d) - int(world.DayDate(0))
+	if _, planned := c.e.days[t][day]; planned {
+		return 0, false
+	}
+	return day, true
+}
+
+// parseDate reads YYYY-MM-DD.
+func parseDate(b []byte) (schema.Date, bool) {
+	if len(b) != 10 || b[4] != '-' || b[7] != '-' {
+		return 0, false
+	}
+	n := func(b []byte) int {
+		v := 0
+		for _, c := range b {
+			if c < '0' || c > '9' {
+				return -1
+			}
+			v = v*10 + int(c-'0')
+		}
+		return v
+	}
+	y, m, d := n(b[:4]), n(b[5:7]), n(b[8:])
+	if y < 0 || m < 0 || d < 0 {
+		return 0, false
+	}
+	return schema.DateOf(y, m, d)
 }
 
 // orderID numbers an order_id as the expectation does, or beyond its numbers if it has none.
@@ -440,6 +518,8 @@ func (c *Checker) Result() *Result {
 			tr.Units = append(tr.Units, ur)
 		}
 		addTally(&tr.Got, tr.Unexpected)
+		tr.Other = cloneTally(c.other[t])
+		tr.OtherDays = slices.Sorted(maps.Keys(c.otherDays[t]))
 		tr.UnexpectedStand = cloneStand(c.unexpStand[t])
 		tr.UnexpectedStand.ODS = len(c.unexpIDs[t])
 		addStand(&tr.StandGot, c.unexpStand[t])

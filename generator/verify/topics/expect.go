@@ -228,6 +228,7 @@ type Expectation struct {
 	byValue  [2]map[digest]int32 // last added slot of a value
 	kinds    []string
 	orderIDs map[string]uint64
+	days     [2]map[int]struct{} // the model days of the units, per topic
 }
 
 // Messages returns how many messages the range sends on hits and on orders.
@@ -284,6 +285,7 @@ func expect(ctx context.Context, w *world.World, r world.Range, opt Options, bui
 		byKey:    [2]map[digest]int32{{}, {}},
 		byValue:  [2]map[digest]int32{{}, {}},
 		orderIDs: map[string]uint64{},
+		days:     [2]map[int]struct{}{{}, {}},
 	}
 	if e.HitPartitions == 0 {
 		e.HitPartitions = 2
@@ -337,6 +339,7 @@ func (t *Tally) addPartition(p int32, n int) {
 // newUnit starts the unit of day d on topic t.
 func (b *builder) newUnit(t topic, d int) int32 {
 	e := b.e
+	e.days[t][d] = struct{}{}
 	e.units = append(e.units, unit{topic: t, day: d, want: newTally(t, e.partitions(t)),
 		first: int32(len(e.slots))})
 	return int32(len(e.units) - 1)

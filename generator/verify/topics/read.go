@@ -42,7 +42,11 @@ func (c *Checker) ReadTopics(ctx context.Context, brokers []string, hitsTopic, o
 		c.reading.Store(rd)
 		err := broker.ConsumeFunc(ctx, brokers, tp.name, func(r broker.Record) error {
 			tp.add(Message{Partition: r.Partition, Offset: r.Offset, Key: r.Key, Value: r.Value})
-			rd.n.Add(1)
+			if c.wasOther {
+				rd.other.Add(1)
+			} else {
+				rd.n.Add(1)
+			}
 			return nil
 		}, opts...)
 		c.reading.Store(nil)
@@ -60,20 +64,22 @@ func (c *Checker) ReadTopics(ctx context.Context, brokers []string, hitsTopic, o
 	return nil
 }
 
-// reading is how far [Checker.ReadTopics] has read the topic it reads.
+// reading is how far [Checker.ReadTopics] has read the topic it reads: n messages of the
+// run, other of other runs (model days outside it).
 type reading struct {
-	topic string
-	want  int64
-	since time.Time
-	n     atomic.Int64
+	topic    string
+	want     int64
+	since    time.Time
+	n, other atomic.Int64
 }
 
-// ReadProgress is how far [Checker.ReadTopics] has read Topic: Read messages of the Want the
-// expectation sends to it, in Took.
+// ReadProgress is how far [Checker.ReadTopics] has read Topic: Read messages of the run (all
+// but Other's) of the Want the expectation sends to it, and Other messages of model days
+// outside the run ([TopicResult.Other]), in Took.
 type ReadProgress struct {
-	Topic      string
-	Read, Want int64
-	Took       time.Duration
+	Topic             string
+	Read, Want, Other int64
+	Took              time.Duration
 }
 
 // Reading says how far [Checker.ReadTopics] has read the topic it is reading; ok is false
@@ -84,7 +90,7 @@ func (c *Checker) Reading() (p ReadProgress, ok bool) {
 	if rd == nil {
 		return ReadProgress{}, false
 	}
-	return ReadProgress{Topic: rd.topic, Read: rd.n.Load(), Want: rd.want, Took: time.Since(rd.since)}, true
+	return ReadProgress{Topic: rd.topic, Read: rd.n.Load(), Want: rd.want, Other: rd.other.Load(), Took: time.Since(rd.since)}, true
 }
 
 // ReadError is [Checker.ReadTopics] failing while it read Topic, after Read of the Want

@@ -102,6 +102,10 @@ type server struct {
 	exited chan struct{} // closed when proc has exited
 	topics Topics        // as ApplyDDL rendered them
 	pulls  int           // PullOrdersUntil's load ids so far
+
+	cluster bool // a server of a Cluster: its DDL is rendered in the cluster form
+	// shard and replica of a server of a Cluster (its macros), 0 otherwise
+	shard, replica int
 }
 
 // Script returns the path of .ci/clickhouse/clickhouse, found above the working directory.
@@ -234,17 +238,25 @@ func (s *Server) launch() {
 var errPortTaken = errors.New("a port of the server was taken")
 
 // waitAnswers waits until the server answers over HTTP as itself: the cluster in its
-// configuration names its own native port, so an answer from another process that took the
-// port does not count. It fails when the process exits first or startTimeout passes.
+// configuration names its own native port among the local ones (18.16 marks every replica of
+// the server's own shard local) and, on a server of a Cluster, its macros name its shard and
+// replica; so an answer from another process that took the port does not count. It fails when the process exits first or startTimeout passes.
 func (s *Server) waitAnswers() error {
 	s.mu.Lock()
 	exited := s.exited
 	s.mu.Unlock()
-	want := strconv.Itoa(s.NativePort())
+	query := fmt.Sprintf("SELECT count() FROM system.clusters WHERE cluster = '%s' AND is_local AND port = %d", ClusterName, s.NativePort())
+	want := "1"
+	if s.cluster {
+		query = fmt.Sprintf("SELECT count(), (SELECT any(substitution) FROM system.macros WHERE macro = 'shard'), "+
+			"(SELECT any(substitution) FROM system.macros WHERE macro = 'replica') FROM system.clusters "+
+			"WHERE cluster = '%s' AND is_local AND port = %d", ClusterName, s.NativePort())
+		want = fmt.Sprintf("1\t%d\tr%d", s.shard, s.replica)
+	}
 	deadline := time.After(startTimeout)
 	for {
 		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
-		out, err := s.QueryContext(ctx, "SELECT port FROM system.clusters WHERE cluster = 'clickstream_cluster'")
+		out, err := s.QueryContext(ctx, query)
 		cancel()
 		if err == nil && out == want {
 			return nil
@@ -397,7 +409,8 @@ func (s *Server) WaitRows(table string, n int64) int64 {
 var placeholder = regexp.MustCompile(`^[A-Za-z0-9._:,-]+$`)
 
 // render reads the .sql files of folder (next to the script) in name order and returns their
-// statements with each {{key}} replaced by its value.
+// statements with each {{key}} replaced by its value, and the placeholders of the form
+// (.ci/clickhouse/ddl/00-databases.sql) rendered for one server or for a cluster.
 func (s *Server) render(folder string, values map[string]string) []string {
 	s.t.Helper()
 	files, err := filepath.Glob(filepath.Join(filepath.Dir(s.script), folder, "*.sql"))
@@ -419,7 +432,7 @@ func (s *Server) render(folder string, values map[string]string) []string {
 		if err != nil {
 			s.t.Fatal(err)
 		}
-		text := r.Replace(string(b))
+		text := Layout(r.Replace(string(b)), s.cluster)
 		if i := strings.Index(text, "{{"); i >= 0 {
 			s.t.Fatalf("realclickhouse: %s: no value for %s", f, text[i:min(len(text), i+30)])
 		}
@@ -427,6 +440,42 @@ func (s *Server) render(folder string, values map[string]string) []string {
 	}
 	return stmts
 }
+
+// The placeholders of the DDL's two forms: {{on_cluster}} and {{engine:E:DB/TABLE[:ARG]}}.
+var (
+	onClusterPlaceholder = regexp.MustCompile(` ?\{\{on_cluster\}\}`)
+	enginePlaceholder    = regexp.MustCompile(`\{\{engine:([A-Za-z]+):([a-z_]+/[a-z_]+)(?::([^}]*))?\}\}`)
+)
+
+// Layout renders the placeholders of the form in text: on one server {{on_cluster}} is
+// nothing and {{engine:E:DB/TABLE:ARG}} is E(ARG) (E without ARG); on a cluster they are ON
+// CLUSTER clickstream_cluster and ReplicatedE('/clickhouse/tables/{shard}/DB/TABLE',
+// '{replica}', ARG), the stand's keeper path. .ci/clickhouse/clickhouse renders them alike.
+func Layout(text string, cluster bool) string {
+	if !cluster {
+		text = onClusterPlaceholder.ReplaceAllString(text, "")
+		return enginePlaceholder.ReplaceAllStringFunc(text, func(m string) string {
+			g := enginePlaceholder.FindStringSubmatch(m)
+			if g[3] == "" {
+				return g[1]
+			}
+			return g[1] + "(" + g[3] + ")"
+		})
+	}
+	text = onClusterPlaceholder.ReplaceAllString(text, " ON CLUSTER "+ClusterName)
+	return enginePlaceholder.ReplaceAllStringFunc(text, func(m string) string {
+		g := enginePlaceholder.FindStringSubmatch(m)
+		args := "'/clickhouse/tables/{shard}/" + g[2] + "', '{replica}'"
+		if g[3] != "" {
+			args += ", " + g[3]
+		}
+		return "Replicated" + g[1] + "(" + args + ")"
+	})
+}
+
+// ClusterName is the cluster every server's configuration names (remote_servers), the
+// stand's: on one server it is one shard, the server itself.
+const ClusterName = "clickstream_cluster"
 
 // Statements splits SQL text into statements: a statement ends with a line whose last
 // character is a semicolon (dropped); lines that are only a -- comment are left out.
@@ -455,7 +504,8 @@ func Statements(text string) []string {
 // ApplyDDL lays out the stand's pipeline (.ci/clickhouse/ddl/*.sql): databases stg and ods,
 // the Kafka readers of topics.Hits (group HitsGroup) and topics.Orders (group OrdersGroup) at
 // brokers, the raw, event, error and order tables with their _dist faces, and the views,
-// the ingest view last (attaching it starts consumption). Statements are IF NOT EXISTS.
+// the ingest view last (attaching it starts consumption). Statements are IF NOT EXISTS. On a
+// server of a [Cluster] they are the cluster form, ON CLUSTER: every server gets them.
 func (s *Server) ApplyDDL(brokers string, topics Topics) {
 	s.t.Helper()
 	if topics.Hits == "" {
@@ -490,11 +540,21 @@ func (s *Server) PullOrders(loadID string) int64 {
 	for _, stmt := range s.render("pull", map[string]string{"load_id": loadID, "orders_topic": topic}) {
 		s.Query(stmt)
 	}
-	return s.Int("SELECT count() FROM stg.orders_raw_rep WHERE _load_id = '" + loadID + "'")
+	return s.Int("SELECT count() FROM " + s.rawOrders() + " WHERE _load_id = '" + loadID + "'")
+}
+
+// rawOrders is the table that holds every raw order row: the local one on one server, the
+// Distributed face on a server of a cluster (whose local table holds its shard's).
+func (s *Server) rawOrders() string {
+	if s.cluster {
+		return "stg.orders_raw_dist"
+	}
+	return "stg.orders_raw_rep"
 }
 
 // PullOrdersUntil pulls (load ids pull-1, pull-2, …) until stg.orders_raw_rep holds at least
-// n rows, and returns how many it holds; it fails the test when Options.Wait passes first.
+// n rows (on a cluster: stg.orders_raw_dist, every shard's), and returns how many it holds; it
+// fails the test when Options.Wait passes first.
 func (s *Server) PullOrdersUntil(n int64) int64 {
 	s.t.Helper()
 	deadline := time.Now().Add(s.wait)
@@ -504,12 +564,12 @@ func (s *Server) PullOrdersUntil(n int64) int64 {
 		id := "pull-" + strconv.Itoa(s.pulls)
 		s.mu.Unlock()
 		s.PullOrders(id)
-		got := s.Count("stg.orders_raw_rep", false)
+		got := s.Count(s.rawOrders(), false)
 		if got >= n {
 			return got
 		}
 		if time.Now().After(deadline) {
-			s.t.Fatalf("realclickhouse: stg.orders_raw_rep holds %d rows after %v of pulls, want %d:\n%s", got, s.wait, n, s.LogTail(20))
+			s.t.Fatalf("realclickhouse: %s holds %d rows after %v of pulls, want %d:\n%s", s.rawOrders(), got, s.wait, n, s.LogTail(20))
 		}
 	}
 }

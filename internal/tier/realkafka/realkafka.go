@@ -39,6 +39,10 @@ type Cluster struct {
 	dir    string
 	ports  []int
 
+	// configure, if set, edits the nodes' configuration after init and before their start
+	// (StartSecure's listeners).
+	configure func() error
+
 	mu    sync.Mutex
 	procs []*exec.Cmd     // by node index (0-based); nil once a node is stopped
 	done  []chan struct{} // closed when the node's process has exited
@@ -125,6 +129,11 @@ func (c *Cluster) start(nodes, base int) error {
 	c.ports = c.ports[:0]
 	for i := range nodes {
 		c.ports = append(c.ports, base+i)
+	}
+	if c.configure != nil {
+		if err := c.configure(); err != nil {
+			c.t.Fatalf("realkafka: configure: %v", err)
+		}
 	}
 	c.mu.Lock()
 	c.procs = make([]*exec.Cmd, nodes)

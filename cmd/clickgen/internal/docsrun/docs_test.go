@@ -3,8 +3,9 @@ package docsrun_test
 // TestDocsCommands runs every ```sh block of README.md and docs/*.md, each document's blocks
 // in order as one bash script, as a newcomer would type them in a clone of the repository
 // (issue 31: "every command in README and docs is one that works as written, in sequence").
-// The marks a block may carry (skip: REASON, needs kafka, needs clickhouse) are described in
-// the package comment (recipes_test.go). The test lives in a package of its own so that its minutes
+// The marks a block may carry (skip: REASON, needs kafka|clickhouse, starts kafka|clickhouse)
+// are described in the package comment (recipes_test.go). The test lives in a package of its
+// own so that its minutes
 // count against a timeout of their own, not against cmd/clickgen's.
 
 import (
@@ -111,11 +112,18 @@ func scriptOf(t *testing.T, name string, blocks []docsrun.Block) *docsrun.Script
 	for _, b := range blocks {
 		all = append(all, b.Text)
 	}
+	// A script derives ports from the one it is given: a ClickHouse server's native and
+	// interserver ports (N+1, N+2), a Kafka node's controller (N+100).
 	ports := map[int]int{}
 	for _, p := range docsrun.Ports(strings.Join(all, "\n")) {
-		ports[p] = loopback.Port(t)
+		ports[p] = loopback.Base(t, 0, 1, 2, 100)
 	}
 	t.Logf("%s: loopback ports rewritten: %v", name, ports)
+	for service, why := range map[string]func() string{"kafka": realkafka.Available, "clickhouse": realclickhouse.Available} {
+		if slices.ContainsFunc(blocks, func(b docsrun.Block) bool { return b.StartsService(service) }) {
+			requireTier(t, service, why())
+		}
+	}
 	var kafka *realkafka.Cluster
 	var ch *realclickhouse.Server
 	if slices.ContainsFunc(blocks, func(b docsrun.Block) bool { return b.NeedsService("kafka") }) {
@@ -141,6 +149,14 @@ func scriptOf(t *testing.T, name string, blocks []docsrun.Block) *docsrun.Script
 		s.Add(b, docsrun.Rewrite(b.Text, block))
 	}
 	return s
+}
+
+// requireTier lets t go on only where the tier of a server a block starts runs (internal/testenv),
+// why being what is missing for it ("" when nothing is).
+func requireTier(t *testing.T, service, why string) {
+	t.Helper()
+	tier := map[string]testenv.Tier{"kafka": testenv.Kafka, "clickhouse": testenv.ClickHouse}[service]
+	testenv.Need(t, tier, why)
 }
 
 // withPort is a copy of m with from mapped to to.

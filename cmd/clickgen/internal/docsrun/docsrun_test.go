@@ -33,7 +33,11 @@ const doc = "# title\n" + // 1
 	"   ```sh\n" + // 19
 	"   clickgen verify \\\n" + // 20
 	"     --clickhouse http://127.0.0.1:8123\n" + // 21
-	"   ```\n" // 22
+	"   ```\n" + // 22
+	"<!-- docs-test: starts kafka clickhouse -->\n" + // 23
+	"```sh\n" + // 24
+	".ci/kafka/kafka start store/kafka 127.0.0.1:9092\n" + // 25
+	"```\n" // 26
 
 func TestParseFindsBlocksAndMarks(t *testing.T) {
 	got, err := docsrun.Parse("doc.md", doc)
@@ -45,6 +49,7 @@ func TestParseFindsBlocksAndMarks(t *testing.T) {
 		{Line: 6, Text: "docker run clickgen --brokers kafka:9092", Skip: "the stand's containers"},
 		{Line: 14, Text: "clickgen run fill --brokers 127.0.0.1:9092", Needs: []string{"kafka"}},
 		{Line: 19, Text: "clickgen verify \\\n  --clickhouse http://127.0.0.1:8123", Needs: []string{"kafka", "clickhouse"}},
+		{Line: 24, Text: ".ci/kafka/kafka start store/kafka 127.0.0.1:9092", Starts: []string{"kafka", "clickhouse"}},
 	}
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("Parse:\n got %+v\nwant %+v", got, want)
@@ -58,6 +63,8 @@ func TestParseRefusesBadMarks(t *testing.T) {
 		{"<!-- docs-test: skip:    -->\n```sh\nx\n```\n", "doc.md:1: docs-test skip mark without a reason"},
 		{"<!-- docs-test: needs redis -->\n```sh\nx\n```\n", `doc.md:1: docs-test mark "needs redis": "redis" is not kafka or clickhouse`},
 		{"<!-- docs-test: needs -->\n```sh\nx\n```\n", `doc.md:1: docs-test mark "needs": want skip: REASON`},
+		{"<!-- docs-test: starts -->\n```sh\nx\n```\n", `doc.md:1: docs-test mark "starts": want skip: REASON`},
+		{"<!-- docs-test: starts zookeeper -->\n```sh\nx\n```\n", `doc.md:1: docs-test mark "starts zookeeper": "zookeeper" is not kafka or clickhouse`},
 		{"<!-- docs-test: run twice -->\n```sh\nx\n```\n", `doc.md:1: docs-test mark "run twice": want skip: REASON`},
 		{"<!-- docs-test: skip: why -->\n```json\n{}\n```\n", "doc.md:1: a docs-test mark must be on the line right before a ```sh fence"},
 		{"<!-- docs-test: skip: why -->\n\n```sh\nx\n```\n", "doc.md:1: a docs-test mark must be on the line right before a ```sh fence"},

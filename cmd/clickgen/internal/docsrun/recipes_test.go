@@ -10,13 +10,22 @@
 //	                                    starts: 127.0.0.1:9092 becomes its address
 //	<!-- docs-test: needs clickhouse --> the same with a real ClickHouse server (18.16):
 //	                                    127.0.0.1:8123 becomes its HTTP address
+//	<!-- docs-test: starts kafka clickhouse -->
+//	                                    the block starts these servers itself, with the
+//	                                    repository's scripts (.ci/kafka/kafka,
+//	                                    .ci/clickhouse/clickhouse), as a reader would: the
+//	                                    test only checks that their tiers can run here
 //
 // `needs kafka clickhouse` asks for both. A document that needs both gets the stand's
 // pipeline laid out on the server, reading the test's Kafka (hits stream in; orders wait for
-// the stand's orders_ingest, which the test does not run). Every other loopback port
+// the stand's orders_ingest, which the test does not run). A document whose block needs or
+// starts a server whose tier CLICKGEN_TIERS does not select is skipped, and fails when the
+// tier is selected but cannot run here. Every other loopback port
 // (127.0.0.1:N, localhost:N) becomes a free port of the test's own, the same in every block
-// of the document. Any other docs-test comment, or one not right before a ```sh fence, is an
-// error, so that a mark cannot be mistyped or misplaced into silence.
+// of the document, with N+1, N+2 and N+100 free too (the ports the scripts derive from N: a
+// ClickHouse server's native and interserver ports, a Kafka node's controller). Any other
+// docs-test comment, or one not right before a ```sh fence, is an error, so that a mark
+// cannot be mistyped or misplaced into silence.
 //
 // A block that runs may name no host but 127.0.0.1 and localhost ([Block.Check]): one that
 // does needs a skip mark, so a forgotten mark fails instead of reaching out of the machine.
@@ -35,15 +44,21 @@ import (
 
 // Block is one ```sh block of a document.
 type Block struct {
-	Line  int      // the line of the opening fence, 1-based
-	Text  string   // the lines between the fences, without the fence's indentation
-	Skip  string   // the reason of a skip mark; "" when the block runs
-	Needs []string // "kafka", "clickhouse": what the block's needs mark asks for
+	Line   int      // the line of the opening fence, 1-based
+	Text   string   // the lines between the fences, without the fence's indentation
+	Skip   string   // the reason of a skip mark; "" when the block runs
+	Needs  []string // "kafka", "clickhouse": what the block's needs mark asks for
+	Starts []string // "kafka", "clickhouse": the servers the block starts itself (a starts mark)
 }
 
 // NeedsService says whether the block's needs mark asks for service (kafka, clickhouse).
 func (b Block) NeedsService(service string) bool {
 	return slices.Contains(b.Needs, service)
+}
+
+// StartsService says whether the block's starts mark says it starts service itself.
+func (b Block) StartsService(service string) bool {
+	return slices.Contains(b.Starts, service)
 }
 
 // services are the words a needs mark may hold.
@@ -125,14 +140,18 @@ func (b *Block) mark(body string) error {
 		return nil
 	}
 	words := strings.Fields(body)
-	if len(words) < 2 || words[0] != "needs" {
-		return fmt.Errorf("docs-test mark %q: want skip: REASON, or needs kafka|clickhouse", body)
+	if len(words) < 2 || words[0] != "needs" && words[0] != "starts" {
+		return fmt.Errorf("docs-test mark %q: want skip: REASON, needs kafka|clickhouse or starts kafka|clickhouse", body)
 	}
 	for _, w := range words[1:] {
 		if !services[w] {
 			return fmt.Errorf("docs-test mark %q: %q is not kafka or clickhouse", body, w)
 		}
-		b.Needs = append(b.Needs, w)
+		if words[0] == "starts" {
+			b.Starts = append(b.Starts, w)
+		} else {
+			b.Needs = append(b.Needs, w)
+		}
 	}
 	return nil
 }

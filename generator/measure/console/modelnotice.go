@@ -1,4 +1,4 @@
-package main
+package console
 
 import (
 	"fmt"
@@ -29,6 +29,13 @@ type modelNotice struct {
 	phaseAt   time.Time // when the phase started
 	phaseDone int       // Done when the phase was first heard
 	next      time.Time // when to tell next
+}
+
+// ModelNotice is what hears a day's model progress (world.WithModelProgress) and says it on
+// w, now being the clock: nothing in the model's first second, then what it does, how far it
+// is and about how long is left, and again every modelNoticeEvery.
+func ModelNotice(w io.Writer, now func() time.Time) func(world.ModelProgress) {
+	return newModelNotice(w, now).heard
 }
 
 func newModelNotice(w io.Writer, now func() time.Time) *modelNotice {
