@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/clickgen/clickgen/generator/field"
+	"github.com/clickgen/clickgen/profiles/internal/sysmem"
 )
 
 // Bytes is an amount of memory, parsed from "4GiB", "512MiB", "1.5G" or a plain number of
@@ -61,10 +62,10 @@ func (b *Bytes) Set(s string) error { return b.UnmarshalText([]byte(s)) }
 // Type names the flag's value in help.
 func (b *Bytes) Type() string { return "size" }
 
-// MemoryLimit is the most memory a run may need and what sets it, as the command measured it
-// (the smallest of an explicit limit, the address-space limit, the cgroup's limit and the
-// system's available memory): profiles reads no limit of the machine itself, so a program
-// chooses its own. The zero value is no limit.
+// MemoryLimit is the most memory a run may need and what sets it, as a caller measured it
+// ([MachineLimit]: the smallest of an explicit limit, the address-space limit, the cgroup's
+// limit and the system's available memory): [Profile.NewWorld] reads no limit of the machine
+// itself, so a program chooses its own. The zero value is no limit.
 type MemoryLimit struct {
 	Bytes  Bytes
 	Source string // which limit: "the explicit limit", "the cgroup's memory limit", "the system's available memory"
@@ -99,4 +100,13 @@ func (e *MemoryError) Say(names field.Names) string {
 		source = field.Name(names, FieldMemoryLimit, e.Source)
 	}
 	return fmt.Sprintf("needs about %s of memory, more than %s (%s)", e.Need, source, e.Limit)
+}
+
+// MachineLimit is the memory limit of this process as the machine sets it, and explicit
+// (0: none) if it is lower: the smallest of explicit, the address-space limit (ulimit -v),
+// the cgroup's memory limit and the system's available memory (internal/sysmem), with which
+// it is. It is measured anew at each call: available memory changes.
+func MachineLimit(explicit Bytes) MemoryLimit {
+	limit, source := sysmem.Limit(int64(explicit))
+	return MemoryLimit{Bytes: Bytes(limit), Source: source, Explicit: source == sysmem.Explicit}
 }

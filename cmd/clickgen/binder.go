@@ -11,6 +11,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/clickgen/clickgen/generator/field"
+	"github.com/clickgen/clickgen/generator/produce/sink"
 	"github.com/clickgen/clickgen/profiles"
 )
 
@@ -70,11 +71,12 @@ type flagSpec struct {
 	// grouped flag applies to every group and is listed with the others.
 	group    string
 	sharedOn verbSet
-	// excludes is a flag this one cannot be given with; yields says that this flag's variable
-	// gives way to that flag silently (a flag beats the other sink's variable) instead of
-	// being refused with it.
+	// excludes is a flag this one cannot be given with. The flags that choose a kind of sink
+	// (their field is a sink.Kind's Field: --file, --brokers) exclude each other without a
+	// word here, the kinds' table says so (exclusions), and their variables give way to the
+	// other kind's flag silently (a flag beats the other sink's variable) instead of being
+	// refused with it.
 	excludes string
-	yields   bool
 	required verbSet // the verbs on which it must be given (or its variable set)
 	why      string  // said when it is required and missing
 	// override makes the flag's value a change of the verb's profile; nil for a flag that is
@@ -129,7 +131,6 @@ type binding struct {
 // bind binds the flags verb takes to fresh values, with env as the environment.
 func bind(v *verb, env envLookup) *binding {
 	b := &binding{verb: v, v: newValues(v.set), env: env, fromEnv: map[string]string{}}
-	b.v.sink.verb = v.name
 	b.fs = newFlagSet(v.name)
 	for i := range flagTable {
 		r := &flagTable[i]
@@ -240,11 +241,35 @@ func (b *binding) parseArgs(args []string, out io.Writer, withArgs bool) error {
 	return nil
 }
 
+// exclusions are the flags of this verb r cannot be given with: its excludes, or, for a flag
+// that chooses a kind of sink, those that choose another (yields: r's variable gives way to
+// them).
+func (b *binding) exclusions(r *flagSpec) (others []string, yields bool) {
+	if r.excludes != "" {
+		return []string{r.excludes}, false
+	}
+	chooser := func(f string) bool {
+		return slices.ContainsFunc(sink.Kinds(), func(k *sink.Kind) bool { return k.Field == f })
+	}
+	if r.name == "" || !chooser(r.field) {
+		return nil, false
+	}
+	for _, o := range b.rows {
+		if o.name != "" && o.field != r.field && chooser(o.field) {
+			others = append(others, o.name)
+		}
+	}
+	return others, true
+}
+
 // exclusive refuses two flags given that exclude each other.
 func (b *binding) exclusive() error {
 	for _, r := range b.rows {
-		if r.excludes != "" && b.set(r.name) && b.set(r.excludes) {
-			return fmt.Errorf("both --%s and --%s given: choose one", r.name, r.excludes)
+		others, _ := b.exclusions(r)
+		for _, o := range others {
+			if b.set(r.name) && b.set(o) {
+				return fmt.Errorf("both --%s and --%s given: choose one", r.name, o)
+			}
 		}
 	}
 	return nil
@@ -256,7 +281,10 @@ func (b *binding) exclusive() error {
 // already set is refused with it, or gives way to it when the flag yields.
 func (b *binding) fallBack() error {
 	for _, r := range b.rows {
-		if r.name != "" && b.set(r.name) || r.yields && b.excludedBy(r.name) {
+		// A variable of a flag that yields gives way to a flag given that excludes it (run's
+		// --embedded excludes --brokers).
+		_, yields := b.exclusions(r)
+		if r.name != "" && b.set(r.name) || yields && slices.ContainsFunc(b.rows, func(o *flagSpec) bool { return o.excludes == r.name && b.set(o.name) }) {
 			continue
 		}
 		for _, name := range r.envFor(b.verb.set) {
@@ -264,12 +292,14 @@ func (b *binding) fallBack() error {
 			if !ok || v == "" {
 				continue
 			}
-			if r.excludes != "" && b.set(r.excludes) {
-				if r.yields {
-					break
+			if others, yields := b.exclusions(r); len(others) > 0 {
+				if i := slices.IndexFunc(others, b.set); i >= 0 {
+					if yields {
+						break
+					}
+					return fmt.Errorf("both env %s=%q and %s %s given: choose one", name, shownValue(r.name, v), b.source(others[i]),
+						shownValue(others[i], b.fs.Lookup(others[i]).Value.String()))
 				}
-				return fmt.Errorf("both env %s=%q and %s %s given: choose one", name, shownValue(r.name, v), b.source(r.excludes),
-					shownValue(r.excludes, b.fs.Lookup(r.excludes).Value.String()))
 			}
 			if err := b.setFrom(r, name, v); err != nil {
 				return err
@@ -278,17 +308,6 @@ func (b *binding) fallBack() error {
 		}
 	}
 	return nil
-}
-
-// excludedBy reports whether a flag given excludes flag name (run's --embedded excludes
-// --brokers): a variable of a flag that yields gives way to it.
-func (b *binding) excludedBy(name string) bool {
-	for _, o := range b.rows {
-		if o.excludes == name && o.name != "" && b.set(o.name) {
-			return true
-		}
-	}
-	return false
 }
 
 // setFrom sets r's value from variable name's value v.
@@ -329,7 +348,8 @@ func (b *binding) overrides() profiles.Overrides {
 // names names a library's field as the flag that carries it on this verb (field.Names). On
 // a verb that plays a user's profile (run), a value shown that no flag gave is the
 // profile's, and keeps its field's name (world.catalog "x"); a field only mentioned is named
-// by the flag that would set it.
+// by the flag that would set it, on this verb or else on another (a warning that says which
+// flag verify then needs), or by the command's words for it (fieldWords).
 func (b *binding) names(key string, value bool) string {
 	for _, r := range b.rows {
 		switch {
@@ -342,7 +362,34 @@ func (b *binding) names(key string, value bool) string {
 			return "--" + r.name
 		}
 	}
+	if w, ok := fieldWords[key]; ok || value {
+		return w
+	}
+	for i := range flagTable {
+		if r := &flagTable[i]; r.field == key && r.name != "" {
+			return "--" + r.name
+		}
+	}
 	return ""
+}
+
+// fieldWords are the command's words for fields no one flag carries.
+var fieldWords = map[string]string{"Tables": "a table flag"}
+
+// words is err, a library's error, in the flags' words: a refusal (field.Refusal) is a usage
+// error of the verb, any other error keeps what it is and reads with the flags' names; nil
+// and usage errors stay as they are.
+func (b *binding) words(err error) error {
+	if ue := (*usageError)(nil); err == nil || errors.As(err, &ue) {
+		return err
+	}
+	if field.IsRefusal(err) {
+		return b.refuse(err)
+	}
+	if text, _ := b.say(err); text != err.Error() {
+		return &reworded{text, err}
+	}
+	return err
 }
 
 // say is err in the flags' words (names), and whether it names a value a flag gave.
@@ -375,8 +422,7 @@ func (b *binding) usage(err error) error { return usage(b.verb.name, err) }
 // parseError is pflag's refusal of the arguments, with what would do: a flag another verb
 // takes says so, an unknown one offers the verb's flags spelled like it.
 func (b *binding) parseError(err error) error {
-	var ive *pflag.InvalidValueError
-	if errors.As(err, &ive) {
+	if ive := (*pflag.InvalidValueError)(nil); errors.As(err, &ive) {
 		// pflag's text repeats the value whole: a broker address's password, a host of
 		// 100 000 characters. It is shown as a report shows it (shownValue).
 		name := ive.GetFlag().Name

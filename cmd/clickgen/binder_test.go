@@ -148,18 +148,6 @@ func TestRefusalsNameFlags(t *testing.T) {
 	}
 }
 
-// TestSuggest: what a typo is taken for.
-func TestSuggest(t *testing.T) {
-	for word, want := range map[string][]string{"ver": {"verify", "version"}, "rnu": {"run"}, "x": nil, "verfiy": {"verify"}, "schema": nil} {
-		if got := suggest(word, []string{"verify", "version", "run", "schema"}); !slices.Equal(got, want) {
-			t.Errorf("suggest(%q) = %q, want %q", word, got, want)
-		}
-	}
-	if d := editDistance("brokrs", "brokers"); d != 1 {
-		t.Errorf("editDistance(brokrs, brokers) = %d", d)
-	}
-}
-
 // TestShortDuration: defaults read as a user writes them.
 func TestShortDuration(t *testing.T) {
 	for d, want := range map[time.Duration]string{2 * time.Minute: "2m", time.Hour: "1h", 10 * time.Second: "10s", 250 * time.Millisecond: "250ms",

@@ -9,16 +9,13 @@ import (
 	"log/slog"
 	"os"
 	"slices"
-	"sync"
-	"time"
 
 	"github.com/spf13/pflag"
 
 	"github.com/clickgen/clickgen/generator/field"
 	"github.com/clickgen/clickgen/generator/fileio"
 	"github.com/clickgen/clickgen/generator/logs"
-	"github.com/clickgen/clickgen/generator/measure"
-	"github.com/clickgen/clickgen/generator/produce/world"
+	"github.com/clickgen/clickgen/generator/session"
 )
 
 // verb is one subcommand of clickgen: what `clickgen help` says of it, its --help (usage
@@ -164,31 +161,10 @@ func exitCode(err error, stderr io.Writer) int {
 		}
 		return 2
 	}
-	if onlyCrossed(err) {
+	if session.OnlyCrossed(err) {
 		return 3
 	}
 	return 1
-}
-
-// onlyCrossed says whether err is made only of crossed thresholds (measure.CrossedError),
-// joined or wrapped: any other failure joined to it (a group that did not drain) is exit 1.
-func onlyCrossed(err error) bool {
-	switch e := err.(type) {
-	case *measure.CrossedError:
-		return true
-	case interface{ Unwrap() []error }:
-		errs := e.Unwrap()
-		for _, x := range errs {
-			if !onlyCrossed(x) {
-				return false
-			}
-		}
-		return len(errs) > 0
-	}
-	if u := errors.Unwrap(err); u != nil {
-		return onlyCrossed(u)
-	}
-	return false
 }
 
 // --log-format text|json is global: it may stand anywhere before a "--", and applies to every
@@ -212,13 +188,13 @@ func cli(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 
 // run is clickgen without the process: tests call it directly.
 func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	stderr = serialized(stderr)
+	stderr = logs.Serialized(stderr) // a day's model tells its progress from its own goroutine
 	sio := &stdio{out: stdout, err: stderr}
 	// Waits the libraries cannot avoid say what they wait for once they pass a second.
 	ctx = fileio.WithNotice(ctx, func(w fileio.Waiting) {
 		fmt.Fprintf(stderr, "clickgen: waiting for %s (%s) to be written to its end, at most %v (Ctrl-C stops)\n", w.Path, w.Kind, w.Wait)
 	})
-	ctx = world.WithModelProgress(ctx, newModelNotice(stderr, time.Now).heard)
+	ctx = session.WithModelNotice(ctx, stderr)
 	if len(args) == 0 {
 		printHelp(stderr)
 		return usagef("", "no verb given")
@@ -237,7 +213,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	for i := range verbs {
 		if v := &verbs[i]; v.name == name {
 			b := bind(v, os.LookupEnv)
-			return b.finishReport(interruptedVerb(v.name, v.run(ctx, sio, b, args[1:])))
+			return interruptedVerb(v.name, b.words(v.run(ctx, sio, b, args[1:])))
 		}
 		names[i] = verbs[i].name
 	}
@@ -292,29 +268,4 @@ func (d decimalValue) Set(s string) error {
 		return err
 	}
 	return d.Value.Set(n)
-}
-
-// serialized returns w if it is safe for concurrent use (a file, such as os.Stderr, or the
-// JSON lines of --log-format json), else w behind a mutex: a day's model tells its progress
-// from the goroutine building it (world.WithModelProgress) while the console prints its own
-// lines, and a caller of run (a test) may give a bytes.Buffer. A file stays a file, so the
-// console still tells a terminal.
-func serialized(w io.Writer) io.Writer {
-	switch w.(type) {
-	case *os.File, *logs.Lines, *lockedWriter:
-		return w
-	}
-	return &lockedWriter{w: w}
-}
-
-// lockedWriter is a writer whose writes are serialized.
-type lockedWriter struct {
-	mu sync.Mutex
-	w  io.Writer
-}
-
-func (l *lockedWriter) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.w.Write(p)
 }

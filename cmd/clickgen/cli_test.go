@@ -4,47 +4,20 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"errors"
 	"os"
-	"os/exec"
 	"strings"
 	"testing"
-	"time"
+
+	"path/filepath"
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
 )
 
-// asProcess, when set, is the built command (buildClickgen) that clickgen runs as a separate
-// process instead of calling run in this one; see runAsProcess.
-var asProcess string
-
-// runAsProcess makes clickgen run bin as a separate process until t ends: the real-Kafka tier
-// plays every verb that way, as a user (or the stand's DAG) does.
-func runAsProcess(t *testing.T, bin string) {
-	asProcess = bin
-	t.Cleanup(func() { asProcess = "" })
-}
-
-// clickgen runs the CLI in-process (or as the process runAsProcess chose) and returns stdout,
-// stderr and the exit code main would use.
+// clickgen runs the CLI in-process and returns stdout, stderr and the exit code main would
+// use. (The tests of the built command, as a separate process, are cmd/clickgen/tests'.)
 func clickgen(t *testing.T, args ...string) (string, string, int) {
 	t.Helper()
 	var out, errb bytes.Buffer
-	if asProcess != "" {
-		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
-		defer cancel()
-		cmd := exec.CommandContext(ctx, asProcess, args...)
-		cmd.Stdout, cmd.Stderr = &out, &errb
-		err := cmd.Run()
-		var ee *exec.ExitError
-		switch {
-		case errors.As(err, &ee):
-			return out.String(), errb.String(), ee.ExitCode()
-		case err != nil:
-			t.Fatalf("clickgen %q: %v", args, err)
-		}
-		return out.String(), errb.String(), 0
-	}
 	err := run(context.Background(), args, &out, &errb)
 	code := exitCode(err, &errb)
 	return out.String(), errb.String(), code
@@ -182,5 +155,47 @@ func TestHelpOfHelp(t *testing.T) {
 		if code != 0 || !strings.Contains(out, "Verbs:") {
 			t.Errorf("clickgen help %s: exit %d, stdout %q, stderr %q; want 0 and the main help", arg, code, out, errs)
 		}
+	}
+}
+
+// refused runs clickgen with args and fails unless it exits 2 with want in stderr and file
+// (if not "") was not created. It returns stderr's first line, the refusal.
+func refused(t *testing.T, file, want string, args ...string) string {
+	t.Helper()
+	_, errs, code := clickgen(t, args...)
+	if code != 2 || !strings.Contains(errs, want) {
+		t.Fatalf("%v: exit %d, stderr %q; want exit 2 saying %q", args, code, errs, want)
+	}
+	if file != "" {
+		if _, err := os.Stat(file); err == nil {
+			t.Fatalf("%v: %s was created before the refusal", args, file)
+		}
+	}
+	line, _, _ := strings.Cut(errs, "\n")
+	return line
+}
+
+// TestIgnoredCombinationsRefused is part of issue 11 item 10: combinations that were accepted
+// and silently meant nothing, or sent one kind into the other kind's topic.
+func TestIgnoredCombinationsRefused(t *testing.T) {
+	file := filepath.Join(t.TempDir(), "x.jsonl")
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"batch", "--day", "0", "--file", file, "--workers", "-1"}, "--workers -1"},
+		{[]string{"batch", "--day", "0", "--file", file, "--garbage-mix", "not_an_object=1"}, "--garbage-mix without --garbage"},
+		{[]string{"batch", "--day", "0", "--brokers", "127.0.0.1:1", "--topic", "orders"}, "topic orders is for orders"},
+		{[]string{"snapshot", "--day", "1", "--brokers", "127.0.0.1:1", "--topic", "hits"}, "topic hits is for hits"},
+		{[]string{"run", "--workers", "-2"}, "--workers -2"},
+	} {
+		_, errs, code := clickgen(t, tc.args...)
+		if code != 2 || !strings.Contains(errs, tc.want) {
+			t.Errorf("%v: exit %d, stderr %q; want exit 2 saying %q", tc.args, code, errs, tc.want)
+		}
+	}
+	out, _, _ := clickgen(t, "help")
+	if !strings.Contains(out, "130 interrupted") {
+		t.Errorf("top-level help does not list exit code 130:\n%s", out)
 	}
 }

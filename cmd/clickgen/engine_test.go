@@ -40,13 +40,8 @@ func TestKafkaRunLeavesTheClientACore(t *testing.T) {
 			t.Errorf("%s: stderr lacks %q:\n%s", strings.Join(args, " "), want, errs)
 		}
 	}
-	// Into a file every core renders; --workers is taken as given.
-	if got := renderWorkers(0, false); got != n {
-		t.Errorf("renderWorkers(0, no Kafka) = %d, want all %d cores", got, n)
-	}
-	if got := renderWorkers(3, true); got != 3 {
-		t.Errorf("renderWorkers(3, Kafka) = %d, want 3 (--workers as given)", got)
-	}
+	// Into a file every core renders; --workers is taken as given (session's
+	// TestRenderWorkers).
 }
 
 // TestRunSetsMemoryLimit: run sets the soft memory limit that batch sets (a scale's worth),

@@ -265,3 +265,37 @@ func TestEndlessStopsAtLastDay(t *testing.T) {
 		t.Errorf("report does not give the stop reason last_day:\n%.600s", data)
 	}
 }
+
+// TestIntegersReadOneWay is issue 29 N15: --segment ' 0/2' was accepted while --day ' 5' was
+// refused, and a profile's seed 1e3 was called "not a whole number". Every integer a user
+// types is read by one reader, in one wording.
+func TestIntegersReadOneWay(t *testing.T) {
+	file := filepath.Join(t.TempDir(), "out")
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"batch", "--day", "0", "--segment", " 0/2", "--file", file}, `invalid argument " 0/2" for "--segment" flag: segment " 0/2": want I/N in decimal digits`},
+		{[]string{"batch", "--day", "0", "--segment", "0x0/2", "--file", file}, `for "--segment" flag: segment "0x0/2": want I/N in decimal digits`},
+		{[]string{"batch", "--day", " 5", "--file", file}, `invalid argument " 5" for "--day" flag: must be a decimal integer`},
+		{[]string{"batch", "--day", "0", "--seed", "1e3", "--file", file}, `invalid argument "1e3" for "--seed" flag: must be a decimal integer`},
+		{[]string{"batch", "--day", "0", "--seed", "1.5", "--file", file}, `invalid argument "1.5" for "--seed" flag: is not a whole number`},
+	} {
+		_, errs, code := clickgen(t, tc.args...)
+		if code != 2 || !strings.Contains(errs, tc.want) {
+			t.Errorf("%q: exit %d, stderr %q; want exit 2 and %q", tc.args, code, errs, tc.want)
+		}
+	}
+	for seed, want := range map[string]string{"1e3": `world.seed: "1e3" must be a decimal integer`, "1.5": `world.seed: "1.5" is not a whole number`} {
+		p := filepath.Join(t.TempDir(), "p.yaml")
+		if err := os.WriteFile(p, []byte("world:\n  seed: "+seed+"\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if _, errs, code := clickgen(t, "profiles", "show", "--profile-file", p); code != 2 || !strings.Contains(errs, want) {
+			t.Errorf("profile seed %s: exit %d, stderr %q; want %q", seed, code, errs, want)
+		}
+	}
+	if _, err := os.Stat(file); err == nil {
+		t.Errorf("something was written")
+	}
+}

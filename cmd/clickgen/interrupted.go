@@ -6,8 +6,6 @@ import (
 	"fmt"
 	"io/fs"
 	"strings"
-	"sync"
-	"time"
 
 	"github.com/clickgen/clickgen/generator/produce/sink"
 )
@@ -51,7 +49,10 @@ func interrupted(verb string, err error, format string, args ...any) error {
 func interruptedVerb(verb string, err error) error {
 	var ce *sink.ConnectError
 	var pe *fs.PathError
+	var said interface{ What() string } // a library's interruption (play.Interruption), in its words
 	switch {
+	case errors.As(err, &said):
+		return interrupted(verb, err, "%s", said.What())
 	case errors.As(err, &ce) && ce.Interrupted:
 		return interrupted(verb, err, " after %.2fs while reaching Kafka at %s, before anything was sent or read", ce.Waited.Seconds(), ce.Brokers)
 	case errors.As(err, &pe) && errors.Is(pe.Err, context.Canceled):
@@ -64,22 +65,4 @@ func interruptedVerb(verb string, err error) error {
 		return interrupted(verb, err, " before it finished (%s)", where)
 	}
 	return err
-}
-
-// afterASecond calls f a second from now, unless the returned stop is called first; stop
-// returns once a call under way has returned, so that f's line comes before what follows
-// the wait it announces.
-func afterASecond(f func()) (stop func()) {
-	var told sync.WaitGroup
-	told.Add(1)
-	t := time.AfterFunc(time.Second, func() {
-		defer told.Done()
-		f()
-	})
-	return func() {
-		if t.Stop() {
-			told.Done()
-		}
-		told.Wait()
-	}
 }

@@ -48,7 +48,7 @@ func TestBrokerAddressWithSecretRefused(t *testing.T) {
 // the password) and PLAIN over TLS get none.
 func TestPlainWithoutTLSWarned(t *testing.T) {
 	t.Setenv(sinkPasswordEnv, "pw-not-shown")
-	const warning = "warning: SASL PLAIN without TLS sends the password of env CLICKGEN_SASL_PASSWORD"
+	const warning = "warning: SASL PLAIN without TLS sends the password in env CLICKGEN_SASL_PASSWORD"
 	down := closedPort(t)
 	for _, tc := range []struct {
 		args []string

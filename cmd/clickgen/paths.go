@@ -19,20 +19,11 @@ const cpuProfileEnv = "CLICKGEN_CPUPROFILE"
 // overwrote the catalog; --file d1.jsonl --report dl, dl a dangling link to d1.jsonl, wrote
 // the report over 500 acknowledged messages and exited 0.)
 func checkPaths(verb string, uses ...fileio.Use) error {
-	uses = append(uses, fileio.Output(cpuProfileEnv, os.Getenv(cpuProfileEnv)))
-	return usage(verb, fileio.Check(uses...))
+	return usage(verb, fileio.Check(withProfile(uses)...))
 }
 
-// paths are the files the sink flags name: the TLS files read, the data file (stdout's file
-// for "-": a report named by the file stdout was redirected to would replace the data) and
-// the report written.
-func (sf *sinkFlags) paths() []fileio.Use {
-	data := fileio.Output("--file", sf.File)
-	if sf.File == "-" {
-		data = fileio.Output("--file - (stdout)", "/dev/stdout")
-	}
-	return []fileio.Use{
-		fileio.Input("--tls-ca", sf.TLSCA), fileio.Input("--tls-cert", sf.TLSCert), fileio.Input("--tls-key", sf.TLSKey),
-		data, fileio.Output("--report", sf.report),
-	}
+// withProfile is uses with the CPU profile (CLICKGEN_CPUPROFILE), an output of every run: the
+// files a library checks for a verb (session.Config.Files) are these.
+func withProfile(uses []fileio.Use) []fileio.Use {
+	return append(uses, fileio.Output(cpuProfileEnv, os.Getenv(cpuProfileEnv)))
 }

@@ -18,7 +18,7 @@ import (
 // in place.
 const staleReport = `{"ok": true, "stale": "from an earlier run"}` + "\n"
 
-// reportMeta is the part of a report every command writes (report.Meta), and its document's
+// reportMeta is the part of a report every command writes (fileio.ReportMeta), and its document's
 // keys.
 type reportMeta struct {
 	OK        *bool             `json:"ok"`

@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"errors"
-	"fmt"
 
 	"github.com/clickgen/clickgen/generator/produce/world"
 	"github.com/clickgen/clickgen/profiles"
@@ -75,20 +74,4 @@ func (b *binding) refuseProfile(err error) error {
 	}
 	text, _ := b.say(err)
 	return b.usage(&reworded{text + didYouMean(unknown.Name, profiles.List(), ""), err})
-}
-
-// announceBrokers says, as run's first line, where it plays: the brokers of --brokers or of
-// its variable, which the line names with the flag that plays into the embedded broker
-// instead (an exported KAFKA_BOOTSTRAP_SERVERS turned the README's first command into a send
-// to that cluster); when neither is set, the embedded broker (startEmbedded says that one).
-func (b *binding) announceBrokers(sio *stdio) {
-	s := &b.v.sink
-	if !s.Kafka() {
-		return
-	}
-	how := b.source("brokers")
-	if how != "--brokers" {
-		how += "; --embedded plays into an embedded broker instead"
-	}
-	fmt.Fprintf(sio.err, "clickgen: playing into Kafka at %s (%s); nothing is read back\n", s.Brokers, how)
 }

@@ -5,8 +5,10 @@ import (
 	"strings"
 	"unicode/utf8"
 
-	"github.com/clickgen/clickgen/generator/clickhouse"
+	"github.com/spf13/pflag"
+
 	"github.com/clickgen/clickgen/generator/produce/sink"
+	"github.com/clickgen/clickgen/generator/verify"
 )
 
 // maxShown bounds a value shown in a report or a message, in bytes.
@@ -17,28 +19,30 @@ const maxShown = 256
 // and a long value cut, with its length said.
 func shownValue(name, v string) string {
 	switch {
-	case name == "brokers" && strings.Contains(v, "@"):
-		v = sink.ShownBroker(v) // the whole list: a password may hold a comma
 	case name == "brokers":
-		entries := strings.Split(v, ",")
-		for i, e := range entries {
-			entries[i] = sink.ShownBroker(e)
-		}
-		v = strings.Join(entries, ",")
+		v = sink.ShownBrokers(v)
 	case strings.Contains(v, "@") || strings.Contains(v, "://") || strings.Contains(v, "?"):
-		v = clickhouse.Redacted(v)
+		v = verify.ShownURL(v)
 	}
-	return cut(v, maxShown)
-}
-
-// cut is s cut to at most n bytes on a rune boundary, with its full length said when cut.
-func cut(s string, n int) string {
-	if len(s) <= n {
-		return s
+	if len(v) <= maxShown {
+		return v
 	}
-	i := n
-	for i > 0 && !utf8.RuneStart(s[i]) {
+	i := maxShown
+	for i > 0 && !utf8.RuneStart(v[i]) {
 		i--
 	}
-	return fmt.Sprintf("%s… (%d bytes)", s[:i], len(s))
+	return fmt.Sprintf("%s… (%d bytes)", v[:i], len(v))
+}
+
+// settings are the verb's flags by name with their values as text, for its report
+// (fileio.ReportMeta.Settings): set, from the environment or by default, shown as shownValue
+// shows them. Secrets are never flags.
+func (b *binding) settings() map[string]string {
+	m := map[string]string{}
+	b.fs.VisitAll(func(f *pflag.Flag) {
+		if f.Name != "help" {
+			m[f.Name] = shownValue(f.Name, f.Value.String())
+		}
+	})
+	return m
 }

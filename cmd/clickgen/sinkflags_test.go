@@ -9,9 +9,17 @@ import (
 
 	"github.com/spf13/pflag"
 
+	"path/filepath"
+
+	"github.com/clickgen/clickgen/generator/field"
 	"github.com/clickgen/clickgen/generator/produce/sink"
-	"github.com/clickgen/clickgen/profiles"
 )
+
+// flagNames are the names verb gives the libraries' fields: its flags.
+func flagNames(t *testing.T, verb string) field.Names {
+	t.Helper()
+	return bind(verbNamed(t, verb), envOf(nil)).names
+}
 
 // The sink's parsed values are the flags' values themselves.
 var (
@@ -20,14 +28,20 @@ var (
 )
 
 // sinkFlagsFrom parses args as batch's flags with env as the environment and checks its
-// sink flags (binding.checkSink).
-func sinkFlagsFrom(t *testing.T, env map[string]string, args ...string) (*sinkFlags, error) {
+// sink flags as batch does before anything is read: the settings and the flags given
+// (binding.checkSink), then the topic (sink.Settings.TopicOf), in the flags' words.
+func sinkFlagsFrom(t *testing.T, env map[string]string, args ...string) (*sink.Settings, error) {
 	t.Helper()
 	b, err := bound(t, "batch", env, append([]string{"--day", "0"}, args...)...)
 	if err != nil {
 		return nil, err
 	}
-	return &b.v.sink, b.checkSink()
+	if err := b.checkSink(); err != nil {
+		return nil, err
+	}
+	s := &b.v.sink
+	_, err = s.TopicOf("hits")
+	return s, b.refuse(err)
 }
 
 func TestSinkFlagsResolve(t *testing.T) {
@@ -78,7 +92,8 @@ func TestSinkFlagsResolve(t *testing.T) {
 			wantErr: "--replication-factor applies to the topics --create-topics creates"},
 		{name: "replication factor -1 given without create", args: []string{"--brokers", "k:9", "--topic", "t", "--replication-factor", "-1"},
 			wantErr: "--replication-factor applies to the topics --create-topics creates"},
-		{name: "TLS with a file", args: []string{"--file", "x", "--tls"}, wantErr: "TLS and SASL apply to --brokers, not --file"},
+		// TLS is Kafka's: the kinds' table says so once, and the refusal is the table's.
+		{name: "TLS with a file", args: []string{"--file", "x", "--tls"}, wantErr: "--tls applies to Kafka (--brokers), not to a file (--file)"},
 		// Issue 29, N14: flags of Kafka alone were accepted with a file, and did nothing.
 		{name: "create topics with a file", args: []string{"--file", "x", "--create-topics"}, wantErr: "--create-topics applies to Kafka (--brokers), not to a file (--file)"},
 		{name: "replication factor with a file", args: []string{"--file", "x", "--create-topics", "--replication-factor", "3"},
@@ -87,7 +102,7 @@ func TestSinkFlagsResolve(t *testing.T) {
 			wantErr: "--replication-factor applies to Kafka (--brokers), not to a file (--file)"},
 		{name: "compression with a file env", env: map[string]string{sinkFileEnv: "out"}, args: []string{"--compression", "lz4"},
 			wantErr: "--compression applies to Kafka (--brokers), not to a file (--file)"},
-		// Issue 38: a file or pipe is written at least every --linger, as a Kafka batch is sent.
+		// Issue 38: a file, stdout or a pipe is written at least every --linger, as a Kafka batch is sent.
 		{name: "linger with stdout", args: []string{"--file", "-", "--linger", "0s"}, file: "-"},
 		{name: "file timeouts and topic", args: []string{"--file", "x", "--topic", "hits", "--connect-timeout", "1s", "--delivery-timeout", "1s", "--flush-timeout", "1s"},
 			file: "x", topic: "hits"},
@@ -123,12 +138,12 @@ func TestSinkFlagsEnvValueThatDoesNotParse(t *testing.T) {
 // TestSinkFlagsRead: verify reads with --brokers or its variable, refuses the flags of
 // sending as flags it does not take, and names the topic as the flag of sending would.
 func TestSinkFlagsRead(t *testing.T) {
-	read := func(env map[string]string, args ...string) (*sinkFlags, error) {
+	read := func(env map[string]string, args ...string) (*sink.Settings, error) {
 		b, err := bound(t, "verify", env, append([]string{"--day", "0"}, args...)...)
 		if err != nil {
 			return nil, err
 		}
-		return &b.v.sink, b.checkReadMode(t.Context(), "hits")
+		return &b.v.sink, b.checkReadMode()
 	}
 	if _, err := read(nil, "--linger", "1s", "--brokers", "k:9"); err == nil || err.Error() != "verify: --linger does not apply to verify: it is a flag of run, batch, live, snapshot and inject" {
 		t.Errorf("verify --linger error = %v, want the send-only flag refused", err)
@@ -159,18 +174,20 @@ func TestSinkFlagsTopicOf(t *testing.T) {
 		if c.topic != "" {
 			args = []string{"--day", "1", "--scale", "0.01", "--brokers", "k:9", "--topic", c.topic}
 		}
-		b, err := bound(t, c.verb, nil, args...)
-		if err != nil {
-			t.Fatal(err)
+		if c.wantErr == "" {
+			b, err := bound(t, c.verb, nil, args...)
+			if err != nil {
+				t.Fatal(err)
+			}
+			kind := map[string]string{"batch": "hits", "snapshot": "orders"}[c.verb]
+			if got, err := b.v.sink.TopicOf(kind); got != c.want || err != nil {
+				t.Errorf("%s --topic %q: topic %q, %v; want %q", c.verb, c.topic, got, err, c.want)
+			}
+			continue
 		}
-		p, seg, err := b.standProfile()
-		if err != nil {
-			t.Fatal(err)
-		}
-		plan, err := b.plan(t.Context(), p, seg, 1, profiles.PlanOptions{})
-		got := plan.Hits + plan.Orders
-		if got != c.want || (err == nil) != (c.wantErr == "") || (err != nil && err.Error() != c.wantErr) {
-			t.Errorf("%s --topic %q: topic %q, %v; want %q, %q", c.verb, c.topic, got, err, c.want, c.wantErr)
+		_, errs, code := clickgen(t, append([]string{c.verb}, args...)...)
+		if code != 2 || !strings.Contains(errs, "clickgen: "+c.wantErr+"\n") {
+			t.Errorf("%s --topic %q: exit %d, %q; want 2, %q", c.verb, c.topic, code, errs, c.wantErr)
 		}
 	}
 }
@@ -189,17 +206,17 @@ func TestSinkErrorAndWarning(t *testing.T) {
 			"sink: topic(s) hits (2 partitions), orders (1 partitions) missing on k:9: create them, or use --create-topics"},
 		{eof, "EOF"},
 	} {
-		if got := sinkError(tc.err); got == nil || got.Error() != tc.want {
-			t.Errorf("sinkError(%v) = %v, want %q", tc.err, got, tc.want)
+		if got := sink.Explain(tc.err, flagNames(t, "batch")); got == nil || got.Error() != tc.want {
+			t.Errorf("sink.Explain(%v) = %v, want %q", tc.err, got, tc.want)
 		}
 	}
-	if !errors.Is(sinkError(&sink.NoSASLListenerError{Err: eof}), eof) {
-		t.Error("sinkError lost the handshake's error")
+	if !errors.Is(sink.Explain(&sink.NoSASLListenerError{Err: eof}, nil), eof) {
+		t.Error("sink.Explain lost the handshake's error")
 	}
 	const want = "topic hits has 3 partitions, want 2: keys are placed by murmur2 over 3 partitions, not the 2 the stand expects " +
 		"(an existing topic is left as it is, with --create-topics too); clickgen verify checks it with --hits-partitions 3 (--orders-partitions 3 for orders)"
-	if got := sinkWarning(sink.PartitionsWarning{Topic: "hits", Has: 3, Want: 2}); got != want {
-		t.Errorf("sinkWarning = %q, want %q", got, want)
+	if got := (sink.PartitionsWarning{Topic: "hits", Has: 3, Want: 2}).Say(flagNames(t, "batch")); got != want {
+		t.Errorf("PartitionsWarning.Say = %q, want %q", got, want)
 	}
 }
 
@@ -223,8 +240,26 @@ func TestSinkSettingFlags(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, k := range sink.Kinds() {
-		if f := b.names(sinkKindField[k.Name], false); !strings.HasPrefix(f, "--") {
+		if f := b.names(k.Field, false); !strings.HasPrefix(f, "--") {
 			t.Errorf("kind %s: no flag chooses it (%q)", k.Name, f)
+		}
+	}
+}
+
+// TestIgnoredSinkFlagsRefused is part of issue 11 item 10: flags that were silently ignored.
+func TestIgnoredSinkFlagsRefused(t *testing.T) {
+	file := filepath.Join(t.TempDir(), "h.jsonl")
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--file", file, "--linger", "-1s"}, "--linger -1s"},
+		{[]string{"--file", file, "--tls"}, "--tls applies to Kafka (--brokers), not to a file (--file)"},
+		{[]string{"--brokers", "127.0.0.1:1", "--topic", "hits", "--sasl-user", "u"}, "--sasl-user needs --sasl-mechanism"},
+	} {
+		_, errs, code := clickgen(t, append([]string{"batch", "--day", "0", "--limit", "1"}, tc.args...)...)
+		if code != 2 || !strings.Contains(errs, tc.want) {
+			t.Errorf("%v: exit %d, stderr %q; want exit 2 saying %q", tc.args, code, errs, tc.want)
 		}
 	}
 }

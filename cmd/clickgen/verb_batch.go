@@ -4,7 +4,7 @@ import (
 	"context"
 	"strconv"
 
-	"github.com/clickgen/clickgen/profiles"
+	"github.com/clickgen/clickgen/generator/session"
 )
 
 const batchHelp = `Play model days D … D+N−1 into topic hits back to back, without pauses: one JSON message per
@@ -17,20 +17,10 @@ func runBatch(ctx context.Context, sio *stdio, b *binding, args []string) error 
 	if err := b.parse(args, sio.out, false); err != nil {
 		return err
 	}
-	prof, segment, err := b.standProfile()
+	c, err := b.standConfig(sio)
 	if err != nil {
 		return err
 	}
-	kafka := b.v.sink.Kafka()
-	plan, err := b.plan(ctx, prof, segment, renderWorkers(b.v.workers, false), profiles.PlanOptions{Workers: renderWorkers(b.v.workers, kafka)})
-	if err != nil {
-		return err
-	}
-	s, err := b.start(ctx, sio, "hits", listenOpts{plan: plan})
-	if err != nil {
-		return err
-	}
-	s.console.LimitFlag = "--limit " + strconv.FormatInt(b.v.messages, 10)
-	res, err := s.play(ctx, plan)
-	return s.finish(ctx, res, err)
+	c.LimitName = "--limit " + strconv.FormatInt(b.v.messages, 10)
+	return session.Play(ctx, c)
 }

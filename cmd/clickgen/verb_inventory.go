@@ -8,6 +8,7 @@ import (
 
 	"github.com/clickgen/clickgen/generator/fileio"
 	"github.com/clickgen/clickgen/generator/produce/world"
+	"github.com/clickgen/clickgen/generator/session"
 	"github.com/clickgen/clickgen/profiles"
 )
 
@@ -27,26 +28,13 @@ func runInventory(ctx context.Context, sio *stdio, b *binding, args []string) er
 		return err
 	}
 	// The inventory is of what batch and snapshot send: it plays their world and days.
-	prof, segment, err := b.standProfile()
+	c, err := b.standConfig(sio)
 	if err != nil {
 		return err
 	}
-	workers := b.v.workers
-	plan, err := b.plan(ctx, prof, segment, renderWorkers(workers, false), profiles.PlanOptions{Workers: workers})
+	inv, err := session.Inventory(ctx, c)
 	if err != nil {
 		return err
-	}
-	inv, err := plan.World.Inventory(ctx, plan.Range, workers)
-	if err != nil {
-		if inv == nil {
-			return err
-		}
-		snapshots := plan.Range.Days // of the days before each run day: none before day 0
-		if plan.Range.From == 0 {
-			snapshots--
-		}
-		return interrupted("inventory", err, " after counting %d of %d days' hits and %d of %d snapshots: nothing was printed",
-			len(inv.Days), plan.Range.Days, len(inv.Snapshots), snapshots)
 	}
 	return printInventory(sio, inv)
 }

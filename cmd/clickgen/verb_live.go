@@ -2,12 +2,10 @@ package main
 
 import (
 	"context"
+	"fmt"
 	"time"
 
-	"github.com/clickgen/clickgen/cmd/clickgen/internal/console"
-	"github.com/clickgen/clickgen/generator/produce/pace"
-	"github.com/clickgen/clickgen/generator/produce/play"
-	"github.com/clickgen/clickgen/profiles"
+	"github.com/clickgen/clickgen/generator/session"
 )
 
 const liveHelp = `Play one model day into topic hits paced by model time: an event whose model time is t after
@@ -24,31 +22,19 @@ func runLive(ctx context.Context, sio *stdio, b *binding, args []string) error {
 	if err := checkEvery("--progress-every", b.v.interval); err != nil {
 		return b.usage(err)
 	}
-	prof, segment, err := b.standProfile()
+	c, err := b.standConfig(sio)
 	if err != nil {
 		return err
 	}
-	var p *console.Printer // set before the run starts, which is when progress is reported
-	var total int
-	plan, err := b.plan(ctx, prof, segment, 0, profiles.PlanOptions{Workers: renderWorkers(0, b.v.sink.Kafka()), ReplayEvery: b.v.interval,
-		ReplayProgress: func(s pace.Snapshot) {
-			m := s.Model
-			p.Logf("played %d of %d, model time %02d:%02d, lag %.1fs (max %.1fs)",
-				s.Sent, total, int(m.Hours()), int(m.Minutes())%60, s.Lag.Seconds(), s.MaxLag.Seconds())
-		}})
-	if err != nil {
-		return err
+	c.Interval = b.v.interval
+	return session.Play(ctx, c)
+}
+
+// checkEvery refuses a progress period below session.MinInterval, naming flag (run's
+// --interval, live's --progress-every): the one wording of the floor.
+func checkEvery(flag string, d time.Duration) error {
+	if d < session.MinInterval {
+		return fmt.Errorf("%s %v: want at least %v", flag, d, session.MinInterval)
 	}
-	// The target: the day's events over the real time the day takes at this speed.
-	target := func() float64 {
-		return float64(total) / (float64(24*time.Hour) / prof.Pacing.Speed / float64(time.Second))
-	}
-	s, err := b.start(ctx, sio, "hits", listenOpts{target: target, plan: plan})
-	if err != nil {
-		return err
-	}
-	p = s.console
-	p.OnUnit = func(u play.Unit) { total = u.Clean }
-	res, err := s.play(ctx, plan)
-	return s.finish(ctx, res, err)
+	return nil
 }

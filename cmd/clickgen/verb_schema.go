@@ -2,14 +2,11 @@ package main
 
 import (
 	"context"
-	"fmt"
 	"io"
-	"runtime"
 	"runtime/debug"
 	"slices"
-	"strings"
 
-	"github.com/clickgen/clickgen/generator/produce/world"
+	"github.com/clickgen/clickgen/generator/session"
 	"github.com/clickgen/clickgen/schema"
 )
 
@@ -37,60 +34,8 @@ func runSchema(ctx context.Context, sio *stdio, b *binding, args []string) error
 //
 //	go build -ldflags "-X main.commit=$(git rev-parse HEAD) -X main.version=v1.2.3" ./cmd/clickgen
 //
-// They win over what the toolchain stamped.
+// They win over what the toolchain stamped (session.Version).
 var version, commit string
-
-// buildVersion is versionOf this binary's build information.
-func buildVersion() (ver, rev string) {
-	bi, _ := debug.ReadBuildInfo()
-	return versionOf(bi, version, commit)
-}
-
-// versionOf is the module version (linked, else the one the toolchain stamped: a tag, or a
-// pseudo-version naming the commit; "devel" when there is none) and the commit (linked, else
-// the stamped vcs.revision, "+dirty" for uncommitted changes; "" when nothing names it) of a
-// build with information bi (nil when there is none) and the values linked with -X.
-func versionOf(bi *debug.BuildInfo, linkedVersion, linkedCommit string) (ver, rev string) {
-	ver, rev = "devel", linkedCommit
-	if bi != nil && bi.Main.Version != "" && bi.Main.Version != "(devel)" {
-		ver = bi.Main.Version
-	}
-	if linkedVersion != "" {
-		ver = linkedVersion
-	}
-	if rev == "" && bi != nil {
-		dirty := false
-		for _, s := range bi.Settings {
-			switch s.Key {
-			case "vcs.revision":
-				rev = s.Value
-			case "vcs.modified":
-				dirty = s.Value == "true"
-			}
-		}
-		if rev != "" && dirty {
-			rev += "+dirty"
-		}
-	}
-	return ver, rev
-}
-
-// versionLine is what `clickgen version` prints: the module version and the commit (its
-// first 12 hex digits), the world version (generator_version in the inventory) and the Go
-// runtime.
-func versionLine(ver, rev string) string {
-	hash, dirty := strings.CutSuffix(rev, "+dirty")
-	switch {
-	case rev == "":
-		rev = "unknown"
-	case len(hash) > 12:
-		rev = hash[:12]
-		if dirty {
-			rev += "+dirty"
-		}
-	}
-	return fmt.Sprintf("clickgen %s (commit %s, world %s, %s %s/%s)\n", ver, rev, world.Version, runtime.Version(), runtime.GOOS, runtime.GOARCH)
-}
 
 const versionHelp = `Print clickgen's build: the module version and the commit it was built from, the world
 version (generator_version in the inventory) and the Go runtime. A build that stamps no
@@ -102,6 +47,7 @@ func runVersion(ctx context.Context, sio *stdio, b *binding, args []string) erro
 	if err := b.parse(args, sio.out, false); err != nil {
 		return err
 	}
-	_, err := io.WriteString(sio.out, versionLine(buildVersion()))
+	bi, _ := debug.ReadBuildInfo()
+	_, err := io.WriteString(sio.out, session.Version(bi, version, commit))
 	return err
 }

@@ -3,7 +3,7 @@ package main
 import (
 	"context"
 
-	"github.com/clickgen/clickgen/profiles"
+	"github.com/clickgen/clickgen/generator/session"
 )
 
 const snapshotHelp = `Send the shop backend's daily order snapshots into topic orders: for each run day X in
@@ -17,18 +17,9 @@ func runSnapshot(ctx context.Context, sio *stdio, b *binding, args []string) err
 	if err := b.parse(args, sio.out, false); err != nil {
 		return err
 	}
-	prof, segment, err := b.standProfile()
+	c, err := b.standConfig(sio)
 	if err != nil {
 		return err
 	}
-	plan, err := b.plan(ctx, prof, segment, 0, profiles.PlanOptions{})
-	if err != nil {
-		return err
-	}
-	s, err := b.start(ctx, sio, "orders", listenOpts{plan: plan})
-	if err != nil {
-		return err
-	}
-	res, err := s.play(ctx, plan)
-	return s.finish(ctx, res, err)
+	return session.Play(ctx, c)
 }

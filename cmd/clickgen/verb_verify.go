@@ -2,13 +2,10 @@ package main
 
 import (
 	"context"
-	"errors"
-	"fmt"
+	"os"
 
 	"github.com/clickgen/clickgen/generator/fileio"
-	"github.com/clickgen/clickgen/generator/produce/sink"
-	"github.com/clickgen/clickgen/generator/produce/world"
-	"github.com/clickgen/clickgen/generator/verify/topics"
+	"github.com/clickgen/clickgen/generator/verify"
 	"github.com/clickgen/clickgen/profiles"
 )
 
@@ -61,81 +58,49 @@ read whole (no answer in time, credentials refused, an answer broken off) is an 
 never says OK on a store it did not read whole. Ctrl-C ends the wait or the read at once.`
 
 func runVerify(ctx context.Context, sio *stdio, b *binding, args []string) error {
-	v := &verifyRun{b: b}
-	if err := v.parse(ctx, args, sio); err != nil {
-		return err
-	}
-	if b.set("clickhouse") {
-		return runVerifyStore(ctx, sio, v)
-	}
-	sf := &b.v.sink
-	sf.warnClearText(sio)
-	var ce *sink.ConfigError
-	if err := sf.CheckConnect(ctx, connectNotice(sio)); errors.As(err, &ce) {
-		return usage("verify", ce.Err)
-	} else if err != nil {
-		return verifyConnectError(v, err)
-	}
-	v.Brokers, v.Conn = sf.Brokers, sf.ConnOpts()
-	v.Logf = func(format string, args ...any) { fmt.Fprintf(sio.err, "clickgen: "+format+"\n", args...) }
-	r, err := v.Run(ctx, v.w, v.r)
-	err = verifyReadInterrupted(v, verifyRunError(&v.Verify, err))
-	if r == nil {
-		return err
-	}
-	sf.keepReport(r)
-	// The table's failure (stdout closed: verify | head -1) is the verb's, and the report
-	// still says the result and it.
-	return errors.Join(r.WriteTable(sio.out), err)
-}
-
-// verifyRun is what verify reads and against what: the range r of world w.
-type verifyRun struct {
-	topics.Verify
-	b *binding
-	w *world.World
-	r world.Range
-}
-
-// parse reads and checks verify's flags: every mistake is a usage error before connecting.
-// The world, the days and the garbage are the built-in batch profile's with the flags as
-// overrides, as batch and snapshot play them.
-func (v *verifyRun) parse(ctx context.Context, args []string, sio *stdio) error {
-	b := v.b
 	if err := b.parse(args, sio.out, false); err != nil {
 		return err
 	}
+	// The world, the days and the garbage are the built-in batch profile's with the flags as
+	// overrides, as batch and snapshot play them.
 	p, err := b.playProfile(profiles.Batch())
 	if err != nil {
 		return err
 	}
-	v.r = world.Range{From: p.Play.Day, Days: p.Play.Days, Garbage: p.Garbage}
-	if v.r.Segment, err = b.resolveSegment(); err != nil {
+	seg, err := b.resolveSegment()
+	if err != nil {
 		return b.usage(err)
 	}
-	v.Verify = b.v.verify
-	v.Workers = b.v.workers
-	if err := b.refuse(v.Verify.Validate()); err != nil {
+	v := b.v
+	c := verify.Config{Profile: p, Segment: seg, Workers: v.workers, Memory: b.memory(), SoftMemoryLimit: os.Getenv("GOMEMLIMIT") == "",
+		Files: withProfile(append(b.sinkPaths(), fileio.Input(b.name("world.catalog"), p.World.Catalog))), Report: v.out.Report,
+		Stdout: sio.out, Stderr: sio.err, Names: b.names, Command: "verify", Settings: b.settings()}
+	if err := b.checkReadMode(); err != nil {
 		return err
 	}
-	if err := b.checkWorkers(); err != nil {
-		return err
+	if b.set("clickhouse") {
+		st := v.store
+		st.TLSCA, st.ConnectTimeout = v.sink.TLSCA, v.sink.ConnectTimeout
+		if b.set("timeout") {
+			st.Timeout = v.kafka.Timeout
+		}
+		if b.set("clickhouse-user") {
+			st.User = &v.storeUser
+		}
+		c.Store = &st
+	} else {
+		k := v.kafka
+		k.Sink = v.sink
+		c.Kafka = &k
 	}
-	if err := b.checkReadMode(ctx, v.HitsTopic); err != nil {
-		return err
-	}
-	if v.w, err = b.newWorld(ctx, p, renderWorkers(v.Workers, false)); err != nil {
-		return err
-	}
-	return b.checkFiles(append(b.v.sink.paths(), fileio.Input(b.name("world.catalog"), p.World.Catalog))...)
+	return verify.Run(ctx, c)
 }
 
-// checkReadMode checks the flags of what verify reads: with --clickhouse the store's
-// (storeFlags.resolve), and no flag of the Kafka group; without it, no flag of the ClickHouse
-// group, and brokers (--brokers or env KAFKA_BOOTSTRAP_SERVERS) with their connection to read
-// topic from. The Kafka group's variables are ignored with --clickhouse: only its flags are
-// mistakes there.
-func (b *binding) checkReadMode(ctx context.Context, topic string) error {
+// checkReadMode checks the flags of what verify reads: with --clickhouse no flag of the
+// Kafka group; without it, no flag of the ClickHouse group, and brokers (--brokers or env
+// KAFKA_BOOTSTRAP_SERVERS) whose flags given do something. The Kafka group's variables are
+// ignored with --clickhouse: only its flags are mistakes there.
+func (b *binding) checkReadMode() error {
 	on := b.set("clickhouse")
 	for _, r := range b.rows {
 		switch g := r.groupOn(b.verb.set); {
@@ -150,12 +115,11 @@ func (b *binding) checkReadMode(ctx context.Context, topic string) error {
 		}
 	}
 	if on {
-		return b.usage(b.v.store.resolve(ctx, b))
+		return nil
 	}
-	sf := &b.v.sink
-	if len(sf.Brokers) == 0 {
+	if len(b.v.sink.Brokers) == 0 {
 		return usagef("verify", "--brokers HOSTS is required (or env %s)", sinkBrokersEnv)
 	}
-	sf.Topic = topic
+	b.v.sink.Topic = b.v.kafka.HitsTopic
 	return b.checkSink()
 }

@@ -89,7 +89,9 @@ func TestFollowWaitEndsOnSignal(t *testing.T) {
 	rep := filepath.Join(t.TempDir(), "r.json")
 	stderr, done := startedRun(ctx, "batch", "--day", "0", "--limit", "300", "--brokers", addr, "--topic", "hits",
 		"--follow-group", "ghost", "--follow-every", "50ms", "--follow-timeout", "1h", "--report", rep)
-	awaitLine(t, stderr, "clickgen: total time ", time.Minute) // the summary: the drain wait comes next
+	// The drain's wait: the summary comes once the groups are done waiting for (the run's
+	// figures end where it ended, before the wait).
+	awaitLine(t, stderr, "clickgen: waiting for consumer group(s) ghost", time.Minute)
 	signal()
 	if code := ended(t, done, stderr, 30*time.Second, "a signal during the follow wait"); code != 130 {
 		t.Errorf("exit %d, want 130 (interrupted)\n%s", code, stderr)
@@ -126,6 +128,9 @@ func TestFollowLineOfInterruptedRun(t *testing.T) {
 // requests and never answers (brokers frozen for the follower) does not stretch the wait
 // past --follow-timeout: the requests in flight end with it (they used to run their own 10 s,
 // and frozen brokers with --follow-timeout 3s took 11.2 s). The group is reported not drained.
+// How long the wait lasts is measured on the follower's fake clock (follow's
+// TestFinishBoundedByTimeout), not here on a shared machine's: here the run ends, and says
+// why.
 func TestFollowWaitBoundedByTimeout(t *testing.T) {
 	c, addr := kfakeCluster(t)
 	c.ControlKey(int16(kmsg.OffsetFetch), func(kmsg.Request) (kmsg.Response, error, bool) {
@@ -134,12 +139,7 @@ func TestFollowWaitBoundedByTimeout(t *testing.T) {
 	})
 	stderr, done := startedRun(context.Background(), "batch", "--day", "0", "--limit", "100", "--brokers", addr, "--topic", "hits",
 		"--follow-group", "g", "--follow-timeout", "2s")
-	awaitLine(t, stderr, "clickgen: total time ", time.Minute)
-	from := time.Now()
 	code := ended(t, done, stderr, time.Minute, "frozen group coordinator")
-	if waited := time.Since(from); waited > 6*time.Second {
-		t.Errorf("the run ended %v after its summary, want within --follow-timeout 2s (and a moment)", waited.Round(time.Millisecond))
-	}
 	if errs := stderr.String(); code != 1 || !strings.Contains(errs, "follow g: NOT drained within 2s") {
 		t.Errorf("exit %d, want 1 and g not drained within 2s:\n%s", code, errs)
 	}

@@ -2,14 +2,18 @@ package main
 
 import (
 	"errors"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
-	"github.com/clickgen/clickgen/generator/produce/play"
+	"fmt"
+
+	"github.com/clickgen/clickgen/generator/field"
 	"github.com/clickgen/clickgen/generator/produce/world"
+	"github.com/clickgen/clickgen/generator/session"
 	"github.com/clickgen/clickgen/profiles"
 )
 
@@ -131,7 +135,9 @@ func TestWorldFlags(t *testing.T) {
 	}
 }
 
-// verifyWorld builds verify's world from args (after --day 0 --brokers k:9) with env.
+// verifyWorld builds verify's world from args (after --day 0 --brokers k:9) with env, as the
+// verify library does (profiles.Profile.NewWorld within the memory the command measured), its
+// refusal in the flags' words.
 func verifyWorld(t *testing.T, env map[string]string, args ...string) error {
 	t.Helper()
 	b, err := bound(t, "verify", env, append([]string{"--day", "0", "--brokers", "k:9"}, args...)...)
@@ -142,8 +148,8 @@ func verifyWorld(t *testing.T, env map[string]string, args ...string) error {
 	if err != nil {
 		return err
 	}
-	_, err = b.newWorld(t.Context(), p, 1)
-	return err
+	_, err = p.NewWorld(t.Context(), b.memory(), 1)
+	return b.words(field.Refuse(err))
 }
 
 func TestRunFlagsProfile(t *testing.T) {
@@ -254,30 +260,120 @@ func TestStandProfile(t *testing.T) {
 		{[]string{"--day", "2", "--days", "3", "--segment", "1/2", "--garbage", "0.5", "--scale", "0.01"}, ""},
 	} {
 		b, err := bound(t, "inventory", nil, c.args...)
-		var plan play.Plan
+		var cfg session.Config
 		if err == nil {
-			var p profiles.Profile
-			var seg world.Segment
-			if p, seg, err = b.standProfile(); err == nil {
-				plan, err = b.plan(t.Context(), p, seg, 1, profiles.PlanOptions{})
-			}
+			cfg, err = b.standConfig(&stdio{out: io.Discard, err: io.Discard})
 		}
 		if got := errText(err); !strings.Contains(got, c.wantErr) || (c.wantErr == "") != (err == nil) {
 			t.Errorf("%q: error %q, want one containing %q", c.args, got, c.wantErr)
 		}
-		if err == nil && (plan.Segment != world.Segment{I: 1, N: 2} || plan.Garbage.Rate != 0.5 || plan.From != 2 || plan.Days != 3 || plan.World.Scale() != 0.01 || plan.Hits != "hits" || plan.Orders != "") {
-			t.Errorf("%q: segment %v, garbage %v, days %d+%d, scale %v, topics %q %q", c.args, plan.Segment, plan.Garbage.Rate, plan.From, plan.Days, plan.World.Scale(), plan.Hits, plan.Orders)
+		p := cfg.Profile
+		if err == nil && (cfg.Segment != world.Segment{I: 1, N: 2} || p.Garbage.Rate != 0.5 || p.Play.Day != 2 || p.Play.Days != 3 || p.World.Scale != 0.01 || p.Play.Send != profiles.SendHits) {
+			t.Errorf("%q: segment %v, garbage %v, days %d+%d, scale %v, send %q", c.args, cfg.Segment, p.Garbage.Rate, p.Play.Day, p.Play.Days, p.World.Scale, p.Play.Send)
 		}
 	}
+	sio := &stdio{out: io.Discard, err: io.Discard}
 	b, err := bound(t, "live", nil, "--day", "0", "--scale", "0.01", "--max-memory", "1KiB", "--file", "-")
 	if err == nil {
-		var p profiles.Profile
-		var seg world.Segment
-		if p, seg, err = b.standProfile(); err == nil {
-			_, err = b.plan(t.Context(), p, seg, 0, profiles.PlanOptions{})
+		var cfg session.Config
+		if cfg, err = b.standConfig(sio); err == nil {
+			err = b.words(session.Play(t.Context(), cfg))
 		}
 	}
 	if err == nil || !strings.Contains(err.Error(), "--max-memory") {
 		t.Errorf("live under --max-memory 1KiB: %v, want refused naming --max-memory", err)
+	}
+}
+
+// TestWorkersBounded is issue 24 item 1: --workers 1000000000 grew to 23.4 GB (World.Play made
+// a channel of 2 × workers and started that many goroutines). Every verb with --workers
+// refuses more than world.MaxWorkers in one wording; the bound itself plays, and the memory
+// check counts the workers' window of batches.
+func TestWorkersBounded(t *testing.T) {
+	file := filepath.Join(t.TempDir(), "h.jsonl")
+	for _, n := range []string{"1025", "100000", "1000000000", "-1"} {
+		for _, args := range [][]string{
+			{"batch", "--day", "0", "--file", file},
+			{"inventory", "--day", "0"},
+			{"verify", "--day", "0", "--brokers", "127.0.0.1:1"},
+			{"run", "smoke"},
+		} {
+			line := refused(t, file, "--workers "+n+": want 0 (all cores) to 1024", append(args, "--workers", n)...)
+			if n == "1000000000" {
+				t.Logf("%s: %s", args[0], line)
+			}
+		}
+	}
+	if _, errs, code := clickgen(t, "inventory", "--day", "0", "--scale", "0.01", "--workers", "1024"); code != 0 {
+		t.Errorf("inventory --workers 1024: exit %d, %s", code, errs)
+	}
+	// At scale 100 a day is 1465 batches: 1024 workers hold 2048 in flight, 7 GB more than two.
+	line := refused(t, file, "with --workers 1024 needs about", "batch", "--day", "0", "--scale", "100", "--workers", "1024", "--max-memory", "4GiB", "--file", file)
+	t.Logf("memory: %s", line)
+}
+
+// TestGarbageWeightsBounded is issue 24 item 4 at the command line: a weight past the bound
+// is refused as --garbage-mix before anything is sent (field_invalid=4294967296 panicked at
+// the first snapshot after all hits were sent; not_an_object=4294967296 panicked inventory).
+func TestGarbageWeightsBounded(t *testing.T) {
+	file := filepath.Join(t.TempDir(), "h.jsonl")
+	for _, tc := range [][]string{
+		{"inventory", "--day", "0", "--garbage", "0.1", "--garbage-mix", "not_an_object=4294967296"},
+		{"batch", "--day", "0", "--file", file, "--garbage", "0.1", "--garbage-mix", "not_an_object=9223372036854775807,keyset_mismatch=9223372036854775807"},
+		{"run", "fill", "--garbage", "0.01", "--garbage-mix", "key_field_unparsed=1,field_invalid=4294967296"},
+		{"verify", "--day", "0", "--brokers", "127.0.0.1:1", "--garbage", "0.01", "--garbage-mix", "field_invalid=1000001"},
+	} {
+		t.Logf("%s: %s", tc[0], refused(t, file, "weight", tc...))
+		_, errs, _ := clickgen(t, tc...)
+		if !strings.Contains(errs, "want at most 1000000") || !strings.Contains(errs, "garbage-mix") {
+			t.Errorf("%v: stderr %q; want --garbage-mix named with the bound 1000000", tc, errs)
+		}
+	}
+	// Within the bound weights still weigh: a mix scaled by 500 000 gives the same class
+	// counts. (That the bytes of weights within the bound are unchanged is the garbage golden
+	// files' test, generator/produce/world TestGarbageGolden.)
+	a := inventoryOf(t, "--day", "0", "--scale", "0.05", "--garbage", "0.1", "--garbage-mix", "not_an_object=1,keyset_mismatch=2")
+	b := inventoryOf(t, "--day", "0", "--scale", "0.05", "--garbage", "0.1", "--garbage-mix", "not_an_object=500000,keyset_mismatch=1000000")
+	if fmt.Sprint(a.Days[0].Garbage) != fmt.Sprint(b.Days[0].Garbage) || len(a.Days[0].Garbage) == 0 {
+		t.Errorf("garbage of weights 1:2 %v, of 500000:1000000 %v; want the same draws", a.Days[0].Garbage, b.Days[0].Garbage)
+	}
+}
+
+// TestScaleZeroOneMeaning is issue 31 (and issue 28's two assemblies): --scale 0 was 1 on run
+// and refused on batch. A value means one thing on every verb.
+func TestScaleZeroOneMeaning(t *testing.T) {
+	for _, args := range [][]string{
+		{"batch", "--day", "0", "--file", "-"}, {"live", "--day", "0", "--file", "-"}, {"snapshot", "--day", "1", "--file", "-"},
+		{"inventory", "--day", "0"}, {"verify", "--day", "0", "--brokers", "127.0.0.1:1"}, {"run"},
+		{"inject", "--class", "not_an_object", "--kind", "hits", "--file", "-"},
+	} {
+		out, errs, code := clickgen(t, append(args, "--scale", "0")...)
+		if code != 2 || out != "" || !strings.Contains(errs, ": --scale 0: want a factor in (0, 1000]\n") {
+			t.Errorf("%s --scale 0: exit %d, %q; want 2 and the scale refused as batch refuses it", args[0], code, errs)
+		}
+	}
+}
+
+// TestDaysOutOfRange is issue 11 item 6: days the wire formats cannot carry are usage errors
+// (exit 2) naming the last model day; the last day itself plays.
+func TestDaysOutOfRange(t *testing.T) {
+	for _, args := range [][]string{
+		{"batch", "--day", "9223372036854775807"},
+		{"batch", "--day", "29105"},
+		{"batch", "--day", "29100", "--days", "9223372036854775807"},
+		{"inventory", "--day", "29104", "--days", "2"},
+		{"snapshot", "--day", "40000"},
+	} {
+		if args[0] != "inventory" {
+			args = append(args, "--file", filepath.Join(t.TempDir(), "x.jsonl"))
+		}
+		_, errs, code := clickgen(t, args...)
+		if code != 2 || !strings.Contains(errs, "the last model day is 29104 (2106-02-06)") {
+			t.Errorf("%v: exit %d, stderr %q; want exit 2 naming the last model day", args, code, errs)
+		}
+	}
+	out, errs, code := clickgen(t, "batch", "--day", "29104", "--limit", "3", "--file", "-")
+	if code != 0 || !strings.Contains(out, `"UTCEventTime":"2106-02-05T20:`) {
+		t.Errorf("day 29104: exit %d, stderr %q, out %.200q; want its events in 2106", code, errs, out)
 	}
 }

@@ -85,14 +85,23 @@ func (e *Error) Say(names Names) string {
 	return s + ": " + Say(e.Err, names)
 }
 
-// Say is err's text with the fields it names named by names: a [Sayer] says itself, any other
-// error is its Error(). nil is "".
+// Say is err's text with the fields it names named by names: a [Sayer] says itself, errors
+// joined by errors.Join are each said, one per line as Join writes them, and any other error
+// is its Error(). nil is "".
 func Say(err error, names Names) string {
 	switch e := err.(type) {
 	case nil:
 		return ""
 	case Sayer:
 		return e.Say(names)
+	case interface{ Unwrap() []error }:
+		var said, plain []string
+		for _, x := range e.Unwrap() {
+			said, plain = append(said, Say(x, names)), append(plain, x.Error())
+		}
+		if strings.Join(plain, "\n") == err.Error() { // errors.Join's, not fmt.Errorf's %w %w
+			return strings.Join(said, "\n")
+		}
 	}
 	return err.Error()
 }
@@ -142,3 +151,6 @@ func expand(sentence string, names Names) string {
 	}
 	return b.String()
 }
+
+// Escape is s as literal text in a sentence ([New]): its braces are not fields.
+func Escape(s string) string { return strings.ReplaceAll(s, "{", "{{") }

@@ -13,6 +13,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"os"
 	"strings"
 	"sync"
 )
@@ -83,6 +84,18 @@ func (l *lockedWriter) Write(p []byte) (int, error) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	return l.w.Write(p)
+}
+
+// Serialized returns w if it is safe for concurrent use (a file, such as os.Stderr, or
+// [Lines]), else w behind a mutex: a day's model tells its progress from the goroutine
+// building it while the console prints its own lines, and a caller may give a bytes.Buffer.
+// A file stays a file, so the console still tells a terminal.
+func Serialized(w io.Writer) io.Writer {
+	switch w.(type) {
+	case *os.File, *Lines, *lockedWriter:
+		return w
+	}
+	return &lockedWriter{w: w}
 }
 
 // NewJSON returns Lines writing a JSON record per line to w.

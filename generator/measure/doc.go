@@ -8,14 +8,16 @@
 // A [Run] measures one run. It is a play.Observer, so a run is measured by attaching it:
 // during the run it keeps the report's line of every unit and, for a rate-paced (stress) run,
 // the intervals ([Run.Interval] for the console's lines, recorded on a period of its own for
-// the report); at the end ([Run.RunEnded]) it fixes the run's [Figures], which the observers
-// after it in the list read (the console's summary, the thresholds), and [Run.Report] is the
-// report document a report file holds.
+// the report); at the end ([Run.RunEnded]) it fixes the run's [Figures] as of the run's end,
+// waits for the followed consumer groups (Options.Follow), judges the thresholds
+// (Options.Thresholds) and adds all of it to the run's end as one [Outcome], computed once,
+// which the observers that report the run read (play.Get: the console's summary, the report
+// file); [Run.Report] is the report document a report file holds.
 //
 // A run with a warm-up (play.Plan.Warmup) is measured in two parts, split message by message
 // by the sink (sink.Stats.Warmup, AfterWarmup): the figures, the report's latency and rate
 // and the thresholds are of what came after the warm-up, and [Figures.Warmup] (the report's
 // warmup section) holds the warm-up's. Thresholds ([ParseThreshold], [Thresholds]) are judged
 // on the final figures by [Run.Judge], which keeps the verdicts for the report's thresholds
-// section; a run that crossed one ends, when the command says so, with a [CrossedError].
+// section; a run that crossed one ends with a [CrossedError].
 package measure

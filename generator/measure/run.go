@@ -3,14 +3,18 @@ package measure
 import (
 	"context"
 	"errors"
+	"fmt"
 	"maps"
 	"slices"
+	"strings"
 	"sync"
 	"time"
 
+	"github.com/clickgen/clickgen/generator/field"
 	"github.com/clickgen/clickgen/generator/measure/follow"
 	"github.com/clickgen/clickgen/generator/measure/latency"
 	"github.com/clickgen/clickgen/generator/measure/report"
+	"github.com/clickgen/clickgen/generator/measure/storefollow"
 	"github.com/clickgen/clickgen/generator/produce/pace"
 	"github.com/clickgen/clickgen/generator/produce/play"
 	"github.com/clickgen/clickgen/generator/produce/sink"
@@ -32,6 +36,13 @@ type Options struct {
 	// aimed at, for the report (live: a model day's events over the day's real duration). A
 	// rate-paced run's target is its shape's.
 	Target func() float64
+	// Follow, if set, is the follower of consumer groups the run is measured with: every
+	// interval carries its groups' figures ([Run.FollowIntervals]) and, at the end, the Run
+	// waits for the groups to take what the run sent and adds what it measured ([Run.Follow]).
+	// The caller starts the follower and feeds it the run's acknowledgements.
+	Follow *follow.Follower
+	// Thresholds are judged at the end on the final figures ([Run.Judge]).
+	Thresholds Thresholds
 }
 
 // ReportEvery is the period of a rate-paced run's report intervals for a run planned to last
@@ -143,7 +154,13 @@ type Run struct {
 }
 
 // New returns a Run measuring with opt.
-func New(opt Options) *Run { return &Run{opt: opt} }
+func New(opt Options) *Run {
+	m := &Run{opt: opt}
+	if f := opt.Follow; f != nil {
+		m.meter.follow = f.States
+	}
+	return m
+}
 
 // RunStarted starts measuring: the sink's counters are read from s.Stats, and a plan paced by
 // a rate shape is metered (its intervals, recorded on their own period with RecordEvery).
@@ -161,9 +178,6 @@ func (m *Run) RunStarted(s play.Start) {
 	}
 }
 
-// UnitStarted does nothing: a unit enters the report when it is done.
-func (m *Run) UnitStarted(play.Unit) {}
-
 // UnitDone keeps the unit's line of the report.
 func (m *Run) UnitDone(r play.UnitResult) {
 	m.mu.Lock()
@@ -171,18 +185,76 @@ func (m *Run) UnitDone(r play.UnitResult) {
 	m.mu.Unlock()
 }
 
-// ExtraSent does nothing: the units count their extras.
-func (m *Run) ExtraSent(string, string) {}
+// RunEnded ends the measurement: the run's figures from the sink's final counters, the
+// result and the pacing, as of the run's end (e.At); then, with Options.Follow, the wait for
+// the groups to take everything (announced through e, a signal ending it) and what they
+// measured; then what following a table measured, once its follower added it
+// (storefollow.Result, awaited: play.Await); then the thresholds, judged. It adds what it measured to e as an [Outcome] for
+// the observers that report it. It fails the run when a group did not drain, and, when the
+// run otherwise completed, with a *[CrossedError] when a threshold was crossed.
+func (m *Run) RunEnded(ctx context.Context, e *play.End) error {
+	m.end(e)
+	var errs []error
+	var followed *follow.Result
+	if f := m.opt.Follow; f != nil {
+		res := f.Finish(ctx, e.Interrupted, func(behind []string, max time.Duration) {
+			// A sentence: the observer that says it names the follow timeout its way.
+			e.Wait("waiting for consumer group(s) "+field.Escape(strings.Join(behind, ", "))+" to take everything the run sent ({Timeout|the follow timeout})", max)
+		})
+		m.Follow(res)
+		followed = &res
+		errs = append(errs, followError(res, e))
+	}
+	// A followed table's follower (storefollow's observer) adds what it measured at the end
+	// of its own wait: awaited, whatever the order of the observers.
+	if res, ok := play.Await[storefollow.Result](e); ok {
+		m.Store(res)
+	}
+	var verdicts []Verdict
+	if l := m.opt.Thresholds; len(l) > 0 {
+		verdicts = m.Judge(l)
+		if crossed := Crossed(verdicts); len(crossed) > 0 && e.Err == nil {
+			errs = append(errs, &CrossedError{Verdicts: crossed})
+		}
+	}
+	e.Add(Outcome{Figures: m.Figures(), RateRun: m.RateRun(), Follow: followed, Verdicts: verdicts, Report: m.Report()})
+	return errors.Join(errs...)
+}
 
-// Stopped does nothing: the result says how the run ended.
-func (m *Run) Stopped(play.StopReason, play.Result) {}
+// followError is the failure of a run whose groups did not take everything (res), or whose
+// wait for them a signal ended although the run itself was whole; nil otherwise.
+func followError(res follow.Result, e *play.End) error {
+	var nd *follow.NotDrainedError
+	switch err := res.Err(); {
+	case errors.As(err, &nd):
+		return field.Sentence("follow: %s did not take everything the run sent within {Timeout|the follow timeout} %v", strings.Join(nd.Groups, ", "), nd.Timeout)
+	case err != nil:
+		return err
+	case res.Interrupted && !e.Interrupted:
+		// The run was whole; a signal ended the wait for the groups: an interrupted run.
+		return fmt.Errorf("follow: the wait for the groups to take everything was interrupted after %.2fs: %w", res.Waited.Seconds(), context.Canceled)
+	}
+	return nil
+}
 
-// Waiting does nothing.
-func (m *Run) Waiting(string, time.Duration) {}
+// Outcome is what a [Run] measured, as it adds it to the run's end (play.End.Add) for the
+// observers that report the run (play.Get[measure.Outcome]): the final figures, the groups
+// followed, the verdicts and the report document. It is computed once, by the Run.
+type Outcome struct {
+	// Figures are the run's final figures, the followed groups' freshness included.
+	Figures Figures
+	// RateRun says the run was paced by a rate shape ([Run.RateRun]).
+	RateRun bool
+	// Follow is what following the consumer groups measured; nil without following.
+	Follow *follow.Result
+	// Verdicts are the thresholds judged, in their order; nil without thresholds.
+	Verdicts []Verdict
+	// Report is the report document ([Run.Report]).
+	Report any
+}
 
-// RunEnded fixes the run's figures from the sink's final counters, the result and the pacing:
-// the observers after it in the list read them ([Run.Figures]).
-func (m *Run) RunEnded(_ context.Context, e *play.End) error {
+// end fixes the run's figures as of its end.
+func (m *Run) end(e *play.End) {
 	m.stopRecording()
 	m.mu.Lock()
 	defer m.mu.Unlock()
@@ -192,7 +264,10 @@ func (m *Run) RunEnded(_ context.Context, e *play.End) error {
 	if m.shape != nil && !e.Result.PacedFrom.IsZero() {
 		start = e.Result.PacedFrom // a rate is achieved over the paced time, not the setup
 	}
-	end := time.Now()
+	end := e.At
+	if end.IsZero() {
+		end = time.Now()
+	}
 	elapsed := end.Sub(start)
 	var w *Warmup
 	rateFrom := start // where the rates' time begins: the warm-up's end, with one
@@ -212,7 +287,6 @@ func (m *Run) RunEnded(_ context.Context, e *play.End) error {
 		m.fig.Sending, m.fig.FinalFlush = e.Result.SendingEnded.Sub(start), e.Result.FinalFlush
 		m.info.SendingS, m.info.FinalFlushS = m.fig.Sending.Seconds(), m.fig.FinalFlush.Seconds()
 	}
-	return nil
 }
 
 // warmupOf is the warm-up of a run that asked for d, ended at end, and whose sink ended with

@@ -530,6 +530,32 @@ type CrossedError struct {
 	Verdicts []Verdict
 }
 
+// ThresholdCrossed marks the error as a verdict on a run that completed, for a caller that
+// tells it from failures without naming this package (a command's exit code).
+func (*CrossedError) ThresholdCrossed() {}
+
+// OnlyCrossed says whether err is made only of crossed thresholds (a *[CrossedError]),
+// joined or wrapped: any other failure joined to it (a group that did not drain) is a
+// failure of the run.
+func OnlyCrossed(err error) bool {
+	switch e := err.(type) {
+	case interface{ ThresholdCrossed() }:
+		return true
+	case interface{ Unwrap() []error }:
+		errs := e.Unwrap()
+		for _, x := range errs {
+			if !OnlyCrossed(x) {
+				return false
+			}
+		}
+		return len(errs) > 0
+	}
+	if u := errors.Unwrap(err); u != nil {
+		return OnlyCrossed(u)
+	}
+	return false
+}
+
 func (e *CrossedError) Error() string {
 	s := make([]string, len(e.Verdicts))
 	for i, v := range e.Verdicts {

@@ -15,9 +15,9 @@ import (
 )
 
 // lingerRun serves a run into a file sink that was sent n messages on a free port, with
-// Linger(d). It returns the scrape URL, the server, and end, which ends the run in the
-// background (RunEnded with ctx, announcing its wait on waits) and returns a channel closed
-// when RunEnded has returned.
+// Linger(d). It returns the scrape URL, the server, and end, which closes the server after
+// the run in the background (Close with ctx, announcing its wait on waits) and returns a
+// channel closed when Close has returned.
 func lingerRun(t *testing.T, ctx context.Context, d time.Duration, n int) (string, *Server, func(waits *[]string) chan struct{}) {
 	t.Helper()
 	w, err := sink.NewWriter(io.Discard, sink.WriterOptions{Partitions: map[string]int32{"hits": 1}})
@@ -42,17 +42,15 @@ func lingerRun(t *testing.T, ctx context.Context, d time.Duration, n int) (strin
 	return url, s, func(waits *[]string) chan struct{} {
 		ended := make(chan struct{})
 		go func() {
-			l := play.Observers(s, waitLog{waits: waits})
-			l.RunEnded(ctx, &play.End{})
+			s.Close(ctx, waitLog{waits: waits}.Waiting)
 			close(ended)
 		}()
 		return ended
 	}
 }
 
-// waitLog is an observer that keeps the waits it is told of, "what at most max".
+// waitLog keeps the waits it is told of, "what at most max".
 type waitLog struct {
-	play.Base
 	waits *[]string
 }
 

@@ -13,8 +13,9 @@ import (
 )
 
 // TestListenOnServesUntilTheEnd: no address serves nothing; an address serves the run's
-// metrics from its start until its end (RunEnded stops the server), and gives a Kafka sink
-// the kprom hooks; a bad address is an *AddrError, a busy one fails.
+// metrics from its start until it is closed after the run (Close stops the server), and
+// hooks the run's Kafka sink with kprom (play.SinkOpts); a bad address is an *AddrError, a
+// busy one fails.
 func TestListenOnServesUntilTheEnd(t *testing.T) {
 	s, err := ListenOn("")
 	if s != nil || err != nil {
@@ -30,8 +31,8 @@ func TestListenOnServesUntilTheEnd(t *testing.T) {
 	if _, err := ListenOn(s.Addr().String()); err == nil || errors.As(err, new(*AddrError)) {
 		t.Errorf("ListenOn a busy address = %v, want Listen's error", err)
 	}
-	if opts := s.SinkOpts(); len(opts) != 1 {
-		t.Errorf("SinkOpts = %d options, want the Kafka hooks", len(opts))
+	if opts := play.SinkOpts(s); len(opts) != 1 {
+		t.Errorf("play.SinkOpts = %d options, want the Kafka hooks", len(opts))
 	}
 	w, err := sink.NewWriter(io.Discard, sink.WriterOptions{})
 	if err != nil {
@@ -47,7 +48,13 @@ func TestListenOnServesUntilTheEnd(t *testing.T) {
 	if err := s.RunEnded(context.Background(), &play.End{}); err != nil {
 		t.Fatal(err)
 	}
+	if resp, err := http.Get(url); err != nil || resp.StatusCode != 200 {
+		t.Errorf("GET %s after the run ended, before Close: %v %v", url, resp, err)
+	} else {
+		resp.Body.Close()
+	}
+	s.Close(context.Background(), nil)
 	if _, err := http.Get(url); err == nil {
-		t.Errorf("GET %s after the run ended: served", url)
+		t.Errorf("GET %s after Close: served", url)
 	}
 }

@@ -38,9 +38,10 @@ import (
 
 // Server serves the metrics of one run: its sink's Stats, its pacing and what the engine tells
 // its observers. It listens as soon as it is started (so a bad or busy address fails before
-// anything is sent) and stops at the run's end ([Server.RunEnded]), after its linger. Its
-// methods are safe for concurrent use; the configuring ones (KafkaHooks, SinkOpts, Follow,
-// Linger, Stop) do nothing on a nil *Server.
+// anything is sent) and stops when the caller closes it after the run ([Server.Close]),
+// after its linger. It hooks the Kafka client of the run's sink (play.HookKafka: kprom). Its
+// methods are safe for concurrent use; the configuring ones (KafkaHooks, Follow, Linger,
+// Close, Stop) do nothing on a nil *Server.
 type Server struct {
 	ln   net.Listener
 	srv  *http.Server
@@ -191,14 +192,6 @@ func (s *Server) KafkaHooks() kgo.Hook {
 	return s.kafka
 }
 
-// SinkOpts are the options a Kafka sink reporting to s needs: its hooks. Nil on a nil *Server.
-func (s *Server) SinkOpts() []sink.Opt {
-	if s == nil {
-		return nil
-	}
-	return []sink.Opt{sink.Hooks(s.KafkaHooks())}
-}
-
 // setPacing tells s the run's pacing (RunStarted does): runner releases the messages (nil:
 // not paced) after shape (nil: not a rate shape). s then serves how many messages were
 // released, how late the latest one was and the largest lag; with a shape, also how many the
@@ -257,19 +250,19 @@ func (s *Server) ExtraSent(topic, class string) {
 	s.extras.WithLabelValues(topic, classLabel(class)).Inc()
 }
 
-// Stopped does nothing: the counters say how far the run got.
-func (s *Server) Stopped(play.StopReason, play.Result) {}
+// RunEnded does nothing: s serves the final values until it is closed ([Server.Close]).
+func (s *Server) RunEnded(context.Context, *play.End) error { return nil }
 
-// Waiting does nothing.
-func (s *Server) Waiting(string, time.Duration) {}
-
-// RunEnded keeps serving the run's final values for the linger ([Server.Linger]), announced
-// through e, then stops the server. The wait ends early when ctx does: an interrupted run
-// (its context is done) does not wait, and a signal ends the wait at once.
-func (s *Server) RunEnded(ctx context.Context, e *play.End) error {
-	s.awaitFinalScrape(ctx, e)
+// Close ends serving once the run has ended and been reported: it keeps serving the run's
+// final values for the linger ([Server.Linger]), announced through wait, then stops the
+// server. The wait ends early when ctx does: an interrupted run (its context is done) does
+// not wait, and a signal ends the wait at once. It does nothing on a nil *Server.
+func (s *Server) Close(ctx context.Context, wait func(what string, max time.Duration)) {
+	if s == nil {
+		return
+	}
+	s.awaitFinalScrape(ctx, wait)
 	s.Stop()
-	return nil
 }
 
 func classLabel(class string) string {
@@ -298,7 +291,7 @@ func (s *Server) final(h http.Handler) http.Handler {
 	})
 }
 
-// Linger makes the end of the run ([Server.RunEnded]) keep serving for up to d: until a
+// Linger makes the end of serving ([Server.Close]) keep serving for up to d: until a
 // scrape that starts after the run has ended has been answered, until d has passed, or until
 // the run's context is done (an interrupted run does not wait), whichever is first. A run
 // shorter than the scraper's interval then still leaves its final values in Prometheus, when
@@ -311,18 +304,20 @@ func (s *Server) Linger(d time.Duration) {
 	s.linger = d
 }
 
-// LingerWait is what the wait of Linger is announced as (play.End.Wait), with the linger as
+// LingerWait is what the wait of Linger is announced as (Close's wait), with the linger as
 // its longest.
 const LingerWait = "the run has ended; serving its final metrics until a scrape reads them"
 
-// awaitFinalScrape is the wait Linger asks for, at the run's end, announced through e.
-func (s *Server) awaitFinalScrape(ctx context.Context, e *play.End) {
+// awaitFinalScrape is the wait Linger asks for, after the run, announced through wait.
+func (s *Server) awaitFinalScrape(ctx context.Context, wait func(what string, max time.Duration)) {
 	if s.linger <= 0 || s.srv == nil || ctx.Err() != nil {
 		return
 	}
 	s.ended.Store(true)
 	close(s.lingering)
-	e.Wait(LingerWait, s.linger)
+	if wait != nil {
+		wait(LingerWait, s.linger)
+	}
 	t := time.NewTimer(s.linger)
 	defer t.Stop()
 	select {

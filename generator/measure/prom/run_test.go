@@ -133,7 +133,7 @@ func playScraped(t *testing.T, at []int64, scraped func(n int64, fams map[string
 	f.Start(context.Background())
 	t.Cleanup(func() { f.Finish(context.Background(), true, nil) })
 	s.Follow(f.States)
-	k := kafkatest.NewKafka(t, addrs, append(s.SinkOpts(), sink.Hooks(written), sink.OnAck(func(a sink.Ack) { f.Acked(follow.Ack(a)) }))...)
+	k := kafkatest.NewKafka(t, addrs, append(play.SinkOpts(s), sink.Hooks(written), sink.OnAck(func(a sink.Ack) { f.Acked(follow.Ack(a)) }))...)
 	g := &gate{Sink: k, at: map[int64]bool{}, reached: make(chan int64), resume: make(chan struct{}), written: written}
 	for _, n := range at {
 		g.at[n] = true
@@ -258,9 +258,11 @@ func TestScrapeDuringRun(t *testing.T) {
 
 // announce is an Observer adding up the extras the units announce.
 type announce struct {
-	play.Base
 	n *atomic.Int64
 }
+
+func (a announce) RunStarted(play.Start)                     {}
+func (a announce) RunEnded(context.Context, *play.End) error { return nil }
 
 func (a announce) UnitStarted(u play.Unit) { a.n.Add(int64(u.Extras)) }
 

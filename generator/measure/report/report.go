@@ -12,7 +12,9 @@
 // definition of each key. The field order is the
 // key order of the file, and a key added here must be appended where older readers ignore it
 // (unknown keys are ignored by a decoder), so older and newer reports both read. This package
-// imports nothing of clickgen's: the packages that fill it point down to it.
+// imports nothing of clickgen's: the packages that fill it point down to it. A report file
+// also carries the keys every command's report has (ok, error, written_at, command,
+// settings: generator/fileio's ReportMeta), after these.
 package report
 
 // Report is the part every report has: the sink's counters by topic, the pacing outcome,
@@ -265,26 +267,4 @@ type Percentiles struct {
 type LagSample struct {
 	T          float64          `json:"t_s"`
 	Partitions map[string]int64 `json:"partitions"`
-}
-
-// Meta is what every report file carries besides its document, whichever command wrote it (a
-// run, a stand verb, verify): whether the command succeeded, its error when it did not, when
-// the file was written and the command with its settings. A command that fails writes its
-// report too — ok false, the error, and the document as far as it got (none when it failed
-// before it had one) — so a report left by an earlier success never stays as this one's.
-// The command merges these keys into its document's, after them; ok replaces a document's
-// own (a verify result's), so that it always says how the command ended.
-type Meta struct {
-	// OK says the command succeeded (exit code 0).
-	OK bool `json:"ok"`
-	// Error is the command's error, as it printed it; absent when OK.
-	Error string `json:"error,omitempty"`
-	// WrittenAt is when the file was written: RFC 3339 in UTC, milliseconds.
-	WrittenAt string `json:"written_at"`
-	// Command is the verb ("run", "batch", "verify", …).
-	Command string `json:"command"`
-	// Settings holds every flag of the verb by name, as set (by the flag or its environment
-	// variable) or by default, as text; a secret never: passwords are never flags, and a
-	// user's password in a URL or a broker address is masked.
-	Settings map[string]string `json:"settings"`
 }

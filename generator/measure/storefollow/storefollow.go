@@ -509,7 +509,7 @@ func (f *Follower) Finish(ctx context.Context, interrupted bool, waiting func(un
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	f.sample(time.Since(f.start), true)
-	res.Table, res.Topic, res.KeyColumn, res.Every = f.table.Name, f.topic, f.table.Kind.Column(), f.opt.Every
+	res.Table, res.Topic, res.KeyColumn, res.Every, res.Sample = f.table.Name, f.topic, f.table.Kind.Column(), f.opt.Every, f.opt.Sample
 	res.Sampled, res.Seen, res.Stale, res.Paused, res.NotRow = f.sampled, f.seen, f.stale, f.paused, f.notRow
 	res.NoLoadTime = !f.table.LoadTime
 	res.Latency.Merge(f.hist)
@@ -548,6 +548,8 @@ type Result struct {
 	Table, Topic, KeyColumn string
 	// Every is the poll period: with PollTime's round trip, the error bound of every latency.
 	Every time.Duration
+	// Sample is the most messages sampled per second of intended send time.
+	Sample float64
 	// Sampled counts the messages sampled, Seen those whose row was read; UnseenCount the
 	// others, Unseen the first MaxUnseenKeys of them in sampling order.
 	Sampled, Seen, UnseenCount int64

@@ -39,21 +39,26 @@
 //
 // Everything that listens to a run is an [Observer] of it, attached the same way: the
 // console, the measurement that makes the report (generator/measure), Prometheus
-// (generator/measure/prom), a follower of consumer groups, the report file, a program's own. The
-// sink only sends; nothing wraps it. An observer hears the run start ([Observer.RunStarted]:
-// the plan, and the sink's counters to read from any goroutine), each unit start and end,
-// each malformed message and re-send, a stop condition, the waits of the end, and the end
-// ([Observer.RunEnded]), where it does its own end work: print a summary, wait for a group to
-// drain, linger for a scrape, write a file, fail the run. The run's events are called on the
-// sending goroutine, between messages; an observer that also hears each acknowledgement is an
-// [Acker], fed by the sink ([List.Acks] as sink.OnAck), and one that is not costs nothing per
-// message. [Observers] makes a list of them: each event reaches each observer in the list's
-// order. [Base] is an observer that hears nothing, to embed.
+// (generator/measure/prom), the report file, a program's own. The sink only sends; nothing
+// wraps it. Every observer hears the run start ([Observer.RunStarted]: the plan, and the
+// sink's counters to read from any goroutine) and end ([Observer.RunEnded]); as franz-go's
+// plugins implement the kgo hooks they want, an observer implements the hooks of the other
+// events it wants: each unit start and end ([HookUnitStarted], [HookUnitDone]), each malformed
+// message and re-send ([HookExtraSent]), a stop condition ([HookStopped]), the waits of the
+// end ([HookWaiting]), each acknowledgement ([HookAcked], fed by the sink: an event nobody
+// hooks costs nothing per message), the sink's Kafka client ([HookKafka]: kprom's metrics)
+// and the published end ([HookReport]). The run's events are called on the sending goroutine,
+// between messages. [Observers] makes a list of them, and [SinkOpts] what the list needs of
+// the sink the caller opens for the run.
 //
 // Run prints nothing and ends nothing: [Finish] ends a run in the shutdown order. Pacing has
 // stopped when Run returns; what an interrupted or failed run queued is flushed with a fresh
-// flush timeout (announced to the observers as a wait); then each observer's RunEnded, in
-// order, with the run's context, so a signal ends their waits; then the sink is closed. A
-// program that wants the report and no console attaches a measure.Run and reads its Report
-// after Finish.
+// flush timeout (announced to the observers as a wait); then every observer's RunEnded at
+// once, with the run's context (so a signal ends their waits), where each does its own end
+// work and adds what it measured to the end ([End.Add]); then each [HookReport]'s
+// RunReported, which reads those results ([Get]) and publishes them; then the sink is
+// closed. No observer reads another, so the order of a list changes nothing but the order
+// in which they hear the events. A program that wants the report and no console attaches a
+// measure.Run and reads its report after Finish, or the measure.Outcome it added ([Get]) in an
+// observer's RunReported.
 package play

@@ -148,9 +148,11 @@ func TestDurationBoundsTheSending(t *testing.T) {
 
 // waits is an observer that records the waits it is told of.
 type waits struct {
-	play.Base
 	said []string
 }
+
+func (w *waits) RunStarted(play.Start)                     {}
+func (w *waits) RunEnded(context.Context, *play.End) error { return nil }
 
 func (w *waits) Waiting(what string, max time.Duration) {
 	w.said = append(w.said, what+", at most "+max.String())

@@ -45,9 +45,13 @@ func (s *hashSink) Stats() sink.Stats {
 	return sink.Stats{Topics: map[string]sink.TopicStats{"hits": s.stats.Topics["hits"]}}
 }
 
-// dayPrinter is an Observer that prints each unit as it is done and why the run stopped; it
-// embeds play.Base for the events it does not want.
-type dayPrinter struct{ play.Base }
+// dayPrinter is an Observer that prints each unit as it is done and why the run stopped: it
+// hooks those two events (play.HookUnitDone, play.HookStopped) besides the start and the end
+// every observer hears.
+type dayPrinter struct{}
+
+func (dayPrinter) RunStarted(play.Start)                     {}
+func (dayPrinter) RunEnded(context.Context, *play.End) error { return nil }
 
 func (dayPrinter) UnitDone(r play.UnitResult) {
 	fmt.Printf("%s: %d events, %d messages sent\n", r.Name(), r.Clean, r.Sent)

@@ -49,14 +49,11 @@ func Run(ctx context.Context, plan Plan, snk sink.Sink, obs Observer) (Result, e
 	if err := plan.Validate(); err != nil {
 		return res, fmt.Errorf("play: %w", err)
 	}
-	if obs == nil {
-		obs = Base{}
-	}
 	if plan.FlushTimeout == 0 {
 		plan.FlushTimeout = DefaultFlushTimeout
 	}
-	r := &runner{plan: plan, snk: snk, obs: obs, res: &res}
-	obs.RunStarted(Start{Plan: plan, At: time.Now(), Stats: snk.Stats})
+	r := &runner{plan: plan, snk: snk, obs: Observers(obs), res: &res}
+	r.obs.RunStarted(Start{Plan: plan, At: time.Now(), Stats: snk.Stats})
 	runCtx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
 	r.cancel = cancel
@@ -81,7 +78,7 @@ func Run(ctx context.Context, plan Plan, snk sink.Sink, obs Observer) (Result, e
 type runner struct {
 	plan   Plan
 	snk    sink.Sink
-	obs    Observer
+	obs    *List
 	res    *Result
 	origin int64                   // UTC second of the first run day's start: model time 0
 	due    time.Time               // intended time of the latest paced message

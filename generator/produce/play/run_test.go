@@ -27,9 +27,11 @@ func smallWorld(t testing.TB) *world.World {
 
 // unitLog is an Observer that records what it hears, one line per call.
 type unitLog struct {
-	play.Base
 	lines []string
 }
+
+func (l *unitLog) RunStarted(play.Start)                     {}
+func (l *unitLog) RunEnded(context.Context, *play.End) error { return nil }
 
 func (l *unitLog) UnitStarted(u play.Unit) { l.lines = append(l.lines, "start "+u.Name()) }
 func (l *unitLog) UnitDone(r play.UnitResult) {

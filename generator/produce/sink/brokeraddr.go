@@ -123,6 +123,20 @@ func ShownBroker(e string) string {
 	return cutText(e, maxShownBroker)
 }
 
+// ShownBrokers is a list of broker addresses, comma-separated, as an error or a report may
+// show it: each entry as [ShownBroker] shows it, or, when the list holds user information (a
+// password may hold a comma), the whole list as one.
+func ShownBrokers(list string) string {
+	if strings.Contains(list, "@") {
+		return ShownBroker(list)
+	}
+	entries := strings.Split(list, ",")
+	for i, e := range entries {
+		entries[i] = ShownBroker(e)
+	}
+	return strings.Join(entries, ",")
+}
+
 // cutText is s cut to at most n bytes on a rune boundary, with its full length said when cut.
 func cutText(s string, n int) string {
 	if len(s) <= n {

@@ -1,6 +1,7 @@
 package sink
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"os"
@@ -20,12 +21,13 @@ import (
 // needs its row here too, or TestSinkKinds fails.
 var kindExamples = map[string]struct {
 	settings func(dir string, c *kfake.Cluster) Settings
-	// read returns the values topic t holds after the sink was flushed and closed.
-	read func(t *testing.T, s Settings, topic string) []string
+	// read returns the values topic t holds after the sink was flushed and closed (stdout:
+	// what the sink's caller gave it as its stdout).
+	read func(t *testing.T, s Settings, topic string, stdout []byte) []string
 }{
 	"file": {
 		settings: func(dir string, _ *kfake.Cluster) Settings { return fileSettings(filepath.Join(dir, "out.jsonl")) },
-		read: func(t *testing.T, s Settings, _ string) []string {
+		read: func(t *testing.T, s Settings, _ string, _ []byte) []string {
 			data, err := os.ReadFile(s.File)
 			if err != nil {
 				t.Fatal(err)
@@ -33,13 +35,17 @@ var kindExamples = map[string]struct {
 			return splitLines(data)
 		},
 	},
+	"stdout": {
+		settings: func(string, *kfake.Cluster) Settings { return fileSettings("-") },
+		read:     func(_ *testing.T, _ Settings, _ string, stdout []byte) []string { return splitLines(stdout) },
+	},
 	"Kafka": {
 		settings: func(_ string, c *kfake.Cluster) Settings {
 			s := DefaultSettings()
 			s.Brokers, s.Topic, s.CreateTopics = Brokers(c.ListenAddrs()), "t", true
 			return s
 		},
-		read: func(t *testing.T, s Settings, topic string) []string {
+		read: func(t *testing.T, s Settings, topic string, _ []byte) []string {
 			cl, err := kgo.NewClient(kgo.SeedBrokers(s.Brokers...), kgo.ConsumeTopics(topic), kgo.ConsumeResetOffset(kgo.NewOffset().AtStart()))
 			if err != nil {
 				t.Fatal(err)
@@ -74,8 +80,9 @@ func splitLines(b []byte) []string {
 
 // TestSinkKinds walks the table of sink kinds: names are unique, every setting a row names is
 // a field of Settings and every field applies to some kind, the field that chooses a kind
-// applies to it, and each kind, chosen by its example's settings alone, passes Check, opens
-// and delivers what it was sent (with the topic created, for a kind with partitions).
+// applies to it and is its Field, and each kind, chosen by its example's settings alone,
+// passes Validate, opens and delivers what it was sent (with the topic created, for a kind
+// with partitions; to the caller's stdout, for a kind that writes there).
 func TestSinkKinds(t *testing.T) {
 	fields := map[string]bool{}
 	for f := range reflect.TypeFor[Settings]().Fields() {
@@ -110,7 +117,7 @@ func TestSinkKinds(t *testing.T) {
 	}
 }
 
-func testKind(t *testing.T, k *Kind, settings func(string, *kfake.Cluster) Settings, read func(*testing.T, Settings, string) []string) {
+func testKind(t *testing.T, k *Kind, settings func(string, *kfake.Cluster) Settings, read func(*testing.T, Settings, string, []byte) []string) {
 	c, err := kfake.NewCluster(kfake.NumBrokers(1))
 	if err != nil {
 		t.Fatal(err)
@@ -120,8 +127,8 @@ func testKind(t *testing.T, k *Kind, settings func(string, *kfake.Cluster) Setti
 	if got, err := s.Kind(); got != k || err != nil {
 		t.Fatalf("the example's settings choose %v, %v; want %s", got, err, k.Name)
 	}
-	if err := s.Check(); err != nil {
-		t.Fatalf("Check() = %v", err)
+	if err := s.Validate(); err != nil {
+		t.Fatalf("Validate() = %v", err)
 	}
 	// The setting that chooses the kind applies to it: without it, no kind is chosen.
 	zero := DefaultSettings()
@@ -140,13 +147,14 @@ func testKind(t *testing.T, k *Kind, settings func(string, *kfake.Cluster) Setti
 			chooser = f.Name
 		}
 	}
-	if !k.Applies(chooser) {
-		t.Errorf("the field that chooses %s, %q, does not apply to it", k.Name, chooser)
+	if !k.Applies(chooser) || chooser != k.Field {
+		t.Errorf("the field that chooses %s, %q, does not apply to it or is not its Field %q", k.Name, chooser, k.Field)
 	}
 
 	ctx := context.Background()
 	const topic = "hits"
-	snk, err := s.Open(ctx, nil, map[string]int32{topic: 2}, nil)
+	var stdout bytes.Buffer
+	snk, err := s.Open(ctx, &stdout, map[string]int32{topic: 2}, nil)
 	if err != nil {
 		t.Fatalf("Open() = %v", err)
 	}
@@ -164,8 +172,11 @@ func testKind(t *testing.T, k *Kind, settings func(string, *kfake.Cluster) Setti
 	if err := snk.Close(); err != nil {
 		t.Fatal(err)
 	}
-	if got := read(t, s, topic); !slices.Equal(got, []string{`{"a":1}`, `{"b":2}`}) {
+	if got := read(t, s, topic, stdout.Bytes()); !slices.Equal(got, []string{`{"a":1}`, `{"b":2}`}) {
 		t.Errorf("%s holds %q", k.Name, got)
+	}
+	if (stdout.Len() > 0) != k.Stdout {
+		t.Errorf("%s wrote %d bytes to stdout; its Stdout is %v", k.Name, stdout.Len(), k.Stdout)
 	}
 	if k.Partitions {
 		adm, err := kgo.NewClient(kgo.SeedBrokers(c.ListenAddrs()...))
@@ -181,7 +192,8 @@ func testKind(t *testing.T, k *Kind, settings func(string, *kfake.Cluster) Setti
 }
 
 // TestSettingsKind: no kind chosen is ErrNoSink, two are ErrTwoSinks naming how each was
-// chosen; the file kind takes no TLS or SASL (Validate's ErrSecureFile), as its row says.
+// chosen; the file kind takes no TLS or SASL, as its row says, and Validate refuses them
+// with the kind's own words (Kind.Refuse), naming the kind they apply to.
 func TestSettingsKind(t *testing.T) {
 	s := DefaultSettings()
 	if k, err := s.Kind(); k != nil || !errors.Is(err, ErrNoSink) {
@@ -202,7 +214,12 @@ func TestSettingsKind(t *testing.T) {
 		t.Errorf("setting Linger does not apply to a file")
 	}
 	file.TLS = true
-	if err := file.Validate(); !errors.Is(err, ErrSecureFile) {
-		t.Errorf("TLS with a file: %v, want ErrSecureFile", err)
+	if err := file.Validate(); err == nil || err.Error() != "TLS applies to Kafka (brokers), not to a file (file)" {
+		t.Errorf("TLS with a file: %v, want it refused as Kafka's", err)
+	}
+	out := fileSettings("-")
+	out.CreateTopics = true
+	if err := out.Validate(); err == nil || err.Error() != "CreateTopics applies to Kafka (brokers), not to stdout (file -)" {
+		t.Errorf("CreateTopics with stdout: %v, want it refused as Kafka's", err)
 	}
 }

@@ -5,22 +5,23 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"reflect"
 	"strconv"
 	"time"
 
 	"github.com/clickgen/clickgen/generator/field"
 )
 
-// Settings choose a sink: a file (or stdout), or a Kafka cluster with its connection (TLS,
+// Settings choose a sink: a file, stdout, or a Kafka cluster with its connection (TLS,
 // SASL), batching and timeouts. They are plain values: [DefaultSettings] gives the defaults,
-// [Settings.Check] checks how they combine for a caller that sends to one topic or a file,
-// [Settings.Validate] checks the connection alone, and [Settings.Open] opens the sink they
-// choose. The package reads no flags and no environment: the command binds them and fills
+// [Settings.Validate] checks them, the one validator, [Settings.Kind] says which kind of sink
+// they choose (the table [Kinds], which says which settings apply to each), and
+// [Settings.Open] opens it. The package reads no flags and no environment: the command binds them and fills
 // SASLPassword from its environment, so a secret never travels as a flag.
 type Settings struct {
 	File            string  // write here, one message per line; "-" is the caller's stdout
 	Brokers         Brokers // Kafka bootstrap brokers; exactly one of File and Brokers
-	Topic           string  // the topic to send to; needed with Brokers by [Settings.Check]
+	Topic           string  // the topic to send to; needed with Brokers by [Settings.TopicOf]
 	CreateTopics    bool    // create missing topics ([Dial])
 	Replication     int16   // replication factor of created topics; -1: the brokers' default.replication.factor
 	Compression     Compression
@@ -55,7 +56,7 @@ func DefaultSettings() Settings {
 	}
 }
 
-// The refusals of [Settings.Check] and [Settings.Validate]. Each is a *field.Error naming the
+// The refusals of [Settings.Validate] and [Settings.TopicOf]. Each is a *field.Error naming the
 // settings by their field in Settings (Linger, TLSCert), so a caller that binds them to its
 // own inputs says it in its own names (field.Say) without telling them apart one by one;
 // errors.Is finds each. ErrLinger and ErrReplication come inside a *field.Error with the
@@ -71,33 +72,23 @@ var (
 	ErrLinger                = errors.New("want 0 or more")
 	ErrReplication           = errors.New("want at least 1, or -1 for the brokers' default")
 	ErrReplicationNoCreation = field.New("{Replication|a replication factor} applies to the topics {CreateTopics|CreateTopics} creates")
-	ErrSecureFile            = field.New("TLS and SASL apply to {Brokers|brokers}, not {File|a file}")
 	ErrSASLNoMechanism       = field.New("{SASLUser|a SASL user} needs {SASLMechanism|a mechanism} (PLAIN, SCRAM-SHA-256 or SCRAM-SHA-512)")
 )
 
-// Check checks the settings for a caller that sends to one topic or a file: they choose
-// exactly one kind of sink ([Settings.Kind]: [ErrTwoSinks], [ErrNoSink]) with what that kind
-// needs (Kafka: a Topic, [ErrNoTopic]), then [Settings.Validate].
-func (s *Settings) Check() error {
+// Validate checks the settings, in this order: they choose at most one kind of sink
+// ([ErrTwoSinks]); the TLS client certificate and key go together, SASL has a user and a
+// password, the timeouts are positive, the linger is not negative, the replication factor is
+// -1 or at least 1; no setting that does not apply to the kind they choose differs from its
+// default ([Kind.Refuse]: TLS with a file); the replication factor is set (not -1) only with
+// CreateTopics, a SASL user only with a mechanism; and they choose a kind ([ErrNoSink]). The
+// first refusal found is returned, one of the Err values above or Refuse's. A caller that
+// chooses the sink itself when the settings choose none (an embedded broker) takes ErrNoSink,
+// which comes last, as its cue.
+func (s *Settings) Validate() error {
 	k, err := s.Kind()
-	if err != nil {
+	if errors.Is(err, ErrTwoSinks) {
 		return err
 	}
-	if k.check != nil {
-		if err := k.check(s); err != nil {
-			return err
-		}
-	}
-	return s.Validate()
-}
-
-// Validate checks the connection settings, in this order: the TLS client certificate and key
-// go together, SASL has a user, a password and a mechanism, the timeouts are positive, the
-// linger is not negative, the replication factor is -1 or at least 1 and is set (not -1) only
-// with CreateTopics, and neither TLS nor SASL is asked of a file. The first refusal found is
-// returned, one of the Err values above. A caller that chooses the brokers itself calls it
-// alone.
-func (s *Settings) Validate() error {
 	switch {
 	case (s.TLSCert == "") != (s.TLSKey == ""):
 		return ErrTLSPair
@@ -111,20 +102,40 @@ func (s *Settings) Validate() error {
 		return &field.Error{Field: "Linger", Words: "linger", Value: s.Linger.String(), Err: ErrLinger}
 	case s.Replication == 0 || s.Replication < -1:
 		return &field.Error{Field: "Replication", Words: "replication factor", Value: strconv.Itoa(int(s.Replication)), Err: ErrReplication}
+	}
+	if k != nil {
+		defaults := reflect.ValueOf(DefaultSettings())
+		v := reflect.ValueOf(*s)
+		for f := range reflect.TypeFor[Settings]().Fields() {
+			if f.IsExported() && !k.Applies(f.Name) && !reflect.DeepEqual(v.FieldByIndex(f.Index).Interface(), defaults.FieldByIndex(f.Index).Interface()) {
+				return k.Refuse(f.Name)
+			}
+		}
+	}
+	switch {
 	case s.Replication != -1 && !s.CreateTopics:
 		return ErrReplicationNoCreation
-	case s.File != "" && (s.TLS || s.TLSCA != "" || s.TLSCert != "" || s.SASLMechanism != "" || s.SASLUser != ""):
-		return ErrSecureFile
 	case s.SASLUser != "" && s.SASLMechanism == "":
 		return ErrSASLNoMechanism
 	}
-	return nil
+	return err
 }
 
-// TopicOf is the topic kind ("hits" or "orders") is sent to: Topic, or else kind's own name.
-// The other kind's topic is refused with a *[TopicError]: hits sent to the orders topic are
-// read by the stand's intake as garbage, every one.
+// Secure reports whether the settings ask for TLS or SASL, which only a Kafka sink of the
+// caller's brokers speaks (an embedded broker speaks plaintext).
+func (s *Settings) Secure() bool {
+	return s.TLS || s.TLSCA != "" || s.TLSCert != "" || s.TLSKey != "" || s.SASLMechanism != "" || s.SASLUser != ""
+}
+
+// TopicOf is the topic kind ("hits" or "orders") is sent to: Topic, or else kind's own name
+// for a sink whose topics are only names (a file counts its messages under it). A sink with
+// real topics (Kind.Partitions: Kafka) needs Topic named ([ErrNoTopic]). The other kind's
+// topic is refused with a *[TopicError]: hits sent to the orders topic are read by the
+// stand's intake as garbage, every one.
 func (s *Settings) TopicOf(kind string) (string, error) {
+	if k, err := s.Kind(); err == nil && k.Partitions && s.Topic == "" {
+		return "", ErrNoTopic
+	}
 	for other := range DefaultTopics() {
 		if other != kind && s.Topic == other {
 			return "", &TopicError{Topic: s.Topic, Kind: kind, For: other}
@@ -147,14 +158,10 @@ func (e *TopicError) Say(names field.Names) string {
 }
 
 // ClearTextPassword reports whether the settings send the SASL password in clear text: SASL
-// PLAIN without TLS. (SCRAM sends a proof of the password, never the password.)
+// PLAIN to brokers without TLS. (SCRAM sends a proof of the password, never the password.)
 func (s *Settings) ClearTextPassword() bool {
-	return s.Kafka() && SASLMechanism(s.SASLMechanism) == SASLPlain && !s.TLS && s.TLSCA == "" && s.TLSCert == ""
+	return len(s.Brokers) > 0 && SASLMechanism(s.SASLMechanism) == SASLPlain && !s.TLS && s.TLSCA == "" && s.TLSCert == ""
 }
-
-// Kafka reports whether the settings send to Kafka (brokers were given) rather than a file:
-// whether a Kafka client will want a core of its own.
-func (s *Settings) Kafka() bool { return len(s.Brokers) > 0 }
 
 // Opts are the Kafka options of the settings: the brokers, compression, linger, the delivery
 // timeout, the replication factor of created topics, and the connection options

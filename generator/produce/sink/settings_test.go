@@ -17,6 +17,13 @@ func fileSettings(path string) Settings {
 	return s
 }
 
+// kafkaSettingsNoTopic are the defaults sending to k:9, no topic named.
+func kafkaSettingsNoTopic() *Settings {
+	s := DefaultSettings()
+	s.Brokers = Brokers{"k:9"}
+	return &s
+}
+
 // kafkaSettings are the defaults sending to topic t on k:9.
 func kafkaSettings() Settings {
 	s := DefaultSettings()
@@ -24,22 +31,23 @@ func kafkaSettings() Settings {
 	return s
 }
 
-// TestSettingsCheck: each refusal is its Err value, found in Validate's order, and names the
-// values, not a flag.
-func TestSettingsCheck(t *testing.T) {
+// TestSettingsValidate: each refusal is its Err value (or a kind's refusal of a setting that
+// does not apply to it), found in Validate's order, and names the values, not a flag.
+func TestSettingsValidate(t *testing.T) {
 	tests := []struct {
-		name    string
-		s       func(*Settings)
-		base    Settings
-		wantErr error // nil for success
-		text    string
+		name     string
+		s        func(*Settings)
+		base     Settings
+		wantErr  error // nil for success
+		text     string
+		wantText string // a refusal that is no Err value: its text
 	}{
 		{name: "file", base: fileSettings("-")},
 		{name: "brokers and topic", base: kafkaSettings()},
 		{name: "both", base: fileSettings("x"), s: func(s *Settings) { s.Brokers = Brokers{"k:9"} }, wantErr: ErrTwoSinks,
 			text: "file x and brokers k:9: both a file and brokers are set: choose one sink"},
 		{name: "none", base: DefaultSettings(), wantErr: ErrNoSink},
-		{name: "no topic", base: kafkaSettings(), s: func(s *Settings) { s.Topic = "" }, wantErr: ErrNoTopic},
+		{name: "no topic: TopicOf's", base: kafkaSettings(), s: func(s *Settings) { s.Topic = "" }},
 		{name: "cert without key", base: fileSettings("x"), s: func(s *Settings) { s.TLSCert = "c" }, wantErr: ErrTLSPair},
 		{name: "sasl without user", base: kafkaSettings(), s: func(s *Settings) { s.SASLMechanism = "PLAIN" }, wantErr: ErrSASLNoUser},
 		{name: "sasl without password", base: kafkaSettings(), s: func(s *Settings) { s.SASLMechanism, s.SASLUser = "PLAIN", "u" }, wantErr: ErrSASLNoPassword},
@@ -50,7 +58,12 @@ func TestSettingsCheck(t *testing.T) {
 		{name: "replication factor 0", base: kafkaSettings(), s: func(s *Settings) { s.CreateTopics, s.Replication = true, 0 }, wantErr: ErrReplication,
 			text: "replication factor 0: want at least 1, or -1 for the brokers' default"},
 		{name: "replication factor without create", base: kafkaSettings(), s: func(s *Settings) { s.Replication = 3 }, wantErr: ErrReplicationNoCreation},
-		{name: "TLS with a file", base: fileSettings("x"), s: func(s *Settings) { s.TLS = true }, wantErr: ErrSecureFile},
+		{name: "TLS with a file", base: fileSettings("x"), s: func(s *Settings) { s.TLS = true }, wantText: "TLS applies to Kafka (brokers), not to a file (file)"},
+		// A file, stdout or a pipe is written at least every linger, as a Kafka batch is sent (issue 38).
+		{name: "a linger with stdout", base: fileSettings("-"), s: func(s *Settings) { s.Linger = time.Second }},
+		{name: "a compression with stdout", base: fileSettings("-"), s: func(s *Settings) { s.Compression = CompressionZstd },
+			wantText: "Compression applies to Kafka (brokers), not to stdout (file -)"},
+		{name: "no sink comes last", base: DefaultSettings(), s: func(s *Settings) { s.Linger = -1 }, wantErr: ErrLinger},
 		{name: "user without mechanism", base: kafkaSettings(), s: func(s *Settings) { s.SASLUser = "u" }, wantErr: ErrSASLNoMechanism},
 		{name: "first refusal wins", base: fileSettings("x"), s: func(s *Settings) { s.TLS, s.Linger = true, -1 }, wantErr: ErrLinger},
 	}
@@ -60,15 +73,21 @@ func TestSettingsCheck(t *testing.T) {
 			if tt.s != nil {
 				tt.s(&s)
 			}
-			err := s.Check()
+			err := s.Validate()
+			if tt.wantText != "" {
+				if err == nil || err.Error() != tt.wantText {
+					t.Fatalf("Validate() error = %v, want %q", err, tt.wantText)
+				}
+				return
+			}
 			if !errors.Is(err, tt.wantErr) || (err == nil) != (tt.wantErr == nil) {
-				t.Fatalf("Check() error = %v, want %v", err, tt.wantErr)
+				t.Fatalf("Validate() error = %v, want %v", err, tt.wantErr)
 			}
 			if tt.text != "" && err.Error() != tt.text {
-				t.Errorf("Check() error = %q, want %q", err, tt.text)
+				t.Errorf("Validate() error = %q, want %q", err, tt.text)
 			}
 			if err != nil && strings.Contains(err.Error(), "--") {
-				t.Errorf("Check() error = %q names a flag", err)
+				t.Errorf("Validate() error = %q names a flag", err)
 			}
 		})
 	}
@@ -98,7 +117,7 @@ func TestSettingsOpenFile(t *testing.T) {
 func TestSettingsOpenBadOptionsIsConfigError(t *testing.T) {
 	s := kafkaSettings()
 	s.SASLMechanism, s.SASLUser, s.SASLPassword = "NOPE", "u", "p"
-	if err := s.Check(); err != nil {
+	if err := s.Validate(); err != nil {
 		t.Fatal(err)
 	}
 	snk, err := s.Open(context.Background(), nil, map[string]int32{"t": 1}, nil)
@@ -111,8 +130,12 @@ func TestSettingsOpenBadOptionsIsConfigError(t *testing.T) {
 	}
 }
 
-// TestSettingsTopicOf: a kind goes to Topic or its own topic, never to the other kind's.
+// TestSettingsTopicOf: a kind goes to Topic or its own topic, never to the other kind's; a
+// sink with real topics (Kafka) needs Topic named.
 func TestSettingsTopicOf(t *testing.T) {
+	if _, err := kafkaSettingsNoTopic().TopicOf("hits"); !errors.Is(err, ErrNoTopic) {
+		t.Errorf("brokers without a topic: TopicOf = %v, want ErrNoTopic", err)
+	}
 	for _, c := range []struct {
 		topic, kind, want, wantErr string
 	}{

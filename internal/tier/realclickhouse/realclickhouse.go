@@ -159,12 +159,12 @@ func Start(t testing.TB, opts Options) *Server {
 	if s.wait <= 0 {
 		s.wait = DefaultWait
 	}
-	t.Cleanup(s.close)
 	// A port found free may be taken by another process before the server binds it (other
 	// tests on the machine open ports all the time): the server then exits, and a new folder
 	// and port are tried.
 	for attempt := 1; ; attempt++ {
 		s.dir = t.TempDir()
+		t.Cleanup(s.close) // before the folder is removed (cleanups run last first): a live server writes into it
 		s.port = pickPort(t)
 		out, err := exec.Command(script, "init", s.dir, strconv.Itoa(s.port), s.password).CombinedOutput()
 		if err != nil {

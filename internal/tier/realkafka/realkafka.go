@@ -97,7 +97,6 @@ func Start(t testing.TB, nodes int) *Cluster {
 	}
 	script, _, _ := Script()
 	c := &Cluster{t: t, script: script}
-	t.Cleanup(c.close)
 	// A port found free may be taken by another process before the JVM binds it, seconds
 	// later (other tests on the machine open ports all the time): the node then exits, and
 	// the whole cluster is tried again in a new folder on new ports.
@@ -119,6 +118,10 @@ func Start(t testing.TB, nodes int) *Cluster {
 func (c *Cluster) start(nodes, base int) error {
 	c.t.Helper()
 	c.dir = c.t.TempDir()
+	// The nodes are killed before their folder is removed: cleanups run last registered
+	// first, and a node still running wrote into the folder while it was removed ("directory
+	// not empty", which failed TestRealKafkaFaults after its subtests had passed).
+	c.t.Cleanup(c.close)
 	out, err := exec.Command(c.script, "init", c.dir, strconv.Itoa(base), strconv.Itoa(nodes)).CombinedOutput()
 	if err != nil {
 		c.t.Fatalf("realkafka: init: %v\n%s", err, out)

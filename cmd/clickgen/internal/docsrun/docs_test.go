@@ -4,8 +4,8 @@ package docsrun_test
 // in order as one bash script, as a newcomer would type them in a clone of the repository
 // (issue 31: "every command in README and docs is one that works as written, in sequence").
 // The marks a block may carry (skip: REASON, needs kafka|clickhouse, starts kafka|clickhouse)
-// are described in
-// the package comment (docsrun.go). The test lives in a package of its own so that its minutes
+// are described in the package comment (recipes_test.go). The test lives in a package of its
+// own so that its minutes
 // count against a timeout of their own, not against cmd/clickgen's.
 
 import (
