@@ -94,7 +94,14 @@ func fillCluster(t *testing.T, shards, replicas int) (*realclickhouse.Cluster, *
 // password) over tables.
 func verifyCluster(t *testing.T, c *realclickhouse.Cluster, w *world.World, user string, tables store.Tables) (*store.Result, error) {
 	t.Helper()
-	cl, err := clickhouse.New(c.URL(), clickhouse.User(user), clickhouse.Password(c.First().Password()), clickhouse.FirstByteTimeout(time.Minute))
+	return verifyClusterWithin(t, c, w, user, tables, time.Minute)
+}
+
+// verifyClusterWithin is verifyCluster with the server's first byte and silences bounded by
+// timeout.
+func verifyClusterWithin(t *testing.T, c *realclickhouse.Cluster, w *world.World, user string, tables store.Tables, timeout time.Duration) (*store.Result, error) {
+	t.Helper()
+	cl, err := clickhouse.New(c.URL(), clickhouse.User(user), clickhouse.Password(c.First().Password()), clickhouse.FirstByteTimeout(timeout), clickhouse.IdleTimeout(timeout))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -216,6 +223,22 @@ func TestDistributed1816(t *testing.T) {
 			t.Logf("as %s: %v", user, err)
 		}
 		c.Server(2, 1).Restart()
+	})
+
+	t.Run("shard frozen", func(t *testing.T) {
+		// A shard that accepts connections and answers nothing holds a read through it: 18.16
+		// waits without a bound of its own. The read's timeout ends it, and the error says
+		// which cluster's shards the read waited for.
+		c := c.In(t)
+		c.Server(2, 1).Pause()
+		defer c.Server(2, 1).Resume()
+		_, err := verifyClusterWithin(t, c, w, realclickhouse.LenientUser, clusterTables(), 3*time.Second)
+		var te *clickhouse.TimeoutError
+		if !errors.Is(err, store.ErrShard) || !errors.As(err, &te) ||
+			!strings.Contains(err.Error(), "it reads every shard of cluster clickstream_cluster (shard 1 (") {
+			t.Errorf("with shard 2 frozen: %v; want a timeout of a read through the cluster, naming its shards", err)
+		}
+		t.Logf("with shard 2 frozen: %v", err)
 	})
 
 	t.Run("WatchIDs copied onto the other shard", func(t *testing.T) {

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/clickgen/clickgen/generator/clickhouse/chtype"
+	"github.com/clickgen/clickgen/generator/field"
 	"github.com/clickgen/clickgen/generator/verify/intake"
 	"github.com/clickgen/clickgen/schema"
 )
@@ -126,7 +127,8 @@ func (v *verifier) probe(ctx context.Context) error {
 			return &ConsumesError{Role: n.role, Table: n.table, Why: info.Consumes}
 		}
 		if info != nil && info.Unguarded != "" {
-			return &ShardError{Table: n.role + " table " + n.table, Why: info.Unguarded}
+			key := "tables." + strings.ReplaceAll(n.role, " ", "_")
+			return &ShardError{Table: n.role + " table " + n.table, Why: info.Unguarded + " (" + field.Name(v.opt.Names, key, key) + " '' skips it)"}
 		}
 		l := &layout{role: n.role, table: n.table, info: info, seed: seed}
 		v.layouts[n.role] = l

@@ -3,11 +3,13 @@ package store
 import (
 	"errors"
 	"fmt"
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
 
 	"github.com/clickgen/clickgen/generator/clickhouse"
+	"github.com/clickgen/clickgen/generator/clickhouse/chtype"
 	"github.com/clickgen/clickgen/generator/verify/intake"
 )
 
@@ -76,7 +78,11 @@ func (e *ShardError) Error() string {
 		fmt.Fprintf(&b, "%s of cluster %s ", strings.Join(names, ", "), storeText([]byte(e.Cluster)))
 	}
 	b.WriteString(e.Why)
-	if e.Err != nil {
+	var se *clickhouse.ServerError
+	switch {
+	case errors.As(e.Err, &se) && se.Code == codeAllConnectionTriesFailed:
+		b.WriteString(": " + triesText(se))
+	case e.Err != nil:
 		b.WriteString(": " + errText(e.Err))
 	}
 	b.WriteString("; nothing was judged")
@@ -186,7 +192,20 @@ func (r *shardRead) whole() error {
 // shardErr makes err, of a read of table through cl, a [ShardError] when the server failed
 // to read a shard: an error naming one of its replicas' addresses, or the server's "all
 // connection tries failed" (code 279) naming none; other errors are returned as they are.
+//
+// A read through cl that the server does not answer in time is a ShardError too, naming no
+// shard: 18.16 waits for a shard that accepts connections and answers nothing (a frozen
+// server) without a bound of its own, and says nothing of which shard it waits for.
 func shardErr(table string, cl *Cluster, err error) error {
+	var te *clickhouse.TimeoutError
+	if cl != nil && errors.As(err, &te) && te.Phase != clickhouse.PhaseConnect {
+		names := make([]string, len(cl.Shards))
+		for i, s := range cl.Shards {
+			names[i] = s.String()
+		}
+		return &ShardError{Table: table, Err: err, Why: fmt.Sprintf("the server did not answer in time; it reads every shard of cluster %s (%s), and a shard that accepts connections and answers nothing (a frozen server) holds the read as long as the server itself would",
+			storeText([]byte(cl.Name)), strings.Join(names, ", "))}
+	}
 	var se *clickhouse.ServerError
 	if cl == nil || !errors.As(err, &se) {
 		return err
@@ -225,6 +244,27 @@ func namesAddr(msg, addr string) bool {
 }
 
 func addrByte(c byte) bool { return identByte(c) || c == '.' || c == '-' }
+
+// innerException finds the exceptions an 18.16 "all connection tries failed" lists: each
+// try's "Code: 210, e.displayText() = DB::NetException: Connection refused (host:port)".
+var innerException = regexp.MustCompile(`Code: (\d+), e\.displayText\(\) = DB::[A-Za-z]*Exception: (.*?), e\.what\(\)`)
+
+// triesText is a code 279 error in short: the server's words and each distinct failure of
+// its tries, once ("code 279: All connection tries failed: Connection refused
+// (127.0.0.1:9005) (code 210)").
+func triesText(se *clickhouse.ServerError) string {
+	msg, log, _ := strings.Cut(se.Message, " Log: ")
+	var tries []string
+	for _, m := range innerException.FindAllStringSubmatch(log, -1) {
+		if t := m[2] + " (code " + m[1] + ")"; !slices.Contains(tries, t) {
+			tries = append(tries, t)
+		}
+	}
+	if len(tries) == 0 {
+		return errText(se)
+	}
+	return chtype.Escape([]byte(fmt.Sprintf("code %d: %s: %s", se.Code, strings.TrimSuffix(msg, "."), strings.Join(tries, "; "))), maxErrorText)
+}
 
 // codeAllConnectionTriesFailed is ClickHouse's ALL_CONNECTION_TRIES_FAILED: no replica of a
 // shard could be reached.

@@ -1,10 +1,12 @@
 package store_test
 
 import (
+	"errors"
 	"slices"
 	"strings"
 	"testing"
 
+	"github.com/clickgen/clickgen/generator/clickhouse"
 	"github.com/clickgen/clickgen/generator/verify/store"
 )
 
@@ -125,3 +127,47 @@ func TestShardsOfAKey(t *testing.T) {
 
 // oneLine is the console's table with its wrapped lines joined.
 func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
+
+// TestShardErr: a server's error of a read through a Distributed table names the shard whose
+// replica's address it names (not one whose address is a prefix of it), all of them for code
+// 279 naming none, and leaves other errors as they are; the 18.16 message's repeated tries are
+// said once.
+func TestShardErr(t *testing.T) {
+	cl := &store.Cluster{Name: "c", Shards: []store.Shard{{Num: 1, Replicas: []string{"127.0.0.1:900"}}, {Num: 2, Replicas: []string{"127.0.0.1:9001"}}}}
+	refused := "Code: 210, e.displayText() = DB::NetException: Connection refused (127.0.0.1:9001), e.what() = DB::NetException "
+	for _, tc := range []struct {
+		name   string
+		err    error
+		shards []int
+		text   string
+	}{
+		{"279 naming shard 2", &clickhouse.ServerError{Code: 279, Message: "All connection tries failed. Log: " + refused + refused + refused},
+			[]int{2}, "c cannot be read whole: shard 2 (127.0.0.1:9001) of cluster c could not be read: code 279: All connection tries failed: Connection refused (127.0.0.1:9001) (code 210); nothing was judged"},
+		{"279 naming none", &clickhouse.ServerError{Code: 279, Message: "All connection tries failed. Log: Code: 32, e.displayText() = DB::Exception: Attempt to read after eof, e.what() = DB::Exception"},
+			[]int{1, 2}, "Attempt to read after eof (code 32)"},
+		{"mid-stream, naming shard 1", &clickhouse.ServerError{Code: 32, MidStream: true, Message: "Attempt to read after eof: while reading from 127.0.0.1:900"},
+			[]int{1}, "shard 1 (127.0.0.1:900) of cluster c could not be read"},
+		{"another table's error", &clickhouse.ServerError{Code: 60, Message: "Table t.x doesn't exist."}, nil, ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			err := store.ShardErr("c", cl, tc.err)
+			var se *store.ShardError
+			if tc.shards == nil {
+				if err != tc.err {
+					t.Errorf("%v became %v", tc.err, err)
+				}
+				return
+			}
+			if !errors.As(err, &se) {
+				t.Fatalf("%v: want a ShardError", err)
+			}
+			var got []int
+			for _, s := range se.Shards {
+				got = append(got, s.Num)
+			}
+			if !slices.Equal(got, tc.shards) || !strings.Contains(err.Error(), tc.text) {
+				t.Errorf("shards %v, %q; want shards %v and %q", got, err, tc.shards, tc.text)
+			}
+		})
+	}
+}
