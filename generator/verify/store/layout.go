@@ -140,6 +140,9 @@ func (v *verifier) probe(ctx context.Context) error {
 			// The server would refuse the read; said at once, and not waited for.
 			l.err = fmt.Sprintf("%s reads cluster %s, which the server does not define (system.clusters)", storeText([]byte(n.table)), storeText([]byte(info.Cluster.Name)))
 			continue
+		case info.Cluster != nil && info.Cluster.check() != "":
+			l.err = storeText([]byte(n.table)) + ": " + info.Cluster.check()
+			continue
 		}
 		switch n.role {
 		case RoleEvents:

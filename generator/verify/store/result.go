@@ -165,8 +165,8 @@ type EventDiff struct {
 	Columns string `json:"columns,omitempty"`
 	// Rows is how many rows the store holds of the WatchID.
 	Rows int `json:"rows"`
-	// Shards are, for on_shards, the shards holding the WatchID.
-	Shards []int `json:"shards,omitempty"`
+	// Shards names, for on_shards, the shards holding the WatchID, comma-separated.
+	Shards string `json:"shards,omitempty"`
 }
 
 // DigestCounts counts the rows of a raw or error table of one day (or snapshot) and class.
@@ -314,9 +314,9 @@ type OrderDiff struct {
 	Rows int    `json:"rows"`
 	// Columns names the columns a changed version's rows differ in, comma-separated.
 	Columns string `json:"columns,omitempty"`
-	// Shards are, for on_shards, the shards holding versions of the order, and Versions
-	// which (snapshot_date@shard, comma-separated).
-	Shards   []int  `json:"shards,omitempty"`
+	// Shards names, for on_shards, the shards holding versions of the order, and Versions
+	// which (snapshot_date@shard), each comma-separated.
+	Shards   string `json:"shards,omitempty"`
 	Versions string `json:"versions,omitempty"`
 }
 
