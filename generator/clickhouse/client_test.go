@@ -192,6 +192,9 @@ func TestServerErrors(t *testing.T) {
 			ErrUnknownColumn, 47, "Unknown identifier: WatchID"},
 		{"18.16 wrong password", 401, "", "Code: 193, e.displayText() = DB::Exception: Wrong password for user verifier, e.what() = DB::Exception",
 			ErrAuth, 193, "Wrong password for user verifier"},
+		{"18.16 no replica of a shard", 500, "", "Code: 279, e.displayText() = DB::NetException: All connection tries failed. Log: \n\nCode: 32, e.displayText() = DB::Exception: Attempt to read after eof, e.what() = DB::Exception\n" +
+			"Code: 210, e.displayText() = DB::NetException: Connection refused (127.0.0.1:27405), e.what() = DB::NetException\n\n, e.what() = DB::NetException\n",
+			nil, 279, "All connection tries failed. Log: Code: 32, e.displayText() = DB::Exception: Attempt to read after eof, e.what() = DB::Exception Code: 210, e.displayText() = DB::NetException: Connection refused (127.0.0.1:27405), e.what() = DB::NetException"},
 		{"a proxy's 401", 401, "", "<html>Unauthorized</html>", ErrAuth, 0, "<html>Unauthorized</html>"},
 		{"a proxy's 502", 502, "", "bad gateway", nil, 0, "bad gateway"},
 		{"huge", 500, "", huge, ErrUnknownTable, 60, "Table ods.x does not exist. detail detail"},

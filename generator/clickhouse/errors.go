@@ -92,12 +92,19 @@ func parseServerError(status int, codeHeader string, body []byte) *ServerError {
 	return e
 }
 
-// errorMessage is the readable part of an exception text.
+// exceptionRE finds where an exception's text starts: "DB::Exception: ", "DB::NetException: ".
+var exceptionRE = regexp.MustCompile(`DB::[A-Za-z]*Exception: `)
+
+// errorMessage is the readable part of an exception text. An 18.16 exception may carry the
+// exceptions it was made of (code 279, no replica of a shard reached: "All connection tries
+// failed. Log: Code: 210, … Connection refused (127.0.0.1:9005), e.what() = …, e.what() =
+// DB::NetException"): the message runs from the first exception's text to its own e.what(),
+// the last, so the addresses the inner ones name are kept.
 func errorMessage(text string) string {
-	if i := strings.Index(text, "DB::Exception: "); i >= 0 {
-		text = text[i+len("DB::Exception: "):]
+	if m := exceptionRE.FindStringIndex(text); m != nil {
+		text = text[m[1]:]
 	}
-	if i := strings.Index(text, ", e.what() = "); i >= 0 {
+	if i := strings.LastIndex(text, ", e.what() = "); i >= 0 {
 		text = text[:i]
 	}
 	if i := strings.Index(text, " (version "); i >= 0 {

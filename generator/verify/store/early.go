@@ -17,9 +17,9 @@ var earlyBudget = 32 << 20
 var heldChunk = 1 << 20
 
 // rowSink takes one row of a table read whole: a raw or error table's (hash, hint, class) or
-// the orders table's (snapshot_date, order_id, nil). Its byte slices are valid only during the
-// call.
-type rowSink func(key uint64, a, b []byte)
+// the orders table's (0, row, nil), and the shard it came from (0 unless the table is read
+// through a Distributed table). Its byte slices are valid only during the call.
+type rowSink func(key uint64, a, b []byte, shard int)
 
 // budget is memory shared by the early reads, in bytes.
 type budget struct {
@@ -88,7 +88,7 @@ func startEarly(ctx context.Context, table string, b *budget, abort context.Canc
 func fatal(err error) bool { return !errors.Is(err, ErrTable) && !errors.Is(err, ErrChanged) }
 
 // row takes a row on the read's goroutine: held until the gate opens, then passed on.
-func (e *early) row(key uint64, a, b []byte) {
+func (e *early) row(key uint64, a, b []byte, shard int) {
 	if e.dropped {
 		return
 	}
@@ -96,7 +96,7 @@ func (e *early) row(key uint64, a, b []byte) {
 		select {
 		case <-e.gate:
 		default:
-			if e.hold(key, a, b) {
+			if e.hold(key, a, b, shard) {
 				return
 			}
 			e.waited = true
@@ -111,12 +111,12 @@ func (e *early) row(key uint64, a, b []byte) {
 		}
 		e.pass()
 	}
-	e.sink(key, a, b)
+	e.sink(key, a, b, shard)
 }
 
 // hold keeps a row until the gate opens; false when the budget cannot hold it.
-func (e *early) hold(key uint64, a, b []byte) bool {
-	n := 8 + uvarintLen(len(a)) + len(a) + uvarintLen(len(b)) + len(b)
+func (e *early) hold(key uint64, a, b []byte, shard int) bool {
+	n := 8 + uvarintLen(len(a)) + len(a) + uvarintLen(len(b)) + len(b) + uvarintLen(shard)
 	last := len(e.held) - 1
 	if last < 0 || cap(e.held[last])-len(e.held[last]) < n {
 		size := max(heldChunk, n)
@@ -129,7 +129,8 @@ func (e *early) hold(key uint64, a, b []byte) bool {
 	}
 	c := binary.LittleEndian.AppendUint64(e.held[last], key)
 	c = append(binary.AppendUvarint(c, uint64(len(a))), a...)
-	e.held[last] = append(binary.AppendUvarint(c, uint64(len(b))), b...)
+	c = append(binary.AppendUvarint(c, uint64(len(b))), b...)
+	e.held[last] = binary.AppendUvarint(c, uint64(shard))
 	return true
 }
 
@@ -152,7 +153,9 @@ func (e *early) pass() {
 			n, k = binary.Uvarint(c)
 			b := c[k : k+int(n)]
 			c = c[k+int(n):]
-			e.sink(key, a, b)
+			shard, k := binary.Uvarint(c)
+			c = c[k:]
+			e.sink(key, a, b, int(shard))
 		}
 	}
 	e.release()

@@ -22,13 +22,13 @@ const bound = time.Minute
 type hooked struct {
 	*fakeStore
 	events  func(ctx context.Context, date schema.Date) error
-	digests func(ctx context.Context, table string, call int, row func(uint64, []byte, []byte)) (handled bool, err error)
+	digests func(ctx context.Context, table string, call int, row func(uint64, []byte, []byte, int)) (handled bool, err error)
 
 	mu    sync.Mutex
 	calls map[string]int
 }
 
-func (h *hooked) Events(ctx context.Context, table string, date schema.Date, cols []store.Column, row func([]byte, []int) error) error {
+func (h *hooked) Events(ctx context.Context, table string, date schema.Date, cols []store.Column, row func([]byte, []int, int) error) error {
 	if h.events != nil {
 		if err := h.events(ctx, date); err != nil {
 			return err
@@ -37,7 +37,7 @@ func (h *hooked) Events(ctx context.Context, table string, date schema.Date, col
 	return h.fakeStore.Events(ctx, table, date, cols, row)
 }
 
-func (h *hooked) Digests(ctx context.Context, table, hintKey, classColumn string, row func(uint64, []byte, []byte)) error {
+func (h *hooked) Digests(ctx context.Context, table, hintKey, classColumn string, row func(uint64, []byte, []byte, int)) error {
 	h.mu.Lock()
 	if h.calls == nil {
 		h.calls = map[string]int{}
@@ -72,7 +72,7 @@ func TestEarlyReadOverlapsPlanning(t *testing.T) {
 			return fmt.Errorf("the raw table's read had not begun %v after the events of %s were asked for", bound, date)
 		}
 	}
-	h.digests = func(_ context.Context, table string, _ int, _ func(uint64, []byte, []byte)) (bool, error) {
+	h.digests = func(_ context.Context, table string, _ int, _ func(uint64, []byte, []byte, int)) (bool, error) {
 		if table == raw {
 			once.Do(func() { close(begun) })
 		}
@@ -109,14 +109,14 @@ func TestEarlyReadBrokeOffWhileWaiting(t *testing.T) {
 	w, f, _ := filled(t)
 	raw := store.StandTables().Raw
 	h := &hooked{fakeStore: f}
-	h.digests = func(ctx context.Context, table string, call int, row func(uint64, []byte, []byte)) (bool, error) {
+	h.digests = func(ctx context.Context, table string, call int, row func(uint64, []byte, []byte, int)) (bool, error) {
 		if table != raw || call > 1 {
 			return false, nil
 		}
 		// The first rows, enough to outgrow the budget (the read then waits for the plan),
 		// then the connection breaks.
 		for i := range 1000 {
-			row(uint64(i), []byte("2026-06-01"), nil)
+			row(uint64(i), []byte("2026-06-01"), nil, 0)
 		}
 		return true, fmt.Errorf("clickhouse: 127.0.0.1:8123: read: connection reset by peer: %w", io.ErrUnexpectedEOF)
 	}
@@ -146,7 +146,7 @@ func TestEarlyReadFailureEndsPlanning(t *testing.T) {
 			return errors.New("the events' read was not cancelled")
 		}
 	}
-	h.digests = func(_ context.Context, table string, _ int, _ func(uint64, []byte, []byte)) (bool, error) {
+	h.digests = func(_ context.Context, table string, _ int, _ func(uint64, []byte, []byte, int)) (bool, error) {
 		if table == raw {
 			return true, timeout
 		}

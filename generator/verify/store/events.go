@@ -42,7 +42,9 @@ func (l *lister[D]) full() bool { return len(l.list) >= l.max }
 // eventMerge matches one date's store rows, in WatchID order, with its planned events
 // (sorted by sortPlanned): one row per WatchID whose values are the planned ones; further
 // equal rows are copies (what FINAL collapses), and a row whose values differ is a changed
-// WatchID even when an equal row is there too.
+// WatchID even when an equal row is there too. A WatchID whose rows came from more than one
+// shard of a Distributed table's cluster is on_shards: FINAL, which collapses within a shard,
+// keeps a row of it on each.
 type eventMerge struct {
 	planned     []plannedEvent
 	date        string
@@ -60,7 +62,9 @@ type eventMerge struct {
 	client     uint64 // the ClientID of its first row
 	equal      int    // its rows equal to the planned one
 	changed    []string
-	heldClient uint64 // the ClientID of its first changed row
+	heldClient uint64       // the ClientID of its first changed row
+	shards     shardSet     // the shards its rows came from
+	byShard    shardCounter // the date's rows per shard
 	planBuf    []byte
 }
 
@@ -69,12 +73,14 @@ func newEventMerge(planned []plannedEvent, date string, exactlyOnce bool, diffs 
 		c: EventCounts{Planned: len(planned)}}
 }
 
-// row takes the next store row: its judged values, split at ends.
-func (m *eventMerge) row(row []byte, ends []int) error {
+// row takes the next store row: its judged values, split at ends, and its shard (0 for a
+// table not read through a cluster).
+func (m *eventMerge) row(row []byte, ends []int, shard int) error {
 	l := m.l
 	watchID := uintValue(l.cols[l.key1].Type, value(row, ends, l.key1))
 	clientID := uintValue(l.cols[l.key2].Type, value(row, ends, l.key2))
 	m.c.Rows++
+	m.byShard.add(shard, 1)
 	if m.rows == 0 || watchID != m.cur {
 		if m.rows > 0 && watchID < m.cur {
 			return fmt.Errorf("%s: the answer is not in WatchID order (%d after %d)", storeText([]byte(l.table)), watchID, m.cur)
@@ -85,12 +91,14 @@ func (m *eventMerge) row(row []byte, ends []int) error {
 			m.next++
 		}
 		m.cur, m.rows, m.client, m.plannedIdx, m.equal, m.changed = watchID, 0, clientID, -1, 0, m.changed[:0]
+		m.shards.reset(shard)
 		if m.next < len(m.planned) && m.planned[m.next].watchID == watchID {
 			m.plannedIdx = m.next
 			m.next++
 		}
 	}
 	m.rows++
+	m.shards.add(shard)
 	if m.plannedIdx < 0 {
 		return nil
 	}
@@ -133,6 +141,10 @@ func (m *eventMerge) flush() {
 	if m.rows == 0 {
 		return
 	}
+	if m.shards.split() {
+		m.c.OnShards++
+		m.diffs.add(EventDiff{Kind: KindOnShards, Date: m.date, WatchID: m.cur, ClientID: m.client, Rows: m.rows, Shards: m.shards.list()})
+	}
 	if m.plannedIdx >= 0 {
 		m.c.Present++
 		if len(m.changed) > 0 {
@@ -168,5 +180,5 @@ func (m *eventMerge) end() EventCounts {
 
 // ok says whether the date reconciles.
 func (c EventCounts) ok(exactlyOnce bool) bool {
-	return c.Missing == 0 && c.Unplanned == 0 && c.Changed == 0 && c.Present == c.Planned && (!exactlyOnce || c.Copies == 0)
+	return c.Missing == 0 && c.Unplanned == 0 && c.Changed == 0 && c.OnShards == 0 && c.Present == c.Planned && (!exactlyOnce || c.Copies == 0)
 }

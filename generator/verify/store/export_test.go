@@ -7,3 +7,6 @@ func SetEarlyBudget(budget, chunk int) (restore func()) {
 	earlyBudget, heldChunk = budget, chunk
 	return func() { earlyBudget, heldChunk = b, c }
 }
+
+// ShardErr is how the error of a read of table through cluster cl is told.
+var ShardErr = shardErr

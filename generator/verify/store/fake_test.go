@@ -51,6 +51,7 @@ type evRow struct {
 	date              schema.Date
 	msg               []byte
 	set               map[string][]byte // column → RowBinary value
+	shard             int               // the shard a Distributed table reads it from (0: none)
 }
 
 type rawRow struct {
@@ -65,10 +66,11 @@ type errRow struct {
 }
 
 type ordRow struct {
-	id   string
-	date schema.Date
-	msg  []byte
-	set  map[string][]byte
+	id    string
+	date  schema.Date
+	msg   []byte
+	set   map[string][]byte
+	shard int
 }
 
 // clone copies the store, so a test may damage its copy.
@@ -282,7 +284,7 @@ func rowOf(cols []store.Column, msg []byte, set map[string][]byte, order bool, k
 
 func u64(v uint64) []byte { return binary.LittleEndian.AppendUint64(nil, v) }
 
-func (f *fakeStore) Events(_ context.Context, table string, date schema.Date, cols []store.Column, row func([]byte, []int) error) error {
+func (f *fakeStore) Events(_ context.Context, table string, date schema.Date, cols []store.Column, row func([]byte, []int, int) error) error {
 	if err := f.read(table); err != nil {
 		return err
 	}
@@ -307,7 +309,7 @@ func (f *fakeStore) Events(_ context.Context, table string, date schema.Date, co
 			off += n
 			ends = append(ends, off)
 		}
-		if err := row(b, ends); err != nil {
+		if err := row(b, ends, e.shard); err != nil {
 			return err
 		}
 	}
@@ -328,7 +330,7 @@ func hint(raw []byte, key string) []byte {
 	return rest[:j]
 }
 
-func (f *fakeStore) Digests(_ context.Context, table, hintKey, classColumn string, row func(uint64, []byte, []byte)) error {
+func (f *fakeStore) Digests(_ context.Context, table, hintKey, classColumn string, row func(uint64, []byte, []byte, int)) error {
 	if err := f.read(table); err != nil {
 		return err
 	}
@@ -360,12 +362,12 @@ func (f *fakeStore) Digests(_ context.Context, table, hintKey, classColumn strin
 		if len(r.class) > store.MaxClass {
 			r.class = fmt.Appendf(nil, "%s…(%d bytes)", r.class[:store.MaxClass], len(r.class))
 		}
-		row(r.sum, r.hint, r.class)
+		row(r.sum, r.hint, r.class, 0)
 	}
 	return nil
 }
 
-func (f *fakeStore) Orders(_ context.Context, table string, cols []store.Column, row func([]byte, []int) error) error {
+func (f *fakeStore) Orders(_ context.Context, table string, cols []store.Column, row func([]byte, []int, int) error) error {
 	if err := f.read(table); err != nil {
 		return err
 	}
@@ -378,7 +380,7 @@ func (f *fakeStore) Orders(_ context.Context, table string, cols []store.Column,
 		if err != nil {
 			return err
 		}
-		if err := row(b, nil); err != nil {
+		if err := row(b, nil, r.shard); err != nil {
 			return err
 		}
 	}

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/clickgen/clickgen/generator/clickhouse/chtype"
+	"github.com/clickgen/clickgen/generator/field"
 	"github.com/clickgen/clickgen/generator/verify/intake"
 	"github.com/clickgen/clickgen/schema"
 )
@@ -59,6 +60,10 @@ func (l *layout) head(h *TableHead) {
 	h.Table = l.table
 	if l.info != nil {
 		h.Engine, h.Reads = storeText([]byte(l.info.Engine)), storeText([]byte(l.info.Reads))
+		if cl := l.info.Cluster; cl != nil {
+			h.Cluster = storeText([]byte(cl.Name))
+			h.Shards = shardCounter(nil).list(cl, true)
+		}
 	}
 	h.Problems = l.problems
 	h.NotJudged = l.notJudged
@@ -71,6 +76,14 @@ func (l *layout) head(h *TableHead) {
 	if l.err != "" {
 		h.Error = l.err
 	}
+}
+
+// cluster is the cluster the table is read through, nil unless it is Distributed.
+func (l *layout) cluster() *Cluster {
+	if l == nil || l.info == nil {
+		return nil
+	}
+	return l.info.Cluster
 }
 
 // types returns the types of cols.
@@ -113,11 +126,22 @@ func (v *verifier) probe(ctx context.Context) error {
 		if info != nil && info.Consumes != "" {
 			return &ConsumesError{Role: n.role, Table: n.table, Why: info.Consumes}
 		}
+		if info != nil && info.Unguarded != "" {
+			key := "tables." + strings.ReplaceAll(n.role, " ", "_")
+			return &ShardError{Table: n.role + " table " + n.table, Why: info.Unguarded + " (" + field.Name(v.opt.Names, key, key) + " '' skips it)"}
+		}
 		l := &layout{role: n.role, table: n.table, info: info, seed: seed}
 		v.layouts[n.role] = l
 		switch {
 		case info == nil || !info.Exists:
 			l.err = fmt.Sprintf("%s does not exist", storeText([]byte(n.table)))
+			continue
+		case info.Cluster != nil && len(info.Cluster.Shards) == 0:
+			// The server would refuse the read; said at once, and not waited for.
+			l.err = fmt.Sprintf("%s reads cluster %s, which the server does not define (system.clusters)", storeText([]byte(n.table)), storeText([]byte(info.Cluster.Name)))
+			continue
+		case info.Cluster != nil && info.Cluster.check() != "":
+			l.err = storeText([]byte(n.table)) + ": " + info.Cluster.check()
 			continue
 		}
 		switch n.role {

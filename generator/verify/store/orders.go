@@ -99,6 +99,8 @@ type orderMerge struct {
 	group    []orderRow // the rows of the order being read
 	versions map[schema.Date]int
 	ends     []int
+	shards   shardSet     // the shards the order's rows came from
+	byShard  shardCounter // the rows per shard
 }
 
 // orderRow is one store row of the order being read: its version, and whether its judged
@@ -108,6 +110,7 @@ type orderRow struct {
 	equal   bool
 	planned bool
 	changed []string
+	shard   int
 }
 
 func newOrderMerge(plan *orderPlan, exactlyOnce bool, diffs *lister[OrderDiff], cols *columnCounter) *orderMerge {
@@ -132,8 +135,9 @@ func newOrderMerge(plan *orderPlan, exactlyOnce bool, diffs *lister[OrderDiff], 
 
 func (m *orderMerge) inRange(d schema.Date) bool { _, ok := m.snap[d]; return ok }
 
-// row takes the next store row: its judged values.
-func (m *orderMerge) row(row []byte) error {
+// row takes the next store row: its judged values, and its shard (0 for a table not read
+// through a cluster).
+func (m *orderMerge) row(row []byte, shard int) error {
 	l := m.plan.l
 	var ok bool
 	if m.ends, ok = l.split(row, m.ends); !ok {
@@ -142,6 +146,7 @@ func (m *orderMerge) row(row []byte) error {
 	id := stringValue(l.cols[l.key1].Type, value(row, m.ends, l.key1))
 	date := schema.Date(dayValue(l.cols[l.key2].Type, value(row, m.ends, l.key2)))
 	m.c.Rows++
+	m.byShard.add(shard, 1)
 	if len(m.group) > 0 && string(id) != m.cur {
 		if string(id) < m.cur {
 			return fmt.Errorf("%s: the answer is not in order_id order", storeText([]byte(l.table)))
@@ -150,8 +155,10 @@ func (m *orderMerge) row(row []byte) error {
 	}
 	if len(m.group) == 0 {
 		m.cur = string(id)
+		m.shards.reset(shard)
 	}
-	r := orderRow{date: date, equal: true}
+	m.shards.add(shard)
+	r := orderRow{date: date, equal: true, shard: shard}
 	if k, ok := m.plan.carried[orderVersion{m.cur, date}]; ok && k >= 0 {
 		r.planned = true
 		prow := m.plan.row(k)
@@ -207,6 +214,18 @@ func (m *orderMerge) flush() {
 		i = j
 	}
 	m.c.Copies += copies
+	if m.shards.split() {
+		// FINAL through the Distributed table keeps a version on each shard: the order is
+		// counted once per shard.
+		m.c.OnShards++
+		var vs []string
+		for _, r := range m.group {
+			if v := fmt.Sprintf("%s@%d", r.date, r.shard); !slices.Contains(vs, v) {
+				vs = append(vs, v)
+			}
+		}
+		m.diffs.add(OrderDiff{Kind: KindOnShards, OrderID: storeText([]byte(id)), Got: final.String(), Rows: len(m.group), Shards: m.shards.list(), Versions: strings.Join(vs, ", ")})
+	}
 	if m.next < len(m.planned) && m.planned[m.next].id == id {
 		p := m.planned[m.next]
 		m.next++
@@ -256,6 +275,9 @@ func (m *orderMerge) end(res *OrdersResult) {
 		m.missing(m.planned[m.next])
 	}
 	res.Total = m.c
+	if cl := m.plan.l.cluster(); cl != nil {
+		res.Shards = m.byShard.list(cl, true)
+	}
 	for _, s := range m.plan.snapshots {
 		s.OK = s.FinalPresent == s.Final
 		res.Snapshots = append(res.Snapshots, s)
@@ -264,6 +286,6 @@ func (m *orderMerge) end(res *OrdersResult) {
 
 // ok says whether the orders reconcile.
 func (c OrderCounts) ok(exactlyOnce bool) bool {
-	return c.Missing == 0 && c.Stale == 0 && c.Unplanned == 0 && c.UnplannedVersions == 0 && c.Changed == 0 &&
+	return c.Missing == 0 && c.Stale == 0 && c.Unplanned == 0 && c.UnplannedVersions == 0 && c.Changed == 0 && c.OnShards == 0 &&
 		c.Present+c.Newer == c.Planned && (!exactlyOnce || c.Copies == 0)
 }

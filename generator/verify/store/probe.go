@@ -4,8 +4,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net"
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/clickgen/clickgen/generator/clickhouse"
@@ -27,8 +29,15 @@ type TableInfo struct {
 	// table reads through): such a table is never read.
 	Consumes string
 	// Reads names what a Distributed, Merge or Buffer table reads (the local table of a
-	// Distributed one: its shards on other servers are not probed here).
+	// Distributed one, on every shard of its cluster).
 	Reads string
+	// Cluster is, for a Distributed table, the cluster it reads and its shards: every one is
+	// read, and a read that leaves one out is an error ([ErrShard]).
+	Cluster *Cluster
+	// Unguarded, when not empty, says why a read of the table could leave out a shard of a
+	// cluster it reads through (a view over a Distributed table) without an error: the
+	// reading user's profile skips unavailable shards, read-only. Such a table is not read.
+	Unguarded string
 }
 
 // ColumnInfo is one column of a probed table.
@@ -94,13 +103,6 @@ func (c *ClickHouse) Probe(ctx context.Context, tables []string) (map[string]*Ta
 	for _, t := range tables {
 		named = append(named, intake.Quote(full(t)))
 	}
-	list := func(ss []string) string {
-		q := make([]string, len(ss))
-		for i, s := range ss {
-			q[i] = intake.Quote(s)
-		}
-		return strings.Join(q, ", ")
-	}
 	rows, err := c.Client.Query(ctx, "SELECT database, name, engine, engine_full, substring(create_table_query, 1, "+fmt.Sprint(maxCreateQuery)+
 		"), length(create_table_query) FROM system.tables WHERE concat(database, '.', name) IN ("+strings.Join(named, ", ")+")"+
 		" OR engine IN ("+list(append(slices.Clone(streamEngines), indirectEngines...))+")"+
@@ -128,8 +130,10 @@ func (c *ClickHouse) Probe(ctx context.Context, tables []string) (map[string]*Ta
 		return nil, err
 	}
 	consumers := consumersOf(all)
+	through := distributedOf(all)
 
 	out := map[string]*TableInfo{}
+	var clusters []string
 	for _, t := range tables {
 		info := &TableInfo{Name: t}
 		out[t] = info
@@ -139,6 +143,13 @@ func (c *ClickHouse) Probe(ctx context.Context, tables []string) (map[string]*Ta
 		}
 		info.Exists, info.Engine, info.Consumes = true, p.engine, consumers[full(t)]
 		info.Reads = p.reads()
+		if a := p.engineArgs(); p.engine == "Distributed" && len(a) > 0 {
+			info.Cluster = &Cluster{Name: unquoteIdent(a[0])}
+			clusters = append(clusters, info.Cluster.Name)
+		}
+	}
+	if err := c.probeShards(ctx, tables, full, out, through, clusters); err != nil {
+		return nil, err
 	}
 	rows, err = c.Client.Query(ctx, "SELECT database, table, name, type FROM system.columns WHERE concat(database, '.', table) IN ("+strings.Join(named, ", ")+")")
 	if err != nil {
@@ -162,6 +173,132 @@ func (c *ClickHouse) Probe(ctx context.Context, tables []string) (map[string]*Ta
 		return nil, err
 	}
 	return out, nil
+}
+
+// probeShards finds the shards of the clusters the named Distributed tables read, and how
+// this user's reads through Distributed tables are kept whole: when its profile lets it change
+// settings, every query carries skip_unavailable_shards = 0, and a shard that does not answer
+// is the server's error; when its profile skips unavailable shards read-only, a read of a
+// Distributed table still tells the shards that answered (shardedSQL), but a view over one
+// cannot, and is marked Unguarded. through holds the tables that read through a Distributed
+// table (or are one), by full name.
+func (c *ClickHouse) probeShards(ctx context.Context, tables []string, full func(string) string, out map[string]*TableInfo, through map[string]string, clusters []string) error {
+	needed := false
+	for _, t := range tables {
+		needed = needed || through[full(t)] != ""
+	}
+	c.mu.Lock()
+	c.clusters, c.settings, c.lenient = map[string]*Cluster{}, "", ""
+	c.mu.Unlock()
+	if !needed {
+		return nil
+	}
+	rows, err := c.Client.Query(ctx, "SELECT name, value FROM system.settings WHERE name IN ('readonly', 'skip_unavailable_shards')")
+	if err != nil {
+		return err
+	}
+	set := map[string]string{}
+	err = readRows(rows, func(r *clickhouse.Rows) error {
+		name, err := r.String(nil)
+		if err != nil {
+			return err
+		}
+		value, err := r.String(nil)
+		set[string(name)] = string(value)
+		return err
+	})
+	if err != nil {
+		return err
+	}
+	user := "the default user"
+	if u := c.Client.UserName(); u != "" {
+		user = "user " + storeText([]byte(u))
+	}
+	settings, lenient := "", ""
+	switch {
+	case set["readonly"] != "1":
+		settings = " SETTINGS skip_unavailable_shards = 0"
+	case set["skip_unavailable_shards"] != "0":
+		lenient = fmt.Sprintf("%s's profile sets skip_unavailable_shards = %s, read-only (readonly = 1): verify cannot override it",
+			user, storeText([]byte(set["skip_unavailable_shards"])))
+	}
+	byName := map[string]*Cluster{}
+	if len(clusters) > 0 {
+		rows, err := c.Client.Query(ctx, "SELECT cluster, toUInt32(shard_num), host_name, host_address, toUInt16(port) FROM system.clusters WHERE cluster IN ("+
+			list(clusters)+") ORDER BY cluster, shard_num, replica_num")
+		if err != nil {
+			return err
+		}
+		err = readRows(rows, func(r *clickhouse.Rows) error {
+			var f [4][]byte
+			var num uint32
+			var port uint16
+			var err error
+			if f[0], err = r.String(nil); err == nil {
+				if num, err = r.UInt32(); err == nil {
+					if f[1], err = r.String(nil); err == nil {
+						if f[2], err = r.String(nil); err == nil {
+							port, err = r.UInt16()
+						}
+					}
+				}
+			}
+			if err != nil {
+				return err
+			}
+			cl := byName[string(f[0])]
+			if cl == nil {
+				cl = &Cluster{Name: string(f[0])}
+				byName[cl.Name] = cl
+			}
+			if n := len(cl.Shards); n == 0 || cl.Shards[n-1].Num != int(num) {
+				cl.Shards = append(cl.Shards, Shard{Num: int(num)})
+			}
+			s := &cl.Shards[len(cl.Shards)-1]
+			p := strconv.Itoa(int(port))
+			s.Replicas = append(s.Replicas, storeText([]byte(net.JoinHostPort(string(f[1]), p))))
+			if a := net.JoinHostPort(string(f[2]), p); string(f[2]) != "" && a != s.Replicas[len(s.Replicas)-1] {
+				s.addrs = append(s.addrs, a)
+			}
+			return nil
+		})
+		if err != nil {
+			return err
+		}
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.settings, c.lenient = settings, lenient
+	for _, t := range tables {
+		info := out[t]
+		switch {
+		case info.Cluster != nil:
+			if cl := byName[info.Cluster.Name]; cl != nil {
+				info.Cluster = cl
+			}
+			c.clusters[t] = info.Cluster
+		case through[full(t)] != "" && lenient != "":
+			info.Unguarded = through[full(t)] + ", and " + lenient + ": a shard that does not answer would be left out without an error"
+		}
+	}
+	return nil
+}
+
+// cluster returns the cluster a probed Distributed table reads, nil for other tables, and
+// the clause every query carries.
+func (c *ClickHouse) cluster(table string) (*Cluster, string, string) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.clusters[table], c.settings, c.lenient
+}
+
+// list is ss quoted as SQL strings, comma-separated.
+func list(ss []string) string {
+	q := make([]string, len(ss))
+	for i, s := range ss {
+		q[i] = intake.Quote(s)
+	}
+	return strings.Join(q, ", ")
 }
 
 // scalarString answers a query of one String.
@@ -292,6 +429,26 @@ func consumersOf(all map[string]*probed) map[string]string {
 			out[k] = "its engine is " + p.engine
 		}
 	}
+	return readersOf(all, out)
+}
+
+// distributedOf returns the tables of all that are Distributed, or read one (a view, a Merge
+// or Buffer table, a materialized view over one), with why.
+func distributedOf(all map[string]*probed) map[string]string {
+	out := map[string]string{}
+	for k, p := range all {
+		if a := p.engineArgs(); p.engine == "Distributed" && len(a) > 0 {
+			out[k] = "a Distributed table on cluster " + storeText([]byte(unquoteIdent(a[0])))
+		}
+	}
+	return readersOf(all, out)
+}
+
+// readersOf adds to out, which holds tables of all with why each matters, until nothing
+// changes, the tables that read one of them: the views whose query names one, the
+// Distributed tables whose local table is one, the Merge tables that match one, the Buffer
+// tables over one, and the materialized views writing to one.
+func readersOf(all map[string]*probed, out map[string]string) map[string]string {
 	for changed := true; changed; {
 		changed = false
 		for k, p := range all {

@@ -22,7 +22,7 @@ type breakingAhead struct {
 	calls int
 }
 
-func (b *breakingAhead) Events(ctx context.Context, table string, date schema.Date, cols []store.Column, row func([]byte, []int) error) error {
+func (b *breakingAhead) Events(ctx context.Context, table string, date schema.Date, cols []store.Column, row func([]byte, []int, int) error) error {
 	b.mu.Lock()
 	first := date == b.date && (b.calls == 0 || b.every)
 	if date == b.date {
@@ -32,8 +32,8 @@ func (b *breakingAhead) Events(ctx context.Context, table string, date schema.Da
 	if !first {
 		return b.fakeStore.Events(ctx, table, date, cols, row)
 	}
-	return b.fakeStore.Events(ctx, table, date, cols, func(r []byte, ends []int) error {
-		if err := row(r, ends); err != nil {
+	return b.fakeStore.Events(ctx, table, date, cols, func(r []byte, ends []int, shard int) error {
+		if err := row(r, ends, shard); err != nil {
 			return err
 		}
 		return errors.New("connection reset by peer")

@@ -42,6 +42,10 @@ type TableHead struct {
 	// Merge or Buffer table reads.
 	Engine string `json:"engine,omitempty"`
 	Reads  string `json:"reads,omitempty"`
+	// Cluster is the cluster a Distributed table reads, and Shards its shards (with their
+	// replicas) and the rows read from each: every shard is read, or verify fails.
+	Cluster string      `json:"cluster,omitempty"`
+	Shards  []ShardRows `json:"shards,omitempty"`
 	// Error says why the table could not be read (it does not exist, lacks a column verify
 	// keys on or has it of another type, kept changing): a difference in itself.
 	Error string `json:"error,omitempty"`
@@ -70,6 +74,7 @@ const (
 	KindUnplannedVersion = "unplanned_version" // an order version of a snapshot of the range that did not carry it
 	KindClassCount       = "class_count"       // a mart class count other than the inventory's
 	KindOtherClasses     = "other_classes"     // mart rows under classes the stand has no word for
+	KindOnShards         = "on_shards"         // a WatchID or order_id held on more than one shard: FINAL cannot collapse it
 )
 
 // ColumnDiff counts, for one column and date (snapshot date for orders), the rows whose
@@ -106,6 +111,9 @@ type EventCounts struct {
 	Changed int `json:"changed"`
 	// Copies is the rows beyond the first of a WatchID: what FINAL collapses.
 	Copies int `json:"copies"`
+	// OnShards is the WatchIDs held on more than one shard of a Distributed table's cluster:
+	// FINAL collapses within a shard only, so each is counted once per shard.
+	OnShards int `json:"on_shards,omitempty"`
 	// Rows is every row read.
 	Rows int64 `json:"rows"`
 }
@@ -120,6 +128,7 @@ func (c *EventCounts) add(o EventCounts) {
 	c.Unplanned += o.Unplanned
 	c.Changed += o.Changed
 	c.Copies += o.Copies
+	c.OnShards += o.OnShards
 	c.Rows += o.Rows
 }
 
@@ -128,7 +137,9 @@ type EventDate struct {
 	Day  int    `json:"day"`
 	Date string `json:"date"`
 	EventCounts
-	OK bool `json:"ok"`
+	// Shards is the rows of the date read from each shard, for a Distributed table.
+	Shards []ShardRows `json:"shards,omitempty"`
+	OK     bool        `json:"ok"`
 }
 
 // EventsResult is the check of the events table: per EventDate, distinct WatchIDs as FINAL
@@ -154,6 +165,8 @@ type EventDiff struct {
 	Columns string `json:"columns,omitempty"`
 	// Rows is how many rows the store holds of the WatchID.
 	Rows int `json:"rows"`
+	// Shards names, for on_shards, the shards holding the WatchID, comma-separated.
+	Shards string `json:"shards,omitempty"`
 }
 
 // DigestCounts counts the rows of a raw or error table of one day (or snapshot) and class.
@@ -258,8 +271,11 @@ type OrderCounts struct {
 	// values differ from what the intake stores from the snapshot's row.
 	Changed int `json:"changed"`
 	// Copies is the rows beyond the first of an (order_id, snapshot_date), equal to it.
-	Copies int   `json:"copies"`
-	Rows   int64 `json:"rows"`
+	Copies int `json:"copies"`
+	// OnShards is the order_ids with versions on more than one shard of a Distributed
+	// table's cluster: FINAL collapses within a shard only, so it keeps one per shard.
+	OnShards int   `json:"on_shards,omitempty"`
+	Rows     int64 `json:"rows"`
 }
 
 // OrderSnapshot is one snapshot of the range.
@@ -298,6 +314,10 @@ type OrderDiff struct {
 	Rows int    `json:"rows"`
 	// Columns names the columns a changed version's rows differ in, comma-separated.
 	Columns string `json:"columns,omitempty"`
+	// Shards names, for on_shards, the shards holding versions of the order, and Versions
+	// which (snapshot_date@shard), each comma-separated.
+	Shards   string `json:"shards,omitempty"`
+	Versions string `json:"versions,omitempty"`
 }
 
 // MartDay is one closed day of the marts view.

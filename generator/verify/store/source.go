@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"sync"
 
 	"github.com/clickgen/clickgen/generator/clickhouse"
 	"github.com/clickgen/clickgen/generator/clickhouse/chtype"
@@ -19,6 +20,9 @@ import (
 // context's error, a broken connection), and a read that could not be made consistent wraps
 // [ErrChanged]. Row callbacks see rows in the order each method promises; their byte
 // slices are valid only during the call, and an error they return ends the read with it.
+// A row's shard is, for a table read through a Distributed table, the number of the shard of
+// its cluster that sent it (counted from 1), and 0 for other tables; a read through a
+// Distributed table that could not read every shard fails with a [ShardError].
 type Source interface {
 	// Describe names the store and its version, proving the address and the credentials.
 	Describe(ctx context.Context) (string, error)
@@ -26,17 +30,18 @@ type Source interface {
 	// their types, whether reading it would consume a stream) without reading any of them.
 	Probe(ctx context.Context, tables []string) (map[string]*TableInfo, error)
 	// Events streams the rows of table filed under date (EventDate), copies included, in
-	// WatchID order: each row's values of cols in RowBinary, and where each column's value
-	// ends.
-	Events(ctx context.Context, table string, date schema.Date, cols []Column, row func(row []byte, ends []int) error) error
+	// WatchID order: each row's values of cols in RowBinary, where each column's value ends,
+	// and the shard it came from.
+	Events(ctx context.Context, table string, date schema.Date, cols []Column, row func(row []byte, ends []int, shard int) error) error
 	// Digests streams the rows of table in the order of the [SipHash64] of their raw: that
 	// hash, the string value of the JSON key hintKey in raw ("" when absent; at most
-	// [MaxHint] bytes), and, when classColumn is not empty, that column (error_class, cut to
-	// at most [MaxClass] bytes and its length).
-	Digests(ctx context.Context, table, hintKey, classColumn string, row func(hash uint64, hint, class []byte)) error
+	// [MaxHint] bytes), when classColumn is not empty, that column (error_class, cut to at
+	// most [MaxClass] bytes and its length), and the shard the row came from.
+	Digests(ctx context.Context, table, hintKey, classColumn string, row func(hash uint64, hint, class []byte, shard int)) error
 	// Orders streams the rows of table in order_id order, then snapshot_date: each row's
-	// values of cols in RowBinary, and where each column's value ends.
-	Orders(ctx context.Context, table string, cols []Column, row func(row []byte, ends []int) error) error
+	// values of cols in RowBinary, where each column's value ends, and the shard it came
+	// from.
+	Orders(ctx context.Context, table string, cols []Column, row func(row []byte, ends []int, shard int) error) error
 	// MartClasses counts the rows of view per order_day in [first, last] and mismatch_class,
 	// the classes outside known summed into one row per day (Class "", with the number of
 	// distinct classes and one of them, cut).
@@ -106,8 +111,17 @@ func (e *TableError) Unwrap() []error { return []error{ErrTable, e.Err} }
 // whole: its rows are counted against count() taken before (and, when they differ, after),
 // so a store that changed under the read, or an answer that lost rows, is never taken for
 // the table.
+//
+// A Distributed table ([ClickHouse.Probe] finds its cluster) is read from every shard: each
+// row comes with the shard that sent it, and a read that leaves a shard out, or fails on one,
+// is a [ShardError], whatever the reading user's profile says about unavailable shards.
 type ClickHouse struct {
 	Client *clickhouse.Client
+
+	mu       sync.Mutex
+	clusters map[string]*Cluster // the probed Distributed tables' clusters, by name as given
+	settings string              // the SETTINGS clause of every read (" SETTINGS …" or "")
+	lenient  string              // why the server may leave a shard out without an error
 }
 
 // Describe returns "ClickHouse VERSION at URL (user U)".
@@ -146,10 +160,10 @@ func tableErr(table string, err error) error {
 }
 
 // count runs a count() query.
-func (c *ClickHouse) count(ctx context.Context, table, sql string) (int64, error) {
+func (c *ClickHouse) count(ctx context.Context, table string, cl *Cluster, sql string) (int64, error) {
 	rows, err := c.Client.Query(ctx, sql)
 	if err != nil {
-		return 0, tableErr(table, err)
+		return 0, c.readErr(table, cl, err)
 	}
 	defer rows.Close()
 	n, err := rows.UInt64()
@@ -157,44 +171,76 @@ func (c *ClickHouse) count(ctx context.Context, table, sql string) (int64, error
 		err = rows.End()
 	}
 	if err != nil {
-		return 0, err
+		return 0, shardErr(table, cl, err)
 	}
 	return int64(n), nil
 }
 
+// readErr classifies the error of a query over table (cl: the cluster it reads, or nil): a
+// shard that could not be read, the table's error, or the store's.
+func (c *ClickHouse) readErr(table string, cl *Cluster, err error) error {
+	if se := shardErr(table, cl, err); se != err {
+		return se
+	}
+	return tableErr(table, err)
+}
+
 // stream runs a query whose rows read counts, checked against countSQL before and, when
-// they differ, after.
-func (c *ClickHouse) stream(ctx context.Context, table, countSQL, sql string, read func(r *clickhouse.Rows) error) error {
-	before, err := c.count(ctx, table, countSQL)
+// they differ, after. With sr (a read through a Distributed table: sql is shardedSQL's), each
+// row's tag is read first and read learns its shard; a shard's answer alone is not a row:
+// read gets it with the shard's number negated, to read its columns and drop it. A shard
+// that answered nothing fails the read.
+func (c *ClickHouse) stream(ctx context.Context, table string, sr *shardRead, countSQL, sql string, read func(r *clickhouse.Rows, shard int) error) error {
+	var cl *Cluster
+	if sr != nil {
+		cl = sr.cl
+	}
+	before, err := c.count(ctx, table, cl, countSQL)
 	if err != nil {
 		return err
 	}
 	rows, err := c.Client.Query(ctx, sql)
 	if err != nil {
-		return tableErr(table, err)
+		return c.readErr(table, cl, err)
 	}
 	defer rows.Close()
 	var n int64
 	for {
 		more, err := rows.More()
 		if err != nil {
-			return err
+			return shardErr(table, cl, err)
 		}
 		if !more {
 			break
 		}
-		if err := read(rows); err != nil {
-			return err
+		shard, real := 0, true
+		if sr != nil {
+			if shard, real, err = sr.tag(rows); err != nil {
+				return shardErr(table, cl, err)
+			}
+			if !real {
+				shard = -shard
+			}
 		}
-		n++
+		if err := read(rows, shard); err != nil {
+			return shardErr(table, cl, err)
+		}
+		if real {
+			n++
+		}
 	}
 	if err := rows.End(); err != nil {
-		return err
+		return shardErr(table, cl, err)
+	}
+	if sr != nil {
+		if err := sr.whole(); err != nil {
+			return err
+		}
 	}
 	if n == before {
 		return nil
 	}
-	after, err := c.count(ctx, table, countSQL)
+	after, err := c.count(ctx, table, cl, countSQL)
 	if err != nil {
 		return err
 	}
@@ -202,7 +248,7 @@ func (c *ClickHouse) stream(ctx context.Context, table, countSQL, sql string, re
 		return nil
 	}
 	if exc := rows.Exception(); exc != nil {
-		return exc
+		return shardErr(table, cl, exc)
 	}
 	return fmt.Errorf("%s: %d rows read, %d counted before and %d after: %w", table, n, before, after, ErrChanged)
 }
@@ -216,33 +262,88 @@ func selectList(cols []Column) string {
 	return strings.Join(q, ", ")
 }
 
+// tableRead is how a read of a table is made: its cluster (nil unless it is Distributed),
+// the clause every query carries, and the query of list FROM table where prewhere, ordered.
+type tableRead struct {
+	c        *ClickHouse
+	table    string
+	cl       *Cluster
+	settings string
+	lenient  string
+}
+
+func (c *ClickHouse) read(table string) *tableRead {
+	cl, settings, lenient := c.cluster(table)
+	return &tableRead{c: c, table: table, cl: cl, settings: settings, lenient: lenient}
+}
+
+// count is the count() of the rows where cond ("" for all).
+func (t *tableRead) count(cond string) string {
+	sql := "SELECT count() FROM " + ident(t.table)
+	if cond != "" {
+		sql += " WHERE " + cond
+	}
+	return sql + t.settings
+}
+
+// query is the read of list where cond, grouped and ordered: through every shard, tagged,
+// for a Distributed table (shardedSQL, cond as its PREWHERE).
+func (t *tableRead) query(list, cond, groupBy, orderBy string) string {
+	if t.cl != nil {
+		return shardedSQL(t.table, t.cl, list, cond, groupBy, orderBy, t.settings)
+	}
+	sql := "SELECT " + list + " FROM " + ident(t.table)
+	if cond != "" {
+		sql += " WHERE " + cond
+	}
+	if groupBy != "" {
+		sql += " GROUP BY " + groupBy
+	}
+	if orderBy != "" {
+		sql += " ORDER BY " + orderBy
+	}
+	return sql + t.settings
+}
+
+// shards is the read's shardRead, nil for a table not read through a cluster.
+func (t *tableRead) shards() *shardRead {
+	if t.cl == nil {
+		return nil
+	}
+	return newShardRead(t.table, t.cl, t.lenient)
+}
+
 // streamValues streams rows of cols as RowBinary values.
-func (c *ClickHouse) streamValues(ctx context.Context, table, countSQL, sql string, cols []Column, row func([]byte, []int) error) error {
+func (t *tableRead) streamValues(ctx context.Context, countSQL, sql string, cols []Column, row func([]byte, []int, int) error) error {
 	types := make([]*chtype.Type, len(cols))
 	for i, col := range cols {
 		types[i] = col.Type
 	}
 	var ends []int
-	return c.stream(ctx, table, countSQL, sql, func(r *clickhouse.Rows) error {
+	return t.c.stream(ctx, t.table, t.shards(), countSQL, sql, func(r *clickhouse.Rows, shard int) error {
 		b, e, err := r.Row(types, ends)
 		ends = e
 		if err != nil {
 			return err
 		}
-		return row(b, e)
+		if shard < 0 {
+			return nil
+		}
+		return row(b, e, shard)
 	})
 }
 
 // Events implements [Source].
-func (c *ClickHouse) Events(ctx context.Context, table string, date schema.Date, cols []Column, row func([]byte, []int) error) error {
-	where := " WHERE " + intake.QuoteIdent(hitEventDate) + " = " + dateLit(date)
-	return c.streamValues(ctx, table, "SELECT count() FROM "+ident(table)+where,
-		"SELECT "+selectList(cols)+" FROM "+ident(table)+where+" ORDER BY "+intake.QuoteIdent(hitWatchID), cols, row)
+func (c *ClickHouse) Events(ctx context.Context, table string, date schema.Date, cols []Column, row func([]byte, []int, int) error) error {
+	t := c.read(table)
+	where := intake.QuoteIdent(hitEventDate) + " = " + dateLit(date)
+	return t.streamValues(ctx, t.count(where), t.query(selectList(cols), where, "", intake.QuoteIdent(hitWatchID)), cols, row)
 }
 
 // Digests implements [Source]. The hint and the class are cut by the server: a store's string
 // of any length costs verify a few bytes a row.
-func (c *ClickHouse) Digests(ctx context.Context, table, hintKey, classColumn string, row func(hash uint64, hint, class []byte)) error {
+func (c *ClickHouse) Digests(ctx context.Context, table, hintKey, classColumn string, row func(hash uint64, hint, class []byte, shard int)) error {
+	t := c.read(table)
 	cols := "sipHash64(assumeNotNull(raw)) AS h, substring(visitParamExtractString(assumeNotNull(raw), " + intake.Quote(hintKey) + "), 1, " + fmt.Sprint(MaxHint) + ")"
 	if classColumn != "" {
 		cl := "toString(assumeNotNull(" + intake.QuoteIdent(classColumn) + "))"
@@ -251,9 +352,8 @@ func (c *ClickHouse) Digests(ctx context.Context, table, hintKey, classColumn st
 	var last uint64
 	var hint, class []byte
 	first := true
-	return c.stream(ctx, table, "SELECT count() FROM "+ident(table),
-		"SELECT "+cols+" FROM "+ident(table)+" ORDER BY h",
-		func(r *clickhouse.Rows) error {
+	return c.stream(ctx, table, t.shards(), t.count(""), t.query(cols, "", "", "h"),
+		func(r *clickhouse.Rows, shard int) error {
 			sum, err := r.UInt64()
 			if err != nil {
 				return err
@@ -266,19 +366,22 @@ func (c *ClickHouse) Digests(ctx context.Context, table, hintKey, classColumn st
 					return err
 				}
 			}
+			if shard < 0 {
+				return nil
+			}
 			if !first && sum < last {
 				return fmt.Errorf("%s: the answer is not in sipHash64(raw) order", table)
 			}
 			first, last = false, sum
-			row(sum, hint, class)
+			row(sum, hint, class, shard)
 			return nil
 		})
 }
 
 // Orders implements [Source].
-func (c *ClickHouse) Orders(ctx context.Context, table string, cols []Column, row func([]byte, []int) error) error {
-	return c.streamValues(ctx, table, "SELECT count() FROM "+ident(table),
-		"SELECT "+selectList(cols)+" FROM "+ident(table)+" ORDER BY "+intake.QuoteIdent(orderIDKey)+", "+intake.QuoteIdent(snapshotDateKey), cols, row)
+func (c *ClickHouse) Orders(ctx context.Context, table string, cols []Column, row func([]byte, []int, int) error) error {
+	t := c.read(table)
+	return t.streamValues(ctx, t.count(""), t.query(selectList(cols), "", "", intake.QuoteIdent(orderIDKey)+", "+intake.QuoteIdent(snapshotDateKey)), cols, row)
 }
 
 // MartClasses implements [Source]. Classes outside known are summed on the server: a view of
@@ -293,7 +396,7 @@ func (c *ClickHouse) MartClasses(ctx context.Context, view string, first, last s
 	rows, err := c.Client.Query(ctx, "SELECT d, k, count(), uniqExact(c), any(substring(c, 1, "+fmt.Sprint(MaxClass)+")) FROM (SELECT assumeNotNull(order_day) AS d, toString(assumeNotNull(mismatch_class)) AS c, "+
 		"if(c IN ("+strings.Join(q, ", ")+"), c, '') AS k FROM "+ident(view)+
 		" WHERE order_day >= "+dateLit(first)+" AND order_day <= "+dateLit(last)+
-		") GROUP BY d, k ORDER BY d, k")
+		") GROUP BY d, k ORDER BY d, k"+c.read(view).settings)
 	if err != nil {
 		return nil, tableErr(view, err)
 	}
@@ -332,10 +435,12 @@ func (c *ClickHouse) MartClasses(ctx context.Context, view string, first, last s
 
 // LoadTimes implements [Source].
 func (c *ClickHouse) LoadTimes(ctx context.Context, table string, first, last schema.Date) (map[schema.Date][2]int64, int64, error) {
-	rows, err := c.Client.Query(ctx, "SELECT assumeNotNull(EventDate) AS d, toUInt32(toDateTime(assumeNotNull(min(_load_ts)))), toUInt32(toDateTime(assumeNotNull(max(_load_ts)))), toUInt32(now()) FROM "+
-		ident(table)+" WHERE EventDate >= "+dateLit(first)+" AND EventDate <= "+dateLit(last)+" GROUP BY d")
+	t := c.read(table)
+	sr := t.shards()
+	rows, err := c.Client.Query(ctx, t.query("assumeNotNull(EventDate) AS d, toUInt32(toDateTime(assumeNotNull(min(_load_ts)))), toUInt32(toDateTime(assumeNotNull(max(_load_ts)))), toUInt32(now())",
+		"EventDate >= "+dateLit(first)+" AND EventDate <= "+dateLit(last), "d", ""))
 	if err != nil {
-		return nil, 0, tableErr(table, err)
+		return nil, 0, t.c.readErr(table, t.cl, err)
 	}
 	defer rows.Close()
 	loads := map[schema.Date][2]int64{}
@@ -343,10 +448,16 @@ func (c *ClickHouse) LoadTimes(ctx context.Context, table string, first, last sc
 	for {
 		more, err := rows.More()
 		if err != nil {
-			return nil, 0, err
+			return nil, 0, shardErr(table, t.cl, err)
 		}
 		if !more {
 			break
+		}
+		real := true
+		if sr != nil {
+			if _, real, err = sr.tag(rows); err != nil {
+				return nil, 0, err
+			}
 		}
 		d, err := rows.UInt16()
 		if err != nil {
@@ -358,11 +469,24 @@ func (c *ClickHouse) LoadTimes(ctx context.Context, table string, first, last sc
 				return nil, 0, err
 			}
 		}
-		loads[schema.Date(d)] = [2]int64{int64(v[0]), int64(v[1])}
+		if !real {
+			continue
+		}
+		// A date's rows on several shards: the first load of all, the last of all.
+		l, ok := loads[schema.Date(d)]
+		if !ok {
+			l = [2]int64{int64(v[0]), int64(v[1])}
+		}
+		loads[schema.Date(d)] = [2]int64{min(l[0], int64(v[0])), max(l[1], int64(v[1]))}
 		now = int64(v[2])
 	}
 	if err := rows.End(); err != nil {
-		return nil, 0, err
+		return nil, 0, shardErr(table, t.cl, err)
+	}
+	if sr != nil {
+		if err := sr.whole(); err != nil {
+			return nil, 0, err
+		}
 	}
 	if now == 0 { // no row: ask the clock alone
 		rows, err := c.Client.Query(ctx, "SELECT toUInt32(now())")
@@ -384,10 +508,11 @@ func (c *ClickHouse) LoadTimes(ctx context.Context, table string, first, last sc
 
 // Count implements [Source].
 func (c *ClickHouse) Count(ctx context.Context, table, dateColumn string, first, last schema.Date) (int64, error) {
-	sql := "SELECT count() FROM " + ident(table)
+	t := c.read(table)
+	cond := ""
 	if dateColumn != "" {
 		col := intake.QuoteIdent(dateColumn)
-		sql += " WHERE " + col + " >= " + dateLit(first) + " AND " + col + " <= " + dateLit(last)
+		cond = col + " >= " + dateLit(first) + " AND " + col + " <= " + dateLit(last)
 	}
-	return c.count(ctx, table, sql)
+	return c.count(ctx, table, t.cl, t.count(cond))
 }

@@ -104,6 +104,17 @@ func headLine(w io.Writer, name string, h *TableHead, what string) {
 		}
 		fmt.Fprintln(w)
 	}
+	if len(h.Shards) > 0 {
+		parts := make([]string, len(h.Shards))
+		for i, s := range h.Shards {
+			parts[i] = fmt.Sprintf("shard %d", s.Shard)
+			if len(s.Replicas) > 0 {
+				parts[i] += " (" + strings.Join(s.Replicas, ", ") + ")"
+			}
+			parts[i] += fmt.Sprintf(" %d rows", s.Rows)
+		}
+		fmt.Fprintf(w, "  %s\n", columns.Wrap(fmt.Sprintf("every shard of cluster %s read: %s", h.Cluster, strings.Join(parts, ", ")), columns.Width-2, "    "))
+	}
 	if h.Error != "" {
 		fmt.Fprintf(w, "  CANNOT BE READ: %s (%s skips it)\n", h.Error, skipFlag(name))
 	}
@@ -127,14 +138,30 @@ func headLine(w io.Writer, name string, h *TableHead, what string) {
 func (e *EventsResult) write(w io.Writer) {
 	headLine(w, "events", &e.TableHead, "distinct WatchIDs per EventDate, as FINAL counts them")
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "date\tday\tWatchIDs\tmissing\tunplanned\tchanged\tcopies\trows")
-	row := func(label, day string, c EventCounts) {
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%d\t%d\t%d\t%d\n", label, day, cell(c.Distinct(), c.Planned), c.Missing, c.Unplanned, c.Changed, c.Copies, c.Rows)
+	clustered := e.Cluster != ""
+	if clustered {
+		// A table read through a cluster: the WatchIDs on more than one shard, and the rows
+		// each shard sent.
+		fmt.Fprintln(tw, "date\tday\tWatchIDs\tmissing\tunplanned\tchanged\tcopies\ton shards\trows per shard")
+	} else {
+		fmt.Fprintln(tw, "date\tday\tWatchIDs\tmissing\tunplanned\tchanged\tcopies\trows")
+	}
+	row := func(label, day string, c EventCounts, shards []ShardRows) {
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%d\t%d\t%d\t", label, day, cell(c.Distinct(), c.Planned), c.Missing, c.Unplanned, c.Changed, c.Copies)
+		if !clustered {
+			fmt.Fprintf(tw, "%d\n", c.Rows)
+			return
+		}
+		per := make([]string, len(shards))
+		for i, s := range shards {
+			per[i] = strconv.FormatInt(s.Rows, 10)
+		}
+		fmt.Fprintf(tw, "%d\t%s\n", c.OnShards, strings.Join(per, " / "))
 	}
 	for _, d := range e.Dates {
-		row(d.Date, strconv.Itoa(d.Day), d.EventCounts)
+		row(d.Date, strconv.Itoa(d.Day), d.EventCounts, d.Shards)
 	}
-	row("total", "", e.Total)
+	row("total", "", e.Total, e.Shards)
 	tw.Flush()
 	writeColumns(w, e.Columns)
 }
@@ -211,8 +238,12 @@ func (o *OrdersResult) write(w io.Writer) {
 	}
 	tw.Flush()
 	c := o.Total
-	fmt.Fprintf(w, "  %s\n", columns.Wrap(fmt.Sprintf("orders: %s at their latest version; %d missing, %d stale, %d unplanned, %d unplanned versions, %d changed versions, %d copies; %d superseded by later snapshots, %d of other dates (not judged)",
-		cell(c.Present+c.Newer, c.Planned), c.Missing, c.Stale, c.Unplanned, c.UnplannedVersions, c.Changed, c.Copies, c.Newer, c.OtherDates), columns.Width-2, "    "))
+	onShards := ""
+	if o.Cluster != "" {
+		onShards = fmt.Sprintf(", %d on more than one shard", c.OnShards)
+	}
+	fmt.Fprintf(w, "  %s\n", columns.Wrap(fmt.Sprintf("orders: %s at their latest version; %d missing, %d stale, %d unplanned, %d unplanned versions, %d changed versions, %d copies%s; %d superseded by later snapshots, %d of other dates (not judged)",
+		cell(c.Present+c.Newer, c.Planned), c.Missing, c.Stale, c.Unplanned, c.UnplannedVersions, c.Changed, c.Copies, onShards, c.Newer, c.OtherDates), columns.Width-2, "    "))
 	writeColumns(w, o.Columns)
 }
 
@@ -275,6 +306,10 @@ func (r *Result) writeDifferences(w io.Writer) {
 		var lines []string
 		for _, d := range e.Diffs {
 			s := fmt.Sprintf("events %s %s: WatchID %d ClientID %d", d.Kind, d.Date, d.WatchID, d.ClientID)
+			if d.Kind == KindOnShards {
+				lines = append(lines, fmt.Sprintf("%s, %d rows on %s: FINAL cannot collapse it", s, d.Rows, shardsText(d.Shards)))
+				continue
+			}
 			if d.Kind == KindChanged {
 				s += " in " + d.Columns
 				if d.PlannedClientID != 0 {
@@ -325,6 +360,10 @@ func (r *Result) writeDifferences(w io.Writer) {
 		var lines []string
 		for _, d := range o.Diffs {
 			s := fmt.Sprintf("orders %s: order_id %s", d.Kind, d.OrderID)
+			if d.Kind == KindOnShards {
+				lines = append(lines, fmt.Sprintf("%s, %d rows on %s (%s): FINAL cannot collapse it", s, d.Rows, shardsText(d.Shards), d.Versions))
+				continue
+			}
 			if d.Date != "" {
 				s += " planned snapshot_date " + d.Date
 			}

@@ -115,20 +115,21 @@ type verifier struct {
 	prog *progress
 	res  *Result
 
-	layouts    map[string]*layout // what the probe found of each named table, by role
-	events     *EventsResult
-	eventDiffs lister[EventDiff]
-	eventCols  columnCounter
-	eventsDead bool // the events table failed: no more dates are read
-	planned    []plannedEvent
-	scratch    []*planScratch // per worker, while planning
-	nextRead   *eventRead     // the read of the next date, started while this one is judged
-	raw, errs  *digestPlan
-	orders     *orderPlan
-	orderErrs  *digestPlan
-	dig        digester
-	sums       []uint64
-	closed     map[int]*world.OrderClasses // the final classes of the closed days
+	layouts     map[string]*layout // what the probe found of each named table, by role
+	events      *EventsResult
+	eventDiffs  lister[EventDiff]
+	eventCols   columnCounter
+	eventsDead  bool         // the events table failed: no more dates are read
+	eventShards shardCounter // the events' rows per shard, of every date read
+	planned     []plannedEvent
+	scratch     []*planScratch // per worker, while planning
+	nextRead    *eventRead     // the read of the next date, started while this one is judged
+	raw, errs   *digestPlan
+	orders      *orderPlan
+	orderErrs   *digestPlan
+	dig         digester
+	sums        []uint64
+	closed      map[int]*world.OrderClasses // the final classes of the closed days
 
 	// The reads of the raw, error, orders and order error tables, started before the run is
 	// planned (see early); nil for a table not read.
@@ -191,7 +192,7 @@ func (v *verifier) digestsRead(table, hintKey, classColumn string) func(context.
 func (v *verifier) ordersRead(table string) func(context.Context, rowSink) error {
 	cols := v.layouts[RoleOrders].cols
 	return func(ctx context.Context, row rowSink) error {
-		return v.src.Orders(ctx, table, cols, func(b []byte, _ []int) error { row(0, b, nil); return nil })
+		return v.src.Orders(ctx, table, cols, func(b []byte, _ []int, shard int) error { row(0, b, nil, shard); return nil })
 	}
 }
 
@@ -248,6 +249,9 @@ func (v *verifier) check(ctx context.Context, abort context.CancelCauseFunc, sta
 		e := v.events
 		e.Diffs, e.Differences, e.Truncated = v.eventDiffs.list, v.eventDiffs.count, v.eventDiffs.truncated()
 		e.Columns = v.eventCols.list()
+		if cl := v.layouts[RoleEvents].cluster(); cl != nil {
+			e.Shards = v.eventShards.list(cl, true)
+		}
 		e.finish(v.opt.ExactlyOnce)
 		res.Events = e
 	}
@@ -676,7 +680,7 @@ func (v *verifier) judgeDay(ctx context.Context, d int, planned []plannedEvent, 
 		v.events.Dates = append(v.events.Dates, de)
 		return nil
 	}
-	c, err := v.judgeDate(ctx, dateOfDay(d), planned, msgs)
+	c, byShard, err := v.judgeDate(ctx, dateOfDay(d), planned, msgs)
 	if errors.Is(err, ErrTable) || errors.Is(err, ErrChanged) {
 		v.stopNextRead()
 		v.events.Error, v.eventsDead = errText(err), true
@@ -689,6 +693,10 @@ func (v *verifier) judgeDay(ctx context.Context, d int, planned []plannedEvent, 
 		return err
 	}
 	de.EventCounts, de.OK = c, c.ok(v.opt.ExactlyOnce)
+	if cl := v.layouts[RoleEvents].cluster(); cl != nil {
+		de.Shards = byShard.list(cl, false)
+		v.eventShards.merge(byShard)
+	}
 	v.events.Dates = append(v.events.Dates, de)
 	v.opt.Logf("verify: %s %s: %d of %d planned WatchIDs present, %d missing, %d unplanned, %d changed, %d copies (%d rows read)",
 		v.events.Table, de.Date, c.Present, c.Planned, c.Missing, c.Unplanned, c.Changed, c.Copies, c.Rows)
@@ -698,7 +706,7 @@ func (v *verifier) judgeDay(ctx context.Context, d int, planned []plannedEvent, 
 // judgeDate reads one date of the events table and matches it with planned. The read of
 // the run's next date is sent meanwhile: the store sorts it while this date is judged and the
 // next day planned, and holds its answer until verify reads it.
-func (v *verifier) judgeDate(ctx context.Context, date schema.Date, planned []plannedEvent, msgs *dayMessages) (EventCounts, error) {
+func (v *verifier) judgeDate(ctx context.Context, date schema.Date, planned []plannedEvent, msgs *dayMessages) (EventCounts, shardCounter, error) {
 	table := v.events.Table
 	ahead := true // the next date's read is sent while this one is judged
 	for attempt := 1; ; attempt++ {
@@ -724,7 +732,7 @@ func (v *verifier) judgeDate(ctx context.Context, date schema.Date, planned []pl
 			v.eventDiffs.count += diffs.count
 			v.eventDiffs.list = append(v.eventDiffs.list, diffs.list...)
 			v.eventCols.merge(cols)
-			return c, nil
+			return c, m.byShard, nil
 		}
 		if read.ahead && ctx.Err() == nil && !errors.Is(err, ErrTable) && !errors.Is(err, ErrChanged) {
 			// A store that drops an answer it could not send for a while (a newer server's
@@ -737,7 +745,7 @@ func (v *verifier) judgeDate(ctx context.Context, date schema.Date, planned []pl
 			continue
 		}
 		if !errors.Is(err, ErrChanged) || attempt == readAttempts {
-			return EventCounts{}, err
+			return EventCounts{}, nil, err
 		}
 		v.opt.Logf("verify: %s; reading it again", errText(err))
 	}
@@ -763,7 +771,7 @@ func (v *verifier) startEventRead(ctx context.Context, date schema.Date, ahead b
 		defer close(r.done)
 		defer cancel()
 		var m *eventMerge
-		r.err = v.src.Events(ctx, v.events.Table, date, l.cols, func(row []byte, ends []int) error {
+		r.err = v.src.Events(ctx, v.events.Table, date, l.cols, func(row []byte, ends []int, shard int) error {
 			if m == nil {
 				select {
 				case m = <-r.gate:
@@ -772,7 +780,7 @@ func (v *verifier) startEventRead(ctx context.Context, date schema.Date, ahead b
 				}
 			}
 			v.prog.add(1)
-			return m.row(row, ends)
+			return m.row(row, ends, shard)
 		})
 	}()
 	return r
@@ -884,12 +892,15 @@ func (v *verifier) checkDigests(ctx context.Context, role, table, hintKey, class
 	}
 	var m *digestMerge
 	var diffs *lister[DigestDiff]
+	var byShard shardCounter
 	for attempt := 1; ; attempt++ {
 		diffs = &lister[DigestDiff]{max: v.opt.MaxListed}
 		m = newDigestMerge(plan, v.opt.ExactlyOnce, inRange, diffs)
+		byShard = byShard[:0]
 		v.prog.start("reading " + table)
-		again, err := v.readWhole(ctx, e, func(hash uint64, hint, class []byte) {
+		again, err := v.readWhole(ctx, e, func(hash uint64, hint, class []byte, shard int) {
 			m.row(hash, hint, class)
+			byShard.add(shard, 1)
 			v.prog.add(1)
 		}, v.digestsRead(table, hintKey, classColumn))
 		v.prog.done()
@@ -928,6 +939,9 @@ func (v *verifier) checkDigests(ctx context.Context, role, table, hintKey, class
 		}
 	}
 	m.end(res, expired)
+	if cl := v.layouts[role].cluster(); cl != nil {
+		res.Shards = byShard.list(cl, true)
+	}
 	res.Diffs, res.Differences, res.Truncated = diffs.list, diffs.count, diffs.truncated()
 	res.OK = res.Differences == 0
 	for _, u := range res.Units {
@@ -969,9 +983,9 @@ func (v *verifier) checkOrders(ctx context.Context, table string) (*OrdersResult
 		m = newOrderMerge(&plan, v.opt.ExactlyOnce, diffs, cols)
 		var rowErr error
 		v.prog.start("reading " + table)
-		again, err := v.readWhole(ctx, e, func(_ uint64, row, _ []byte) {
+		again, err := v.readWhole(ctx, e, func(_ uint64, row, _ []byte, shard int) {
 			if rowErr == nil {
-				rowErr = m.row(row)
+				rowErr = m.row(row, shard)
 			}
 			v.prog.add(1)
 		}, v.ordersRead(table))
