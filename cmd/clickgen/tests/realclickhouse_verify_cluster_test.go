@@ -1,4 +1,4 @@
-package main
+package tests
 
 // `clickgen verify --clickhouse` through the stand's Distributed tables (issue 37): the built
 // command plays the fill world through real Apache Kafka 4.3.1 into the stand's cluster
