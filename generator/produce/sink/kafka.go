@@ -72,7 +72,8 @@ type pending struct {
 	tag uint32
 	// intended says due is the message's own Due, not the time Send handed it on.
 	intended bool
-	warm     bool // the message's Warmup
+	warm     bool  // the message's Warmup
+	hold     *Hold // the message's Hold, released once kgo is done with the record
 	r        kgo.Record
 }
 
@@ -88,6 +89,9 @@ func (p *pending) done(r *kgo.Record, err error) {
 		if f := p.k.cfg.onAck; f != nil {
 			f(Ack{Topic: r.Topic, Partition: r.Partition, Offset: r.Offset, Due: p.due, Intended: p.intended, Warmup: p.warm, Key: r.Key, Value: r.Value})
 		}
+	}
+	if p.hold != nil {
+		p.hold.Release() // kgo no longer refers to the key and value
 	}
 	// Released last, so a Flush that sees the budget drained also sees
 	// this record's counters.
@@ -119,12 +123,15 @@ func (k *Kafka) Send(ctx context.Context, m Message) error {
 		}
 	}
 	now := time.Now()
-	p := &pending{k: k, tc: k.rec.topic(m.Topic), due: m.Due, tag: m.Tag, intended: !m.Due.IsZero(), warm: m.Warmup}
+	p := &pending{k: k, tc: k.rec.topic(m.Topic), due: m.Due, tag: m.Tag, intended: !m.Due.IsZero(), warm: m.Warmup, hold: m.Hold}
 	if p.due.IsZero() {
 		p.due = now
 	}
 	p.r = kgo.Record{Topic: m.Topic, Key: m.Key, Value: m.Value, Timestamp: now}
 	p.tc.sent.Add(1)
+	if p.hold != nil {
+		p.hold.Acquire()
+	}
 	// The record's context is not ctx: stopping the sender must not fail
 	// records already queued (see budget).
 	k.cl.Produce(context.Background(), &p.r, p.done)
@@ -189,6 +196,10 @@ func (k *Kafka) Close() error {
 	})
 	return nil
 }
+
+// KeepsHolds reports that k counts [Message.Hold]: a message's hold is released when its
+// promise has run (acknowledged or failed), after which kgo no longer refers to its bytes.
+func (k *Kafka) KeepsHolds() bool { return true }
 
 // Stats returns a snapshot of the counters; see [Stats].
 func (k *Kafka) Stats() Stats { return k.rec.snapshot() }
