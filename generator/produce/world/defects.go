@@ -315,10 +315,10 @@ func (day *Day) HitExtras(g Garbage) []Extra {
 	return x
 }
 
-// addsHitExtras reports whether g adds malformed messages or redeliveries to the hits: they
+// AddsHitExtras reports whether g adds malformed messages or redeliveries to the hits: they
 // are drawn over the whole day's events, so a segment then builds its days whole and shares
-// them ([PlayOptions.WholeDays]).
-func (g Garbage) addsHitExtras() bool {
+// them ([PlayOptions.WholeDays]), and a day's extras cannot be made from segment days.
+func (g Garbage) AddsHitExtras() bool {
 	_, _, malformed := g.mixFor(HitGarbageClasses)
 	return malformed && g.Rate > 0 || g.Redeliver > 0
 }

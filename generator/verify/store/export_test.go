@@ -7,3 +7,11 @@ func SetEarlyBudget(budget, chunk int) (restore func()) {
 	earlyBudget, heldChunk = budget, chunk
 	return func() { earlyBudget, heldChunk = b, c }
 }
+
+// SetPlanScale sets the largest scale whose days are planned from one model, until the
+// returned function restores it.
+func SetPlanScale(scale float64) (restore func()) {
+	s := planScale
+	planScale = scale
+	return func() { planScale = s }
+}
