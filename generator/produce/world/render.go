@@ -134,11 +134,66 @@ func (day *Day) appendURL(dst []byte, v *visit, p int32, key bool) []byte {
 
 // AppendEvent appends the canonical bytes of event i (0 ≤ i < Len), without a newline. It is
 // safe to call from several goroutines at once.
-func (day *Day) AppendEvent(dst []byte, i int) []byte { return day.appendEvent(dst, i, nil) }
+func (day *Day) AppendEvent(dst []byte, i int) []byte { return day.appendEvent(dst, i, nil, nil) }
+
+// visitCache remembers, while one batch is rendered, where the bytes that are the same for
+// every event of a visit were written for its first event: its VisitID and ClientID, and its
+// columns 13–34 (source, device, address, city). A later event of the visit copies them
+// instead of formatting them again. A batch spans an hour or two of a day, so most of a
+// visit's events fall into one. Offsets are into the batch's Data; reset it for each batch.
+type visitCache struct {
+	slots []visitSpan // open addressing on the visit's index, a power of two long
+}
+
+// visitSpan is what one visit's first event wrote, as [from, to) offsets; zero: not yet.
+type visitSpan struct {
+	visit int32    // the visit's index + 1; 0: a free slot
+	key   [2]int32 // the ClientID, written as the message's key
+	ids   [2]int32 // `,"VisitID":…,"ClientID":…`
+	part  [2]int32 // columns 13–34 (appendVisitPart)
+}
+
+// reset empties c for a batch of up to n events.
+func (c *visitCache) reset(n int) {
+	size := 1
+	for size < 2*n {
+		size <<= 1
+	}
+	if cap(c.slots) < size {
+		c.slots = make([]visitSpan, size)
+	}
+	c.slots = c.slots[:size]
+	clear(c.slots)
+}
+
+// span returns visit's slot (a new one, zero but for visit, when the visit is not cached),
+// or nil when c is nil or full.
+func (c *visitCache) span(visit int32) *visitSpan {
+	if c == nil {
+		return nil
+	}
+	mask := uint32(len(c.slots) - 1)
+	for i, h := 0, uint32(visit)*0x9E3779B1&mask; i < len(c.slots); i, h = i+1, (h+1)&mask {
+		sp := &c.slots[h]
+		if sp.visit == visit+1 {
+			return sp
+		}
+		if sp.visit == 0 {
+			sp.visit = visit + 1
+			return sp
+		}
+	}
+	return nil
+}
+
+// appendSpan appends dst[at[0]:at[1]] to dst (bytes written before, never overlapping the
+// end they are appended to).
+func appendSpan(dst []byte, at [2]int32) []byte { return append(dst, dst[at[0]:at[1]]...) }
 
 // appendEvent is AppendEvent; clientID, if not nil, is the event's ClientID in decimal, already
-// written for its key: copying it is cheaper than formatting it again. It may alias dst.
-func (day *Day) appendEvent(dst []byte, i int, clientID []byte) []byte {
+// written for its key: copying it is cheaper than formatting it again. It may alias dst. With
+// vc, the bytes of the event's visit written earlier into dst are copied (see visitCache).
+func (day *Day) appendEvent(dst []byte, i int, clientID []byte, vc *visitCache) []byte {
 	e := &day.events[i]
 	v := &day.visits[e.visit]
 	w := day.World
@@ -147,13 +202,22 @@ func (day *Day) appendEvent(dst []byte, i int, clientID []byte) []byte {
 
 	dst = append(dst, schema.HitKey(0)...)
 	dst = strconv.AppendUint(dst, e.watchID, 10)
-	dst = append(dst, schema.HitKey(1)...)
-	dst = strconv.AppendUint(dst, v.visitID, 10)
-	dst = append(dst, schema.HitKey(2)...)
-	if clientID != nil {
-		dst = append(dst, clientID...)
+	sp := vc.span(e.visit)
+	if sp != nil && sp.ids[1] > 0 {
+		dst = appendSpan(dst, sp.ids)
 	} else {
-		dst = strconv.AppendUint(dst, v.clientID, 10)
+		from := len(dst)
+		dst = append(dst, schema.HitKey(1)...)
+		dst = strconv.AppendUint(dst, v.visitID, 10)
+		dst = append(dst, schema.HitKey(2)...)
+		if clientID != nil {
+			dst = append(dst, clientID...)
+		} else {
+			dst = strconv.AppendUint(dst, v.clientID, 10)
+		}
+		if sp != nil {
+			sp.ids = [2]int32{int32(from), int32(len(dst))}
+		}
 	}
 	dst = append(dst, day.part...)
 	dst = append(dst, '"')
@@ -173,7 +237,15 @@ func (day *Day) appendEvent(dst []byte, i int, clientID []byte) []byte {
 		dst = day.appendURL(dst, v, e.page-1, false)
 	}
 	dst = append(dst, p.title[pg.pid]...)
-	dst = day.appendVisitPart(dst, v)
+	if sp != nil && sp.part[1] > 0 {
+		dst = appendSpan(dst, sp.part)
+	} else {
+		from := len(dst)
+		dst = day.appendVisitPart(dst, v)
+		if sp != nil {
+			sp.part = [2]int32{int32(from), int32(len(dst))}
+		}
+	}
 
 	switch e.kind {
 	case evAddToCart:
