@@ -19,7 +19,10 @@
 //   - Days are sent in order. Unless the plan is paced by a rate shape ([Pacing.ByCount]),
 //     the sink is flushed after every day and after every snapshot, with
 //     [Plan.FlushTimeout] of its own, so a failure names the unit that is incomplete
-//     (the stand's rule: a day is delivered whole or reported as incomplete).
+//     (the stand's rule: a day is delivered whole or reported as incomplete). Within a day
+//     the run holds the rendered batches the sink still refers to: a sink that keeps holds
+//     ([sink.HoldKeeper], Kafka) gets each batch back as it acknowledges it, without a
+//     flush; any other sink is flushed whenever [FlushWindow] bytes are held.
 //   - Snapshots (topic [Plan.Orders]) follow the hits of the same run days: run day X sends
 //     the snapshot of day X−1. They are not sent when a stop condition cut the hits short.
 //   - Stop conditions end a run cleanly, with [Result.Stopped] saying which: a message

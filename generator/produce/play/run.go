@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"maps"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -275,15 +276,15 @@ func (r *runner) durationEnded() {
 // send hands one hit message to the sink: it first checks the message limit, then, when
 // wait, waits for the message's due time (model is its model time since the run's first
 // day). A stop condition is errStop, with r.ended saying which; the sending ends there.
-func (r *runner) send(ctx context.Context, cur *UnitResult, key, value []byte, model time.Duration, wait bool) error {
-	err := r.sendOne(ctx, cur, key, value, model, wait)
+func (r *runner) send(ctx context.Context, cur *UnitResult, key, value []byte, model time.Duration, wait bool, hold *sink.Hold) error {
+	err := r.sendOne(ctx, cur, key, value, model, wait, hold)
 	if errors.Is(err, errStop) {
 		r.end.begin(r.flush)
 	}
 	return err
 }
 
-func (r *runner) sendOne(ctx context.Context, cur *UnitResult, key, value []byte, model time.Duration, wait bool) error {
+func (r *runner) sendOne(ctx context.Context, cur *UnitResult, key, value []byte, model time.Duration, wait bool, hold *sink.Hold) error {
 	plan, res := &r.plan, r.res
 	if plan.Stop.Messages > 0 && res.Sent >= plan.Stop.Messages {
 		r.ended = StopMessages
@@ -320,7 +321,7 @@ func (r *runner) sendOne(ctx context.Context, cur *UnitResult, key, value []byte
 		}
 		cur.Lateness.Record(now.Sub(r.due))
 	}
-	m := sink.Message{Topic: plan.Hits, Key: key, Value: value, Due: r.due, Tag: uint32(cur.Day), Warmup: r.inWarmup(r.due)}
+	m := sink.Message{Topic: plan.Hits, Key: key, Value: value, Due: r.due, Tag: uint32(cur.Day), Warmup: r.inWarmup(r.due), Hold: hold}
 	if err := r.snk.Send(ctx, m); err != nil {
 		return err
 	}
@@ -346,7 +347,7 @@ func (r *runner) hits(ctx context.Context, u *world.Unit) error {
 	sendExtras := func(at int) error {
 		xs := u.ExtrasAt(at)
 		for i := range xs {
-			if err := r.send(ctx, &cur, xs[i].Key, xs[i].Value, model, plan.Pacing.ByCount); err != nil {
+			if err := r.send(ctx, &cur, xs[i].Key, xs[i].Value, model, plan.Pacing.ByCount, nil); err != nil {
 				return err
 			}
 			r.extraSent(plan.Hits, &xs[i])
@@ -354,8 +355,24 @@ func (r *runner) hits(ctx context.Context, u *world.Unit) error {
 		return nil
 	}
 	heldBytes := 0
+	keeps := flushDay && sink.KeepsHolds(r.snk)
+	var holds []*sink.Hold // with keeps: holds[i] counts what the sink holds of held[i]
 	for b := range u.Batches() {
+		var hold *sink.Hold
 		if flushDay {
+			if keeps {
+				// Release, oldest first, the batches the sink no longer refers to: the
+				// day's memory follows the acknowledgements, and the pipeline never stalls
+				// for it (a flush empties it: with one broker that was 8 waits of 10–60 ms
+				// in 8 days, which the sender of pre-built bytes does not make).
+				n := 0
+				for n < len(held) && holds[n].Done() {
+					held[n].Release()
+					heldBytes -= len(held[n].Data)
+					n++
+				}
+				held, holds = slices.Delete(held, 0, n), slices.Delete(holds, 0, n)
+			}
 			if heldBytes >= FlushWindow {
 				// Bound what the day holds: flush what was sent and release it. The day is
 				// still complete only after its last flush, below.
@@ -365,10 +382,14 @@ func (r *runner) hits(ctx context.Context, u *world.Unit) error {
 				for _, h := range held {
 					h.Release()
 				}
-				held, heldBytes = held[:0], 0
+				held, holds, heldBytes = held[:0], holds[:0], 0
 			}
 			held = append(held, b)
 			heldBytes += len(b.Data)
+			if keeps {
+				hold = new(sink.Hold)
+				holds = append(holds, hold)
+			}
 		}
 		for i := range b.Msgs {
 			model = time.Duration(b.Msgs[i].UTC-r.origin) * time.Second
@@ -376,7 +397,7 @@ func (r *runner) hits(ctx context.Context, u *world.Unit) error {
 				return incomplete(cur.Unit, err)
 			}
 			v := b.Value(i)
-			if err := r.send(ctx, &cur, b.Key(i), v, model, true); err != nil {
+			if err := r.send(ctx, &cur, b.Key(i), v, model, true, hold); err != nil {
 				return incomplete(cur.Unit, err)
 			}
 			cur.Bytes += int64(len(v))

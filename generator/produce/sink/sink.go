@@ -7,6 +7,7 @@ import (
 	"maps"
 	"slices"
 	"strings"
+	"sync/atomic"
 	"time"
 )
 
@@ -38,6 +39,40 @@ type Message struct {
 	// apart as well ([Stats.Warmup]), so a run's percentiles can leave the
 	// warm-up out without losing it.
 	Warmup bool
+	// Hold, if not nil, counts the message while the sink refers to Key and Value: from
+	// Send until its acknowledgement or failure. A sink that keeps holds
+	// ([HoldKeeper]) counts it; others ignore it (the caller then learns nothing from it,
+	// and only Flush says the bytes are free).
+	Hold *Hold
+}
+
+// Hold counts messages a sink still refers to (see [Message.Hold]): a sender that reuses the
+// memory of the bytes it sent waits for Done instead of flushing the sink, which would stall
+// its pipeline. The zero value is ready; a Hold must not be copied once used.
+type Hold struct{ n atomic.Int64 }
+
+// Done reports whether the sink refers to none of the messages counted in h any more.
+func (h *Hold) Done() bool { return h.n.Load() == 0 }
+
+// Acquire counts one more message in h: a [HoldKeeper]'s Send calls it before it queues the
+// message (never for a message it refuses).
+func (h *Hold) Acquire() { h.n.Add(1) }
+
+// Release counts one message out of h once the sink no longer refers to its bytes.
+func (h *Hold) Release() { h.n.Add(-1) }
+
+// HoldKeeper is a [Sink] that counts [Message.Hold] for every message Send queues.
+type HoldKeeper interface {
+	Sink
+	// KeepsHolds reports whether the sink counts holds (a sink that wraps another says
+	// what the one it wraps does).
+	KeepsHolds() bool
+}
+
+// KeepsHolds reports whether snk counts [Message.Hold].
+func KeepsHolds(snk Sink) bool {
+	h, ok := snk.(HoldKeeper)
+	return ok && h.KeepsHolds()
 }
 
 // Sink is where messages go. All methods are safe for concurrent use.

@@ -135,6 +135,7 @@ type Day struct {
 	events    []event
 	cartEcom  []string // ecommerce JSON of each position's add_to_cart
 	part      string   // the day's pre-encoded hit columns (dayPart)
+	clock     dayClock // the UTC dates its events fall on, pre-encoded
 	seg       Segment  // the share the day holds (see World.SegmentDay)
 }
 
@@ -168,7 +169,7 @@ func (w *World) SegmentDay(ctx context.Context, d int, seg Segment) (*Day, error
 
 // dayOf builds day d for seg (the whole day for the zero Segment).
 func (w *World) dayOf(ctx context.Context, d int, seg Segment) (*Day, error) {
-	day := &Day{World: w, N: d, seg: seg, part: dayPart(d)}
+	day := &Day{World: w, N: d, seg: seg, part: dayPart(d), clock: newDayClock(d)}
 	progress := progressOf(ctx)
 	ready, err := w.prefetchCohorts(ctx, d, progress)
 	if err != nil {

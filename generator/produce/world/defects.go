@@ -10,7 +10,6 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/brianvoe/gofakeit/v7"
@@ -282,8 +281,29 @@ func placement(s *stream, n, count int, after bool) []Extra {
 	return out
 }
 
+// sortExtras sorts x by After, keeping the order of extras with the same After: it sorts
+// (After, index) pairs, 8 bytes each, and then moves each extra once (a stable sort of the
+// extras themselves, 88 bytes each, cost a tenth of --garbage's time).
 func sortExtras(x []Extra) {
-	slices.SortStableFunc(x, func(a, b Extra) int { return a.After - b.After })
+	if len(x) < 2 || len(x) > math.MaxUint32 {
+		slices.SortStableFunc(x, func(a, b Extra) int { return a.After - b.After })
+		return
+	}
+	order := make([]uint64, len(x))
+	sorted := true
+	for i := range x {
+		order[i] = uint64(x[i].After)<<32 | uint64(i) // After ≤ a day's events, far below 2³²
+		sorted = sorted && (i == 0 || x[i-1].After <= x[i].After)
+	}
+	if sorted {
+		return
+	}
+	slices.Sort(order)
+	moved := make([]Extra, len(x))
+	for i, o := range order {
+		moved[i] = x[uint32(o)]
+	}
+	copy(x, moved)
 }
 
 // HitExtras returns the malformed messages and redeliveries added to day's hits, sorted by
@@ -295,10 +315,10 @@ func (day *Day) HitExtras(g Garbage) []Extra {
 	return x
 }
 
-// addsHitExtras reports whether g adds malformed messages or redeliveries to the hits: they
+// AddsHitExtras reports whether g adds malformed messages or redeliveries to the hits: they
 // are drawn over the whole day's events, so a segment then builds its days whole and shares
-// them ([PlayOptions.WholeDays]).
-func (g Garbage) addsHitExtras() bool {
+// them ([PlayOptions.WholeDays]), and a day's extras cannot be made from segment days.
+func (g Garbage) AddsHitExtras() bool {
 	_, _, malformed := g.mixFor(HitGarbageClasses)
 	return malformed && g.Rate > 0 || g.Redeliver > 0
 }
@@ -318,6 +338,8 @@ func (day *Day) HitExtrasContext(ctx context.Context, g Garbage) ([]Extra, error
 		slices.Sort(used)
 		fresh := uniqueIDsBelow(s, count, 1<<52, used)
 		faker := gofakeit.NewFaker(newPCGSource(s), false)
+		var sc defectScratch
+		var keys []byte // the extras' keys, one allocation for many
 		for i := range extras {
 			if i%ctxEvery == 0 && ctx.Err() != nil {
 				return nil, ctx.Err()
@@ -325,29 +347,49 @@ func (day *Day) HitExtrasContext(ctx context.Context, g Garbage) ([]Extra, error
 			e := &extras[i]
 			var clean []byte
 			if e.Source >= 0 {
-				clean = day.AppendEvent(nil, e.Source)
-				e.Key = strconv.AppendUint(nil, day.ClientID(e.Source), 10)
+				if c := garbageClassNamed(e.Class); c == nil || !c.blind {
+					sc.clean = day.AppendEvent(sc.clean[:0], e.Source)
+					clean = sc.clean
+				}
+				e.Key, keys = appendKey(keys, day.ClientID(e.Source), count-i)
 			}
-			e.Kind, e.Value = hitDefect(s, faker, e.Class, clean, fresh[i])
+			e.Kind, e.Value = hitDefectScratch(s, faker, e.Class, clean, fresh[i], &sc)
 		}
 		out = append(out, extras...)
 	}
 	if g.Redeliver > 0 {
 		s := newStream(day.World.seed, streamRedelivery, day.N, 0)
 		extras := placement(s, n, countOf(s, n, g.Redeliver), true)
+		var keys, values []byte // the re-sends' keys and values, one allocation for many
 		for i := range extras {
 			if i%ctxEvery == 0 && ctx.Err() != nil {
 				return nil, ctx.Err()
 			}
 			e := &extras[i]
 			e.Kind = "redelivered"
-			e.Value = day.AppendEvent(nil, e.Source)
-			e.Key = strconv.AppendUint(nil, day.ClientID(e.Source), 10)
+			if cap(values)-len(values) < 4<<10 { // room for the largest event (a purchase of 16 lines)
+				values = make([]byte, 0, min(1<<20, (len(extras)-i)*1400+4<<10))
+			}
+			from := len(values)
+			values = day.AppendEvent(values, e.Source)
+			e.Value = values[from:len(values):len(values)]
+			e.Key, keys = appendKey(keys, day.ClientID(e.Source), len(extras)-i)
 		}
 		out = append(out, extras...)
 	}
 	sortExtras(out)
 	return out, nil
+}
+
+// appendKey appends the decimal id to keys, which it grows for up to left more keys when it
+// is full, and returns the key (its capacity its length) and keys.
+func appendKey(keys []byte, id uint64, left int) (key, rest []byte) {
+	if cap(keys)-len(keys) < 20 {
+		keys = make([]byte, 0, 20*min(max(left, 1), 4096))
+	}
+	from := len(keys)
+	keys = strconv.AppendUint(keys, id, 10)
+	return keys[from:len(keys):len(keys)], keys
 }
 
 // hitGarbagePlan draws where day's malformed hits go, what each derives from and its class:
@@ -459,55 +501,138 @@ func newPCGSource(s *stream) pcgSource  { return pcgSource{s} }
 func (p pcgSource) Uint64() uint64      { return p.s.Uint64() }
 func pickOf[T any](s *stream, xs []T) T { return xs[s.Int(len(xs))] }
 
+// keyset is a contract's keys as [fields] splits an object by them: each name as bytes (shared
+// by every split: a maker replaces a key, never writes into one) and quoted with its colon.
+type keyset struct {
+	names   []string
+	keys    [][]byte
+	markers [][]byte // `"name":`
+}
+
+func newKeyset(names []string) *keyset {
+	ks := &keyset{names: names}
+	for _, k := range names {
+		ks.keys = append(ks.keys, []byte(k))
+		ks.markers = append(ks.markers, []byte(strconv.Quote(k)+":"))
+	}
+	return ks
+}
+
+// hitKeyset and orderKeyset are the contracts' keysets, built once: quoting the keys of every
+// malformed message cost a third of --garbage's time, and looking them up in a cache a tenth.
+var (
+	hitKeyset   = newKeyset(hitKeys)
+	orderKeyset = newKeyset(orderKeys)
+)
+
+// keysetOf returns the keyset of keys: the contract's when keys are its keys.
+func keysetOf(keys []string) *keyset {
+	switch {
+	case slices.Equal(keys, hitKeys):
+		return hitKeyset
+	case slices.Equal(keys, orderKeys):
+		return orderKeyset
+	}
+	return newKeyset(keys)
+}
+
 // fields splits canonical JSON object bytes into its top-level (key, raw value) pairs. It
 // relies on the canonical form (compact, keys known), not on a general parser.
-func fields(obj []byte, keys []string) [][2][]byte {
-	out := make([][2][]byte, len(keys))
+func fields(obj []byte, keys []string) [][2][]byte { return keysetOf(keys).split(nil, obj) }
+
+// split is [fields] into dst's memory (reused when it has room); the values alias obj.
+func (ks *keyset) split(dst [][2][]byte, obj []byte) [][2][]byte {
+	out := slices.Grow(dst[:0], len(ks.names))[:len(ks.names)]
 	pos := 1 // after '{'
-	for i, k := range keys {
-		marker := fieldMarker(k)
-		if !bytes.HasPrefix(obj[pos:], marker) {
-			panic(fmt.Sprintf("generator: canonical object lacks %s at %d", k, pos))
+	for i, marker := range ks.markers {
+		// A later key's marker is where the previous value's search found it.
+		if i == 0 && !bytes.HasPrefix(obj[pos:], marker) {
+			panic(fmt.Sprintf("generator: canonical object lacks %s at %d", ks.names[i], pos))
 		}
 		start := pos + len(marker)
 		end := len(obj) - 1
-		if i+1 < len(keys) {
-			next := fieldMarker(keys[i+1])
-			end = start + bytes.Index(obj[start:], next) - 1
-			if obj[end] != ',' {
-				panic(fmt.Sprintf("generator: canonical object lacks , before %s at %d", keys[i+1], end))
+		if i+1 < len(ks.markers) {
+			end = start + bytes.Index(obj[start:], ks.markers[i+1]) - 1
+			if end < start || obj[end] != ',' {
+				panic(fmt.Sprintf("generator: canonical object lacks , before %s at %d", ks.names[i+1], end))
 			}
 		}
-		out[i] = [2][]byte{[]byte(k), obj[start:end]}
+		out[i] = [2][]byte{ks.keys[i], obj[start:end:end]}
 		pos = end + 1
 	}
 	return out
 }
 
-// fieldMarkers caches `"key":` for fields: quoting the keys of every malformed message
-// cost a third of --garbage's time.
-var fieldMarkers sync.Map // string -> []byte
+// join writes (key, raw value) pairs back as a compact object, in memory of its exact size.
+func join(fs [][2][]byte) []byte { return joinTo(make([]byte, 0, joinedLen(fs)), fs) }
 
-func fieldMarker(k string) []byte {
-	if m, ok := fieldMarkers.Load(k); ok {
-		return m.([]byte)
+// joinedLen is at least the length of the object join writes of fs (its exact length when
+// no key needs escaping).
+func joinedLen(fs [][2][]byte) int {
+	n := 2
+	for _, f := range fs {
+		n += len(f[0]) + len(f[1]) + 4
 	}
-	m, _ := fieldMarkers.LoadOrStore(k, []byte(strconv.Quote(k)+":"))
-	return m.([]byte)
+	return n
 }
 
-// join writes (key, raw value) pairs back as a compact object.
-func join(fs [][2][]byte) []byte {
-	b := []byte{'{'}
+// join writes fs as join does, carving the memory out of m's scratch when it has one: a
+// malformed message's bytes then share an allocation with the messages made after it.
+func (m defect) join(fs [][2][]byte) []byte {
+	if m.sc == nil {
+		return join(fs)
+	}
+	n := joinedLen(fs)
+	if cap(m.sc.out)-len(m.sc.out) < n {
+		m.sc.out = make([]byte, 0, max(n, 256<<10))
+	}
+	from := len(m.sc.out)
+	m.sc.out = joinTo(m.sc.out, fs)
+	return m.sc.out[from:len(m.sc.out):len(m.sc.out)]
+}
+
+// joinTo appends the object join writes of fs to b.
+func joinTo(b []byte, fs [][2][]byte) []byte {
+	// A key still in its place of the contract's keyset is written as its marker.
+	var ks *keyset
+	switch len(fs) {
+	case len(hitKeyset.keys):
+		ks = hitKeyset
+	case len(orderKeyset.keys):
+		ks = orderKeyset
+	}
+	b = append(b, '{')
 	for i, f := range fs {
 		if i > 0 {
 			b = append(b, ',')
 		}
-		b = schema.AppendString(b, string(f[0]))
+		if ks != nil && len(f[0]) > 0 && len(f[0]) == len(ks.keys[i]) && &f[0][0] == &ks.keys[i][0] {
+			b = append(b, ks.markers[i]...)
+			b = append(b, f[1]...)
+			continue
+		}
+		if plainKey(f[0]) {
+			b = append(b, '"')
+			b = append(b, f[0]...)
+			b = append(b, '"')
+		} else {
+			b = schema.AppendString(b, string(f[0]))
+		}
 		b = append(b, ':')
 		b = append(b, f[1]...)
 	}
 	return append(b, '}')
+}
+
+// plainKey reports whether schema.AppendString writes k between quotes as it is: printable
+// ASCII without '"' and '\\' (every contract key, and the makers' renamings of them).
+func plainKey(k []byte) bool {
+	for _, c := range k {
+		if c < 0x20 || c >= 0x80 || c == '"' || c == '\\' {
+			return false
+		}
+	}
+	return true
 }
 
 func setField(fs [][2][]byte, key string, raw string) {
@@ -548,21 +673,22 @@ func notAnObject(s *stream, faker *gofakeit.Faker, clean []byte) (string, []byte
 }
 
 // keysetMismatch builds an object whose key set differs from the contract's.
-func keysetMismatch(s *stream, faker *gofakeit.Faker, fs [][2][]byte) (string, []byte) {
+func keysetMismatch(m defect, fs [][2][]byte) (string, []byte) {
+	s, faker := m.s, m.faker
 	kinds := []string{"missing_key", "extra_key", "renamed_key", "wrong_case", "empty_object"}
 	kind := pickOf(s, kinds)
 	switch kind {
 	case "missing_key":
 		i := s.Int(len(fs))
-		return kind, join(slices.Delete(fs, i, i+1))
+		return kind, m.join(slices.Delete(fs, i, i+1))
 	case "extra_key":
 		extra := pickOf(s, []string{"UserAgent", "SessionStart", "debug", "_ts"})
 		fs = slices.Insert(fs, s.Int(len(fs)+1), [2][]byte{[]byte(extra), []byte(quoted(faker.Word()))})
-		return kind, join(fs)
+		return kind, m.join(fs)
 	case "renamed_key":
 		i := s.Int(len(fs))
 		fs[i][0] = append(slices.Clone(fs[i][0]), pickOf(s, []string{"_v2", "Old", "_"})...)
-		return kind, join(fs)
+		return kind, m.join(fs)
 	case "wrong_case":
 		i := s.Int(len(fs))
 		name := string(fs[i][0])
@@ -571,7 +697,7 @@ func keysetMismatch(s *stream, faker *gofakeit.Faker, fs [][2][]byte) (string, [
 		} else {
 			fs[i][0] = []byte(strings.ToUpper(name))
 		}
-		return kind, join(fs)
+		return kind, m.join(fs)
 	}
 	return kind, []byte("{}")
 }

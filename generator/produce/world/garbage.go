@@ -48,6 +48,8 @@ type garbageClass struct {
 	// the topic does not carry the class. A maker's draws from its stream, and their order,
 	// are part of the world's bytes: change them only with a version bump.
 	hit, order maker
+	// blind says the hit maker never reads the clean event, which is then not rendered for it.
+	blind bool
 }
 
 // maker derives one malformed message from a clean one and returns what exactly is wrong with
@@ -63,6 +65,19 @@ type defect struct {
 	clean []byte
 	fresh uint64 // hits: the WatchID of the malformed copy, unique in its day
 	day   int    // orders: the day of the snapshot
+	// sc, if not nil, is memory the maker may reuse from one message to the next (it never
+	// returns bytes that alias it).
+	sc *defectScratch
+}
+
+// defectScratch is the memory one maker of malformed messages reuses from message to message:
+// the fields of the clean message and the fresh WatchID's digits.
+type defectScratch struct {
+	fs    [][2][]byte
+	id    [20]byte
+	clean []byte // the clean event, rendered for the next message
+	obj   []byte // an object only read by the maker
+	out   []byte // the makers' messages, carved one after the other
 }
 
 // garbageClasses is the garbage table, in the order the inventory lists classes. The order of
@@ -73,7 +88,7 @@ var garbageClasses = [...]garbageClass{
 	{name: GarbageKeysetMismatch, weight: 1, outcome: intake.KeysetMismatch, hit: hitKeysetMismatch, order: orderKeysetMismatch},
 	{name: GarbageKeyUnparsed, weight: 1, outcome: intake.KeyFieldUnparsed, hit: hitKeyUnparsed},
 	{name: GarbageAcceptedBad, outcome: intake.Accepted, hit: hitAcceptedBad},
-	{name: GarbageVanishing, outcome: intake.NoRow, hit: hitVanishing},
+	{name: GarbageVanishing, outcome: intake.NoRow, hit: hitVanishing, blind: true},
 	{name: GarbageFieldInvalid, weight: 1, outcome: intake.FieldInvalid, order: orderFieldInvalid},
 }
 
@@ -154,11 +169,16 @@ func GarbageOutcome(kind, class string) (outcome string, ok bool) {
 
 // hitDefect derives a malformed hit of class from the clean event bytes, with WatchID fresh.
 func hitDefect(s *stream, faker *gofakeit.Faker, class string, clean []byte, fresh uint64) (string, []byte) {
+	return hitDefectScratch(s, faker, class, clean, fresh, nil)
+}
+
+// hitDefectScratch is hitDefect reusing sc's memory (nil: none).
+func hitDefectScratch(s *stream, faker *gofakeit.Faker, class string, clean []byte, fresh uint64, sc *defectScratch) (string, []byte) {
 	c := garbageClassNamed(class)
 	if c == nil || c.hit == nil {
 		panic("generator: hit garbage class " + class)
 	}
-	return c.hit(defect{s: s, faker: faker, clean: clean, fresh: fresh})
+	return c.hit(defect{s: s, faker: faker, clean: clean, fresh: fresh, sc: sc})
 }
 
 // orderDefect derives a malformed order row of class from a clean row of snapshot d (nil when
@@ -187,21 +207,31 @@ var (
 // hitFields splits m's clean event into its fields, with the fresh WatchID in place of its own:
 // every malformed hit derived from an event starts so.
 func (m defect) hitFields() (keys []string, fs [][2][]byte) {
-	fs = fields(m.clean, hitKeys)
-	setField(fs, hitKeys[0], strconv.FormatUint(m.fresh, 10))
+	sc := m.sc
+	if sc == nil {
+		sc = new(defectScratch)
+	}
+	fs = hitKeyset.split(sc.fs, m.clean)
+	sc.fs = fs
+	fs[0][1] = strconv.AppendUint(sc.id[:0], m.fresh, 10) // WatchID, the contract's first key
 	return hitKeys, fs
 }
 
 // hitNotAnObject: the event's root is not a JSON object, or not JSON at all.
 func hitNotAnObject(m defect) (string, []byte) {
 	_, fs := m.hitFields()
-	return notAnObject(m.s, m.faker, join(fs))
+	// The object is only read: notAnObject's bytes never alias it.
+	if m.sc == nil {
+		return notAnObject(m.s, m.faker, join(fs))
+	}
+	m.sc.obj = joinTo(m.sc.obj[:0], fs)
+	return notAnObject(m.s, m.faker, m.sc.obj)
 }
 
 // hitKeysetMismatch: the event's key set differs from the contract's.
 func hitKeysetMismatch(m defect) (string, []byte) {
 	_, fs := m.hitFields()
-	return keysetMismatch(m.s, m.faker, fs)
+	return keysetMismatch(m, fs)
 }
 
 // hitKeyUnparsed: WatchID, VisitID or ClientID, EventDate or UTCEventTime reads as NULL.
@@ -234,7 +264,7 @@ func hitKeyUnparsed(m defect) (string, []byte) {
 		}
 		setField(fs, keys[5], quoted(t))
 	}
-	return kind, join(fs)
+	return kind, m.join(fs)
 }
 
 // hitAcceptedBad: a hit the intake accepts although it is wrong (a date it rolls over, a
@@ -263,7 +293,7 @@ func hitAcceptedBad(m defect) (string, []byte) {
 		}{{6, `"UTC+4"`}, {8, `"one"`}, {27, `"wide"`}, {34, `"42150001"`}})
 		setField(fs, keys[c.col], c.val)
 	}
-	return kind, join(fs)
+	return kind, m.join(fs)
 }
 
 // hitVanishing: an empty value or a tombstone, which leaves no row anywhere. It does not look at
@@ -280,7 +310,7 @@ func orderNotAnObject(m defect) (string, []byte) { return notAnObject(m.s, m.fak
 
 // orderKeysetMismatch: the row's key set differs from the contract's.
 func orderKeysetMismatch(m defect) (string, []byte) {
-	return keysetMismatch(m.s, m.faker, fields(m.clean, orderKeys))
+	return keysetMismatch(m, fields(m.clean, orderKeys))
 }
 
 // orderFieldInvalid: a key of the row has the wrong JSON type or a value the strict intake
@@ -322,5 +352,5 @@ func orderFieldInvalid(m defect) (string, []byte) {
 	default:
 		setField(fs, keys[10], pickOf(s, []string{`"01.06.2026"`, `"2026-02-30"`, `"2026-6-1"`, `20260601`}))
 	}
-	return kind, join(fs)
+	return kind, m.join(fs)
 }

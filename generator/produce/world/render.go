@@ -1,7 +1,9 @@
 package world
 
 import (
+	"math"
 	"strconv"
+	"strings"
 
 	"github.com/clickgen/clickgen/schema"
 )
@@ -27,6 +29,7 @@ const (
 	colIPAddress    = 29
 	colRegion       = 30
 	colGoals        = 34
+	colQuantity     = 44
 )
 
 // hitParts are the pre-encoded parts of the world's hits.
@@ -41,6 +44,8 @@ type hitParts struct {
 	city   [len(cities)]string     // RegionCountry … RegionCityID
 	tz     [len(cities)]string     // `,"ClientTimeZone":…`
 	tail   string                  // columns 35–47 of a pageview and the closing brace
+	cart   []string                // [product]: columns 35–45 of its add_to_cart, to the quantity's '['
+	cartQ  string                  // what follows an add_to_cart's quantity, to Ecommerce's key
 	refKey string                  // `,"Referer":`
 	urlKey int                     // len(`,"URL":`): a URL column minus it is the URL's value
 }
@@ -76,6 +81,23 @@ func (w *World) buildParts() {
 		p.tz[ci] = columns(&h, colTimeZone, colTimeZone+1)
 	}
 	p.tail = columns(&schema.Hit{}, colGoals, schema.NumHitColumns)
+	// An add_to_cart's tail is one product's columns, its quantity and its ecommerce JSON:
+	// everything before the quantity is the product's, and what follows it up to Ecommerce's
+	// value is constant (appendCartTail).
+	qKey := schema.HitKey(colQuantity)
+	for i := range w.catalog.Products {
+		pr := &w.catalog.Products[i]
+		h := schema.Hit{GoalsReached: goalCart, ProductID: []string{pr.SKU}, ProductName: []string{pr.Name},
+			ProductCategory: []string{categories[pr.Category].Name}, ProductPrice: []int64{roubles(pr.Price)},
+			ProductQuantity: []uint64{}, ProductEventType: addEventType}
+		tail := string(schema.AppendHitTail(nil, &h))
+		at := strings.Index(tail, qKey+"[]")
+		if at < 0 {
+			panic("world: an add_to_cart tail without " + qKey)
+		}
+		p.cart = append(p.cart, tail[:at+len(qKey)+1])
+		p.cartQ = tail[at+len(qKey)+1 : len(tail)-len(`""}`)] // `]`, ProductEventType, Ecommerce's key
+	}
 	p.refKey = schema.HitKey(colReferer)
 	p.urlKey = len(schema.HitKey(colURL))
 }
@@ -112,11 +134,66 @@ func (day *Day) appendURL(dst []byte, v *visit, p int32, key bool) []byte {
 
 // AppendEvent appends the canonical bytes of event i (0 ≤ i < Len), without a newline. It is
 // safe to call from several goroutines at once.
-func (day *Day) AppendEvent(dst []byte, i int) []byte { return day.appendEvent(dst, i, nil) }
+func (day *Day) AppendEvent(dst []byte, i int) []byte { return day.appendEvent(dst, i, nil, nil) }
+
+// visitCache remembers, while one batch is rendered, where the bytes that are the same for
+// every event of a visit were written for its first event: its VisitID and ClientID, and its
+// columns 13–34 (source, device, address, city). A later event of the visit copies them
+// instead of formatting them again. A batch spans an hour or two of a day, so most of a
+// visit's events fall into one. Offsets are into the batch's Data; reset it for each batch.
+type visitCache struct {
+	slots []visitSpan // open addressing on the visit's index, a power of two long
+}
+
+// visitSpan is what one visit's first event wrote, as [from, to) offsets; zero: not yet.
+type visitSpan struct {
+	visit int32    // the visit's index + 1; 0: a free slot
+	key   [2]int32 // the ClientID, written as the message's key
+	ids   [2]int32 // `,"VisitID":…,"ClientID":…`
+	part  [2]int32 // columns 13–34 (appendVisitPart)
+}
+
+// reset empties c for a batch of up to n events.
+func (c *visitCache) reset(n int) {
+	size := 1
+	for size < 2*n {
+		size <<= 1
+	}
+	if cap(c.slots) < size {
+		c.slots = make([]visitSpan, size)
+	}
+	c.slots = c.slots[:size]
+	clear(c.slots)
+}
+
+// span returns visit's slot (a new one, zero but for visit, when the visit is not cached),
+// or nil when c is nil or full.
+func (c *visitCache) span(visit int32) *visitSpan {
+	if c == nil {
+		return nil
+	}
+	mask := uint32(len(c.slots) - 1)
+	for i, h := 0, uint32(visit)*0x9E3779B1&mask; i < len(c.slots); i, h = i+1, (h+1)&mask {
+		sp := &c.slots[h]
+		if sp.visit == visit+1 {
+			return sp
+		}
+		if sp.visit == 0 {
+			sp.visit = visit + 1
+			return sp
+		}
+	}
+	return nil
+}
+
+// appendSpan appends dst[at[0]:at[1]] to dst (bytes written before, never overlapping the
+// end they are appended to).
+func appendSpan(dst []byte, at [2]int32) []byte { return append(dst, dst[at[0]:at[1]]...) }
 
 // appendEvent is AppendEvent; clientID, if not nil, is the event's ClientID in decimal, already
-// written for its key: copying it is cheaper than formatting it again. It may alias dst.
-func (day *Day) appendEvent(dst []byte, i int, clientID []byte) []byte {
+// written for its key: copying it is cheaper than formatting it again. It may alias dst. With
+// vc, the bytes of the event's visit written earlier into dst are copied (see visitCache).
+func (day *Day) appendEvent(dst []byte, i int, clientID []byte, vc *visitCache) []byte {
 	e := &day.events[i]
 	v := &day.visits[e.visit]
 	w := day.World
@@ -125,17 +202,26 @@ func (day *Day) appendEvent(dst []byte, i int, clientID []byte) []byte {
 
 	dst = append(dst, schema.HitKey(0)...)
 	dst = strconv.AppendUint(dst, e.watchID, 10)
-	dst = append(dst, schema.HitKey(1)...)
-	dst = strconv.AppendUint(dst, v.visitID, 10)
-	dst = append(dst, schema.HitKey(2)...)
-	if clientID != nil {
-		dst = append(dst, clientID...)
+	sp := vc.span(e.visit)
+	if sp != nil && sp.ids[1] > 0 {
+		dst = appendSpan(dst, sp.ids)
 	} else {
-		dst = strconv.AppendUint(dst, v.clientID, 10)
+		from := len(dst)
+		dst = append(dst, schema.HitKey(1)...)
+		dst = strconv.AppendUint(dst, v.visitID, 10)
+		dst = append(dst, schema.HitKey(2)...)
+		if clientID != nil {
+			dst = append(dst, clientID...)
+		} else {
+			dst = strconv.AppendUint(dst, v.clientID, 10)
+		}
+		if sp != nil {
+			sp.ids = [2]int32{int32(from), int32(len(dst))}
+		}
 	}
 	dst = append(dst, day.part...)
 	dst = append(dst, '"')
-	dst = schema.DateTime(dayStartUTC(day.N) + int64(e.sec)).Append(dst)
+	dst = day.clock.append(dst, dayStartUTC(day.N)+int64(e.sec))
 	dst = append(dst, '"')
 	dst = append(dst, p.tz[v.city]...)
 	dst = append(dst, p.kind[e.kind]...)
@@ -151,7 +237,15 @@ func (day *Day) appendEvent(dst []byte, i int, clientID []byte) []byte {
 		dst = day.appendURL(dst, v, e.page-1, false)
 	}
 	dst = append(dst, p.title[pg.pid]...)
-	dst = day.appendVisitPart(dst, v)
+	if sp != nil && sp.part[1] > 0 {
+		dst = appendSpan(dst, sp.part)
+	} else {
+		from := len(dst)
+		dst = day.appendVisitPart(dst, v)
+		if sp != nil {
+			sp.part = [2]int32{int32(from), int32(len(dst))}
+		}
+	}
 
 	switch e.kind {
 	case evAddToCart:
@@ -186,18 +280,16 @@ func (day *Day) appendVisitPart(dst []byte, v *visit) []byte {
 	return append(dst, p.city[v.city]...)
 }
 
-// appendCartTail appends columns 35–47 of add_to_cart event e.
+// appendCartTail appends columns 35–47 of add_to_cart event e: the product's pre-encoded
+// columns, its quantity, and its ecommerce JSON (schema.AppendHitTail's bytes).
 func (day *Day) appendCartTail(dst []byte, e *event) []byte {
-	w := day.World
+	p := &day.World.parts
 	ps := &day.positions[e.ref]
-	p := &w.catalog.Products[ps.product]
-	ids, names, cats := [1]string{p.SKU}, [1]string{p.Name}, [1]string{categories[p.Category].Name}
-	prices, qtys := [1]int64{roubles(p.Price)}, [1]uint64{uint64(ps.qty)}
-	h := schema.Hit{GoalsReached: goalCart}
-	h.ProductID, h.ProductName, h.ProductCategory = ids[:], names[:], cats[:]
-	h.ProductPrice, h.ProductQuantity, h.ProductEventType = prices[:], qtys[:], addEventType
-	h.Ecommerce = day.cartEcom[e.ref]
-	return schema.AppendHitTail(dst, &h)
+	dst = append(dst, p.cart[ps.product]...)
+	dst = strconv.AppendUint(dst, uint64(ps.qty), 10)
+	dst = append(dst, p.cartQ...)
+	dst = schema.AppendString(dst, day.cartEcom[e.ref])
+	return append(dst, '}')
 }
 
 // appendPurchaseTail appends columns 35–47 of purchase event e (or its duplicate copy).
@@ -243,3 +335,47 @@ var (
 
 // roubles is the client's whole-rouble price: kopecks rounded half-up (hits.md productPrice).
 func roubles(kopecks int64) int64 { return (kopecks + 50) / 100 }
+
+// dayClock writes the UTC times of a day's events as schema.DateTime does, from the dates
+// they fall on encoded once: a day's events fall on two UTC dates (it starts at 20:00 UTC), so
+// the calendar arithmetic of every event was the same few dates again.
+type dayClock struct {
+	first int64             // the first pre-encoded date, in days since 1970-01-01
+	dates [clockDays][]byte // "YYYY-MM-DDT" of dates first, first+1, …
+}
+
+const clockDays = 4 // the day's two dates and one on either side
+
+func newDayClock(d int) dayClock {
+	c := dayClock{first: floorDiv(dayStartUTC(d), daySeconds) - 1}
+	for i := range c.dates {
+		at := (c.first + int64(i)) * daySeconds
+		if at < 0 || at+daySeconds-1 > math.MaxUint32 {
+			continue // past what a DateTime holds: append falls back to it
+		}
+		t := schema.DateTime(at).Append(nil) // YYYY-MM-DDT00:00:00Z
+		c.dates[i] = t[:len("YYYY-MM-DDT")]
+	}
+	return c
+}
+
+// append appends UTC second t as schema.DateTime(t).Append does.
+func (c *dayClock) append(dst []byte, t int64) []byte {
+	i := floorDiv(t, daySeconds) - c.first
+	if t < 0 || t > math.MaxUint32 || i < 0 || i >= clockDays || c.dates[i] == nil { // DateTime is 32 bits
+		return schema.DateTime(t).Append(dst)
+	}
+	dst = append(dst, c.dates[i]...)
+	rem := t - (c.first+i)*daySeconds
+	h, m, s := rem/3600, rem/60%60, rem%60
+	return append(dst, byte('0'+h/10), byte('0'+h%10), ':', byte('0'+m/10), byte('0'+m%10), ':', byte('0'+s/10), byte('0'+s%10), 'Z')
+}
+
+// floorDiv is a / b rounded down (b > 0).
+func floorDiv(a, b int64) int64 {
+	q := a / b
+	if a%b < 0 {
+		q--
+	}
+	return q
+}

@@ -253,8 +253,8 @@ func TestWholeDaysOnlyForHitExtras(t *testing.T) {
 		{Garbage{Mix: Mix{GarbageVanishing: 1}}, false},
 		{Garbage{Redeliver: 0.01, Mix: ordersOnly}, true},
 	} {
-		if got := tc.g.addsHitExtras(); got != tc.want {
-			t.Errorf("%+v.addsHitExtras() = %v, want %v", tc.g, got, tc.want)
+		if got := tc.g.AddsHitExtras(); got != tc.want {
+			t.Errorf("%+v.AddsHitExtras() = %v, want %v", tc.g, got, tc.want)
 		}
 	}
 }

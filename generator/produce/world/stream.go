@@ -27,7 +27,8 @@ type Batch struct {
 	Msgs []Msg
 	Last bool // the last batch of its day
 
-	share *segShare // the segment's share of the day (nil: whole), for World.Units
+	share  *segShare  // the segment's share of the day (nil: whole), for World.Units
+	visits visitCache // the visits' bytes written into Data (renderShare), kept with the memory
 }
 
 // Key returns message i's key.
@@ -73,7 +74,7 @@ func newBatch(want int) *Batch {
 	if cap(b.Data) < want {
 		b.Data = make([]byte, 0, want)
 	}
-	*b = Batch{Msgs: b.Msgs[:0], Data: b.Data[:0]}
+	*b = Batch{Msgs: b.Msgs[:0], Data: b.Data[:0], visits: b.visits}
 	return b
 }
 
@@ -94,16 +95,26 @@ func (day *Day) renderShare(sh *segShare, from, to int) *Batch {
 	batchesRendered.Add(1)
 	b := newBatch(want * 1300)
 	b.Day, b.From, b.share = day, sh.index(from), sh
+	vc := &b.visits
+	vc.reset(want)
 	for i := from; i < to; i++ {
 		if !sh.owns(i) {
 			continue
 		}
 		var m Msg
 		m.Key[0] = int32(len(b.Data))
-		b.Data = strconv.AppendUint(b.Data, day.ClientID(i), 10)
+		sp := vc.span(day.events[i].visit)
+		if sp != nil && sp.key[1] > 0 {
+			b.Data = appendSpan(b.Data, sp.key) // the visit's ClientID, written for an earlier event
+		} else {
+			b.Data = strconv.AppendUint(b.Data, day.ClientID(i), 10)
+			if sp != nil {
+				sp.key = [2]int32{m.Key[0], int32(len(b.Data))}
+			}
+		}
 		m.Key[1] = int32(len(b.Data))
 		m.Value[0] = m.Key[1]
-		b.Data = day.appendEvent(b.Data, i, b.Data[m.Key[0]:m.Key[1]])
+		b.Data = day.appendEvent(b.Data, i, b.Data[m.Key[0]:m.Key[1]], vc)
 		m.Value[1] = int32(len(b.Data))
 		e := &day.events[i]
 		m.UTC, m.Type, m.WatchID = dayStartUTC(day.N)+int64(e.sec), e.kind, e.watchID

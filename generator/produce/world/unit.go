@@ -236,7 +236,7 @@ func (w *World) Units(ctx context.Context, r Range, opt UnitOptions) iter.Seq2[*
 // hitUnits yields the hit units of r's run days, rendered on workers goroutines, feeding book
 // (if any) with each day; it reports whether the consumer wants more.
 func (w *World) hitUnits(ctx context.Context, r Range, workers int, book *OrderBook, yield func(*Unit, error) bool) bool {
-	popt := PlayOptions{Workers: workers, Segment: r.Segment, WholeDays: r.Garbage.addsHitExtras()}
+	popt := PlayOptions{Workers: workers, Segment: r.Segment, WholeDays: r.Garbage.AddsHitExtras()}
 	if book != nil {
 		popt.OnDay = book.Add
 	}

@@ -207,9 +207,11 @@ func (l *layout) compareRows(held []byte, heldEnds []int, planned []byte, cc *co
 // dayMessages finds a planned hit's message by its WatchID, to explain a changed row or list
 // a missing one: the accepted garbage by its own list, the clean events by the day's model,
 // through an index of its WatchIDs built on the first question (only a day that differs pays
-// for it).
+// for it). A day planned from its segments keeps no model (see planSegments): build makes it
+// again on the first question.
 type dayMessages struct {
 	day    *world.Day
+	build  func() *world.Day // with day nil: makes the day's model (nil: the day plans none)
 	extras map[uint64][]byte // accepted garbage: WatchID (as the intake reads it) → message
 	once   sync.Once
 	index  []idIndex
@@ -227,16 +229,25 @@ func (m *dayMessages) lookup(watchID uint64) (extra []byte, i int, ok bool) {
 	if x, ok := m.extras[watchID]; ok {
 		return x, -1, true
 	}
-	if m.day == nil {
+	if m.day == nil && m.build == nil {
 		return nil, -1, false
 	}
 	m.once.Do(func() {
+		if m.day == nil {
+			m.day = m.build()
+		}
+		if m.day == nil {
+			return
+		}
 		m.index = make([]idIndex, m.day.Len())
 		for i := range m.index {
 			m.index[i] = idIndex{m.day.WatchID(i), int32(i)}
 		}
 		slices.SortFunc(m.index, func(a, b idIndex) int { return cmp.Compare(a.watchID, b.watchID) })
 	})
+	if m.day == nil {
+		return nil, -1, false // the model could not be made again (verify was stopped)
+	}
 	k, found := slices.BinarySearchFunc(m.index, watchID, func(e idIndex, w uint64) int { return cmp.Compare(e.watchID, w) })
 	if !found {
 		return nil, -1, false

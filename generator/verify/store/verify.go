@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
 	"runtime"
 	"slices"
 	"strings"
@@ -352,7 +353,7 @@ func (v *verifier) walk(ctx context.Context) error {
 		parts |= world.Snapshots
 	}
 	if v.events != nil || v.errs != nil || v.raw != nil {
-		if v.raw == nil && r.Segment.Whole() {
+		if (v.raw == nil || v.planSegments() > 1) && r.Segment.Whole() {
 			if err := v.walkModels(ctx); err != nil {
 				return err
 			}
@@ -421,14 +422,24 @@ func (v *verifier) walkModels(ctx context.Context) error {
 				return
 			}
 			pd := plannedDay{day: d}
-			day, err := v.w.DayContext(ctx, d)
 			var extras []world.Extra
-			if err == nil {
-				extras, err = day.HitExtrasContext(ctx, r.Garbage)
-			}
-			if err == nil {
-				pd.msgs = &dayMessages{day: day}
-				planned, err = v.planDay(ctx, day, planned[:0])
+			var err error
+			if k := v.planSegments(); k > 1 {
+				pd.msgs = &dayMessages{build: func() *world.Day {
+					day, _ := v.w.DayContext(ctx, d)
+					return day
+				}}
+				planned, err = v.planDaySegments(ctx, d, k, planned[:0])
+			} else {
+				var day *world.Day
+				day, err = v.w.DayContext(ctx, d)
+				if err == nil {
+					extras, err = day.HitExtrasContext(ctx, r.Garbage)
+				}
+				if err == nil {
+					pd.msgs = &dayMessages{day: day}
+					planned, err = v.planDay(ctx, day, planned[:0])
+				}
 			}
 			if err == nil {
 				pd.planned, err = v.planExtras(d, extras, planned, pd.msgs)
@@ -462,10 +473,79 @@ func (v *verifier) walkModels(ctx context.Context) error {
 	return ctx.Err()
 }
 
+// planScale is the most scale whose day verify plans from one model: a larger day is planned
+// from its segments, one model of a share of its cookies at a time, and keeps none (a day's
+// model at scale 100 is 540 MB, a fifth of it 260 MB, most of which the cohorts it shares
+// with the others). What a day plans is the same either way: the union of its segments'
+// events, sorted by WatchID.
+var planScale = 25.0
+
+// planSegments is how many segment days one day is planned from: 1 (the day's model, kept
+// to explain differences) up to scale planScale, or when the range's garbage adds hits,
+// which are drawn over the whole day's events.
+func (v *verifier) planSegments() int {
+	if v.r.Garbage.AddsHitExtras() || !v.r.Segment.Whole() {
+		return 1
+	}
+	return max(1, int(math.Ceil(v.w.Scale()/planScale)))
+}
+
+// planDaySegments appends the clean events of day d to planned as planDay does, from k
+// segment days built one after the other. Each is dropped, and collected, before the next
+// is built: the plan's memory then follows one segment's model, not the day's.
+func (v *verifier) planDaySegments(ctx context.Context, d, k int, planned []plannedEvent) ([]plannedEvent, error) {
+	for s := range k {
+		day, err := v.w.SegmentDay(ctx, d, world.Segment{I: s, N: k})
+		if err != nil {
+			return planned, err
+		}
+		var sums []uint64
+		if v.raw != nil {
+			if cap(v.sums) < day.Len() {
+				v.sums = make([]uint64, day.Len())
+			}
+			sums = v.sums[:day.Len()]
+		}
+		if planned, err = v.planDayHashing(ctx, day, planned, sums); err != nil {
+			return planned, err
+		}
+		if v.raw != nil {
+			v.raw.unit(d)
+			for _, sum := range sums {
+				v.raw.add(sum, d, "clean", "")
+			}
+		}
+		runtime.GC() // the model is garbage now: the next one reuses its memory
+	}
+	return planned, nil
+}
+
 // planDay appends the clean events of day to planned: their WatchIDs and the digests of the
 // rows the intake stores of them, rendered and modelled on the workers when values are
 // compared (the keys alone need no rendering).
 func (v *verifier) planDay(ctx context.Context, day *world.Day, planned []plannedEvent) ([]plannedEvent, error) {
+	return v.planDayHashing(ctx, day, planned, nil)
+}
+
+// planDayHashing is planDay that also fills sums, when it is not nil, with the SipHash64 of
+// each clean event's bytes (for the raw table), rendering each event once for both.
+func (v *verifier) planDayHashing(ctx context.Context, day *world.Day, planned []plannedEvent, sums []uint64) ([]plannedEvent, error) {
+	l := v.layouts[RoleEvents]
+	if sums != nil && (v.events == nil || v.eventsDead || l.keysOnly()) {
+		// The events' plan renders nothing: render for the sums alone.
+		err := v.parallel(ctx, day.Len(), func(w, lo, hi int) error {
+			sc := v.scratch[w]
+			for i := lo; i < hi; i++ {
+				sc.msg = day.AppendEvent(sc.msg[:0], i)
+				sums[i] = SipHash64(sc.msg)
+			}
+			return nil
+		})
+		if err != nil {
+			return planned, err
+		}
+		sums = nil
+	}
 	if v.events == nil {
 		return planned, nil
 	}
@@ -473,7 +553,6 @@ func (v *verifier) planDay(ctx context.Context, day *world.Day, planned []planne
 	base := len(planned)
 	planned = slices.Grow(planned, n)[:base+n]
 	out := planned[base:]
-	l := v.layouts[RoleEvents]
 	switch {
 	case v.eventsDead:
 		for i := range n {
@@ -497,6 +576,9 @@ func (v *verifier) planDay(ctx context.Context, day *world.Day, planned []planne
 				return err
 			}
 			out[i] = plannedEvent{watchID: day.WatchID(i), digest: l.digest(sc.row)}
+			if sums != nil {
+				sums[i] = SipHash64(sc.msg)
+			}
 		}
 		return nil
 	})
