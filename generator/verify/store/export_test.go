@@ -10,6 +10,7 @@ func SetEarlyBudget(budget, chunk int) (restore func()) {
 
 // ShardErr is how the error of a read of table through cluster cl is told.
 var ShardErr = shardErr
+
 // SetPlanScale sets the largest scale whose days are planned from one model, until the
 // returned function restores it.
 func SetPlanScale(scale float64) (restore func()) {
