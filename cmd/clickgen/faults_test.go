@@ -5,9 +5,9 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"testing"
-	"time"
 
 	runreport "github.com/clickgen/clickgen/generator/measure/report"
 	"github.com/twmb/franz-go/pkg/kmsg"
@@ -58,16 +58,52 @@ func TestInterruptDuringGeneration(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel() // the signal arrives before the first day is built
 	var out, errb strings.Builder
-	start := time.Now()
-	err := run(ctx, []string{"batch", "--day", "0", "--scale", "40", "--garbage", "3", "--file", filepath.Join(t.TempDir(), "h.jsonl")}, &out, &errb)
-	took := time.Since(start)
-	if code := exitCode(err, &errb); code != 130 {
-		t.Fatalf("exit %d (%v), want 130\n%s", code, err, errb.String())
+	// How much was built is counted in bytes allocated, not in seconds: the whole day
+	// allocates gigabytes (TestInterruptDuringGenerationBuildsNothing's control).
+	allocated := allocatedBy(func() {
+		err := run(ctx, []string{"batch", "--day", "0", "--scale", "40", "--garbage", "3", "--file", filepath.Join(t.TempDir(), "h.jsonl")}, &out, &errb)
+		if code := exitCode(err, &errb); code != 130 {
+			t.Fatalf("exit %d (%v), want 130\n%s", code, err, errb.String())
+		}
+	})
+	if allocated > interruptedAllocBound {
+		t.Errorf("the interrupted run allocated %d MiB: it went on building the day", allocated>>20)
 	}
-	if took > time.Second {
-		t.Errorf("interrupted run took %v, want under a second", took)
-	}
+	t.Logf("the interrupted run allocated %d KiB", allocated>>10)
 	if !strings.Contains(errb.String(), "nothing was sent") {
 		t.Errorf("stderr does not say nothing was sent:\n%s", errb.String())
 	}
+}
+
+// interruptedAllocBound is the most an interrupted run may allocate: the command's setup and
+// no day.
+const interruptedAllocBound = 64 << 20
+
+// allocatedBy is the bytes the process allocated while f ran.
+func allocatedBy(f func()) uint64 {
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	f()
+	runtime.ReadMemStats(&after)
+	return after.TotalAlloc - before.TotalAlloc
+}
+
+// TestInterruptDuringGenerationBuildsNothing is the control of TestInterruptDuringGeneration's
+// bound: the same day at a twentieth of the scale (a day's allocations grow with it: 9.6 GiB
+// at scale 40), uninterrupted up to its first message (--limit), allocates well past it.
+func TestInterruptDuringGenerationBuildsNothing(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds a day at scale 2")
+	}
+	var out, errb strings.Builder
+	allocated := allocatedBy(func() {
+		err := run(context.Background(), []string{"batch", "--day", "0", "--scale", "2", "--garbage", "3", "--limit", "1", "--file", filepath.Join(t.TempDir(), "h.jsonl")}, &out, &errb)
+		if code := exitCode(err, &errb); code != 0 {
+			t.Fatalf("exit %d (%v), want 0\n%s", code, err, errb.String())
+		}
+	})
+	if allocated <= 4*interruptedAllocBound {
+		t.Errorf("a day at scale 2 allocated %d MiB, not clearly past the interrupted run's bound of %d MiB", allocated>>20, interruptedAllocBound>>20)
+	}
+	t.Logf("a day at scale 2 allocated %d MiB", allocated>>20)
 }
