@@ -320,3 +320,20 @@ func verdicts(errs string) map[string]bool {
 	}
 	return out
 }
+
+// intervalTotal reads the running total at the end of a stress interval line.
+var intervalTotal = regexp.MustCompile(`^clickgen: stress .*, (\d+) total\)$`)
+
+// awaitSending reads a run's standard error up to its first interval line that counts
+// acknowledged records (on a loaded machine the first lines may count none yet) and returns
+// the lines read: the run is sending. It returns at the stream's end too.
+func awaitSending(sc *bufio.Scanner) []string {
+	var lines []string
+	for sc.Scan() {
+		lines = append(lines, sc.Text())
+		if m := intervalTotal.FindStringSubmatch(sc.Text()); m != nil && m[1] != "0" {
+			break
+		}
+	}
+	return lines
+}

@@ -35,14 +35,8 @@ func TestSIGHUPEndsLikeSIGTERM(t *testing.T) {
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	var lines []string
 	sc := bufio.NewScanner(stderr)
-	for sc.Scan() { // wait for the first interval line: the run is sending
-		lines = append(lines, sc.Text())
-		if strings.HasPrefix(sc.Text(), "clickgen: stress ") {
-			break
-		}
-	}
+	lines := awaitSending(sc)
 	cmd.Process.Signal(syscall.SIGHUP)
 	for sc.Scan() {
 		lines = append(lines, sc.Text())
