@@ -44,8 +44,9 @@ type Counts struct {
 	Copies    int `json:"copies"`
 	OtherRuns int `json:"other_runs"`
 	// Extra counts, by name, what the source tells apart and no word holds (a Kafka message
-	// in another partition, a raw row removed by the table's retention); every name the
-	// source knows is listed, 0 or not.
+	// in another partition, a raw row removed by the table's retention); the names a source
+	// always fills are listed, 0 or not, the others (a table that could not be read) when
+	// they apply.
 	Extra map[string]int `json:"extra,omitempty"`
 }
 
