@@ -4,7 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"regexp"
+	"strings"
 	"sync"
 	"testing"
 
@@ -111,16 +111,6 @@ func breakRun(t *testing.T, msgs []sentMsg) []sentMsg {
 	return append(msgs[:lost], msgs[lost+1:]...)
 }
 
-// words is a summary's text with every figure blanked: the vocabulary alone.
-func words(t *testing.T, s summary.Summary) string {
-	t.Helper()
-	var b bytes.Buffer
-	if err := s.Write(&b); err != nil {
-		t.Fatal(err)
-	}
-	return regexp.MustCompile(`[0-9]+`).ReplaceAllString(b.String(), "N")
-}
-
 // TestSummaryOfOneBrokenRun: the same broken run, read from its topics and from the store
 // the stand filled from them, says each fault in the same word where both sources can tell
 // it, exactly: the lost message is missing in the hits topic and the events table; the
@@ -202,20 +192,11 @@ func TestSummaryOfOneBrokenRun(t *testing.T) {
 	if r := res.Events.Total; events.Copies != r.Copies || events.Planned != r.Planned || r.Copies < 2 {
 		t.Errorf("events copies %d planned %d, the table's %d and %d", events.Copies, events.Planned, r.Copies, r.Planned)
 	}
-	// The same words, line by line.
-	kw, sw := words(t, ks), words(t, ss)
-	re := regexp.MustCompile(`(?m)^summary [^:]*: (.*?)(;.*)?$`)
-	var vocab string
-	for _, m := range append(re.FindAllStringSubmatch(kw, -1), re.FindAllStringSubmatch(sw, -1)...) {
-		if vocab == "" {
-			vocab = m[1]
-		}
-		if m[1] != vocab {
-			t.Errorf("a line speaks %q, another %q", m[1], vocab)
-		}
-	}
-	if want := "planned N, present N, missing N, unplanned N, changed N, copies N, other runs N"; vocab != want {
-		t.Errorf("the vocabulary is %q, want %q\n%s%s", vocab, want, kw, sw)
+	// The same words: one heading over both sources' rows.
+	kh, _, _ := strings.Cut(text(t, ks), "\n")
+	sh, _, _ := strings.Cut(text(t, ss), "\n")
+	if want := strings.Join(summary.Head, " "); strings.Join(strings.Fields(kh), " ") != want || strings.Join(strings.Fields(sh), " ") != want {
+		t.Errorf("headings %q and %q, want the words %q", kh, sh, want)
 	}
 }
 

@@ -31,6 +31,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/clickgen/clickgen/generator/internal/columns"
 )
 
 // Counts counts one unit kind, or all of them, in the vocabulary's words. Each count is of
@@ -119,20 +121,43 @@ func (c Counts) Words() string {
 	return b.String()
 }
 
-// Write writes s as one line per unit kind, then the total:
+// Head is the heading of [Summary.Write]'s table: the vocabulary's words, in order.
+var Head = []string{"summary", "planned", "present", "missing", "unplanned", "changed", "copies", "other runs"}
+
+// Write writes s as a table (cut to fit columns.Width): a row per unit kind, labelled with
+// what one count is, then the total; then, when some extra is not 0, a line naming them:
 //
-//	summary hits (messages): planned 10, present 9, missing 1, …
-//	summary total: planned …
+//	summary            planned  present  missing  unplanned  changed  copies  other runs
+//	hits (messages)    1239     1238     1        1          1        1       1
+//	orders (messages)  0        0        0        0          0        0       0
+//	total              1239     1238     1        1          1        1       1
+//	  extra: hits wrong partition 1
 func (s Summary) Write(w io.Writer) error {
-	var b strings.Builder
-	for _, l := range s.Lines {
-		name := l.Unit
-		if l.Table != "" {
-			name += " " + l.Table
+	row := func(label string, c Counts) []string {
+		r := []string{label}
+		for _, n := range []int{c.Planned, c.Present, c.Missing, c.Unplanned, c.Changed, c.Copies, c.OtherRuns} {
+			r = append(r, strconv.Itoa(n))
 		}
-		fmt.Fprintf(&b, "summary %s (%s): %s\n", name, l.Of, l.Words())
+		return r
 	}
-	fmt.Fprintf(&b, "summary total: %s\n", s.Total.Words())
+	t := columns.Table{Head: Head}
+	var extra []string
+	for _, l := range s.Lines {
+		t.Rows = append(t.Rows, row(l.Unit+" ("+l.Of+")", l.Counts))
+		for _, k := range slices.Sorted(maps.Keys(l.Extra)) {
+			if n := l.Extra[k]; n != 0 {
+				extra = append(extra, fmt.Sprintf("%s %s %d", l.Unit, strings.ReplaceAll(k, "_", " "), n))
+			}
+		}
+	}
+	t.Rows = append(t.Rows, row("total", s.Total))
+	var b strings.Builder
+	if err := t.Write(&b, columns.Width); err != nil {
+		return err
+	}
+	if len(extra) > 0 {
+		b.WriteString("  " + columns.Wrap("extra: "+strings.Join(extra, ", "), columns.Width-2, "    ") + "\n")
+	}
 	_, err := io.WriteString(w, b.String())
 	return err
 }
