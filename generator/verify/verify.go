@@ -191,12 +191,16 @@ func (c *Config) logf(format string, args ...any) {
 // name is field key as the config's names name it, or words.
 func (c *Config) name(key, words string) string { return field.Name(c.Names, key, words) }
 
-// publish keeps res as the report's document, then writes its table: a table that cannot be
-// written (stdout closed: verify | head -1) fails the verification, and the report still
-// says the result and that.
-func (c *Config) publish(res interface{ WriteTable(io.Writer) error }) error {
-	c.rep.Keep(res)
-	return res.WriteTable(c.Stdout)
+// publish keeps res, with its summary, as the report's document, then writes its table and
+// its summary: a table that cannot be written (stdout closed: verify | head -1) fails the
+// verification, and the report still says the result and that.
+func (c *Config) publish(res result) error {
+	s := res.SummaryCounts()
+	c.rep.Keep(withSummary{res: res, summary: s})
+	if err := res.WriteTable(c.Stdout); err != nil {
+		return err
+	}
+	return writeSummary(c.Stdout, s)
 }
 
 // setMemoryLimit sets, when asked to, the soft memory limit of reading world w's range on

@@ -89,6 +89,10 @@ type TopicResult struct {
 	Differences map[string]int `json:"differences"`
 	// OK says that the topic reconciles: no difference, every count equal.
 	OK bool `json:"ok"`
+
+	// changed counts the missing messages whose changed bytes arrived instead (see
+	// [Result.SummaryCounts]), copies the unexpected messages equal to a sent one.
+	changed, copies int
 }
 
 // Kinds of [Difference], in the order tables list them.
@@ -190,6 +194,19 @@ type Checker struct {
 	other     [2]Tally
 	otherDays [2]map[int]struct{}
 	wasOther  bool
+	// copies counts the unexpected messages equal to a sent one; accepted the other
+	// unexpected messages of the run that the intake accepts, by their dedup id (and
+	// snapshot, for orders), to tell a changed message from a missing and an unplanned one.
+	copies   [2]int
+	accepted [2]map[idDay]int
+}
+
+// idDay is an accepted message's dedup id (a hit's WatchID, an order's order_id numbered as
+// the expectation numbers them) and, for orders, its snapshot's model day (0 for hits: a
+// WatchID is the run's one event).
+type idDay struct {
+	id  uint64
+	day int
 }
 
 // exampleGroup is what examples are capped by: kind, topic and day.
@@ -218,6 +235,7 @@ func (e *Expectation) NewChecker() *Checker {
 	for t := range c.unexp {
 		c.other[t] = newTally(topic(t), e.partitions(topic(t)))
 		c.otherDays[t] = map[int]struct{}{}
+		c.accepted[t] = map[idDay]int{}
 		c.unexp[t] = newTally(topic(t), e.partitions(topic(t)))
 		c.unexpStand[t] = Stand{ODSErrors: zeroErrors(topic(t))}
 		c.unexpIDs[t] = map[uint64]struct{}{}
@@ -310,6 +328,7 @@ func (c *Checker) unexpected(t topic, m *Message, copyOf int32) {
 		s := &c.e.slots[copyOf]
 		out, id = s.outcome, s.id
 		d.Day = c.e.units[s.unit].day
+		c.copies[t]++
 		d.Note = strings.Join(strings.Fields("a further copy of a sent "+labels[s.label]+" "+c.e.kinds[s.kind]+" message"), " ")
 	} else {
 		var oid string
@@ -325,6 +344,17 @@ func (c *Checker) unexpected(t topic, m *Message, copyOf int32) {
 		}
 		if t == orders && out == outAccepted {
 			id = c.orderID(oid)
+		}
+		if out == outAccepted {
+			k := idDay{id: id}
+			if t == orders {
+				if day, ok := namedDay(t, m.Value); ok {
+					k.day = day
+				} else {
+					k.day = -1 // no snapshot's: it changed none
+				}
+			}
+			c.accepted[t][k]++
 		}
 	}
 	d.Class = outcomes[t][out]
@@ -355,6 +385,18 @@ func (c *Checker) otherDay(t topic, v []byte) (int, bool) {
 	if c.strict {
 		return 0, false
 	}
+	day, ok := namedDay(t, v)
+	if !ok {
+		return 0, false
+	}
+	if _, planned := c.e.days[t][day]; planned {
+		return 0, false
+	}
+	return day, true
+}
+
+// namedDay is the model day a message of topic t names (otherDay says how it is read).
+func namedDay(t topic, v []byte) (int, bool) {
 	key := `"EventDate":"`
 	if t == orders {
 		key = `"snapshot_date":"`
@@ -367,11 +409,7 @@ func (c *Checker) otherDay(t topic, v []byte) (int, bool) {
 	if !ok {
 		return 0, false
 	}
-	day := int(d) - int(world.DayDate(0))
-	if _, planned := c.e.days[t][day]; planned {
-		return 0, false
-	}
-	return day, true
+	return int(d) - int(world.DayDate(0)), true
 }
 
 // parseDate reads YYYY-MM-DD.
@@ -460,6 +498,7 @@ func (c *Checker) Result() *Result {
 		*tr = TopicResult{Topic: t.String(), Partitions: e.partitions(t), Want: newTally(t, e.partitions(t)), Got: newTally(t, e.partitions(t)),
 			Unexpected: cloneTally(c.unexp[t]), StandGot: Stand{ODSErrors: zeroErrors(t)}, OK: true}
 		all := maps.Clone(c.unexpIDs[t])
+		accepted := maps.Clone(c.accepted[t])
 		for ui := range e.units {
 			u := &e.units[ui]
 			if u.topic != t {
@@ -480,6 +519,15 @@ func (c *Checker) Result() *Result {
 						d.What = strings.TrimSpace(d.What + " (a redelivered copy)")
 					}
 					note(d)
+					if s.outcome == outAccepted {
+						k := idDay{id: s.id}
+						if t == orders {
+							k.day = u.day
+						}
+						n := min(d.Count, accepted[k])
+						tr.changed += n
+						accepted[k] -= n
+					}
 				}
 				if got == 0 {
 					continue
@@ -519,6 +567,7 @@ func (c *Checker) Result() *Result {
 		}
 		addTally(&tr.Got, tr.Unexpected)
 		tr.Other = cloneTally(c.other[t])
+		tr.copies = c.copies[t]
 		tr.OtherDays = slices.Sorted(maps.Keys(c.otherDays[t]))
 		tr.UnexpectedStand = cloneStand(c.unexpStand[t])
 		tr.UnexpectedStand.ODS = len(c.unexpIDs[t])
