@@ -54,16 +54,6 @@ func buildClickgen(t *testing.T) string {
 	return built.bin
 }
 
-// asProcess is the built command, for the tests that start it themselves with arguments of
-// their own (runAsProcess sets it).
-var asProcess string
-
-// runAsProcess makes asProcess bin until t ends.
-func runAsProcess(t *testing.T, bin string) {
-	asProcess = bin
-	t.Cleanup(func() { asProcess = "" })
-}
-
 // clickgen runs the built command with args and returns stdout, stderr and the exit code.
 func clickgen(t *testing.T, args ...string) (string, string, int) {
 	t.Helper()

@@ -91,6 +91,7 @@ func everyTableBut(role, table string) []string {
 // distinct classes: verify differs, in at most 400 MB (the rows) and 1 GiB (the classes) of
 // peak memory and 200 KB of output each, every store string cut and escaped.
 func TestRealClickHouseVerifyBounded(t *testing.T) {
+	t.Parallel() // its own servers: it waits on them beside the other real tiers
 	if testing.Short() {
 		t.Skip("a real ClickHouse server and 80 MB of rows: not under -short")
 	}

@@ -72,6 +72,7 @@ func checkFreshness(t *testing.T, s *runreport.Store, wall time.Duration) {
 // group still takes everything, nothing reaches the table), the next day's sampled keys are
 // unseen, listed, and store_unseen==0 ends the run with exit code 3 after the follow timeout.
 func TestRealClickHouseStoreFreshness(t *testing.T) {
+	t.Parallel() // its own servers: it waits on them beside the other real tiers
 	s := startRealStand(t)
 	dir := t.TempDir()
 	rep := filepath.Join(dir, "day0.json")
@@ -133,7 +134,7 @@ func startRealCluster(t *testing.T, shards, replicas int) *realCluster {
 	start := time.Now()
 	k := realkafka.Start(t, 1)
 	t.Logf("Kafka node up in %v", time.Since(start).Round(time.Millisecond))
-	runAsProcess(t, buildClickgen(t))
+	buildClickgen(t) // verifyCmd runs the built command
 	resetTopics(t, k.Bootstrap(), standTopics)
 	start = time.Now()
 	c := realclickhouse.StartCluster(t, realclickhouse.ClusterOptions{Shards: shards, Replicas: replicas})
@@ -179,6 +180,7 @@ func fillRealCluster(t *testing.T, shards, replicas int, day0 func(*realCluster)
 // Distributed faces: every event once as FINAL counts it, on the shard its ClientID names, both
 // shards holding some; every raw row; every order version and one current row per order.
 func TestRealClusterFill(t *testing.T) {
+	t.Parallel() // its own servers: it waits on them beside the other real tiers
 	rep := filepath.Join(t.TempDir(), "day0.json")
 	c, inv, wall := fillRealCluster(t, 2, 1, func(c *realCluster) []string {
 		return []string{"--follow-clickhouse", c.ch.URL(), "--follow-sample", "300/s",

@@ -30,7 +30,7 @@ func startRealStand(t *testing.T) *realStand {
 	start := time.Now()
 	k := realkafka.Start(t, 1)
 	t.Logf("Kafka node up in %v", time.Since(start).Round(time.Millisecond))
-	runAsProcess(t, buildClickgen(t))
+	buildClickgen(t) // verifyCmd runs the built command
 	resetTopics(t, k.Bootstrap(), standTopics)
 	start = time.Now()
 	ch := realclickhouse.Start(t, realclickhouse.Options{})
@@ -128,6 +128,7 @@ func sameRows(t *testing.T, what string, got, want map[string]string) {
 // frozen server, a date deleted, a row inserted, the server killed while it consumes and
 // started again.
 func TestRealClickHouse(t *testing.T) {
+	t.Parallel() // its own servers: it waits on them beside the other real tiers
 	s, inv := fillRealStand(t)
 	ch := s.ch
 

@@ -60,6 +60,7 @@ func columnsOf(ch *realclickhouse.Server, table string, with map[string]string) 
 
 // TestRealClickHouseVerifyValues: see the file's comment.
 func TestRealClickHouseVerifyValues(t *testing.T) {
+	t.Parallel() // its own servers: it waits on them beside the other real tiers
 	s, inv := fillRealStand(t)
 	fill := []string{"--day", "0", "--days", "8"}
 	password := s.ch.Password()
@@ -162,7 +163,7 @@ func TestRealClickHouseVerifyValues(t *testing.T) {
 		ctx, cancel := context.WithTimeout(context.Background(), verifyBound)
 		defer cancel()
 		file := filepath.Join(t.TempDir(), "verify.json")
-		cmd := exec.CommandContext(ctx, asProcess, "verify", "--clickhouse", s.ch.UserURL(), "--report", file, "--day", "0", "--days", "8")
+		cmd := exec.CommandContext(ctx, buildClickgen(t), "verify", "--clickhouse", s.ch.UserURL(), "--report", file, "--day", "0", "--days", "8")
 		cmd.Env = append(os.Environ(), "CLICKHOUSE_PASSWORD="+password)
 		out, err := cmd.Output()
 		if code := exitCodeOf(t, err); code != 1 || !strings.Contains(string(out), "dm.purchase_vs_orders_v does not exist (--marts-view '' skips it)") {

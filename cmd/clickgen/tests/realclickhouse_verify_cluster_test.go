@@ -31,6 +31,7 @@ func oneLineOut(s string) string { return strings.Join(strings.Fields(s), " ") }
 // does so read-only: exit 1 naming shard 2 and its address, at once, not a timeout (before:
 // the dead shard's events listed as missing).
 func TestRealClusterVerify(t *testing.T) {
+	t.Parallel() // its own servers: it waits on them beside the other real tiers
 	c, inv, _ := fillRealCluster(t, 2, 1, nil)
 	s := &realStand{kafka: c.kafka, ch: c.ch.First(), brokers: c.brokers}
 
@@ -111,6 +112,7 @@ func TestRealClusterVerify(t *testing.T) {
 // replica of shard 2 killed, its twin answers, and the store read through the Distributed
 // faces is whole: exit 0, for a reader whose profile skips unavailable shards read-only too.
 func TestRealClusterVerifyReplicas(t *testing.T) {
+	t.Parallel() // its own servers: it waits on them beside the other real tiers
 	c, _, _ := fillRealCluster(t, 2, 2, nil)
 	s := &realStand{kafka: c.kafka, ch: c.ch.First(), brokers: c.brokers}
 	c.ch.Server(2, 1).Kill()

@@ -37,10 +37,11 @@ type storeRun struct {
 }
 
 // verifyCmd is the command line of `clickgen verify --clickhouse` against s's server as
-// realclickhouse.User, with a report into file, then args; the stand has no marts view.
+// realclickhouse.User, with a report into file, then args; the stand has no marts view. The
+// stand's start built the command.
 func (s *realStand) verifyCmd(ctx context.Context, password, file string, args ...string) *exec.Cmd {
 	all := append([]string{"verify", "--clickhouse", s.ch.UserURL(), "--marts-view", "", "--report", file}, args...)
-	cmd := exec.CommandContext(ctx, asProcess, all...)
+	cmd := exec.CommandContext(ctx, built.bin, all...)
 	cmd.Env = append(os.Environ(), "CLICKHOUSE_PASSWORD="+password)
 	return cmd
 }
@@ -352,6 +353,7 @@ func sameSet(t *testing.T, what string, got, want map[uint64]int) {
 // twice, as SQL counts it), --wait while the engine consumes, a wrong password, and a server
 // that stops answering (exit 1 within --timeout, before the first query and mid-read).
 func TestRealClickHouseVerify(t *testing.T) {
+	t.Parallel() // its own servers: it waits on them beside the other real tiers
 	s, inv := fillRealStand(t)
 	fill := []string{"--day", "0", "--days", "8"}
 	password := s.ch.Password()

@@ -250,12 +250,12 @@ func mustRun(t *testing.T, args ...string) (string, string) {
 // hits with 2 partitions and orders with 1, recreated empty for every subtest). Every verb
 // runs as a separate process of the built command.
 func TestRealKafka(t *testing.T) {
+	t.Parallel() // its own servers: it waits on them beside the other real tiers
 	start := time.Now()
 	c := realkafka.Start(t, 1)
 	t.Logf("one node up in %v", time.Since(start).Round(time.Millisecond))
 	kcatPath(t)
 	addr := c.Bootstrap()
-	runAsProcess(t, buildClickgen(t))
 	dir := t.TempDir()
 
 	for _, tc := range []struct {
@@ -268,7 +268,7 @@ func TestRealKafka(t *testing.T) {
 		{"KcatReadsWhatInventorySays", standTopics, func(t *testing.T) {
 			ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 			defer cancel()
-			kcatReadsWhatInventorySays(t, ctx, asProcess, kcatPath(t), addr)
+			kcatReadsWhatInventorySays(t, ctx, buildClickgen(t), kcatPath(t), addr)
 		}},
 		{"VerifyGarbageRedeliveryInject", standTopics, func(t *testing.T) { verifyAfterBatchAndSnapshot(t, addr) }},
 		{"VerifyMissingDay", standTopics, func(t *testing.T) { verifyMissingDay(t, addr) }},
@@ -337,7 +337,7 @@ func TestRealKafka(t *testing.T) {
 			// --create-topics, one creates them, the others find them being created.
 			ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 			defer cancel()
-			runPods(t, ctx, asProcess, addr, loadJob(t, "fill-job.yaml"), "--scale", "0.1")
+			runPods(t, ctx, buildClickgen(t), addr, loadJob(t, "fill-job.yaml"), "--scale", "0.1")
 			mustRun(t, "verify", "--brokers", addr, "--day", "0", "--days", "8", "--scale", "0.1")
 		}},
 		{"JavaPartitioner", standTopics, func(t *testing.T) { javaPartitioner(t, c, dir) }},
@@ -418,7 +418,7 @@ func interruptedProcess(t *testing.T, c *realkafka.Cluster, sig syscall.Signal, 
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
 	day0 := int64(inventoryOf(t, "--day", "0").Days[0].Messages)
-	cmd := exec.CommandContext(ctx, asProcess, "batch", "--day", "0", "--days", "8", "--brokers", c.Bootstrap(), "--topic", "hits", "--report", rep)
+	cmd := exec.CommandContext(ctx, buildClickgen(t), "batch", "--day", "0", "--days", "8", "--brokers", c.Bootstrap(), "--topic", "hits", "--report", rep)
 	stderr, err := cmd.StderrPipe()
 	if err != nil {
 		t.Fatal(err)
@@ -616,10 +616,10 @@ func mustScript(t *testing.T) string {
 // --replication-factor asks for; it used to ask for 1, leaving hits unreplicated on a cluster
 // built to survive a broker's death.
 func TestRealKafkaReplicated(t *testing.T) {
+	t.Parallel() // its own servers: it waits on them beside the other real tiers
 	start := time.Now()
 	c := realkafka.Start(t, 3)
 	t.Logf("three nodes up in %v", time.Since(start).Round(time.Millisecond))
-	runAsProcess(t, buildClickgen(t))
 	addr := c.Bootstrap()
 	rep := filepath.Join(t.TempDir(), "r.json")
 	mustRun(t, "batch", "--day", "1", "--scale", "0.1", "--brokers", addr, "--topic", "hits", "--create-topics", "--report", rep)
