@@ -345,15 +345,12 @@ func (day *Day) HitExtrasContext(ctx context.Context, g Garbage) ([]Extra, error
 				return nil, ctx.Err()
 			}
 			e := &extras[i]
-			var clean []byte
+			m := defect{s: s, faker: faker, fresh: fresh[i], sc: &sc}
 			if e.Source >= 0 {
-				if c := garbageClassNamed(e.Class); c == nil || !c.blind {
-					sc.clean = day.AppendEvent(sc.clean[:0], e.Source)
-					clean = sc.clean
-				}
+				m.from, m.source = day, e.Source // rendered if the maker reads it
 				e.Key, keys = appendKey(keys, day.ClientID(e.Source), count-i)
 			}
-			e.Kind, e.Value = hitDefectScratch(s, faker, e.Class, clean, fresh[i], &sc)
+			e.Kind, e.Value = makeHit(e.Class, m)
 		}
 		out = append(out, extras...)
 	}
@@ -582,13 +579,71 @@ func (m defect) join(fs [][2][]byte) []byte {
 	if m.sc == nil {
 		return join(fs)
 	}
-	n := joinedLen(fs)
+	return m.keep(joinTo(m.room(joinedLen(fs)), fs))
+}
+
+// room returns empty memory with room for a message of n bytes: new, or the rest of m's
+// scratch for messages. Append the message to it and pass it to keep.
+func (m defect) room(n int) []byte {
+	if m.sc == nil {
+		return make([]byte, 0, n)
+	}
 	if cap(m.sc.out)-len(m.sc.out) < n {
 		m.sc.out = make([]byte, 0, max(n, 256<<10))
 	}
-	from := len(m.sc.out)
-	m.sc.out = joinTo(m.sc.out, fs)
-	return m.sc.out[from:len(m.sc.out):len(m.sc.out)]
+	return m.sc.out[len(m.sc.out):]
+}
+
+// keep returns msg, appended to memory from room, as a message (its capacity its length),
+// and takes its bytes out of m's scratch for messages.
+func (m defect) keep(msg []byte) []byte {
+	if m.sc != nil {
+		m.sc.out = m.sc.out[:len(m.sc.out)+len(msg)]
+	}
+	return msg[:len(msg):len(msg)]
+}
+
+// message returns the concatenation of parts as a new message.
+func (m defect) message(parts ...[]byte) []byte {
+	n := 0
+	for _, p := range parts {
+		n += len(p)
+	}
+	b := m.room(n)
+	for _, p := range parts {
+		b = append(b, p...)
+	}
+	return m.keep(b)
+}
+
+// splice returns obj with obj[from:to] replaced by ins, as a new message.
+func (m defect) splice(obj []byte, from, to int, ins string) []byte {
+	b := m.room(len(obj) - (to - from) + len(ins))
+	b = append(b, obj[:from]...)
+	b = append(b, ins...)
+	b = append(b, obj[to:]...)
+	return m.keep(b)
+}
+
+// locate finds field k of canonical object obj (of ks's keys, in order): the offsets of its
+// key's marker `"Key":`, of its value and of the end of its value (the comma after it, or
+// the closing brace). In a canonical hit a key's marker occurs only as that key, as a string
+// value escapes its quotes, so a search from the start finds what [keyset.split] finds, field
+// after field (TestLocateIsSplit checks every field of every event of several days).
+func (ks *keyset) locate(obj []byte, k int) (key, val, end int) {
+	key = bytes.Index(obj, ks.markers[k])
+	if key < 1 || obj[key-1] != ',' && (k > 0 || obj[key-1] != '{') {
+		panic(fmt.Sprintf("generator: canonical object lacks %s", ks.names[k]))
+	}
+	val = key + len(ks.markers[k])
+	end = len(obj) - 1
+	if k+1 < len(ks.markers) {
+		end = val + bytes.Index(obj[val:], ks.markers[k+1]) - 1
+		if end < val || obj[end] != ',' {
+			panic(fmt.Sprintf("generator: canonical object lacks , before %s at %d", ks.names[k+1], end))
+		}
+	}
+	return key, val, end
 }
 
 // joinTo appends the object join writes of fs to b.
@@ -611,17 +666,21 @@ func joinTo(b []byte, fs [][2][]byte) []byte {
 			b = append(b, f[1]...)
 			continue
 		}
-		if plainKey(f[0]) {
-			b = append(b, '"')
-			b = append(b, f[0]...)
-			b = append(b, '"')
-		} else {
-			b = schema.AppendString(b, string(f[0]))
-		}
+		b = appendName(b, f[0])
 		b = append(b, ':')
 		b = append(b, f[1]...)
 	}
 	return append(b, '}')
+}
+
+// appendName appends key k as a JSON string.
+func appendName(b, k []byte) []byte {
+	if plainKey(k) {
+		b = append(b, '"')
+		b = append(b, k...)
+		return append(b, '"')
+	}
+	return schema.AppendString(b, string(k))
 }
 
 // plainKey reports whether schema.AppendString writes k between quotes as it is: printable
@@ -647,14 +706,17 @@ func setField(fs [][2][]byte, key string, raw string) {
 
 func quoted(s string) string { return string(schema.AppendString(nil, s)) }
 
-// notAnObject builds a message whose root is not a JSON object (or not JSON at all).
-func notAnObject(s *stream, faker *gofakeit.Faker, clean []byte) (string, []byte) {
-	kinds := []string{"truncated", "binary", "plain_text", "scalar", "array"}
-	kind := pickOf(s, kinds)
+var notAnObjectKinds = []string{"truncated", "binary", "plain_text", "scalar", "array"}
+
+// notAnObject builds a message whose root is not a JSON object (or not JSON at all); object
+// returns the object it may derive from, called only when it does.
+func notAnObject(m defect, object func() []byte) (string, []byte) {
+	s, faker := m.s, m.faker
+	kind := pickOf(s, notAnObjectKinds)
 	switch kind {
 	case "truncated":
-		if len(clean) > 2 {
-			return kind, slices.Clone(clean[:1+s.Int(len(clean)-2)])
+		if clean := object(); len(clean) > 2 {
+			return kind, m.message(clean[:1+s.Int(len(clean)-2)])
 		}
 		return kind, []byte(`{"WatchID":`)
 	case "binary":
@@ -669,37 +731,86 @@ func notAnObject(s *stream, faker *gofakeit.Faker, clean []byte) (string, []byte
 	case "scalar":
 		return kind, []byte(pickOf(s, []string{"123", `"hello"`, "true", "null", "-7.5", `""`}))
 	}
-	return kind, append(append([]byte{'['}, clean...), ']')
+	return kind, m.message([]byte{'['}, object(), []byte{']'})
 }
 
-// keysetMismatch builds an object whose key set differs from the contract's.
-func keysetMismatch(m defect, fs [][2][]byte) (string, []byte) {
-	s, faker := m.s, m.faker
-	kinds := []string{"missing_key", "extra_key", "renamed_key", "wrong_case", "empty_object"}
-	kind := pickOf(s, kinds)
-	switch kind {
+// keysetEdit is one keyset_mismatch as drawn: applied alike to an object's fields (orders) or
+// to its bytes (hits).
+type keysetEdit struct {
+	kind string
+	at   int    // missing_key, renamed_key, wrong_case: the field; extra_key: the field it goes before
+	name []byte // extra_key, renamed_key, wrong_case: the new key
+	raw  []byte // extra_key: its value
+}
+
+var keysetKinds = []string{"missing_key", "extra_key", "renamed_key", "wrong_case", "empty_object"}
+
+// drawKeysetEdit draws a keyset_mismatch of an object of keys.
+func drawKeysetEdit(s *stream, faker *gofakeit.Faker, keys []string) keysetEdit {
+	e := keysetEdit{kind: pickOf(s, keysetKinds)}
+	switch e.kind {
 	case "missing_key":
-		i := s.Int(len(fs))
-		return kind, m.join(slices.Delete(fs, i, i+1))
+		e.at = s.Int(len(keys))
 	case "extra_key":
-		extra := pickOf(s, []string{"UserAgent", "SessionStart", "debug", "_ts"})
-		fs = slices.Insert(fs, s.Int(len(fs)+1), [2][]byte{[]byte(extra), []byte(quoted(faker.Word()))})
-		return kind, m.join(fs)
+		e.name = []byte(pickOf(s, []string{"UserAgent", "SessionStart", "debug", "_ts"}))
+		e.at = s.Int(len(keys) + 1)
+		e.raw = []byte(quoted(faker.Word()))
 	case "renamed_key":
-		i := s.Int(len(fs))
-		fs[i][0] = append(slices.Clone(fs[i][0]), pickOf(s, []string{"_v2", "Old", "_"})...)
-		return kind, m.join(fs)
+		e.at = s.Int(len(keys))
+		e.name = append([]byte(keys[e.at]), pickOf(s, []string{"_v2", "Old", "_"})...)
 	case "wrong_case":
-		i := s.Int(len(fs))
-		name := string(fs[i][0])
+		e.at = s.Int(len(keys))
+		name := keys[e.at]
 		if lower := strings.ToLower(name); lower != name {
-			fs[i][0] = []byte(lower)
+			e.name = []byte(lower)
 		} else {
-			fs[i][0] = []byte(strings.ToUpper(name))
+			e.name = []byte(strings.ToUpper(name))
 		}
-		return kind, m.join(fs)
 	}
-	return kind, []byte("{}")
+	return e
+}
+
+// applyToFields makes e's message of an object split into fs.
+func (e keysetEdit) applyToFields(m defect, fs [][2][]byte) []byte {
+	switch e.kind {
+	case "missing_key":
+		return m.join(slices.Delete(fs, e.at, e.at+1))
+	case "extra_key":
+		return m.join(slices.Insert(fs, e.at, [2][]byte{e.name, e.raw}))
+	case "renamed_key", "wrong_case":
+		fs[e.at][0] = e.name
+		return m.join(fs)
+	}
+	return []byte("{}")
+}
+
+// applyTo makes e's message of canonical object obj of ks's keys by editing its bytes: the
+// bytes applyToFields makes of obj's fields.
+func (e keysetEdit) applyTo(m defect, ks *keyset, obj []byte) []byte {
+	last := len(ks.names) - 1
+	switch e.kind {
+	case "missing_key":
+		key, _, end := ks.locate(obj, e.at)
+		if e.at == last {
+			return m.message(obj[:key-1], obj[end:]) // from the comma before it
+		}
+		return m.message(obj[:key], obj[end+1:])
+	case "extra_key":
+		var buf [64]byte
+		field := appendName(buf[:0], e.name)
+		field = append(field, ':')
+		field = append(field, e.raw...)
+		if e.at > last {
+			return m.message(obj[:len(obj)-1], []byte{','}, field, obj[len(obj)-1:])
+		}
+		key, _, _ := ks.locate(obj, e.at)
+		return m.message(obj[:key], field, []byte{','}, obj[key:])
+	case "renamed_key", "wrong_case":
+		var buf [64]byte
+		key, val, _ := ks.locate(obj, e.at)
+		return m.message(obj[:key], append(appendName(buf[:0], e.name), ':'), obj[val:])
+	}
+	return []byte("{}")
 }
 
 // dateSpelling is an EventDate the stand's intake accepts: the kind of accepted_bad it is and

@@ -48,8 +48,6 @@ type garbageClass struct {
 	// the topic does not carry the class. A maker's draws from its stream, and their order,
 	// are part of the world's bytes: change them only with a version bump.
 	hit, order maker
-	// blind says the hit maker never reads the clean event, which is then not rendered for it.
-	blind bool
 }
 
 // maker derives one malformed message from a clean one and returns what exactly is wrong with
@@ -61,23 +59,29 @@ type defect struct {
 	s     *stream         // the DEFECTS substream, positioned for this message
 	faker *gofakeit.Faker // seeded from s
 	// clean is the clean message: a hit's event bytes, or an order row (never nil: a snapshot
-	// without rows gets a plausible one, see orderDefect).
-	clean []byte
-	fresh uint64 // hits: the WatchID of the malformed copy, unique in its day
-	day   int    // orders: the day of the snapshot
+	// without rows gets a plausible one, see orderDefect). A hit's may instead be given as
+	// event source of from, rendered when the maker first reads it ([defect.event]): a maker
+	// that never does costs no rendering.
+	clean  []byte
+	from   *Day
+	source int
+	fresh  uint64 // hits: the WatchID of the malformed copy, unique in its day
+	day    int    // orders: the day of the snapshot
 	// sc, if not nil, is memory the maker may reuse from one message to the next (it never
-	// returns bytes that alias it).
+	// returns bytes that alias it, but for the messages it carves out of sc.out). It is
+	// required with from.
 	sc *defectScratch
 }
 
-// defectScratch is the memory one maker of malformed messages reuses from message to message:
-// the fields of the clean message and the fresh WatchID's digits.
+// defectScratch is the memory one maker of malformed messages reuses from message to message.
 type defectScratch struct {
-	fs    [][2][]byte
-	id    [20]byte
-	clean []byte // the clean event, rendered for the next message
-	obj   []byte // an object only read by the maker
+	clean []byte // the clean event, rendered for the current message
+	obj   []byte // the clean event under its fresh WatchID, only read by the maker
 	out   []byte // the makers' messages, carved one after the other
+	// dateOf and date remember accepted_bad's spelling of the last EventDate it was asked for:
+	// a day's events share one date.
+	dateOf []byte
+	date   dateSpelling
 }
 
 // garbageClasses is the garbage table, in the order the inventory lists classes. The order of
@@ -88,7 +92,7 @@ var garbageClasses = [...]garbageClass{
 	{name: GarbageKeysetMismatch, weight: 1, outcome: intake.KeysetMismatch, hit: hitKeysetMismatch, order: orderKeysetMismatch},
 	{name: GarbageKeyUnparsed, weight: 1, outcome: intake.KeyFieldUnparsed, hit: hitKeyUnparsed},
 	{name: GarbageAcceptedBad, outcome: intake.Accepted, hit: hitAcceptedBad},
-	{name: GarbageVanishing, outcome: intake.NoRow, hit: hitVanishing, blind: true},
+	{name: GarbageVanishing, outcome: intake.NoRow, hit: hitVanishing},
 	{name: GarbageFieldInvalid, weight: 1, outcome: intake.FieldInvalid, order: orderFieldInvalid},
 }
 
@@ -169,16 +173,16 @@ func GarbageOutcome(kind, class string) (outcome string, ok bool) {
 
 // hitDefect derives a malformed hit of class from the clean event bytes, with WatchID fresh.
 func hitDefect(s *stream, faker *gofakeit.Faker, class string, clean []byte, fresh uint64) (string, []byte) {
-	return hitDefectScratch(s, faker, class, clean, fresh, nil)
+	return makeHit(class, defect{s: s, faker: faker, clean: clean, fresh: fresh})
 }
 
-// hitDefectScratch is hitDefect reusing sc's memory (nil: none).
-func hitDefectScratch(s *stream, faker *gofakeit.Faker, class string, clean []byte, fresh uint64, sc *defectScratch) (string, []byte) {
+// makeHit makes a malformed hit of class from m.
+func makeHit(class string, m defect) (string, []byte) {
 	c := garbageClassNamed(class)
 	if c == nil || c.hit == nil {
 		panic("generator: hit garbage class " + class)
 	}
-	return c.hit(defect{s: s, faker: faker, clean: clean, fresh: fresh, sc: sc})
+	return c.hit(m)
 }
 
 // orderDefect derives a malformed order row of class from a clean row of snapshot d (nil when
@@ -204,96 +208,132 @@ var (
 	orderKeys = schema.OrderKeyNames()
 )
 
-// hitFields splits m's clean event into its fields, with the fresh WatchID in place of its own:
-// every malformed hit derived from an event starts so.
-func (m defect) hitFields() (keys []string, fs [][2][]byte) {
-	sc := m.sc
-	if sc == nil {
-		sc = new(defectScratch)
+// event returns m's clean event, rendering it into m's scratch when it was given by its day.
+func (m defect) event() []byte {
+	if m.from == nil {
+		return m.clean
 	}
-	fs = hitKeyset.split(sc.fs, m.clean)
-	sc.fs = fs
-	fs[0][1] = strconv.AppendUint(sc.id[:0], m.fresh, 10) // WatchID, the contract's first key
-	return hitKeys, fs
+	m.sc.clean = m.from.AppendEvent(m.sc.clean[:0], m.source)
+	return m.sc.clean
+}
+
+// hitObject returns m's clean event with the fresh WatchID in place of its own, in m's scratch
+// when it has one: every malformed hit derived from an event starts so. The makers edit its
+// bytes where they change it ([keyset.locate], [defect.splice]); splitting the event into its
+// 47 fields and joining them back cost two thirds of a malformed hit.
+func (m defect) hitObject() []byte {
+	clean := m.event()
+	marker := hitKeyset.markers[0]
+	comma := bytes.IndexByte(clean, ',') // WatchID's value is digits
+	if len(clean) == 0 || clean[0] != '{' || !bytes.HasPrefix(clean[1:], marker) || comma < 0 {
+		panic("generator: a clean event that does not start with its WatchID")
+	}
+	var obj []byte
+	if m.sc != nil {
+		obj = m.sc.obj[:0]
+	}
+	obj = append(obj, '{')
+	obj = append(obj, marker...)
+	obj = strconv.AppendUint(obj, m.fresh, 10)
+	obj = append(obj, clean[comma:]...)
+	if m.sc != nil {
+		m.sc.obj = obj
+	}
+	return obj
+}
+
+// setHitField returns hit object obj with field k's value replaced by raw.
+func (m defect) setHitField(obj []byte, k int, raw string) []byte {
+	_, val, end := hitKeyset.locate(obj, k)
+	return m.splice(obj, val, end, raw)
 }
 
 // hitNotAnObject: the event's root is not a JSON object, or not JSON at all.
-func hitNotAnObject(m defect) (string, []byte) {
-	_, fs := m.hitFields()
-	// The object is only read: notAnObject's bytes never alias it.
-	if m.sc == nil {
-		return notAnObject(m.s, m.faker, join(fs))
-	}
-	m.sc.obj = joinTo(m.sc.obj[:0], fs)
-	return notAnObject(m.s, m.faker, m.sc.obj)
-}
+func hitNotAnObject(m defect) (string, []byte) { return notAnObject(m, m.hitObject) }
 
 // hitKeysetMismatch: the event's key set differs from the contract's.
 func hitKeysetMismatch(m defect) (string, []byte) {
-	_, fs := m.hitFields()
-	return keysetMismatch(m, fs)
+	e := drawKeysetEdit(m.s, m.faker, hitKeys)
+	if e.kind == "empty_object" {
+		return e.kind, []byte("{}")
+	}
+	return e.kind, e.applyTo(m, hitKeyset, m.hitObject())
 }
+
+var (
+	keyUnparsedKinds = []string{"id_text", "id_negative", "id_null", "id_object", "date_dotted", "time_fraction", "time_offset", "time_space"}
+	acceptedBadKinds = []string{"impossible_date", "id_numeric_string", "id_fraction", "wrong_type"}
+	// wrongTypes are accepted_bad's non-key columns of the wrong type: ClientTimeZone, Sign,
+	// ScreenWidth, GoalsReached.
+	wrongTypes = []struct {
+		col int
+		val string
+	}{{6, `"UTC+4"`}, {8, `"one"`}, {27, `"wide"`}, {34, `"42150001"`}}
+)
 
 // hitKeyUnparsed: WatchID, VisitID or ClientID, EventDate or UTCEventTime reads as NULL.
 func hitKeyUnparsed(m defect) (string, []byte) {
-	keys, fs := m.hitFields()
+	obj := m.hitObject()
 	s := m.s
-	kinds := []string{"id_text", "id_negative", "id_null", "id_object", "date_dotted", "time_fraction", "time_offset", "time_space"}
-	kind := pickOf(s, kinds)
-	id := keys[s.Int(3)] // WatchID, VisitID or ClientID
+	kind := pickOf(s, keyUnparsedKinds)
+	id := s.Int(3) // WatchID, VisitID or ClientID
 	switch kind {
 	case "id_text":
-		setField(fs, id, `"abc"`)
+		return kind, m.setHitField(obj, id, `"abc"`)
 	case "id_negative":
-		setField(fs, id, "-1")
+		return kind, m.setHitField(obj, id, "-1")
 	case "id_null":
-		setField(fs, id, "null")
+		return kind, m.setHitField(obj, id, "null")
 	case "id_object":
-		setField(fs, id, `{"value":1}`)
+		return kind, m.setHitField(obj, id, `{"value":1}`)
 	case "date_dotted":
-		setField(fs, keys[4], `"01.06.2026"`)
-	default:
-		t := string(bytes.Trim(fs[5][1], `"`)) // 2026-06-01T12:34:56Z
-		switch kind {
-		case "time_fraction":
-			t = strings.TrimSuffix(t, "Z") + ".123Z"
-		case "time_offset":
-			t = strings.TrimSuffix(t, "Z") + "+00:00"
-		default:
-			t = strings.Replace(strings.TrimSuffix(t, "Z"), "T", " ", 1)
-		}
-		setField(fs, keys[5], quoted(t))
+		return kind, m.setHitField(obj, 4, `"01.06.2026"`)
 	}
-	return kind, m.join(fs)
+	_, val, end := hitKeyset.locate(obj, 5)
+	t := string(bytes.Trim(obj[val:end], `"`)) // 2026-06-01T12:34:56Z
+	switch kind {
+	case "time_fraction":
+		t = strings.TrimSuffix(t, "Z") + ".123Z"
+	case "time_offset":
+		t = strings.TrimSuffix(t, "Z") + "+00:00"
+	default:
+		t = strings.Replace(strings.TrimSuffix(t, "Z"), "T", " ", 1)
+	}
+	return kind, m.splice(obj, val, end, quoted(t))
 }
 
 // hitAcceptedBad: a hit the intake accepts although it is wrong (a date it rolls over, a
 // lenient id, a non-key column of the wrong type), under its fresh WatchID.
 func hitAcceptedBad(m defect) (string, []byte) {
-	keys, fs := m.hitFields()
+	obj := m.hitObject()
 	s := m.s
-	kinds := []string{"impossible_date", "id_numeric_string", "id_fraction", "wrong_type"}
-	kind := pickOf(s, kinds)
+	kind := pickOf(s, acceptedBadKinds)
 	switch kind {
 	case "impossible_date":
 		// The kind is drawn as before; the value depends on the event's own date only.
-		date := acceptedBadDate(fs[4][1])
-		setField(fs, keys[4], date.raw)
-		kind = date.name
+		_, val, end := hitKeyset.locate(obj, 4)
+		date := m.acceptedBadDate(obj[val:end])
+		return date.name, m.splice(obj, val, end, date.raw)
 	case "id_numeric_string":
-		setField(fs, keys[0], quoted(strconv.FormatUint(m.fresh, 10)))
+		return kind, m.setHitField(obj, 0, quoted(strconv.FormatUint(m.fresh, 10)))
 	case "id_fraction":
-		setField(fs, keys[0], strconv.FormatUint(m.fresh, 10)+".5")
-	default:
-		// A non-key column of the wrong type: the intake extracts it with default-on-failure.
-		// Columns: ClientTimeZone, Sign, ScreenWidth, GoalsReached.
-		c := pickOf(s, []struct {
-			col int
-			val string
-		}{{6, `"UTC+4"`}, {8, `"one"`}, {27, `"wide"`}, {34, `"42150001"`}})
-		setField(fs, keys[c.col], c.val)
+		return kind, m.setHitField(obj, 0, strconv.FormatUint(m.fresh, 10)+".5")
 	}
-	return kind, m.join(fs)
+	// A non-key column of the wrong type: the intake extracts it with default-on-failure.
+	c := pickOf(s, wrongTypes)
+	return kind, m.setHitField(obj, c.col, c.val)
+}
+
+// acceptedBadDate is [acceptedBadDate], remembered in m's scratch for the last date.
+func (m defect) acceptedBadDate(raw []byte) dateSpelling {
+	if m.sc == nil {
+		return acceptedBadDate(raw)
+	}
+	if m.sc.dateOf == nil || !bytes.Equal(m.sc.dateOf, raw) {
+		m.sc.dateOf = append(m.sc.dateOf[:0], raw...)
+		m.sc.date = acceptedBadDate(raw)
+	}
+	return m.sc.date
 }
 
 // hitVanishing: an empty value or a tombstone, which leaves no row anywhere. It does not look at
@@ -306,11 +346,13 @@ func hitVanishing(m defect) (string, []byte) {
 }
 
 // orderNotAnObject: the row's root is not a JSON object, or not JSON at all.
-func orderNotAnObject(m defect) (string, []byte) { return notAnObject(m.s, m.faker, m.clean) }
+func orderNotAnObject(m defect) (string, []byte) { return notAnObject(m, m.event) }
 
 // orderKeysetMismatch: the row's key set differs from the contract's.
 func orderKeysetMismatch(m defect) (string, []byte) {
-	return keysetMismatch(m, fields(m.clean, orderKeys))
+	fs := fields(m.clean, orderKeys)
+	e := drawKeysetEdit(m.s, m.faker, orderKeys)
+	return e.kind, e.applyToFields(m, fs)
 }
 
 // orderFieldInvalid: a key of the row has the wrong JSON type or a value the strict intake
