@@ -281,42 +281,57 @@ func placement(s *stream, n, count int, after bool) []Extra {
 	return out
 }
 
-// sortExtras sorts x by After, keeping the order of extras with the same After. After is a
-// position among a day's clean messages, so a counting sort does it in two passes (sorting
-// (After, index) pairs was a tenth of a day's vanishing hits; a stable sort of the extras
-// themselves, 88 bytes each, a tenth of --garbage's time); each extra moves once.
+// sortExtras sorts x by After, keeping the order of extras with the same After; each extra
+// moves once (a stable sort of the extras themselves, 88 bytes each, cost a tenth of
+// --garbage's time).
 func sortExtras(x []Extra) {
-	if len(x) < 2 || len(x) > math.MaxInt32 {
-		slices.SortStableFunc(x, func(a, b Extra) int { return a.After - b.After })
-		return
-	}
-	sorted, top := true, 0
-	for i := range x {
-		a := x[i].After
-		if a < 0 || a > 8*len(x)+1<<16 { // not positions in a day: no counting
-			slices.SortStableFunc(x, func(a, b Extra) int { return a.After - b.After })
-			return
-		}
-		top = max(top, a)
-		sorted = sorted && (i == 0 || x[i-1].After <= a)
-	}
-	if sorted {
-		return
-	}
-	at := make([]int32, top+2) // at[a+1]: how many extras go after a; then where the first does
-	for i := range x {
-		at[x[i].After+1]++
-	}
-	for a := 1; a < len(at); a++ {
-		at[a] += at[a-1]
-	}
+	slots := extraSlots(x, nil)
 	moved := make([]Extra, len(x))
 	for i := range x {
-		a := x[i].After
-		moved[at[a]] = x[i]
-		at[a]++
+		moved[slots[i]] = x[i]
 	}
 	copy(x, moved)
+}
+
+// extraSlots returns where each extra of a, then of b, goes in their stream order: sorted by
+// After, in the order given among equal Afters. After is a position among a day's clean
+// messages, so a counting sort does it in two passes.
+func extraSlots(a, b []Extra) []int {
+	after := func(i int) int {
+		if i < len(a) {
+			return a[i].After
+		}
+		return b[i-len(a)].After
+	}
+	slots := make([]int, len(a)+len(b))
+	top := 0
+	for i := range slots {
+		top = max(top, after(i))
+		if after(i) < 0 || top > 8*len(slots)+1<<16 { // not positions in a day: no counting
+			for i := range slots {
+				slots[i] = i
+			}
+			slices.SortStableFunc(slots, func(i, j int) int { return after(i) - after(j) })
+			rank := make([]int, len(slots)) // slots holds the extras in order: invert it
+			for r, i := range slots {
+				rank[i] = r
+			}
+			return rank
+		}
+	}
+	at := make([]int, top+2) // at[p+1]: how many extras go after p; then where the first does
+	for i := range slots {
+		at[after(i)+1]++
+	}
+	for p := 1; p < len(at); p++ {
+		at[p] += at[p-1]
+	}
+	for i := range slots {
+		p := after(i)
+		slots[i] = at[p]
+		at[p]++
+	}
+	return slots
 }
 
 // HitExtras returns the malformed messages and redeliveries added to day's hits, sorted by
@@ -341,9 +356,21 @@ func (g Garbage) AddsHitExtras() bool {
 // nothing, so extras that complete are those HitExtras returns.
 func (day *Day) HitExtrasContext(ctx context.Context, g Garbage) ([]Extra, error) {
 	n := day.Len()
-	var out []Extra
-	if s, extras := day.hitGarbagePlan(g); s != nil {
-		count := len(extras)
+	s, bad := day.hitGarbagePlan(g)
+	var again []Extra // the re-sends, drawn from a stream of their own
+	if g.Redeliver > 0 {
+		rs := newStream(day.World.seed, streamRedelivery, day.N, 0)
+		again = placement(rs, n, countOf(rs, n, g.Redeliver), true)
+	}
+	if len(bad)+len(again) == 0 {
+		return nil, nil
+	}
+	// Each extra is made straight into its place in the stream: sorting the day's extras
+	// afterwards moved each twice.
+	slots := extraSlots(bad, again)
+	out := make([]Extra, len(bad)+len(again))
+	if s != nil {
+		count := len(bad)
 		used := make([]uint64, 0, n)
 		for _, e := range day.events {
 			used = append(used, e.watchID)
@@ -352,41 +379,37 @@ func (day *Day) HitExtrasContext(ctx context.Context, g Garbage) ([]Extra, error
 		faker := gofakeit.NewFaker(newPCGSource(s), false)
 		var sc defectScratch
 		var keys []byte // the extras' keys, one allocation for many
-		for i := range extras {
+		for i, e := range bad {
 			if i%ctxEvery == 0 && ctx.Err() != nil {
 				return nil, ctx.Err()
 			}
-			e := &extras[i]
 			m := defect{s: s, faker: faker, fresh: fresh[i], sc: &sc}
 			if e.Source >= 0 {
 				m.from, m.source = day, e.Source // rendered if the maker reads it
-				e.Key, keys = appendKey(keys, day.ClientID(e.Source), count-i)
 			}
 			e.Kind, e.Value = makeHit(e.Class, m)
-		}
-		out = extras
-	}
-	if g.Redeliver > 0 {
-		s := newStream(day.World.seed, streamRedelivery, day.N, 0)
-		extras := placement(s, n, countOf(s, n, g.Redeliver), true)
-		var keys, values []byte // the re-sends' keys and values, one allocation for many
-		for i := range extras {
-			if i%ctxEvery == 0 && ctx.Err() != nil {
-				return nil, ctx.Err()
+			if e.Source >= 0 {
+				// After the maker: the event's visit is in the cache if it rendered the event.
+				e.Key, keys = appendKey(keys, day.ClientID(e.Source), count-i)
 			}
-			e := &extras[i]
-			e.Kind = "redelivered"
-			if cap(values)-len(values) < 4<<10 { // room for the largest event (a purchase of 16 lines)
-				values = make([]byte, 0, min(1<<20, (len(extras)-i)*1400+4<<10))
-			}
-			from := len(values)
-			values = day.AppendEvent(values, e.Source)
-			e.Value = values[from:len(values):len(values)]
-			e.Key, keys = appendKey(keys, day.ClientID(e.Source), len(extras)-i)
+			out[slots[i]] = e
 		}
-		out = append(out, extras...)
 	}
-	sortExtras(out)
+	var keys, values []byte // the re-sends' keys and values, one allocation for many
+	for i, e := range again {
+		if i%ctxEvery == 0 && ctx.Err() != nil {
+			return nil, ctx.Err()
+		}
+		e.Kind = "redelivered"
+		if cap(values)-len(values) < 4<<10 { // room for the largest event (a purchase of 16 lines)
+			values = make([]byte, 0, min(1<<20, (len(again)-i)*1400+4<<10))
+		}
+		from := len(values)
+		values = day.AppendEvent(values, e.Source)
+		e.Value = values[from:len(values):len(values)]
+		e.Key, keys = appendKey(keys, day.ClientID(e.Source), len(again)-i)
+		out[slots[len(bad)+i]] = e
+	}
 	return out, nil
 }
 
@@ -671,14 +694,15 @@ func (m defect) splice(obj []byte, from, to int, ins string) []byte {
 	return m.keep(b)
 }
 
-// locate finds field k of canonical object obj (of ks's keys, in order): the offsets of its
-// key's marker `"Key":`, of its value and of the end of its value (the comma after it, or
-// the closing brace). In a canonical hit a key's marker occurs only as that key, as a string
-// value escapes its quotes, so a search from the start finds what [keyset.split] finds, field
-// after field (TestLocateIsSplit checks every field of every event of several days).
-func (ks *keyset) locate(obj []byte, k int) (key, val, end int) {
-	key = bytes.Index(obj, ks.markers[k])
-	if key < 1 || obj[key-1] != ',' && (k > 0 || obj[key-1] != '{') {
+// locate finds field k of canonical object obj (of ks's keys, in order), searching its key
+// from offset from on: the offsets of its key's marker `"Key":`, of its value and of the end
+// of its value (the comma after it, or the closing brace). In a canonical hit a key's marker
+// occurs only as that key, as a string value escapes its quotes, so a search from anywhere
+// before it finds what [keyset.split] finds, field after field (TestLocateIsSplit checks every
+// field of every event of several days).
+func (ks *keyset) locate(obj []byte, k, from int) (key, val, end int) {
+	key = from + bytes.Index(obj[from:], ks.markers[k])
+	if key < 1 || key < from || obj[key-1] != ',' && (k > 0 || obj[key-1] != '{') {
 		panic(fmt.Sprintf("generator: canonical object lacks %s", ks.names[k]))
 	}
 	val = key + len(ks.markers[k])
@@ -830,13 +854,13 @@ func (e keysetEdit) applyToFields(m defect, fs [][2][]byte) []byte {
 	return []byte("{}")
 }
 
-// applyTo makes e's message of canonical object obj of ks's keys by editing its bytes: the
-// bytes applyToFields makes of obj's fields.
-func (e keysetEdit) applyTo(m defect, ks *keyset, obj []byte) []byte {
-	last := len(ks.names) - 1
+// applyToHit makes e's message of hit object obj ([defect.hitObject]) by editing its bytes:
+// the bytes applyToFields makes of obj's fields.
+func (e keysetEdit) applyToHit(m defect, obj []byte) []byte {
+	last := len(hitKeys) - 1
 	switch e.kind {
 	case "missing_key":
-		key, _, end := ks.locate(obj, e.at)
+		key, _, end := m.locate(obj, e.at)
 		if e.at == last {
 			return m.message(obj[:key-1], obj[end:]) // from the comma before it
 		}
@@ -849,11 +873,11 @@ func (e keysetEdit) applyTo(m defect, ks *keyset, obj []byte) []byte {
 		if e.at > last {
 			return m.message(obj[:len(obj)-1], []byte{','}, field, obj[len(obj)-1:])
 		}
-		key, _, _ := ks.locate(obj, e.at)
+		key, _, _ := m.locate(obj, e.at)
 		return m.message(obj[:key], field, []byte{','}, obj[key:])
 	case "renamed_key", "wrong_case":
 		var buf [64]byte
-		key, val, _ := ks.locate(obj, e.at)
+		key, val, _ := m.locate(obj, e.at)
 		return m.message(obj[:key], append(appendName(buf[:0], e.name), ':'), obj[val:])
 	}
 	return []byte("{}")

@@ -78,6 +78,11 @@ type defectScratch struct {
 	clean []byte // the clean event, rendered for the current message
 	obj   []byte // the clean event under its fresh WatchID, only read by the maker
 	out   []byte // the makers' messages, carved one after the other
+	// marks are where the parts of clean begin (when it was rendered here, for this message),
+	// and shift how far they moved in obj (by the fresh WatchID's length).
+	marks  eventMarks
+	marked bool
+	shift  int
 	// dateOf and date remember accepted_bad's spelling of the last EventDate it was asked for:
 	// a day's events share one date.
 	dateOf []byte
@@ -211,9 +216,14 @@ var (
 // event returns m's clean event, rendering it into m's scratch when it was given by its day.
 func (m defect) event() []byte {
 	if m.from == nil {
+		if m.sc != nil {
+			m.sc.marked = false
+		}
 		return m.clean
 	}
-	m.sc.clean = m.from.AppendEvent(m.sc.clean[:0], m.source)
+	m.sc.marks = eventMarks{}
+	m.sc.clean = m.from.appendEvent(m.sc.clean[:0], m.source, nil, nil, &m.sc.marks)
+	m.sc.marked = true
 	return m.sc.clean
 }
 
@@ -237,14 +247,26 @@ func (m defect) hitObject() []byte {
 	obj = strconv.AppendUint(obj, m.fresh, 10)
 	obj = append(obj, clean[comma:]...)
 	if m.sc != nil {
-		m.sc.obj = obj
+		m.sc.obj, m.sc.shift = obj, len(obj)-len(clean)
 	}
 	return obj
 }
 
+// locate finds field k of hit object obj ([keyset.locate]) from the mark of its part in the
+// clean event, when it was rendered for this message.
+func (m defect) locate(obj []byte, k int) (key, val, end int) {
+	from := 0
+	if m.sc != nil && m.sc.marked && k > 0 {
+		if at := m.sc.marks.before(k); at > 0 {
+			from = at + m.sc.shift
+		}
+	}
+	return hitKeyset.locate(obj, k, from)
+}
+
 // setHitField returns hit object obj with field k's value replaced by raw.
 func (m defect) setHitField(obj []byte, k int, raw string) []byte {
-	_, val, end := hitKeyset.locate(obj, k)
+	_, val, end := m.locate(obj, k)
 	return m.splice(obj, val, end, raw)
 }
 
@@ -257,7 +279,7 @@ func hitKeysetMismatch(m defect) (string, []byte) {
 	if e.kind == "empty_object" {
 		return e.kind, []byte("{}")
 	}
-	return e.kind, e.applyTo(m, hitKeyset, m.hitObject())
+	return e.kind, e.applyToHit(m, m.hitObject())
 }
 
 var (
@@ -289,7 +311,7 @@ func hitKeyUnparsed(m defect) (string, []byte) {
 	case "date_dotted":
 		return kind, m.setHitField(obj, 4, `"01.06.2026"`)
 	}
-	_, val, end := hitKeyset.locate(obj, 5)
+	_, val, end := m.locate(obj, 5)
 	t := string(bytes.Trim(obj[val:end], `"`)) // 2026-06-01T12:34:56Z
 	switch kind {
 	case "time_fraction":
@@ -311,7 +333,7 @@ func hitAcceptedBad(m defect) (string, []byte) {
 	switch kind {
 	case "impossible_date":
 		// The kind is drawn as before; the value depends on the event's own date only.
-		_, val, end := hitKeyset.locate(obj, 4)
+		_, val, end := m.locate(obj, 4)
 		date := m.acceptedBadDate(obj[val:end])
 		return date.name, m.splice(obj, val, end, date.raw)
 	case "id_numeric_string":
