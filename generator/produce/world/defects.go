@@ -663,16 +663,53 @@ func (m defect) room(n int) []byte {
 	return m.sc.out[len(m.sc.out):]
 }
 
-// keep returns msg, appended to memory from room, as a message (its capacity its length),
-// and takes its bytes out of m's scratch for messages.
+// keep returns msg as a message (its capacity its length); when it lies in the memory room
+// returned, it takes the memory up to its end out of m's scratch for messages.
 func (m defect) keep(msg []byte) []byte {
-	if m.sc != nil {
-		m.sc.out = m.sc.out[:len(m.sc.out)+len(msg)]
+	if m.inRoom(msg) {
+		m.sc.out = m.sc.out[:cap(m.sc.out)-(cap(msg)-len(msg))]
 	}
 	return msg[:len(msg):len(msg)]
 }
 
-// message returns the concatenation of parts as a new message.
+// inRoom reports whether b lies in the unused part of m's scratch for messages, up to its end.
+func (m defect) inRoom(b []byte) bool {
+	if m.sc == nil || cap(b) == 0 || cap(m.sc.out) == len(m.sc.out) {
+		return false
+	}
+	end, out := b[:cap(b)], m.sc.out[:cap(m.sc.out)]
+	return &end[len(end)-1] == &out[len(out)-1] && cap(b) <= cap(out)-len(m.sc.out)
+}
+
+// replace returns obj with obj[from:to] replaced by the concatenation of ins, as a message:
+// edited in place when obj lies in m's memory for messages ([defect.hitObject]) with room to
+// grow, else copied.
+func (m defect) replace(obj []byte, from, to int, ins ...[]byte) []byte {
+	n := 0
+	for _, p := range ins {
+		n += len(p)
+	}
+	grown := len(obj) + n - (to - from)
+	if !m.inRoom(obj) || grown > cap(obj) { // a copy in memory of its own
+		b := make([]byte, 0, grown)
+		b = append(b, obj[:from]...)
+		for _, p := range ins {
+			b = append(b, p...)
+		}
+		return append(b, obj[to:]...)
+	}
+	tail := len(obj) - to
+	obj = obj[:max(len(obj), grown)]
+	copy(obj[from+n:], obj[to:to+tail])
+	at := from
+	for _, p := range ins {
+		at += copy(obj[at:], p)
+	}
+	return m.keep(obj[:grown])
+}
+
+// message returns the concatenation of parts as a new message (parts lie outside m's memory
+// for messages).
 func (m defect) message(parts ...[]byte) []byte {
 	n := 0
 	for _, p := range parts {
@@ -682,15 +719,6 @@ func (m defect) message(parts ...[]byte) []byte {
 	for _, p := range parts {
 		b = append(b, p...)
 	}
-	return m.keep(b)
-}
-
-// splice returns obj with obj[from:to] replaced by ins, as a new message.
-func (m defect) splice(obj []byte, from, to int, ins string) []byte {
-	b := m.room(len(obj) - (to - from) + len(ins))
-	b = append(b, obj[:from]...)
-	b = append(b, ins...)
-	b = append(b, obj[to:]...)
 	return m.keep(b)
 }
 
@@ -786,7 +814,11 @@ func notAnObject(m defect, object func() []byte) (string, []byte) {
 	switch kind {
 	case "truncated":
 		if clean := object(); len(clean) > 2 {
-			return kind, m.message(clean[:1+s.Int(len(clean)-2)])
+			cut := clean[:1+s.Int(len(clean)-2)]
+			if m.inRoom(cut) { // a hit's object, made for this message
+				return kind, m.keep(cut)
+			}
+			return kind, m.message(cut)
 		}
 		return kind, []byte(`{"WatchID":`)
 	case "binary":
@@ -801,7 +833,8 @@ func notAnObject(m defect, object func() []byte) (string, []byte) {
 	case "scalar":
 		return kind, []byte(pickOf(s, []string{"123", `"hello"`, "true", "null", "-7.5", `""`}))
 	}
-	return kind, m.message([]byte{'['}, object(), []byte{']'})
+	obj := object() // in memory of its own: m's memory for messages may hold it
+	return kind, append(append(append(make([]byte, 0, len(obj)+2), '['), obj...), ']')
 }
 
 // keysetEdit is one keyset_mismatch as drawn: applied alike to an object's fields (orders) or
@@ -862,23 +895,23 @@ func (e keysetEdit) applyToHit(m defect, obj []byte) []byte {
 	case "missing_key":
 		key, _, end := m.locate(obj, e.at)
 		if e.at == last {
-			return m.message(obj[:key-1], obj[end:]) // from the comma before it
+			return m.replace(obj, key-1, end) // from the comma before it
 		}
-		return m.message(obj[:key], obj[end+1:])
+		return m.replace(obj, key, end+1)
 	case "extra_key":
 		var buf [64]byte
 		field := appendName(buf[:0], e.name)
 		field = append(field, ':')
 		field = append(field, e.raw...)
 		if e.at > last {
-			return m.message(obj[:len(obj)-1], []byte{','}, field, obj[len(obj)-1:])
+			return m.replace(obj, len(obj)-1, len(obj)-1, []byte{','}, field)
 		}
 		key, _, _ := m.locate(obj, e.at)
-		return m.message(obj[:key], field, []byte{','}, obj[key:])
+		return m.replace(obj, key, key, field, []byte{','})
 	case "renamed_key", "wrong_case":
 		var buf [64]byte
 		key, val, _ := m.locate(obj, e.at)
-		return m.message(obj[:key], append(appendName(buf[:0], e.name), ':'), obj[val:])
+		return m.replace(obj, key, val, append(appendName(buf[:0], e.name), ':'))
 	}
 	return []byte("{}")
 }

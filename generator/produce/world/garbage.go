@@ -75,11 +75,9 @@ type defect struct {
 
 // defectScratch is the memory one maker of malformed messages reuses from message to message.
 type defectScratch struct {
-	clean []byte // the clean event, rendered for the current message
-	obj   []byte // the clean event under its fresh WatchID, only read by the maker
-	out   []byte // the makers' messages, carved one after the other
-	// marks are where the parts of clean begin (when it was rendered here, for this message),
-	// and shift how far they moved in obj (by the fresh WatchID's length).
+	out []byte // the makers' messages, carved one after the other
+	// marks are where the parts of the clean event begin (when it was rendered for this
+	// message), and shift how far they moved in its object (by the fresh WatchID's length).
 	marks  eventMarks
 	marked bool
 	shift  int
@@ -213,43 +211,47 @@ var (
 	orderKeys = schema.OrderKeyNames()
 )
 
-// event returns m's clean event, rendering it into m's scratch when it was given by its day.
-func (m defect) event() []byte {
-	if m.from == nil {
+// event returns m's clean message (m.clean: a hit given by its day has none).
+func (m defect) event() []byte { return m.clean }
+
+// hitRoom is the memory before a clean event rendered for a maker: room for a longer WatchID.
+const hitRoom = 32
+
+// hitObject returns m's clean event with the fresh WatchID in place of its own: every
+// malformed hit derived from an event starts so. A hit given by its day is rendered straight
+// into m's memory for messages, where the makers edit it in place ([defect.replace]) and keep
+// it: splitting the event into its 47 fields and joining them back cost two thirds of a
+// malformed hit, and copying the event twice a tenth.
+func (m defect) hitObject() []byte {
+	marker := hitKeyset.markers[0]
+	var digits [20]byte
+	prefix := strconv.AppendUint(append(append(digits[:0:0], '{'), marker...), m.fresh, 10)
+	if m.from == nil { // given bytes: a copy, no marks
 		if m.sc != nil {
 			m.sc.marked = false
 		}
-		return m.clean
+		comma := m.watchIDEnd(m.clean)
+		obj := make([]byte, 0, len(prefix)+len(m.clean)-comma)
+		return append(append(obj, prefix...), m.clean[comma:]...)
 	}
+	b := m.room(8 << 10)[:hitRoom] // a purchase of 16 lines is about 4 KB
 	m.sc.marks = eventMarks{}
-	m.sc.clean = m.from.appendEvent(m.sc.clean[:0], m.source, nil, nil, &m.sc.marks)
+	b = m.from.appendEvent(b, m.source, nil, nil, &m.sc.marks)
 	m.sc.marked = true
-	return m.sc.clean
+	comma := hitRoom + m.watchIDEnd(b[hitRoom:])
+	start := comma - len(prefix) // ≥ 0: hitRoom ≥ 20 digits + 1 − 1 digit
+	copy(b[start:], prefix)
+	m.sc.shift = hitRoom - start
+	return b[start:]
 }
 
-// hitObject returns m's clean event with the fresh WatchID in place of its own, in m's scratch
-// when it has one: every malformed hit derived from an event starts so. The makers edit its
-// bytes where they change it ([keyset.locate], [defect.splice]); splitting the event into its
-// 47 fields and joining them back cost two thirds of a malformed hit.
-func (m defect) hitObject() []byte {
-	clean := m.event()
-	marker := hitKeyset.markers[0]
+// watchIDEnd returns the offset of the comma after clean event's WatchID.
+func (m defect) watchIDEnd(clean []byte) int {
 	comma := bytes.IndexByte(clean, ',') // WatchID's value is digits
-	if len(clean) == 0 || clean[0] != '{' || !bytes.HasPrefix(clean[1:], marker) || comma < 0 {
+	if len(clean) == 0 || clean[0] != '{' || !bytes.HasPrefix(clean[1:], hitKeyset.markers[0]) || comma < 0 {
 		panic("generator: a clean event that does not start with its WatchID")
 	}
-	var obj []byte
-	if m.sc != nil {
-		obj = m.sc.obj[:0]
-	}
-	obj = append(obj, '{')
-	obj = append(obj, marker...)
-	obj = strconv.AppendUint(obj, m.fresh, 10)
-	obj = append(obj, clean[comma:]...)
-	if m.sc != nil {
-		m.sc.obj, m.sc.shift = obj, len(obj)-len(clean)
-	}
-	return obj
+	return comma
 }
 
 // locate finds field k of hit object obj ([keyset.locate]) from the mark of its part in the
@@ -267,7 +269,7 @@ func (m defect) locate(obj []byte, k int) (key, val, end int) {
 // setHitField returns hit object obj with field k's value replaced by raw.
 func (m defect) setHitField(obj []byte, k int, raw string) []byte {
 	_, val, end := m.locate(obj, k)
-	return m.splice(obj, val, end, raw)
+	return m.replace(obj, val, end, []byte(raw))
 }
 
 // hitNotAnObject: the event's root is not a JSON object, or not JSON at all.
@@ -321,7 +323,7 @@ func hitKeyUnparsed(m defect) (string, []byte) {
 	default:
 		t = strings.Replace(strings.TrimSuffix(t, "Z"), "T", " ", 1)
 	}
-	return kind, m.splice(obj, val, end, quoted(t))
+	return kind, m.replace(obj, val, end, []byte(quoted(t)))
 }
 
 // hitAcceptedBad: a hit the intake accepts although it is wrong (a date it rolls over, a
@@ -335,7 +337,7 @@ func hitAcceptedBad(m defect) (string, []byte) {
 		// The kind is drawn as before; the value depends on the event's own date only.
 		_, val, end := m.locate(obj, 4)
 		date := m.acceptedBadDate(obj[val:end])
-		return date.name, m.splice(obj, val, end, date.raw)
+		return date.name, m.replace(obj, val, end, []byte(date.raw))
 	case "id_numeric_string":
 		return kind, m.setHitField(obj, 0, quoted(strconv.FormatUint(m.fresh, 10)))
 	case "id_fraction":
