@@ -47,12 +47,39 @@ type garbageClass struct {
 	// hit and order make one message of the class for topic hits and topic orders; nil when
 	// the topic does not carry the class. A maker's draws from its stream, and their order,
 	// are part of the world's bytes: change them only with a version bump.
-	hit, order maker
+	hit   hitMaker
+	order maker
 }
 
 // maker derives one malformed message from a clean one and returns what exactly is wrong with
 // it (Extra.Kind) and its bytes (nil: a tombstone).
 type maker func(m defect) (kind string, value []byte)
+
+// hitMaker is a maker of malformed hits: it makes every draw of its message, and returns its
+// bytes, or the edit of the clean event that makes them ([defect.applyHit], which draws
+// nothing). A day's edits are so applied after every draw, in the order of the events they
+// derive from: rendered in that order, events find their visits and pages in the cache.
+type hitMaker func(m defect) (kind string, value []byte, edit hitEdit)
+
+// hitEdit is how a malformed hit is made of its clean event, under its fresh WatchID.
+type hitEdit struct {
+	op   hitOp
+	k    int        // editSet: the field
+	raw  string     // editSet: its new raw value
+	kind string     // editTime: the respelling, a kind of key_field_unparsed
+	ks   keysetEdit // editKeyset
+}
+
+type hitOp uint8
+
+const (
+	editNone   hitOp = iota // the maker returned the bytes
+	editSet                 // field k's value becomes raw
+	editTime                // UTCEventTime respelled as kind
+	editDate                // EventDate respelled as accepted_bad does ([acceptedBadDate])
+	editKeyset              // ks
+	editArray               // the object in an array
+)
 
 // defect is what a maker derives a malformed message from.
 type defect struct {
@@ -176,16 +203,54 @@ func GarbageOutcome(kind, class string) (outcome string, ok bool) {
 
 // hitDefect derives a malformed hit of class from the clean event bytes, with WatchID fresh.
 func hitDefect(s *stream, faker *gofakeit.Faker, class string, clean []byte, fresh uint64) (string, []byte) {
-	return makeHit(class, defect{s: s, faker: faker, clean: clean, fresh: fresh})
+	m := defect{s: s, faker: faker, clean: clean, fresh: fresh}
+	kind, value, edit := makeHit(class, m)
+	if edit.op != editNone {
+		kind, value = m.applyHit(kind, edit)
+	}
+	return kind, value
 }
 
-// makeHit makes a malformed hit of class from m.
-func makeHit(class string, m defect) (string, []byte) {
+// makeHit makes a malformed hit of class from m, or the edit of its clean event that does.
+func makeHit(class string, m defect) (string, []byte, hitEdit) {
 	c := garbageClassNamed(class)
 	if c == nil || c.hit == nil {
 		panic("generator: hit garbage class " + class)
 	}
 	return c.hit(m)
+}
+
+// applyHit makes the malformed hit of kind that edit makes of m's clean event, under its fresh
+// WatchID: its kind (accepted_bad's date respelling names its own) and its bytes. It draws
+// nothing.
+func (m defect) applyHit(kind string, edit hitEdit) (string, []byte) {
+	obj := m.hitObject()
+	switch edit.op {
+	case editSet:
+		return kind, m.setHitField(obj, edit.k, edit.raw)
+	case editTime:
+		_, val, end := m.locate(obj, 5)
+		t := string(bytes.Trim(obj[val:end], `"`)) // 2026-06-01T12:34:56Z
+		switch edit.kind {
+		case "time_fraction":
+			t = strings.TrimSuffix(t, "Z") + ".123Z"
+		case "time_offset":
+			t = strings.TrimSuffix(t, "Z") + "+00:00"
+		default:
+			t = strings.Replace(strings.TrimSuffix(t, "Z"), "T", " ", 1)
+		}
+		return kind, m.replace(obj, val, end, []byte(quoted(t)))
+	case editDate:
+		// The kind was drawn as impossible_date; the value depends on the event's own date only.
+		_, val, end := m.locate(obj, 4)
+		date := m.acceptedBadDate(obj[val:end])
+		return date.name, m.replace(obj, val, end, []byte(date.raw))
+	case editKeyset:
+		return kind, edit.ks.applyToHit(m, obj)
+	case editArray: // in memory of its own: m's memory for messages holds obj
+		return kind, append(append(append(make([]byte, 0, len(obj)+2), '['), obj...), ']')
+	}
+	panic("generator: no edit of a malformed hit")
 }
 
 // orderDefect derives a malformed order row of class from a clean row of snapshot d (nil when
@@ -273,15 +338,21 @@ func (m defect) setHitField(obj []byte, k int, raw string) []byte {
 }
 
 // hitNotAnObject: the event's root is not a JSON object, or not JSON at all.
-func hitNotAnObject(m defect) (string, []byte) { return notAnObject(m, m.hitObject) }
+func hitNotAnObject(m defect) (string, []byte, hitEdit) {
+	kind, value, array := notAnObject(m, m.hitObject)
+	if array {
+		return kind, nil, hitEdit{op: editArray}
+	}
+	return kind, value, hitEdit{}
+}
 
 // hitKeysetMismatch: the event's key set differs from the contract's.
-func hitKeysetMismatch(m defect) (string, []byte) {
+func hitKeysetMismatch(m defect) (string, []byte, hitEdit) {
 	e := drawKeysetEdit(m.s, m.faker, hitKeys)
 	if e.kind == "empty_object" {
-		return e.kind, []byte("{}")
+		return e.kind, []byte("{}"), hitEdit{}
 	}
-	return e.kind, e.applyToHit(m, m.hitObject())
+	return e.kind, nil, hitEdit{op: editKeyset, ks: e}
 }
 
 var (
@@ -296,56 +367,41 @@ var (
 )
 
 // hitKeyUnparsed: WatchID, VisitID or ClientID, EventDate or UTCEventTime reads as NULL.
-func hitKeyUnparsed(m defect) (string, []byte) {
-	obj := m.hitObject()
+func hitKeyUnparsed(m defect) (string, []byte, hitEdit) {
 	s := m.s
 	kind := pickOf(s, keyUnparsedKinds)
 	id := s.Int(3) // WatchID, VisitID or ClientID
 	switch kind {
 	case "id_text":
-		return kind, m.setHitField(obj, id, `"abc"`)
+		return kind, nil, hitEdit{op: editSet, k: id, raw: `"abc"`}
 	case "id_negative":
-		return kind, m.setHitField(obj, id, "-1")
+		return kind, nil, hitEdit{op: editSet, k: id, raw: "-1"}
 	case "id_null":
-		return kind, m.setHitField(obj, id, "null")
+		return kind, nil, hitEdit{op: editSet, k: id, raw: "null"}
 	case "id_object":
-		return kind, m.setHitField(obj, id, `{"value":1}`)
+		return kind, nil, hitEdit{op: editSet, k: id, raw: `{"value":1}`}
 	case "date_dotted":
-		return kind, m.setHitField(obj, 4, `"01.06.2026"`)
+		return kind, nil, hitEdit{op: editSet, k: 4, raw: `"01.06.2026"`}
 	}
-	_, val, end := m.locate(obj, 5)
-	t := string(bytes.Trim(obj[val:end], `"`)) // 2026-06-01T12:34:56Z
-	switch kind {
-	case "time_fraction":
-		t = strings.TrimSuffix(t, "Z") + ".123Z"
-	case "time_offset":
-		t = strings.TrimSuffix(t, "Z") + "+00:00"
-	default:
-		t = strings.Replace(strings.TrimSuffix(t, "Z"), "T", " ", 1)
-	}
-	return kind, m.replace(obj, val, end, []byte(quoted(t)))
+	return kind, nil, hitEdit{op: editTime, kind: kind}
 }
 
 // hitAcceptedBad: a hit the intake accepts although it is wrong (a date it rolls over, a
 // lenient id, a non-key column of the wrong type), under its fresh WatchID.
-func hitAcceptedBad(m defect) (string, []byte) {
-	obj := m.hitObject()
+func hitAcceptedBad(m defect) (string, []byte, hitEdit) {
 	s := m.s
 	kind := pickOf(s, acceptedBadKinds)
 	switch kind {
 	case "impossible_date":
-		// The kind is drawn as before; the value depends on the event's own date only.
-		_, val, end := m.locate(obj, 4)
-		date := m.acceptedBadDate(obj[val:end])
-		return date.name, m.replace(obj, val, end, []byte(date.raw))
+		return kind, nil, hitEdit{op: editDate}
 	case "id_numeric_string":
-		return kind, m.setHitField(obj, 0, quoted(strconv.FormatUint(m.fresh, 10)))
+		return kind, nil, hitEdit{op: editSet, k: 0, raw: quoted(strconv.FormatUint(m.fresh, 10))}
 	case "id_fraction":
-		return kind, m.setHitField(obj, 0, strconv.FormatUint(m.fresh, 10)+".5")
+		return kind, nil, hitEdit{op: editSet, k: 0, raw: strconv.FormatUint(m.fresh, 10) + ".5"}
 	}
 	// A non-key column of the wrong type: the intake extracts it with default-on-failure.
 	c := pickOf(s, wrongTypes)
-	return kind, m.setHitField(obj, c.col, c.val)
+	return kind, nil, hitEdit{op: editSet, k: c.col, raw: c.val}
 }
 
 // acceptedBadDate is [acceptedBadDate], remembered in m's scratch for the last date.
@@ -362,15 +418,21 @@ func (m defect) acceptedBadDate(raw []byte) dateSpelling {
 
 // hitVanishing: an empty value or a tombstone, which leaves no row anywhere. It does not look at
 // the event.
-func hitVanishing(m defect) (string, []byte) {
+func hitVanishing(m defect) (string, []byte, hitEdit) {
 	if m.s.Int(2) == 0 {
-		return "empty_value", []byte{}
+		return "empty_value", []byte{}, hitEdit{}
 	}
-	return "tombstone", nil
+	return "tombstone", nil, hitEdit{}
 }
 
 // orderNotAnObject: the row's root is not a JSON object, or not JSON at all.
-func orderNotAnObject(m defect) (string, []byte) { return notAnObject(m, m.event) }
+func orderNotAnObject(m defect) (string, []byte) {
+	kind, value, array := notAnObject(m, m.event)
+	if array {
+		value = append(append(append(make([]byte, 0, len(m.clean)+2), '['), m.clean...), ']')
+	}
+	return kind, value
+}
 
 // orderKeysetMismatch: the row's key set differs from the contract's.
 func orderKeysetMismatch(m defect) (string, []byte) {
