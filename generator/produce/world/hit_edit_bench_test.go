@@ -14,7 +14,9 @@ import (
 //     events (how the edits are applied);
 //   - edit/split-join: splitting a rendered event into its 47 fields, setting one and joining
 //     them back (the makers before);
-//   - edit/in-place: finding the field from its part's mark and replacing its value in place.
+//   - edit/in-place: finding the field from its part's mark and replacing its value in place;
+//   - locate/from-start and locate/from-mark: finding a late field (GoalsReached) in a rendered
+//     event by a search from its start and from the renderer's mark of the field's part.
 func BenchmarkHitEdit(b *testing.B) {
 	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(1))
 	w := canonical(b)
@@ -74,4 +76,26 @@ func BenchmarkHitEdit(b *testing.B) {
 			}
 		})
 	})
+	for _, tc := range []struct {
+		name     string
+		fromMark bool
+	}{{"locate/from-start", false}, {"locate/from-mark", true}} {
+		b.Run(tc.name, func(b *testing.B) {
+			// 64 events, searched in turn: in the cache, as an event just rendered is.
+			objs := make([][]byte, 64)
+			from := make([]int, len(objs))
+			for i := range objs {
+				var marks eventMarks
+				objs[i] = day.appendEvent(nil, ordered[i*len(ordered)/len(objs)], nil, nil, &marks)
+				if tc.fromMark {
+					from[i] = marks.before(colGoals)
+				}
+			}
+			perMsg(b, func() {
+				for i := range ordered {
+					hitKeyset.locate(objs[i%len(objs)], colGoals, from[i%len(objs)])
+				}
+			})
+		})
+	}
 }
