@@ -281,29 +281,57 @@ func placement(s *stream, n, count int, after bool) []Extra {
 	return out
 }
 
-// sortExtras sorts x by After, keeping the order of extras with the same After: it sorts
-// (After, index) pairs, 8 bytes each, and then moves each extra once (a stable sort of the
-// extras themselves, 88 bytes each, cost a tenth of --garbage's time).
+// sortExtras sorts x by After, keeping the order of extras with the same After; each extra
+// moves once (a stable sort of the extras themselves, 88 bytes each, cost a tenth of
+// --garbage's time).
 func sortExtras(x []Extra) {
-	if len(x) < 2 || len(x) > math.MaxUint32 {
-		slices.SortStableFunc(x, func(a, b Extra) int { return a.After - b.After })
-		return
-	}
-	order := make([]uint64, len(x))
-	sorted := true
-	for i := range x {
-		order[i] = uint64(x[i].After)<<32 | uint64(i) // After ≤ a day's events, far below 2³²
-		sorted = sorted && (i == 0 || x[i-1].After <= x[i].After)
-	}
-	if sorted {
-		return
-	}
-	slices.Sort(order)
+	slots := extraSlots(x, nil)
 	moved := make([]Extra, len(x))
-	for i, o := range order {
-		moved[i] = x[uint32(o)]
+	for i := range x {
+		moved[slots[i]] = x[i]
 	}
 	copy(x, moved)
+}
+
+// extraSlots returns where each extra of a, then of b, goes in their stream order: sorted by
+// After, in the order given among equal Afters. After is a position among a day's clean
+// messages, so a counting sort does it in two passes.
+func extraSlots(a, b []Extra) []int {
+	after := func(i int) int {
+		if i < len(a) {
+			return a[i].After
+		}
+		return b[i-len(a)].After
+	}
+	slots := make([]int, len(a)+len(b))
+	top := 0
+	for i := range slots {
+		top = max(top, after(i))
+		if after(i) < 0 || top > 8*len(slots)+1<<16 { // not positions in a day: no counting
+			for i := range slots {
+				slots[i] = i
+			}
+			slices.SortStableFunc(slots, func(i, j int) int { return after(i) - after(j) })
+			rank := make([]int, len(slots)) // slots holds the extras in order: invert it
+			for r, i := range slots {
+				rank[i] = r
+			}
+			return rank
+		}
+	}
+	at := make([]int, top+2) // at[p+1]: how many extras go after p; then where the first does
+	for i := range slots {
+		at[after(i)+1]++
+	}
+	for p := 1; p < len(at); p++ {
+		at[p] += at[p-1]
+	}
+	for i := range slots {
+		p := after(i)
+		slots[i] = at[p]
+		at[p]++
+	}
+	return slots
 }
 
 // HitExtras returns the malformed messages and redeliveries added to day's hits, sorted by
@@ -328,57 +356,98 @@ func (g Garbage) AddsHitExtras() bool {
 // nothing, so extras that complete are those HitExtras returns.
 func (day *Day) HitExtrasContext(ctx context.Context, g Garbage) ([]Extra, error) {
 	n := day.Len()
-	var out []Extra
-	if s, extras := day.hitGarbagePlan(g); s != nil {
-		count := len(extras)
+	s, bad := day.hitGarbagePlan(g)
+	var again []Extra // the re-sends, drawn from a stream of their own
+	if g.Redeliver > 0 {
+		rs := newStream(day.World.seed, streamRedelivery, day.N, 0)
+		again = placement(rs, n, countOf(rs, n, g.Redeliver), true)
+	}
+	if len(bad)+len(again) == 0 {
+		return nil, nil
+	}
+	// Each extra is made straight into its place in the stream: sorting the day's extras
+	// afterwards moved each twice.
+	slots := extraSlots(bad, again)
+	out := make([]Extra, len(bad)+len(again))
+	if s != nil {
+		count := len(bad)
 		used := make([]uint64, 0, n)
 		for _, e := range day.events {
 			used = append(used, e.watchID)
 		}
-		slices.Sort(used)
 		fresh := uniqueIDsBelow(s, count, 1<<52, used)
 		faker := gofakeit.NewFaker(newPCGSource(s), false)
 		var sc defectScratch
-		var keys []byte // the extras' keys, one allocation for many
-		for i := range extras {
+		edits := make([]hitEdit, count)
+		for i := range bad {
 			if i%ctxEvery == 0 && ctx.Err() != nil {
 				return nil, ctx.Err()
 			}
-			e := &extras[i]
-			var clean []byte
+			e := &bad[i]
+			m := defect{s: s, faker: faker, fresh: fresh[i], sc: &sc}
 			if e.Source >= 0 {
-				if c := garbageClassNamed(e.Class); c == nil || !c.blind {
-					sc.clean = day.AppendEvent(sc.clean[:0], e.Source)
-					clean = sc.clean
-				}
-				e.Key, keys = appendKey(keys, day.ClientID(e.Source), count-i)
+				m.from, m.source = day, e.Source // rendered if the maker reads it
 			}
-			e.Kind, e.Value = hitDefectScratch(s, faker, e.Class, clean, fresh[i], &sc)
+			e.Kind, e.Value, edits[i] = makeHit(e.Class, m)
 		}
-		out = append(out, extras...)
-	}
-	if g.Redeliver > 0 {
-		s := newStream(day.World.seed, streamRedelivery, day.N, 0)
-		extras := placement(s, n, countOf(s, n, g.Redeliver), true)
-		var keys, values []byte // the re-sends' keys and values, one allocation for many
-		for i := range extras {
-			if i%ctxEvery == 0 && ctx.Err() != nil {
+		// Every draw is made: the edits and the keys follow the events' order, which renders
+		// events about twice as fast as the draws' (their visits and pages are cached).
+		var keys []byte // the extras' keys, one allocation for many
+		for j, i := range bySource(bad, n) {
+			if j%ctxEvery == 0 && ctx.Err() != nil {
 				return nil, ctx.Err()
 			}
-			e := &extras[i]
-			e.Kind = "redelivered"
-			if cap(values)-len(values) < 4<<10 { // room for the largest event (a purchase of 16 lines)
-				values = make([]byte, 0, min(1<<20, (len(extras)-i)*1400+4<<10))
+			e := &bad[i]
+			if edits[i].op != editNone {
+				m := defect{from: day, source: e.Source, fresh: fresh[i], sc: &sc} // no stream: nothing is drawn
+				e.Kind, e.Value = m.applyHit(e.Kind, edits[i])
 			}
-			from := len(values)
-			values = day.AppendEvent(values, e.Source)
-			e.Value = values[from:len(values):len(values)]
-			e.Key, keys = appendKey(keys, day.ClientID(e.Source), len(extras)-i)
+			e.Key, keys = appendKey(keys, day.ClientID(e.Source), count-j)
 		}
-		out = append(out, extras...)
+		for i := range bad {
+			out[slots[i]] = bad[i]
+		}
 	}
-	sortExtras(out)
+	var keys, values []byte // the re-sends' keys and values, one allocation for many
+	for i, e := range again {
+		if i%ctxEvery == 0 && ctx.Err() != nil {
+			return nil, ctx.Err()
+		}
+		e.Kind = "redelivered"
+		if cap(values)-len(values) < 4<<10 { // room for the largest event (a purchase of 16 lines)
+			values = make([]byte, 0, min(1<<20, (len(again)-i)*1400+4<<10))
+		}
+		from := len(values)
+		values = day.AppendEvent(values, e.Source)
+		e.Value = values[from:len(values):len(values)]
+		e.Key, keys = appendKey(keys, day.ClientID(e.Source), len(again)-i)
+		out[slots[len(bad)+i]] = e
+	}
 	return out, nil
+}
+
+// bySource returns the indices of the extras of x derived from an event (Source ≥ 0, below n),
+// in the order of their events.
+func bySource(x []Extra, n int) []int {
+	at := make([]int, n+1) // at[s+1]: how many derive from event s; then where the first goes
+	m := 0
+	for i := range x {
+		if s := x[i].Source; s >= 0 {
+			at[s+1]++
+			m++
+		}
+	}
+	for s := 1; s <= n; s++ {
+		at[s] += at[s-1]
+	}
+	order := make([]int, m)
+	for i := range x {
+		if s := x[i].Source; s >= 0 {
+			order[at[s]] = i
+			at[s]++
+		}
+	}
+	return order
 }
 
 // appendKey appends the decimal id to keys, which it grows for up to left more keys when it
@@ -474,24 +543,58 @@ func (w *World) OrderExtras(d int, rows, keys [][]byte, g Garbage) []Extra {
 	return out
 }
 
-// uniqueIDsBelow draws n distinct ids in [1, limit) avoiding the sorted list avoid. The
-// draws, and so the ids and their order, are those of a linear scan of the ids so far; the
-// set only makes the check O(1) (a scan made --garbage 3 take 18 s).
+// uniqueIDsBelow draws n distinct ids in [1, limit) avoiding the ids of avoid, in any order.
+// The draws, and so the ids and their order, are those of a linear scan of the ids so far;
+// one set of avoid's ids and the ids so far makes the check O(1) (a scan made --garbage 3 take
+// 18 s; sorting a day's ids for a binary search and a map of the ids so far were a third of
+// the cost of a day's vanishing hits).
 func uniqueIDsBelow(s *stream, n int, limit uint64, avoid []uint64) []uint64 {
 	ids := make([]uint64, 0, n)
-	seen := make(map[uint64]struct{}, n)
+	set := newIDSet(len(avoid) + n)
+	for _, id := range avoid {
+		set.add(id)
+	}
 	for len(ids) < n {
-		id := 1 + s.Below(limit-1)
-		if _, found := slices.BinarySearch(avoid, id); found {
-			continue
+		if id := 1 + s.Below(limit-1); set.add(id) {
+			ids = append(ids, id)
 		}
-		if _, dup := seen[id]; dup {
-			continue
-		}
-		seen[id] = struct{}{}
-		ids = append(ids, id)
 	}
 	return ids
+}
+
+// idSet is a set of ids, open addressing in a table at most half full.
+type idSet struct {
+	slots []uint64 // 0: a free slot
+	zero  bool     // whether 0 is in the set
+	shift uint     // 64 − log2(len(slots))
+}
+
+// newIDSet returns an empty set for up to n ids.
+func newIDSet(n int) idSet {
+	bits := uint(4)
+	for 1<<bits < 2*n {
+		bits++
+	}
+	return idSet{slots: make([]uint64, 1<<bits), shift: 64 - bits}
+}
+
+// add adds id to the set, reporting whether it was not in it yet.
+func (set *idSet) add(id uint64) bool {
+	if id == 0 {
+		had := set.zero
+		set.zero = true
+		return !had
+	}
+	mask := uint64(len(set.slots) - 1)
+	for h := id * 0x9E3779B97F4A7C15 >> set.shift; ; h = (h + 1) & mask {
+		switch set.slots[h] {
+		case id:
+			return false
+		case 0:
+			set.slots[h] = id
+			return true
+		}
+	}
 }
 
 // pcgSource adapts a stream to math/rand/v2's Source for gofakeit's seeded faker.
@@ -582,13 +685,100 @@ func (m defect) join(fs [][2][]byte) []byte {
 	if m.sc == nil {
 		return join(fs)
 	}
-	n := joinedLen(fs)
+	return m.keep(joinTo(m.room(joinedLen(fs)), fs))
+}
+
+// room returns empty memory with room for a message of n bytes: new, or the rest of m's
+// scratch for messages. Append the message to it and pass it to keep.
+func (m defect) room(n int) []byte {
+	if m.sc == nil {
+		return make([]byte, 0, n)
+	}
 	if cap(m.sc.out)-len(m.sc.out) < n {
 		m.sc.out = make([]byte, 0, max(n, 256<<10))
 	}
-	from := len(m.sc.out)
-	m.sc.out = joinTo(m.sc.out, fs)
-	return m.sc.out[from:len(m.sc.out):len(m.sc.out)]
+	return m.sc.out[len(m.sc.out):]
+}
+
+// keep returns msg as a message (its capacity its length); when it lies in the memory room
+// returned, it takes the memory up to its end out of m's scratch for messages.
+func (m defect) keep(msg []byte) []byte {
+	if m.inRoom(msg) {
+		m.sc.out = m.sc.out[:cap(m.sc.out)-(cap(msg)-len(msg))]
+	}
+	return msg[:len(msg):len(msg)]
+}
+
+// inRoom reports whether b lies in the unused part of m's scratch for messages, up to its end.
+func (m defect) inRoom(b []byte) bool {
+	if m.sc == nil || cap(b) == 0 || cap(m.sc.out) == len(m.sc.out) {
+		return false
+	}
+	end, out := b[:cap(b)], m.sc.out[:cap(m.sc.out)]
+	return &end[len(end)-1] == &out[len(out)-1] && cap(b) <= cap(out)-len(m.sc.out)
+}
+
+// replace returns obj with obj[from:to] replaced by the concatenation of ins, as a message:
+// edited in place when obj lies in m's memory for messages ([defect.hitObject]) with room to
+// grow, else copied.
+func (m defect) replace(obj []byte, from, to int, ins ...[]byte) []byte {
+	n := 0
+	for _, p := range ins {
+		n += len(p)
+	}
+	grown := len(obj) + n - (to - from)
+	if !m.inRoom(obj) || grown > cap(obj) { // a copy in memory of its own
+		b := make([]byte, 0, grown)
+		b = append(b, obj[:from]...)
+		for _, p := range ins {
+			b = append(b, p...)
+		}
+		return append(b, obj[to:]...)
+	}
+	tail := len(obj) - to
+	obj = obj[:max(len(obj), grown)]
+	copy(obj[from+n:], obj[to:to+tail])
+	at := from
+	for _, p := range ins {
+		at += copy(obj[at:], p)
+	}
+	return m.keep(obj[:grown])
+}
+
+// message returns the concatenation of parts as a new message (parts lie outside m's memory
+// for messages).
+func (m defect) message(parts ...[]byte) []byte {
+	n := 0
+	for _, p := range parts {
+		n += len(p)
+	}
+	b := m.room(n)
+	for _, p := range parts {
+		b = append(b, p...)
+	}
+	return m.keep(b)
+}
+
+// locate finds field k of canonical object obj (of ks's keys, in order), searching its key
+// from offset from on: the offsets of its key's marker `"Key":`, of its value and of the end
+// of its value (the comma after it, or the closing brace). In a canonical hit a key's marker
+// occurs only as that key, as a string value escapes its quotes, so a search from anywhere
+// before it finds what [keyset.split] finds, field after field (TestLocateIsSplit checks every
+// field of every event of several days).
+func (ks *keyset) locate(obj []byte, k, from int) (key, val, end int) {
+	key = from + bytes.Index(obj[from:], ks.markers[k])
+	if key < 1 || key < from || obj[key-1] != ',' && (k > 0 || obj[key-1] != '{') {
+		panic(fmt.Sprintf("generator: canonical object lacks %s", ks.names[k]))
+	}
+	val = key + len(ks.markers[k])
+	end = len(obj) - 1
+	if k+1 < len(ks.markers) {
+		end = val + bytes.Index(obj[val:], ks.markers[k+1]) - 1
+		if end < val || obj[end] != ',' {
+			panic(fmt.Sprintf("generator: canonical object lacks , before %s at %d", ks.names[k+1], end))
+		}
+	}
+	return key, val, end
 }
 
 // joinTo appends the object join writes of fs to b.
@@ -611,17 +801,21 @@ func joinTo(b []byte, fs [][2][]byte) []byte {
 			b = append(b, f[1]...)
 			continue
 		}
-		if plainKey(f[0]) {
-			b = append(b, '"')
-			b = append(b, f[0]...)
-			b = append(b, '"')
-		} else {
-			b = schema.AppendString(b, string(f[0]))
-		}
+		b = appendName(b, f[0])
 		b = append(b, ':')
 		b = append(b, f[1]...)
 	}
 	return append(b, '}')
+}
+
+// appendName appends key k as a JSON string.
+func appendName(b, k []byte) []byte {
+	if plainKey(k) {
+		b = append(b, '"')
+		b = append(b, k...)
+		return append(b, '"')
+	}
+	return schema.AppendString(b, string(k))
 }
 
 // plainKey reports whether schema.AppendString writes k between quotes as it is: printable
@@ -647,59 +841,116 @@ func setField(fs [][2][]byte, key string, raw string) {
 
 func quoted(s string) string { return string(schema.AppendString(nil, s)) }
 
-// notAnObject builds a message whose root is not a JSON object (or not JSON at all).
-func notAnObject(s *stream, faker *gofakeit.Faker, clean []byte) (string, []byte) {
-	kinds := []string{"truncated", "binary", "plain_text", "scalar", "array"}
-	kind := pickOf(s, kinds)
+var notAnObjectKinds = []string{"truncated", "binary", "plain_text", "scalar", "array"}
+
+// notAnObject builds a message whose root is not a JSON object (or not JSON at all); object
+// returns the object it may derive from, called only when it does. With array true the
+// message is that object in an array, left to the caller to make.
+func notAnObject(m defect, object func() []byte) (kind string, value []byte, array bool) {
+	s, faker := m.s, m.faker
+	kind = pickOf(s, notAnObjectKinds)
 	switch kind {
 	case "truncated":
-		if len(clean) > 2 {
-			return kind, slices.Clone(clean[:1+s.Int(len(clean)-2)])
+		if clean := object(); len(clean) > 2 {
+			cut := clean[:1+s.Int(len(clean)-2)]
+			if m.inRoom(cut) { // a hit's object, made for this message
+				return kind, m.keep(cut), false
+			}
+			return kind, m.message(cut), false
 		}
-		return kind, []byte(`{"WatchID":`)
+		return kind, []byte(`{"WatchID":`), false
 	case "binary":
 		b := make([]byte, 8+s.Int(56))
 		for i := range b {
 			b[i] = byte(0x80 + s.Int(0x80)) // high bytes only: never valid UTF-8 text, never '\n'
 		}
 		b[0], b[1] = 0xFF, 0xFE
-		return kind, b
+		return kind, b, false
 	case "plain_text":
-		return kind, []byte(pickOf(s, []string{"ERROR ", "WARN ", "502 Bad Gateway: ", "upstream timed out: "}) + faker.Sentence())
+		return kind, []byte(pickOf(s, []string{"ERROR ", "WARN ", "502 Bad Gateway: ", "upstream timed out: "}) + faker.Sentence()), false
 	case "scalar":
-		return kind, []byte(pickOf(s, []string{"123", `"hello"`, "true", "null", "-7.5", `""`}))
+		return kind, []byte(pickOf(s, []string{"123", `"hello"`, "true", "null", "-7.5", `""`})), false
 	}
-	return kind, append(append([]byte{'['}, clean...), ']')
+	return kind, nil, true
 }
 
-// keysetMismatch builds an object whose key set differs from the contract's.
-func keysetMismatch(m defect, fs [][2][]byte) (string, []byte) {
-	s, faker := m.s, m.faker
-	kinds := []string{"missing_key", "extra_key", "renamed_key", "wrong_case", "empty_object"}
-	kind := pickOf(s, kinds)
-	switch kind {
+// keysetEdit is one keyset_mismatch as drawn: applied alike to an object's fields (orders) or
+// to its bytes (hits).
+type keysetEdit struct {
+	kind string
+	at   int    // missing_key, renamed_key, wrong_case: the field; extra_key: the field it goes before
+	name []byte // extra_key, renamed_key, wrong_case: the new key
+	raw  []byte // extra_key: its value
+}
+
+var keysetKinds = []string{"missing_key", "extra_key", "renamed_key", "wrong_case", "empty_object"}
+
+// drawKeysetEdit draws a keyset_mismatch of an object of keys.
+func drawKeysetEdit(s *stream, faker *gofakeit.Faker, keys []string) keysetEdit {
+	e := keysetEdit{kind: pickOf(s, keysetKinds)}
+	switch e.kind {
 	case "missing_key":
-		i := s.Int(len(fs))
-		return kind, m.join(slices.Delete(fs, i, i+1))
+		e.at = s.Int(len(keys))
 	case "extra_key":
-		extra := pickOf(s, []string{"UserAgent", "SessionStart", "debug", "_ts"})
-		fs = slices.Insert(fs, s.Int(len(fs)+1), [2][]byte{[]byte(extra), []byte(quoted(faker.Word()))})
-		return kind, m.join(fs)
+		e.name = []byte(pickOf(s, []string{"UserAgent", "SessionStart", "debug", "_ts"}))
+		e.at = s.Int(len(keys) + 1)
+		e.raw = []byte(quoted(faker.Word()))
 	case "renamed_key":
-		i := s.Int(len(fs))
-		fs[i][0] = append(slices.Clone(fs[i][0]), pickOf(s, []string{"_v2", "Old", "_"})...)
-		return kind, m.join(fs)
+		e.at = s.Int(len(keys))
+		e.name = append([]byte(keys[e.at]), pickOf(s, []string{"_v2", "Old", "_"})...)
 	case "wrong_case":
-		i := s.Int(len(fs))
-		name := string(fs[i][0])
+		e.at = s.Int(len(keys))
+		name := keys[e.at]
 		if lower := strings.ToLower(name); lower != name {
-			fs[i][0] = []byte(lower)
+			e.name = []byte(lower)
 		} else {
-			fs[i][0] = []byte(strings.ToUpper(name))
+			e.name = []byte(strings.ToUpper(name))
 		}
-		return kind, m.join(fs)
 	}
-	return kind, []byte("{}")
+	return e
+}
+
+// applyToFields makes e's message of an object split into fs.
+func (e keysetEdit) applyToFields(m defect, fs [][2][]byte) []byte {
+	switch e.kind {
+	case "missing_key":
+		return m.join(slices.Delete(fs, e.at, e.at+1))
+	case "extra_key":
+		return m.join(slices.Insert(fs, e.at, [2][]byte{e.name, e.raw}))
+	case "renamed_key", "wrong_case":
+		fs[e.at][0] = e.name
+		return m.join(fs)
+	}
+	return []byte("{}")
+}
+
+// applyToHit makes e's message of hit object obj ([defect.hitObject]) by editing its bytes:
+// the bytes applyToFields makes of obj's fields.
+func (e keysetEdit) applyToHit(m defect, obj []byte) []byte {
+	last := len(hitKeys) - 1
+	switch e.kind {
+	case "missing_key":
+		key, _, end := m.locate(obj, e.at)
+		if e.at == last {
+			return m.replace(obj, key-1, end) // from the comma before it
+		}
+		return m.replace(obj, key, end+1)
+	case "extra_key":
+		var buf [64]byte
+		field := appendName(buf[:0], e.name)
+		field = append(field, ':')
+		field = append(field, e.raw...)
+		if e.at > last {
+			return m.replace(obj, len(obj)-1, len(obj)-1, []byte{','}, field)
+		}
+		key, _, _ := m.locate(obj, e.at)
+		return m.replace(obj, key, key, field, []byte{','})
+	case "renamed_key", "wrong_case":
+		var buf [64]byte
+		key, val, _ := m.locate(obj, e.at)
+		return m.replace(obj, key, val, append(appendName(buf[:0], e.name), ':'))
+	}
+	return []byte("{}")
 }
 
 // dateSpelling is an EventDate the stand's intake accepts: the kind of accepted_bad it is and

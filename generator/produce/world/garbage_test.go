@@ -60,12 +60,12 @@ func TestGarbageTable(t *testing.T) {
 		}
 		for _, topic := range []struct {
 			kind     string
-			make     maker
+			carried  bool
 			outcomes []string
 			list     *[]string
-		}{{KindHits, c.hit, intake.HitOutcomes[:], &hitNames}, {KindOrders, c.order, intake.OrderOutcomes[:], &orderNames}} {
+		}{{KindHits, c.hit != nil, intake.HitOutcomes[:], &hitNames}, {KindOrders, c.order != nil, intake.OrderOutcomes[:], &orderNames}} {
 			got, ok := GarbageOutcome(topic.kind, c.name)
-			if topic.make == nil {
+			if !topic.carried {
 				if ok {
 					t.Errorf("GarbageOutcome(%s, %s) = %q, true; the topic does not carry the class", topic.kind, c.name, got)
 				}

@@ -134,7 +134,30 @@ func (day *Day) appendURL(dst []byte, v *visit, p int32, key bool) []byte {
 
 // AppendEvent appends the canonical bytes of event i (0 ≤ i < Len), without a newline. It is
 // safe to call from several goroutines at once.
-func (day *Day) AppendEvent(dst []byte, i int) []byte { return day.appendEvent(dst, i, nil, nil) }
+func (day *Day) AppendEvent(dst []byte, i int) []byte { return day.appendEvent(dst, i, nil, nil, nil) }
+
+// eventMarks holds, for the columns where the renderer begins a part of an event, the offset
+// of that part in the event's bytes: at or before the column's key (0: no part begins there).
+// A maker of malformed hits searches a column's key from the nearest mark before it
+// ([defect.locate]) rather than from the event's start.
+type eventMarks [schema.NumHitColumns]int32
+
+// set records that column col's part begins at offset at.
+func (m *eventMarks) set(col, at int) {
+	if m != nil {
+		m[col] = int32(at)
+	}
+}
+
+// before returns the mark of column col or of the nearest column before it with one.
+func (m *eventMarks) before(col int) int {
+	for ; col > 0; col-- {
+		if m[col] > 0 {
+			return int(m[col])
+		}
+	}
+	return 0
+}
 
 // visitCache remembers, while one batch is rendered, where the bytes that are the same for
 // every event of a visit were written for its first event: its VisitID and ClientID, and its
@@ -193,15 +216,18 @@ func appendSpan(dst []byte, at [2]int32) []byte { return append(dst, dst[at[0]:a
 // appendEvent is AppendEvent; clientID, if not nil, is the event's ClientID in decimal, already
 // written for its key: copying it is cheaper than formatting it again. It may alias dst. With
 // vc, the bytes of the event's visit written earlier into dst are copied (see visitCache).
-func (day *Day) appendEvent(dst []byte, i int, clientID []byte, vc *visitCache) []byte {
+// With marks, it records where its parts begin, from the event's first byte.
+func (day *Day) appendEvent(dst []byte, i int, clientID []byte, vc *visitCache, marks *eventMarks) []byte {
 	e := &day.events[i]
 	v := &day.visits[e.visit]
 	w := day.World
 	p := &w.parts
 	pg := &day.pages[e.page]
 
+	base := len(dst)
 	dst = append(dst, schema.HitKey(0)...)
 	dst = strconv.AppendUint(dst, e.watchID, 10)
+	marks.set(1, len(dst)-base)
 	sp := vc.span(e.visit)
 	if sp != nil && sp.ids[1] > 0 {
 		dst = appendSpan(dst, sp.ids)
@@ -219,13 +245,18 @@ func (day *Day) appendEvent(dst []byte, i int, clientID []byte, vc *visitCache) 
 			sp.ids = [2]int32{int32(from), int32(len(dst))}
 		}
 	}
+	marks.set(3, len(dst)-base)
 	dst = append(dst, day.part...)
 	dst = append(dst, '"')
 	dst = day.clock.append(dst, dayStartUTC(day.N)+int64(e.sec))
 	dst = append(dst, '"')
+	marks.set(colTimeZone, len(dst)-base)
 	dst = append(dst, p.tz[v.city]...)
+	marks.set(colEventType, len(dst)-base)
 	dst = append(dst, p.kind[e.kind]...)
+	marks.set(colURL, len(dst)-base)
 	dst = day.appendURL(dst, v, e.page, true)
+	marks.set(colReferer, len(dst)-base)
 	switch {
 	case e.kind == evDupPageview || e.kind == evDupPurchase:
 		dst = append(dst, p.refKey...)
@@ -236,16 +267,18 @@ func (day *Day) appendEvent(dst []byte, i int, clientID []byte, vc *visitCache) 
 		dst = append(dst, p.refKey...)
 		dst = day.appendURL(dst, v, e.page-1, false)
 	}
+	marks.set(colTitle, len(dst)-base)
 	dst = append(dst, p.title[pg.pid]...)
 	if sp != nil && sp.part[1] > 0 {
 		dst = appendSpan(dst, sp.part)
 	} else {
 		from := len(dst)
-		dst = day.appendVisitPart(dst, v)
+		dst = day.appendVisitPart(dst, v, marks, base)
 		if sp != nil {
 			sp.part = [2]int32{int32(from), int32(len(dst))}
 		}
 	}
+	marks.set(colGoals, len(dst)-base)
 
 	switch e.kind {
 	case evAddToCart:
@@ -256,11 +289,14 @@ func (day *Day) appendEvent(dst []byte, i int, clientID []byte, vc *visitCache) 
 	return append(dst, p.tail...)
 }
 
-// appendVisitPart appends columns 13–34 of visit v: constant within the visit.
-func (day *Day) appendVisitPart(dst []byte, v *visit) []byte {
+// appendVisitPart appends columns 13–34 of visit v: constant within the visit. With marks, it
+// records where its parts begin, from offset base of dst.
+func (day *Day) appendVisitPart(dst []byte, v *visit, marks *eventMarks, base int) []byte {
 	p := &day.World.parts
+	marks.set(colUTMSource, len(dst)-base)
 	dst = append(dst, p.source[v.source]...)
 	dst = strconv.AppendUint(dst, v.yclid, 10)
+	marks.set(colBrowser, len(dst)-base)
 	dst = append(dst, p.device[v.device]...)
 	var ipBuf [24]byte
 	ip := ipBuf[:0]
@@ -277,6 +313,7 @@ func (day *Day) appendVisitPart(dst []byte, v *visit) []byte {
 	dst = append(dst, '"')
 	dst = append(dst, ip...) // digits and dots: nothing to escape
 	dst = append(dst, '"')
+	marks.set(colRegion, len(dst)-base)
 	return append(dst, p.city[v.city]...)
 }
 

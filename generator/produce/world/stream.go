@@ -114,7 +114,7 @@ func (day *Day) renderShare(sh *segShare, from, to int) *Batch {
 		}
 		m.Key[1] = int32(len(b.Data))
 		m.Value[0] = m.Key[1]
-		b.Data = day.appendEvent(b.Data, i, b.Data[m.Key[0]:m.Key[1]], vc)
+		b.Data = day.appendEvent(b.Data, i, b.Data[m.Key[0]:m.Key[1]], vc, nil)
 		m.Value[1] = int32(len(b.Data))
 		e := &day.events[i]
 		m.UTC, m.Type, m.WatchID = dayStartUTC(day.N)+int64(e.sec), e.kind, e.watchID
