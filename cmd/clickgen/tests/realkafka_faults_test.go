@@ -43,6 +43,7 @@ type faultCluster struct {
 }
 
 func TestRealKafkaFaults(t *testing.T) {
+	t.Parallel() // its own three nodes: it waits on their faults beside the other real tiers
 	c := realkafka.Start(t, 3)
 	bin := buildClickgen(t)
 	ctx, cancel := context.WithTimeout(context.Background(), faultTestTimeout)
