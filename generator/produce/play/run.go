@@ -367,8 +367,8 @@ func (r *runner) hits(ctx context.Context, u *world.Unit) error {
 				// in 8 days, which the sender of pre-built bytes does not make).
 				n := 0
 				for n < len(held) && holds[n].Done() {
+					heldBytes -= len(held[n].Data) // before Release: a renderer may take it at once
 					held[n].Release()
-					heldBytes -= len(held[n].Data)
 					n++
 				}
 				held, holds = slices.Delete(held, 0, n), slices.Delete(holds, 0, n)
