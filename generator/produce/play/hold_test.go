@@ -138,3 +138,22 @@ func TestRunFlushesWhenHoldsLag(t *testing.T) {
 			snk.flushes, snk.mostHeld, snk.changed, play.FlushWindow+batch)
 	}
 }
+
+// TestRunReleasesWhileRendering is TestRunReleasesOnAcknowledgement small enough for -short,
+// so that the race detector watches it: acknowledgements lag one batch, so batches are
+// released while the world renders the next ones into the memory they hand back.
+func TestRunReleasesWhileRendering(t *testing.T) {
+	w, err := world.NewWorld(world.Params{Scale: 0.5})
+	if err != nil {
+		t.Fatal(err)
+	}
+	snk := &holdingSink{Writer: discard(t), lag: world.BatchEvents}
+	res, err := play.Run(context.Background(), play.Plan{World: w, Range: world.Range{From: 0, Days: 2}, Hits: "hits", Workers: 2}, snk, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if snk.changed != 0 || snk.acked != int(res.Sent) || snk.flushes != 2 {
+		t.Errorf("%d of %d messages changed before their acknowledgement, %d sent, %d flushes; want none changed, all acknowledged, 2 flushes",
+			snk.changed, snk.acked, res.Sent, snk.flushes)
+	}
+}
