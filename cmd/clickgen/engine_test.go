@@ -87,10 +87,10 @@ func TestInterruptedStressSummariesAgree(t *testing.T) {
 	done := make(chan error, 1)
 	go func() {
 		done <- run(ctx, []string{"run", "stress", "--rate", "20000/s", "--duration", "1m", "--interval", "100ms"}, io.Discard, stderr)
-		stderr.close()
+		stderr.Close()
 	}()
 	// An interval line once messages are acknowledged: the run is mid-flight.
-	if _, i := stderr.await(0, func(l string) bool { return strings.Contains(l, "records sent") && !strings.HasSuffix(l, " 0 total)") }); i < 0 {
+	if _, i := stderr.Await(0, func(l string) bool { return strings.Contains(l, "records sent") && !strings.HasSuffix(l, " 0 total)") }); i < 0 {
 		t.Fatalf("no interval line before the run ended:\n%s", stderr)
 	}
 	cancel()

@@ -373,10 +373,10 @@ func TestFollowMetricsScraped(t *testing.T) {
 	go func() {
 		err := run(runCtx, []string{"run", "stress", "--brokers", addr, "--rate", "2000/s", "--duration", "1h", "--interval", "100ms",
 			"--metrics-addr", "127.0.0.1:0", "--follow-group", "fresh", "--follow-every", "50ms"}, io.Discard, stderr)
-		stderr.close()
+		stderr.Close()
 		done <- exitCode(err, io.Discard)
 	}()
-	line, _ := stderr.await(0, metricsURL.MatchString)
+	line, _ := stderr.Await(0, metricsURL.MatchString)
 	if line == "" {
 		t.Fatalf("the run never said where its metrics are:\n%s", stderr)
 	}
@@ -388,7 +388,7 @@ func TestFollowMetricsScraped(t *testing.T) {
 			if lines == 100 { // 10 s of interval lines
 				t.Fatalf("no clickgen_pipeline_latency_seconds{group fresh, topic hits} above %d in 100 interval lines (consumed %d, err %v)", n, c.consumed, c.err)
 			}
-			_, i := stderr.await(from, func(l string) bool { return intervalTotal.MatchString(l) })
+			_, i := stderr.Await(from, func(l string) bool { return intervalTotal.MatchString(l) })
 			if i < 0 {
 				t.Fatalf("the run ended before the group took more than %d:\n%s", n, stderr)
 			}

@@ -10,9 +10,9 @@ import (
 	"strings"
 	"sync/atomic"
 	"testing"
-	"time"
 
 	"github.com/clickgen/clickgen/generator/produce/broker"
+	"github.com/clickgen/clickgen/internal/tier/kafkatest"
 
 	"github.com/twmb/franz-go/pkg/kfake"
 	"github.com/twmb/franz-go/pkg/kmsg"
@@ -20,24 +20,13 @@ import (
 
 // kfakeCluster starts an in-process broker with the stand's topics.
 func kfakeCluster(t *testing.T, opts ...kfake.Opt) (*kfake.Cluster, string) {
-	t.Helper()
-	c, err := kfake.NewCluster(append([]kfake.Opt{kfake.NumBrokers(1), kfake.SeedTopics(2, "hits"), kfake.SeedTopics(1, "orders")}, opts...)...)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(c.Close)
-	return c, strings.Join(c.ListenAddrs(), ",")
+	c, addrs := kafkatest.NewCluster(t, opts...)
+	return c, strings.Join(addrs, ",")
 }
 
 func consume(t *testing.T, addr, topic string) []broker.Record {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-	defer cancel()
-	recs, err := broker.Consume(ctx, []string{addr}, topic)
-	if err != nil {
-		t.Fatalf("consume %s: %v", topic, err)
-	}
-	return recs
+	return kafkatest.ConsumeAll(t, []string{addr}, topic)
 }
 
 type report struct {

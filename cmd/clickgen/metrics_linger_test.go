@@ -22,15 +22,15 @@ func TestMetricsLinger(t *testing.T) {
 	go func() {
 		err := run(context.Background(), []string{"batch", "--day", "0", "--limit", "250", "--file", file,
 			"--metrics-addr", "127.0.0.1:0", "--metrics-linger", "1h"}, io.Discard, stderr)
-		stderr.close()
+		stderr.Close()
 		done <- exitCode(err, io.Discard)
 	}()
-	line, _ := stderr.await(0, metricsURL.MatchString)
+	line, _ := stderr.Await(0, metricsURL.MatchString)
 	if line == "" || !strings.Contains(line, "at most 1h0m0s") {
 		t.Fatalf("the run did not say where its metrics are and how long they outlive it: %q\n%s", line, stderr)
 	}
 	url := metricsURL.FindStringSubmatch(line)[1]
-	if l, _ := stderr.await(0, func(l string) bool { return strings.Contains(l, "serving its final metrics") }); l == "" {
+	if l, _ := stderr.Await(0, func(l string) bool { return strings.Contains(l, "serving its final metrics") }); l == "" {
 		t.Fatalf("the run ended without waiting for a final scrape:\n%s", stderr)
 	}
 	select {

@@ -17,6 +17,7 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/clickgen/clickgen/internal/cmdtest"
 	dto "github.com/prometheus/client_model/go"
 	"github.com/prometheus/common/expfmt"
 	"github.com/prometheus/common/model"
@@ -41,69 +42,6 @@ func (l *lockedBuffer) String() string {
 }
 
 var metricsURL = regexp.MustCompile(`Prometheus metrics on (http://\S+/metrics)`)
-
-// lineWatch is a writer whose lines a test can wait for: an event, not a point in time.
-type lineWatch struct {
-	mu     sync.Mutex
-	cond   *sync.Cond
-	buf    bytes.Buffer
-	lines  []string
-	closed bool
-}
-
-func newLineWatch() *lineWatch {
-	l := &lineWatch{}
-	l.cond = sync.NewCond(&l.mu)
-	return l
-}
-
-func (l *lineWatch) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	l.buf.Write(p)
-	for {
-		line, err := l.buf.ReadString('\n')
-		if err != nil {
-			l.buf.WriteString(line) // an incomplete line waits for the rest
-			break
-		}
-		l.lines = append(l.lines, strings.TrimSuffix(line, "\n"))
-	}
-	l.cond.Broadcast()
-	return len(p), nil
-}
-
-// close wakes the waiters for good: the writer will get no more lines.
-func (l *lineWatch) close() {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	l.closed = true
-	l.cond.Broadcast()
-}
-
-// await waits for a line from index from on that ok accepts, and returns it and its index;
-// -1 when the writer was closed first.
-func (l *lineWatch) await(from int, ok func(string) bool) (string, int) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	for {
-		for i := from; i < len(l.lines); i++ {
-			if ok(l.lines[i]) {
-				return l.lines[i], i
-			}
-		}
-		if l.closed {
-			return "", -1
-		}
-		l.cond.Wait()
-	}
-}
-
-func (l *lineWatch) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return strings.Join(l.lines, "\n") + "\n" + l.buf.String()
-}
 
 // scrape fetches url and parses it as Prometheus does.
 func scrape(t *testing.T, url string) map[string]*dto.MetricFamily {
@@ -161,17 +99,17 @@ func TestMetricsScrapedDuringRun(t *testing.T) {
 	go func() {
 		err := run(ctx, []string{"run", "stress", "--rate", "3000/s", "--duration", "1h", "--interval", "100ms",
 			"--metrics-addr", "127.0.0.1:0", "--report", report}, io.Discard, stderr)
-		stderr.close()
+		stderr.Close()
 		done <- exitCode(err, io.Discard)
 	}()
-	line, _ := stderr.await(0, metricsURL.MatchString)
+	line, _ := stderr.Await(0, metricsURL.MatchString)
 	if line == "" {
 		t.Fatalf("the run never said where its metrics are:\n%s", stderr)
 	}
 	url := metricsURL.FindStringSubmatch(line)[1]
 	// An interval line with more acknowledgements than acked: the run is moving.
 	after := func(from int, acked float64) int {
-		_, i := stderr.await(from, func(l string) bool {
+		_, i := stderr.Await(from, func(l string) bool {
 			m := intervalTotal.FindStringSubmatch(l)
 			n, _ := strconv.ParseFloat(m2(m), 64)
 			return m != nil && n > acked
@@ -324,3 +262,14 @@ func TestListenMetrics(t *testing.T) {
 		t.Errorf("--metrics-addr of a busy address: exit %d, %q; want 2 and an error naming --metrics-addr", code, errs)
 	}
 }
+
+// lineWatch, stressDoc: the command's test packages share them (internal/cmdtest).
+type (
+	lineWatch = cmdtest.LineWatch
+	stressDoc = cmdtest.StressDoc
+)
+
+var (
+	newLineWatch = cmdtest.NewLineWatch
+	readStress   = cmdtest.ReadStress
+)

@@ -28,7 +28,7 @@ func interruptedRun(t *testing.T, waitFor string, args ...string) (stderr *lineW
 	stderr, done := newLineWatch(), make(chan error, 1)
 	go func() {
 		err := run(ctx, args, io.Discard, stderr)
-		stderr.close()
+		stderr.Close()
 		done <- err
 	}()
 	awaitLine(t, stderr, waitFor, time.Minute)

@@ -1,47 +1,12 @@
 package main
 
 import (
-	"encoding/json"
-	"os"
 	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
 	"time"
-
-	runreport "github.com/clickgen/clickgen/generator/measure/report"
 )
-
-// stressDoc is the part of a stress report the tests read.
-type stressDoc struct {
-	Topics map[string]struct{ Sent, Acked, Failed int64 } `json:"topics"`
-	Rate   struct {
-		TargetPerS   float64 `json:"target_per_s"`
-		AchievedPerS float64 `json:"achieved_per_s"`
-	} `json:"rate"`
-	LatencyMS map[string]float64 `json:"latency_ms"`
-	Stress    struct {
-		Shape     string               `json:"shape"`
-		Released  uint64               `json:"released"`
-		Stopped   string               `json:"stopped"`
-		FirstDay  int                  `json:"first_day"`
-		LastDay   int                  `json:"last_day"`
-		Intervals []runreport.Interval `json:"intervals"`
-	} `json:"stress"`
-}
-
-func readStress(t *testing.T, path string) stressDoc {
-	t.Helper()
-	b, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var d stressDoc
-	if err := json.Unmarshal(b, &d); err != nil {
-		t.Fatalf("report: %v\n%s", err, b)
-	}
-	return d
-}
 
 // TestStressMessagesExact runs the stress loop fast and deterministically: --messages 5000 at
 // 500000/s on the embedded broker sends exactly 5000 messages across a day boundary (scale

@@ -23,7 +23,7 @@ func startedRun(ctx context.Context, args ...string) (stderr *lineWatch, done ch
 	stderr, done = newLineWatch(), make(chan error, 1)
 	go func() {
 		err := run(ctx, args, io.Discard, stderr)
-		stderr.close()
+		stderr.Close()
 		done <- err
 	}()
 	return stderr, done
@@ -46,7 +46,7 @@ func awaitFrom(t *testing.T, stderr *lineWatch, from int, what string, ok func(s
 	}
 	got := make(chan found, 1)
 	go func() {
-		line, i := stderr.await(from, ok)
+		line, i := stderr.Await(from, ok)
 		got <- found{line, i}
 	}()
 	select {

@@ -10,16 +10,15 @@ import (
 	"testing"
 	"time"
 
-	"bytes"
 	"context"
 	"encoding/json"
 	"regexp"
 	"slices"
-	"sync"
 
-	runreport "github.com/clickgen/clickgen/generator/measure/report"
 	"github.com/clickgen/clickgen/generator/produce/broker"
 	"github.com/clickgen/clickgen/generator/produce/world"
+	"github.com/clickgen/clickgen/internal/cmdtest"
+	"github.com/clickgen/clickgen/internal/tier/kafkatest"
 	"github.com/twmb/franz-go/pkg/kfake"
 )
 
@@ -154,24 +153,13 @@ var sentLine = regexp.MustCompile(`sent \d+ of \d+ to (\w+): (\w+) (\w+) \((\w+)
 
 // kfakeCluster starts an in-process broker with the stand's topics.
 func kfakeCluster(t *testing.T, opts ...kfake.Opt) (*kfake.Cluster, string) {
-	t.Helper()
-	c, err := kfake.NewCluster(append([]kfake.Opt{kfake.NumBrokers(1), kfake.SeedTopics(2, "hits"), kfake.SeedTopics(1, "orders")}, opts...)...)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(c.Close)
-	return c, strings.Join(c.ListenAddrs(), ",")
+	c, addrs := kafkatest.NewCluster(t, opts...)
+	return c, strings.Join(addrs, ",")
 }
 
 func consume(t *testing.T, addr, topic string) []broker.Record {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-	defer cancel()
-	recs, err := broker.Consume(ctx, []string{addr}, topic)
-	if err != nil {
-		t.Fatalf("consume %s: %v", topic, err)
-	}
-	return recs
+	return kafkatest.ConsumeAll(t, []string{addr}, topic)
 }
 
 // inventoryOf runs `clickgen inventory` and decodes its output.
@@ -186,100 +174,6 @@ func inventoryOf(t *testing.T, args ...string) world.Inventory {
 		t.Fatalf("inventory output is not JSON: %v\n%s", err, out)
 	}
 	return inv
-}
-
-// lineWatch is a writer whose lines a test can wait for: an event, not a point in time.
-type lineWatch struct {
-	mu     sync.Mutex
-	cond   *sync.Cond
-	buf    bytes.Buffer
-	lines  []string
-	closed bool
-}
-
-func newLineWatch() *lineWatch {
-	l := &lineWatch{}
-	l.cond = sync.NewCond(&l.mu)
-	return l
-}
-
-func (l *lineWatch) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	l.buf.Write(p)
-	for {
-		line, err := l.buf.ReadString('\n')
-		if err != nil {
-			l.buf.WriteString(line) // an incomplete line waits for the rest
-			break
-		}
-		l.lines = append(l.lines, strings.TrimSuffix(line, "\n"))
-	}
-	l.cond.Broadcast()
-	return len(p), nil
-}
-
-// close wakes the waiters for good: the writer will get no more lines.
-func (l *lineWatch) close() {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	l.closed = true
-	l.cond.Broadcast()
-}
-
-// await waits for a line from index from on that ok accepts, and returns it and its index;
-// -1 when the writer was closed first.
-func (l *lineWatch) await(from int, ok func(string) bool) (string, int) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	for {
-		for i := from; i < len(l.lines); i++ {
-			if ok(l.lines[i]) {
-				return l.lines[i], i
-			}
-		}
-		if l.closed {
-			return "", -1
-		}
-		l.cond.Wait()
-	}
-}
-
-func (l *lineWatch) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return strings.Join(l.lines, "\n") + "\n" + l.buf.String()
-}
-
-// stressDoc is the part of a stress report the tests read.
-type stressDoc struct {
-	Topics map[string]struct{ Sent, Acked, Failed int64 } `json:"topics"`
-	Rate   struct {
-		TargetPerS   float64 `json:"target_per_s"`
-		AchievedPerS float64 `json:"achieved_per_s"`
-	} `json:"rate"`
-	LatencyMS map[string]float64 `json:"latency_ms"`
-	Stress    struct {
-		Shape     string               `json:"shape"`
-		Released  uint64               `json:"released"`
-		Stopped   string               `json:"stopped"`
-		FirstDay  int                  `json:"first_day"`
-		LastDay   int                  `json:"last_day"`
-		Intervals []runreport.Interval `json:"intervals"`
-	} `json:"stress"`
-}
-
-func readStress(t *testing.T, path string) stressDoc {
-	t.Helper()
-	b, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var d stressDoc
-	if err := json.Unmarshal(b, &d); err != nil {
-		t.Fatalf("report: %v\n%s", err, b)
-	}
-	return d
 }
 
 // startBrokerProcess starts `clickgen broker` as a separate process on a free port and
@@ -324,10 +218,25 @@ func verdicts(errs string) map[string]bool {
 // intervalTotal reads the running total at the end of a stress interval line.
 var intervalTotal = regexp.MustCompile(`^clickgen: stress .*, (\d+) total\)$`)
 
-// awaitSending reads a run's standard error up to its first interval line that counts
-// acknowledged records (on a loaded machine the first lines may count none yet) and returns
-// the lines read: the run is sending. It returns at the stream's end too.
-func awaitSending(sc *bufio.Scanner) []string {
+// startSendingStress starts the built command's `run stress` (scale 0.1, 5000/s for 60 s,
+// intervals of 100 ms, its report into report; bounded by a minute), and reads its standard
+// error up to its first interval line that counts acknowledged records (on a loaded machine
+// the first lines may count none yet): the run is sending. It returns the command, the
+// scanner of its standard error and the lines read.
+func startSendingStress(t *testing.T, report string) (*exec.Cmd, *bufio.Scanner, []string) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	t.Cleanup(cancel)
+	cmd := exec.CommandContext(ctx, buildClickgen(t), "run", "stress", "--scale", "0.1", "--rate", "5000/s", "--duration", "60s",
+		"--interval", "100ms", "--report", report)
+	stderr, err := cmd.StderrPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	sc := bufio.NewScanner(stderr)
 	var lines []string
 	for sc.Scan() {
 		lines = append(lines, sc.Text())
@@ -335,5 +244,16 @@ func awaitSending(sc *bufio.Scanner) []string {
 			break
 		}
 	}
-	return lines
+	return cmd, sc, lines
 }
+
+// lineWatch, stressDoc: the command's test packages share them (internal/cmdtest).
+type (
+	lineWatch = cmdtest.LineWatch
+	stressDoc = cmdtest.StressDoc
+)
+
+var (
+	newLineWatch = cmdtest.NewLineWatch
+	readStress   = cmdtest.ReadStress
+)

@@ -238,7 +238,7 @@ func (f *faultCluster) start(t *testing.T, args ...string) *clickgenProc {
 	go func() {
 		p.err = p.cmd.Wait()
 		p.exitAt = time.Now()
-		p.stderr.close()
+		p.stderr.Close()
 		close(p.done)
 	}()
 	t.Cleanup(func() { p.cmd.Process.Kill(); <-p.done })
@@ -248,7 +248,7 @@ func (f *faultCluster) start(t *testing.T, args ...string) *clickgenProc {
 // await waits for a stderr line with prefix; it fails the test when clickgen exits first.
 func (p *clickgenProc) await(t *testing.T, prefix string) {
 	t.Helper()
-	if _, i := p.stderr.await(0, func(l string) bool { return strings.HasPrefix(l, prefix) }); i < 0 {
+	if _, i := p.stderr.Await(0, func(l string) bool { return strings.HasPrefix(l, prefix) }); i < 0 {
 		t.Fatalf("clickgen exited (%v) before printing %q:\n%s", p.err, prefix, p.stderr)
 	}
 }

@@ -1,8 +1,6 @@
 package tests
 
 import (
-	"bufio"
-	"context"
 	"encoding/json"
 	"errors"
 	"os"
@@ -11,7 +9,6 @@ import (
 	"strings"
 	"syscall"
 	"testing"
-	"time"
 )
 
 // TestSIGHUPEndsLikeSIGTERM is issue 35's P13: SIGHUP (a closed terminal or ssh session, a
@@ -22,26 +19,13 @@ func TestSIGHUPEndsLikeSIGTERM(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds the command")
 	}
-	bin := buildClickgen(t)
 	report := filepath.Join(t.TempDir(), "r.json")
-	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
-	defer cancel()
-	cmd := exec.CommandContext(ctx, bin, "run", "stress", "--scale", "0.1", "--rate", "5000/s", "--duration", "60s",
-		"--interval", "100ms", "--report", report)
-	stderr, err := cmd.StderrPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	sc := bufio.NewScanner(stderr)
-	lines := awaitSending(sc)
+	cmd, sc, lines := startSendingStress(t, report)
 	cmd.Process.Signal(syscall.SIGHUP)
 	for sc.Scan() {
 		lines = append(lines, sc.Text())
 	}
-	err = cmd.Wait()
+	err := cmd.Wait()
 	errs := strings.Join(lines, "\n")
 	var ee *exec.ExitError
 	if !errors.As(err, &ee) || ee.ExitCode() != 130 {

@@ -1,8 +1,6 @@
 package tests
 
 import (
-	"bufio"
-	"context"
 	"encoding/json"
 	"errors"
 	"os"
@@ -23,28 +21,15 @@ func TestTwoSignalsTogetherAreOneStop(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds the command")
 	}
-	bin := buildClickgen(t)
 	report := filepath.Join(t.TempDir(), "r.json")
-	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
-	defer cancel()
-	cmd := exec.CommandContext(ctx, bin, "run", "stress", "--scale", "0.1", "--rate", "5000/s", "--duration", "60s",
-		"--interval", "100ms", "--report", report)
-	stderr, err := cmd.StderrPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	sc := bufio.NewScanner(stderr)
-	lines := awaitSending(sc)
+	cmd, sc, lines := startSendingStress(t, report)
 	cmd.Process.Signal(syscall.SIGTERM)
 	time.Sleep(time.Millisecond) // the gap of kill -TERM; kill -TERM
 	cmd.Process.Signal(syscall.SIGTERM)
 	for sc.Scan() {
 		lines = append(lines, sc.Text())
 	}
-	err = cmd.Wait()
+	err := cmd.Wait()
 	errs := strings.Join(lines, "\n")
 	var ee *exec.ExitError
 	if !errors.As(err, &ee) || ee.ExitCode() != 130 || strings.Contains(errs, "second signal") {

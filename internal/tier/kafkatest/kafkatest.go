@@ -88,10 +88,10 @@ func SendAll(t testing.TB, s sink.Sink, msgs []sink.Message) {
 	}
 }
 
-// ConsumeAll reads topic back, failing the test on error.
+// ConsumeAll reads topic back, failing the test on error (within a minute: a loaded machine reads slowly).
 func ConsumeAll(t testing.TB, addrs []string, topic string, opts ...sink.Opt) []broker.Record {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
 	recs, err := broker.Consume(ctx, addrs, topic, opts...)
 	if err != nil {
