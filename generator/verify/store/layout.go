@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"hash/maphash"
+	"slices"
 	"strings"
 
 	"github.com/clickgen/clickgen/generator/clickhouse/chtype"
@@ -240,27 +241,11 @@ func (v *verifier) eventsLayout(l *layout) {
 			l.loadTS = k == chtype.DateTime || k == chtype.DateTime64
 		}
 	}
-	contract := map[string]bool{}
-	for _, c := range schema.HitColumns {
-		contract[c.Name] = true
+	names := make([]string, len(schema.HitColumns))
+	for i, c := range schema.HitColumns {
+		names[i] = c.Name
 	}
-	if v.opt.Columns == ColumnsKeys {
-		for _, name := range []string{hitWatchID, hitClientID} {
-			c, _ := info.Column(name)
-			l.cols = append(l.cols, Column{Name: name, Type: chtype.MustParse(c.Type)})
-		}
-	} else {
-		for i, hc := range schema.HitColumns {
-			l.judge(info, hc.Name, i, intake.CheckHitColumn)
-		}
-	}
-	l.lacking()
-	l.keys(hitWatchID, hitClientID)
-	for _, c := range info.Columns {
-		if !contract[c.Name] || v.opt.Columns == ColumnsKeys && c.Name != hitWatchID && c.Name != hitClientID {
-			l.notJudged = append(l.notJudged, storeText([]byte(c.Name)))
-		}
-	}
+	v.contractColumns(l, names, hitWatchID, hitClientID, intake.CheckHitColumn)
 }
 
 // ordersLayout decides what is read of the orders table: order_id and snapshot_date, and,
@@ -272,24 +257,34 @@ func (v *verifier) ordersLayout(l *layout) {
 	if l.err != "" {
 		return
 	}
-	contract := map[string]bool{}
-	for _, k := range schema.OrderKeys {
-		contract[k.Name] = true
+	names := make([]string, len(schema.OrderKeys))
+	for i, k := range schema.OrderKeys {
+		names[i] = k.Name
 	}
-	if v.opt.Columns == ColumnsKeys {
-		for _, name := range []string{orderIDKey, snapshotDateKey} {
+	v.contractColumns(l, names, orderIDKey, snapshotDateKey, intake.CheckOrderColumn)
+}
+
+// contractColumns decides which of a table's columns are read and judged: the contract's
+// (names, each checked by check, at its place in the contract), or with --columns keys the
+// two keys alone; the table's other columns are listed as not judged.
+func (v *verifier) contractColumns(l *layout, names []string, key1, key2 string, check func(string, *chtype.Type) error) {
+	info := l.info
+	keysOnly := v.opt.Columns == ColumnsKeys
+	if keysOnly {
+		for _, name := range []string{key1, key2} {
 			c, _ := info.Column(name)
 			l.cols = append(l.cols, Column{Name: name, Type: chtype.MustParse(c.Type)})
 		}
 	} else {
-		for i, k := range schema.OrderKeys {
-			l.judge(info, k.Name, i, intake.CheckOrderColumn)
+		for i, name := range names {
+			l.judge(info, name, i, check)
 		}
 	}
 	l.lacking()
-	l.keys(orderIDKey, snapshotDateKey)
+	l.keys(key1, key2)
 	for _, c := range info.Columns {
-		if !contract[c.Name] || v.opt.Columns == ColumnsKeys && c.Name != orderIDKey && c.Name != snapshotDateKey {
+		judged := slices.Contains(names, c.Name) && (!keysOnly || c.Name == key1 || c.Name == key2)
+		if !judged {
 			l.notJudged = append(l.notJudged, storeText([]byte(c.Name)))
 		}
 	}
