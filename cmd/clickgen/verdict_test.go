@@ -29,6 +29,7 @@ type verdictDoc struct {
 	Thresholds []runreport.Threshold            `json:"thresholds"`
 	Latency    map[string]float64               `json:"latency_ms"`
 	Dist       [][2]float64                     `json:"latency_distribution_ms"`
+	Stress     *runreport.StressInfo            `json:"stress"`
 }
 
 func readVerdict(t *testing.T, path string) verdictDoc {
@@ -252,8 +253,15 @@ func TestWarmupMeasuredApart(t *testing.T) {
 	}
 	d := readVerdict(t, rep)
 	w, acked := d.Warmup, d.Topics["hits"].Acked
-	if w == nil || w.DurationS != 1 || w.ElapsedS != 1 || w.Acked != 2000 || w.Acked+w.AfterAcked != acked || acked != 6000 {
-		t.Fatalf("warmup section %+v, hits acked %d: want the 2000 due in the first second, and 2000 + the rest = 6000", w, acked)
+	// --duration is a wall-clock promise (1 % grace, at least 50 ms): a pacer that falls
+	// behind, as it may under the race detector on two busy cores, leaves the last few of
+	// the 6000 due unsent. The split is what is judged: the warm-up's 2000 and the rest add
+	// up to what was acknowledged, whatever the duration cut.
+	if w == nil || w.DurationS != 1 || w.ElapsedS != 1 || w.Acked != 2000 || w.Acked+w.AfterAcked != acked || acked <= 2000 || acked > 6000 {
+		t.Fatalf("warmup section %+v, hits acked %d: want the 2000 due in the first second, and 2000 + the rest = acked (at most the 6000 due)", w, acked)
+	}
+	if acked < 6000 && (d.Stress == nil || d.Stress.Stopped != "duration") {
+		t.Errorf("%d of the 6000 due acknowledged, stress %+v: only the duration may cut it short", acked, d.Stress)
 	}
 	if w.LatencyMS.Max <= 0 || d.Latency["max"] <= 0 || len(d.Dist) == 0 {
 		t.Errorf("warm-up latency %+v, run latency %v: want both measured", w.LatencyMS, d.Latency)
