@@ -221,9 +221,12 @@ func clickgen(t *testing.T, bin string, args ...string) {
 
 // TestStoreVerifyFill: the stand's starting world (`run fill`: batch and snapshot of days
 // 0…7) through Kafka into the stand's tables on the real engine; verify --clickhouse finds it
-// exact, then finds each fault injected: a day's rows deleted, unplanned rows inserted, a day
-// replayed (copies count once; --exactly-once then differs), a table dropped, a wrong
-// password. It also measures verify's read of the events against curl's of the same queries.
+// exact, every value judged; then finds each value changed (changedValues) and each fault
+// injected: a day's rows deleted, unplanned rows inserted, a day replayed (copies count once;
+// --exactly-once then differs), a table dropped, a wrong password; last, the next day played
+// and the whole range exact again (nextDay). It also measures verify's read of the events
+// against curl's of the same queries. One fill serves them all: every case restores what it
+// changed, and a replayed day's copies are still exact without --exactly-once.
 func TestStoreVerifyFill(t *testing.T) {
 	if testing.Short() {
 		t.Skip("eight days through Kafka into the engine (about a minute): not under -short")
@@ -257,6 +260,9 @@ func TestStoreVerifyFill(t *testing.T) {
 		r := runVerify(t, bin, srv.URL, frontPassword, append(fill, "--wait", "3m")...)
 		if r.code != 0 || !r.report.OK || !strings.Contains(r.stdout, "\nOK: ") {
 			t.Fatalf("exit %d:\n%s\n%s", r.code, r.stdout, r.stderr)
+		}
+		if len(r.report.Events.Judged) != 47 || len(r.report.Orders.Judged) != 11 {
+			t.Errorf("judged %v and %v: want the 47 hit columns and the 11 order columns", r.report.Events.Judged, r.report.Orders.Judged)
 		}
 		rep := r.report
 		if rep.Events.Total.Present != *inv.Expect.Hits.ODSEvents || rep.Raw.Total.Present != inv.Expect.Hits.StgRows ||
@@ -298,6 +304,8 @@ func TestStoreVerifyFill(t *testing.T) {
 			*inv.Expect.Hits.ODSEvents, ref.Round(time.Millisecond), r.took.Round(time.Millisecond), float64(r.took)/float64(ref),
 			all.took.Round(time.Millisecond), float64(all.took)/float64(ref))
 	})
+
+	t.Run("a value changed", func(t *testing.T) { changedValues(t, st, bin, srv.URL) })
 
 	t.Run("a day's rows deleted", func(t *testing.T) {
 		day := world.DayDate(2).String()
@@ -403,6 +411,8 @@ func TestStoreVerifyFill(t *testing.T) {
 		}
 		t.Logf("exit 1: %s", strings.TrimSpace(r.stderr))
 	})
+
+	t.Run("the next day", func(t *testing.T) { nextDay(t, st, w, bin, brokers, srv.URL) })
 }
 
 // TestStoreVerifyGarbage: the garbage profile (`run garbage`: day 1 with every garbage class
