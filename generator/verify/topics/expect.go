@@ -17,13 +17,17 @@ package topics
 import (
 	"context"
 	"crypto/sha256"
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"github.com/clickgen/clickgen/schema"
 	"hash"
 	"maps"
+	"math"
 	"runtime"
 	"slices"
+	"sort"
+	"strconv"
 	"sync"
 	"sync/atomic"
 
@@ -184,20 +188,97 @@ func classify(t topic, v []byte) (out uint8, watchID uint64, orderID string) {
 }
 
 // slot is one distinct expected message of a unit (day or snapshot): a value with a key, sent
-// want times.
+// want times. It is kept small (40 bytes; its digests are in Expectation.kds and vds): a
+// --scale 100 day plans five million of them. Its unit is the one whose slots hold it
+// ([Expectation.unitOf]), its partition murmur2 of its key ([Expectation.partOf]).
 type slot struct {
-	key       string
 	id        uint64 // accepted: the WatchID (hits) or the index of the order_id (orders)
+	key       uint64 // keyNumber: the key's value; keyStored: where it is in Expectation.keys
 	nextKey   int32  // next slot with the same key and value, −1
 	nextValue int32  // next slot with the same value under any key, −1
-	unit      int32
-	part      int32 // expected partition, −1 when not placed by key
-	want      int32 // copies sent
-	base      int32 // clean copies among want (the rest are redeliveries); 0 for garbage
+	want      int32  // copies sent
+	base      int32  // clean copies among want (the rest are redeliveries); 0 for garbage
+	kind      uint16
 	label     uint8 // index into labels
 	outcome   uint8 // what the intake does with the bytes
-	kind      uint16
-	keyNil    bool
+	keyForm   uint8 // keyNone, keyNumber or keyStored
+}
+
+// How a slot holds its key: none (a message without key), a number (the key is its canonical
+// decimal, as every ClientID key is), or stored (its length, a uvarint, then its bytes, in
+// Expectation.keys).
+const (
+	keyNone uint8 = iota
+	keyNumber
+	keyStored
+)
+
+// decimal is the number whose canonical decimal (no sign, no leading zero) key is.
+func decimal(key []byte) (uint64, bool) {
+	if len(key) == 0 || len(key) > 1 && key[0] == '0' {
+		return 0, false
+	}
+	var n uint64
+	for _, c := range key {
+		if c < '0' || c > '9' {
+			return 0, false
+		}
+		d := uint64(c - '0')
+		if n > (math.MaxUint64-d)/10 {
+			return 0, false
+		}
+		n = n*10 + d
+	}
+	return n, true
+}
+
+// setKey makes s hold key.
+func (e *Expectation) setKey(s *slot, key []byte) {
+	if key == nil {
+		s.keyForm = keyNone
+		return
+	}
+	if n, ok := decimal(key); ok {
+		s.keyForm, s.key = keyNumber, n
+		return
+	}
+	s.keyForm, s.key = keyStored, uint64(len(e.keys))
+	e.keys = binary.AppendUvarint(e.keys, uint64(len(key)))
+	e.keys = append(e.keys, key...)
+}
+
+// appendKey appends slot i's key to dst, or returns nil when it has none; a stored key is
+// returned in place, not appended.
+func (e *Expectation) appendKey(dst []byte, i int32) []byte {
+	s := &e.slots[i]
+	switch s.keyForm {
+	case keyNumber:
+		return strconv.AppendUint(dst, s.key, 10)
+	case keyStored:
+		n, w := binary.Uvarint(e.keys[s.key:])
+		at := s.key + uint64(w)
+		return e.keys[at : at+n : at+n]
+	}
+	return nil
+}
+
+// keyOf is slot i's key as [Difference] spells it, and whether it has none.
+func (e *Expectation) keyOf(i int32) (key string, none bool) {
+	var b [24]byte
+	k := e.appendKey(b[:0], i)
+	return string(k), k == nil
+}
+
+// partOf is slot i's expected partition on topic t: murmur2 of its key, −1 without key.
+func (e *Expectation) partOf(i int32, t topic) int32 {
+	var b [24]byte
+	return schema.PartitionForKey(e.appendKey(b[:0], i), e.partitions(t))
+}
+
+// unitOf is the unit whose slots hold slot i: units hold consecutive ranges of slots, in
+// order (an empty unit holds none).
+func (e *Expectation) unitOf(i int32) int32 {
+	return int32(sort.Search(len(e.units), func(u int) bool { return e.units[u].first > i }) - 1)
 }
 
 // unit is the expectation of one day's hits or one snapshot's orders.
@@ -222,10 +303,15 @@ type Expectation struct {
 	// HitPartitions and OrderPartitions are the partition counts keys were placed with.
 	HitPartitions, OrderPartitions int32
 
-	units    []unit
-	slots    []slot
-	byKey    [2]map[digest]int32 // first slot of a (key, value)
-	byValue  [2]map[digest]int32 // last added slot of a value
+	units []unit
+	slots []slot
+	// kds and vds are, per slot, the digest of its key and value and the first 64 bits of
+	// the digest of its value (matched by value alone, a slot can only be a difference).
+	kds      []digest
+	vds      []uint64
+	byKey    [2]slotIndex // first slot of a (key, value), by kds
+	byValue  [2]slotIndex // last added slot of a value, by vds
+	keys     []byte       // the keys that are no number (see keyStored)
 	kinds    []string
 	orderIDs map[string]uint64
 	days     [2]map[int]struct{} // the model days of the units, per topic
@@ -282,8 +368,6 @@ func expect(ctx context.Context, w *world.World, r world.Range, opt Options, bui
 		return nil, errors.New("topics: negative partition count")
 	}
 	e := &Expectation{Range: r, HitPartitions: opt.HitPartitions, OrderPartitions: opt.OrderPartitions,
-		byKey:    [2]map[digest]int32{{}, {}},
-		byValue:  [2]map[digest]int32{{}, {}},
 		orderIDs: map[string]uint64{},
 		days:     [2]map[int]struct{}{{}, {}},
 	}
@@ -373,10 +457,10 @@ func (b *builder) add(u int32, m *expected) int32 {
 		base = 1
 	}
 	last := int32(-1)
-	head, found := e.byKey[t][m.kd]
+	head, found := e.findKey(t, m.kd)
 	for i := head; found && i >= 0; i = e.slots[i].nextKey {
 		s := &e.slots[i]
-		if s.unit == u && s.label == m.label && s.kind == kind {
+		if i >= e.units[u].first && s.label == m.label && s.kind == kind {
 			s.want++
 			s.base += base
 			return i
@@ -384,19 +468,32 @@ func (b *builder) add(u int32, m *expected) int32 {
 		last = i
 	}
 	i := int32(len(e.slots))
-	s := slot{key: string(m.key), keyNil: m.key == nil, id: m.id, nextKey: -1, nextValue: -1, unit: u,
-		part: schema.PartitionForKey(m.key, e.partitions(t)), want: 1, base: base, label: m.label, outcome: m.outcome, kind: kind}
-	if prev, ok := e.byValue[t][m.vd]; ok {
+	s := slot{id: m.id, nextKey: -1, nextValue: -1, want: 1, base: base, label: m.label, outcome: m.outcome, kind: kind}
+	e.setKey(&s, m.key)
+	v := vd64(m.vd)
+	if prev, ok := e.findValue(t, v); ok {
 		s.nextValue = prev
 	}
-	e.byValue[t][m.vd] = i
 	e.slots = append(e.slots, s)
+	e.kds = append(e.kds, m.kd)
+	e.vds = append(e.vds, v)
+	e.byValue[t].put(v, func(j int32) bool { return e.vds[j] == v }, i, func(j int32) uint64 { return e.vds[j] })
 	if last >= 0 {
 		e.slots[last].nextKey = i
 	} else {
-		e.byKey[t][m.kd] = i
+		e.byKey[t].put(kd64(m.kd), func(j int32) bool { return e.kds[j] == m.kd }, i, func(j int32) uint64 { return kd64(e.kds[j]) })
 	}
 	return i
+}
+
+// findKey is the first slot of topic t whose key and value have the digest kd.
+func (e *Expectation) findKey(t topic, kd digest) (int32, bool) {
+	return e.byKey[t].get(kd64(kd), func(j int32) bool { return e.kds[j] == kd })
+}
+
+// findValue is the last added slot of topic t whose value's digest begins with v.
+func (e *Expectation) findValue(t topic, v uint64) (int32, bool) {
+	return e.byValue[t].get(v, func(j int32) bool { return e.vds[j] == v })
 }
 
 // tallyWant counts one sent message of label l into unit u's expectation.
@@ -426,6 +523,11 @@ func (b *builder) addUnit(inv *world.InventoryBuilder, u *world.Unit) error {
 		t = orders
 	}
 	ui := b.newUnit(t, u.Day)
+	// Room for every message of the unit at once: growing by doubling held twice the plan.
+	n := u.Len + len(u.Extras)
+	b.e.slots = slices.Grow(b.e.slots, n)
+	b.e.kds = slices.Grow(b.e.kds, n)
+	b.e.vds = slices.Grow(b.e.vds, n)
 	cleanSlot := make([]int32, 0, u.Len)
 	for bt := range u.Batches() {
 		inv.AddBatch(u, bt)
@@ -513,11 +615,11 @@ func (b *builder) addExtra(u int32, x *world.Extra, cleanSlot []int32) error {
 	e := b.e
 	un := &e.units[u]
 	if x.Redelivered() {
-		s := &e.slots[cleanSlot[x.Source]]
-		if s.key != string(x.Key) || s.keyNil != (x.Key == nil) {
-			return fmt.Errorf("topics: %s %d: a redelivery's key %q is not its source's %q", un.topic, un.day, x.Key, s.key)
+		i := cleanSlot[x.Source]
+		if key, none := e.keyOf(i); key != string(x.Key) || none != (x.Key == nil) {
+			return fmt.Errorf("topics: %s %d: a redelivery's key %q is not its source's %q", un.topic, un.day, x.Key, key)
 		}
-		s.want++
+		e.slots[i].want++
 		un.want.Redelivered++
 		return b.tallyWant(u, x.Key, 0)
 	}
