@@ -258,7 +258,7 @@ func (c *Checker) add(t topic, m *Message) {
 	// The same bytes under the same key, with a copy still due.
 	if i, ok := e.findKey(t, kd); ok {
 		copyOf = i
-		for ; i >= 0; i = e.slots[i].nextKey {
+		for ; i >= 0; i = e.nextKey(i) {
 			if c.got[i] < e.slots[i].want {
 				c.match(t, i, m, false)
 				return
@@ -270,7 +270,7 @@ func (c *Checker) add(t topic, m *Message) {
 		if copyOf < 0 {
 			copyOf = i
 		}
-		for ; i >= 0; i = e.slots[i].nextValue {
+		for ; i >= 0; i = e.nextValue(i) {
 			if c.got[i] < e.slots[i].want {
 				c.match(t, i, m, true)
 				return
@@ -543,11 +543,11 @@ func (c *Checker) Result() *Result {
 			}
 			from := len(all)
 			for i := u.first; i < u.end; i++ {
-				s, got := &e.slots[i], int(c.got[i])
+				s, got, base := &e.slots[i], int(c.got[i]), int(e.base(i))
 				if got < int(s.want) {
 					d := c.slotDiff(i, DiffMissing)
 					d.Count = int(s.want) - got
-					if s.label == 0 && got >= int(s.base) {
+					if s.label == 0 && got >= base {
 						d.What = strings.TrimSpace(d.What + " (a redelivered copy)")
 					}
 					note(d)
@@ -566,8 +566,8 @@ func (c *Checker) Result() *Result {
 				}
 				ur.Got.Messages += got
 				if s.label == 0 {
-					ur.Got.Clean += min(got, int(s.base))
-					ur.Got.Redelivered += max(0, got-int(s.base))
+					ur.Got.Clean += min(got, base)
+					ur.Got.Redelivered += max(0, got-base)
 				}
 				name := outcomes[t][s.outcome]
 				ur.Got.Classes[name] += got

@@ -188,20 +188,55 @@ func classify(t topic, v []byte) (out uint8, watchID uint64, orderID string) {
 }
 
 // slot is one distinct expected message of a unit (day or snapshot): a value with a key, sent
-// want times. It is kept small (40 bytes; its digests are in Expectation.kds and vds): a
+// want times. It is kept small (24 bytes; its digests are in Expectation.kds and vds): a
 // --scale 100 day plans five million of them. Its unit is the one whose slots hold it
-// ([Expectation.unitOf]), its partition murmur2 of its key ([Expectation.partOf]).
+// ([Expectation.unitOf]), its partition murmur2 of its key ([Expectation.partOf]); the next
+// slot with its key and value, or with its value, and its clean copies when they are not the
+// usual ones are kept aside, for the few slots that have them ([Expectation.nextKey],
+// [Expectation.nextValue], [Expectation.base]).
 type slot struct {
-	id        uint64 // accepted: the WatchID (hits) or the index of the order_id (orders)
-	key       uint64 // keyNumber: the key's value; keyStored: where it is in Expectation.keys
-	nextKey   int32  // next slot with the same key and value, −1
-	nextValue int32  // next slot with the same value under any key, −1
-	want      int32  // copies sent
-	base      int32  // clean copies among want (the rest are redeliveries); 0 for garbage
-	kind      uint16
-	label     uint8 // index into labels
-	outcome   uint8 // what the intake does with the bytes
-	keyForm   uint8 // keyNone, keyNumber or keyStored
+	id      uint64 // accepted: the WatchID (hits) or the index of the order_id (orders)
+	key     uint64 // keyNumber: the key's value; keyStored: where it is in Expectation.keys
+	want    int32  // copies sent
+	kind    uint8  // index into Expectation.kinds
+	label   uint8  // index into labels
+	outcome uint8  // what the intake does with the bytes
+	flags   uint8  // the key's form (keyNone, keyNumber, keyStored), hasNextKey, hasNextValue
+}
+
+// Bits of slot.flags besides the key's form.
+const (
+	keyFormBits  = 0x3
+	hasNextKey   = 0x4
+	hasNextValue = 0x8
+)
+
+// keyForm is how s holds its key.
+func (s *slot) keyForm() uint8 { return s.flags & keyFormBits }
+
+// nextKey is the next slot with slot i's key and value, −1.
+func (e *Expectation) nextKey(i int32) int32 {
+	if e.slots[i].flags&hasNextKey == 0 {
+		return -1
+	}
+	return e.nextKeys[i]
+}
+
+// nextValue is the next slot with slot i's value under any key, −1.
+func (e *Expectation) nextValue(i int32) int32 {
+	if e.slots[i].flags&hasNextValue == 0 {
+		return -1
+	}
+	return e.nextValues[i]
+}
+
+// base is how many of slot i's copies are clean messages (the rest are redeliveries): one for
+// a clean message's slot unless equal clean messages share it, none for garbage.
+func (e *Expectation) base(i int32) int32 {
+	if e.slots[i].label != 0 {
+		return 0
+	}
+	return 1 + e.moreBase[i]
 }
 
 // How a slot holds its key: none (a message without key), a number (the key is its canonical
@@ -234,15 +269,16 @@ func decimal(key []byte) (uint64, bool) {
 
 // setKey makes s hold key.
 func (e *Expectation) setKey(s *slot, key []byte) {
+	s.flags &^= keyFormBits
 	if key == nil {
-		s.keyForm = keyNone
+		s.flags |= keyNone
 		return
 	}
 	if n, ok := decimal(key); ok {
-		s.keyForm, s.key = keyNumber, n
+		s.flags, s.key = s.flags|keyNumber, n
 		return
 	}
-	s.keyForm, s.key = keyStored, uint64(len(e.keys))
+	s.flags, s.key = s.flags|keyStored, uint64(len(e.keys))
 	e.keys = binary.AppendUvarint(e.keys, uint64(len(key)))
 	e.keys = append(e.keys, key...)
 }
@@ -251,7 +287,7 @@ func (e *Expectation) setKey(s *slot, key []byte) {
 // returned in place, not appended.
 func (e *Expectation) appendKey(dst []byte, i int32) []byte {
 	s := &e.slots[i]
-	switch s.keyForm {
+	switch s.keyForm() {
 	case keyNumber:
 		return strconv.AppendUint(dst, s.key, 10)
 	case keyStored:
@@ -307,14 +343,18 @@ type Expectation struct {
 	slots []slot
 	// kds and vds are, per slot, the digest of its key and value and the first 64 bits of
 	// the digest of its value (matched by value alone, a slot can only be a difference).
-	kds      []digest
-	vds      []uint64
-	byKey    [2]slotIndex // first slot of a (key, value), by kds
-	byValue  [2]slotIndex // last added slot of a value, by vds
-	keys     []byte       // the keys that are no number (see keyStored)
-	kinds    []string
-	orderIDs map[string]uint64
-	days     [2]map[int]struct{} // the model days of the units, per topic
+	kds     []digest
+	vds     []uint64
+	byKey   [2]slotIndex // first slot of a (key, value), by kds
+	byValue [2]slotIndex // last added slot of a value, by vds
+	keys    []byte       // the keys that are no number (see keyStored)
+	// nextKeys and nextValues chain the slots that share a key and value, or a value (see
+	// slot.flags); moreBase counts the clean copies of a slot beyond its first.
+	nextKeys, nextValues map[int32]int32
+	moreBase             map[int32]int32
+	kinds                []string
+	orderIDs             map[string]uint64
+	days                 [2]map[int]struct{} // the model days of the units, per topic
 }
 
 // Messages returns how many messages the range sends on hits and on orders.
@@ -341,7 +381,7 @@ func (e *Expectation) partitions(t topic) int32 {
 type builder struct {
 	e       *Expectation
 	workers int
-	kindIdx map[string]uint16
+	kindIdx map[string]uint8
 	work    []*dayWork
 	h       *hasher
 	err     error
@@ -369,7 +409,8 @@ func expect(ctx context.Context, w *world.World, r world.Range, opt Options, bui
 	}
 	e := &Expectation{Range: r, HitPartitions: opt.HitPartitions, OrderPartitions: opt.OrderPartitions,
 		orderIDs: map[string]uint64{},
-		days:     [2]map[int]struct{}{{}, {}},
+		nextKeys: map[int32]int32{}, nextValues: map[int32]int32{}, moreBase: map[int32]int32{},
+		days: [2]map[int]struct{}{{}, {}},
 	}
 	if e.HitPartitions == 0 {
 		e.HitPartitions = 2
@@ -377,7 +418,7 @@ func expect(ctx context.Context, w *world.World, r world.Range, opt Options, bui
 	if e.OrderPartitions == 0 {
 		e.OrderPartitions = 1
 	}
-	b := &builder{e: e, workers: opt.Workers, kindIdx: map[string]uint16{}, h: newHasher()}
+	b := &builder{e: e, workers: opt.Workers, kindIdx: map[string]uint8{}, h: newHasher()}
 	if b.workers <= 0 {
 		b.workers = runtime.GOMAXPROCS(0)
 	}
@@ -443,47 +484,50 @@ type expected struct {
 
 // add records one sent message of unit u, merging it with an equal message of the same
 // unit, label and kind, and returns its slot.
-func (b *builder) add(u int32, m *expected) int32 {
+func (b *builder) add(u int32, m *expected) (int32, error) {
 	e := b.e
 	t := e.units[u].topic
 	kind, ok := b.kindIdx[m.kind]
 	if !ok {
-		kind = uint16(len(e.kinds))
+		if len(e.kinds) > math.MaxUint8 {
+			return -1, fmt.Errorf("topics: more than %d kinds of message", math.MaxUint8+1)
+		}
+		kind = uint8(len(e.kinds))
 		e.kinds = append(e.kinds, m.kind)
 		b.kindIdx[m.kind] = kind
 	}
-	base := int32(0)
-	if m.clean {
-		base = 1
-	}
 	last := int32(-1)
 	head, found := e.findKey(t, m.kd)
-	for i := head; found && i >= 0; i = e.slots[i].nextKey {
+	for i := head; found && i >= 0; i = e.nextKey(i) {
 		s := &e.slots[i]
 		if i >= e.units[u].first && s.label == m.label && s.kind == kind {
 			s.want++
-			s.base += base
-			return i
+			if m.clean {
+				e.moreBase[i]++
+			}
+			return i, nil
 		}
 		last = i
 	}
 	i := int32(len(e.slots))
-	s := slot{id: m.id, nextKey: -1, nextValue: -1, want: 1, base: base, label: m.label, outcome: m.outcome, kind: kind}
+	s := slot{id: m.id, want: 1, label: m.label, outcome: m.outcome, kind: kind}
 	e.setKey(&s, m.key)
 	v := vd64(m.vd)
 	if prev, ok := e.findValue(t, v); ok {
-		s.nextValue = prev
+		s.flags |= hasNextValue
+		e.nextValues[i] = prev
 	}
 	e.slots = append(e.slots, s)
 	e.kds = append(e.kds, m.kd)
 	e.vds = append(e.vds, v)
 	e.byValue[t].put(v, func(j int32) bool { return e.vds[j] == v }, i, func(j int32) uint64 { return e.vds[j] })
 	if last >= 0 {
-		e.slots[last].nextKey = i
+		e.slots[last].flags |= hasNextKey
+		e.nextKeys[last] = i
 	} else {
 		e.byKey[t].put(kd64(m.kd), func(j int32) bool { return e.kds[j] == m.kd }, i, func(j int32) uint64 { return kd64(e.kds[j]) })
 	}
-	return i
+	return i, nil
 }
 
 // findKey is the first slot of topic t whose key and value have the digest kd.
@@ -580,7 +624,11 @@ func (b *builder) addBatch(ui int32, u *world.Unit, bt *world.Batch, cleanSlot *
 			} else if m.outcome == outAccepted {
 				m.id = b.orderID(m.oid)
 			}
-			*cleanSlot = append(*cleanSlot, b.add(ui, m))
+			si, err := b.add(ui, m)
+			if err != nil {
+				return err
+			}
+			*cleanSlot = append(*cleanSlot, si)
 			if err := b.tallyWant(ui, m.key, 0); err != nil {
 				return err
 			}
@@ -634,7 +682,9 @@ func (b *builder) addExtra(u int32, x *world.Extra, cleanSlot []int32) error {
 	if un.topic == orders && m.outcome == outAccepted {
 		m.id = b.orderID(oid)
 	}
-	b.add(u, &m)
+	if _, err := b.add(u, &m); err != nil {
+		return err
+	}
 	return b.tallyWant(u, x.Key, uint8(l))
 }
 

@@ -30,7 +30,7 @@ func TestSlotKeys(t *testing.T) {
 			t.Errorf("key %q: partition %d, murmur2 says %d", k, p, want)
 		}
 	}
-	if n := e.slots[3].keyForm; n != keyNumber {
+	if n := e.slots[3].keyForm(); n != keyNumber {
 		t.Errorf("key 7 kept as form %d, want a number", n)
 	}
 }
