@@ -13,10 +13,10 @@ import (
 
 // kafkaMemory caps the soft memory limit of verifying topics, as storeMemory does a store's.
 // The world's limit is play's (1.7 GB at scale 100), which holds rendered batches in flight;
-// verify holds the day's model while it plans, and the plan (about 80 bytes a message) while
+// verify holds the day's model while it plans, and the plan (about 64 bytes a message) while
 // it reads, so under play's limit the collector let a ×100 day drift to the limit: 1.68 GB
-// resident for a live heap that peaked at 851 MB (GODEBUG=gctrace=1, day 0 at scale 100,
-// 5 180 936 messages; the model about 440 MB of it, the plan 409 MB). Smaller scales keep
+// resident for a live heap that peaked at 806 MB (GODEBUG=gctrace=1, day 0 at scale 100,
+// 5 180 936 messages: the model about 480 MB of it, the plan 330 MB). Smaller scales keep
 // their own, lower limit.
 const kafkaMemory = 1 << 30
 
