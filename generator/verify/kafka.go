@@ -11,6 +11,15 @@ import (
 	"github.com/clickgen/clickgen/generator/verify/topics"
 )
 
+// kafkaMemory caps the soft memory limit of verifying topics, as storeMemory does a store's.
+// The world's limit is play's (1.7 GB at scale 100), which holds rendered batches in flight;
+// verify holds the day's model while it plans, and the plan (about 64 bytes a message) while
+// it reads, so under play's limit the collector let a ×100 day drift to the limit: 1.68 GB
+// resident for a live heap that peaked at 806 MB (GODEBUG=gctrace=1, day 0 at scale 100,
+// 5 180 936 messages: the model about 480 MB of it, the plan 330 MB). Smaller scales keep
+// their own, lower limit.
+const kafkaMemory = 1 << 30
+
 // runKafka reads the topics back and reconciles them with range r of world w: its errors
 // speak of reading the topics from Kafka, never of a sink, and an interruption says how far
 // the reading got (issue 31).

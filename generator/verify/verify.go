@@ -135,7 +135,7 @@ func Run(ctx context.Context, c Config) (err error) {
 		c.setMemoryLimit(w, workers, storeMemory)
 		return c.runStore(ctx, client, w, r)
 	}
-	c.setMemoryLimit(w, workers, 0)
+	c.setMemoryLimit(w, workers, kafkaMemory)
 	return c.runKafka(ctx, w, r)
 }
 

@@ -256,23 +256,23 @@ func (c *Checker) add(t topic, m *Message) {
 	kd := c.h.keyed(vd, m.Key)
 	copyOf := int32(-1)
 	// The same bytes under the same key, with a copy still due.
-	if i, ok := e.byKey[t][kd]; ok {
+	if i, ok := e.findKey(t, kd); ok {
 		copyOf = i
-		for ; i >= 0; i = e.slots[i].nextKey {
+		for ; i >= 0; i = e.nextKey(i) {
 			if c.got[i] < e.slots[i].want {
-				c.match(i, m, false)
+				c.match(t, i, m, false)
 				return
 			}
 		}
 	}
 	// The same bytes under another key.
-	if i, ok := e.byValue[t][vd]; ok {
+	if i, ok := e.findValue(t, vd64(vd)); ok {
 		if copyOf < 0 {
 			copyOf = i
 		}
-		for ; i >= 0; i = e.slots[i].nextValue {
+		for ; i >= 0; i = e.nextValue(i) {
 			if c.got[i] < e.slots[i].want {
-				c.match(i, m, true)
+				c.match(t, i, m, true)
 				return
 			}
 		}
@@ -280,24 +280,24 @@ func (c *Checker) add(t topic, m *Message) {
 	c.unexpected(t, m, copyOf)
 }
 
-// match counts m as a copy of slot i.
-func (c *Checker) match(i int32, m *Message, wrongKey bool) {
-	s := &c.e.slots[i]
+// match counts m, read from topic t, as a copy of slot i.
+func (c *Checker) match(t topic, i int32, m *Message, wrongKey bool) {
 	c.got[i]++
-	p := &c.parts[s.unit]
+	p := &c.parts[c.e.unitOf(i)]
 	for int(m.Partition) >= len(*p) {
 		*p = append(*p, 0)
 	}
 	if m.Partition >= 0 {
 		(*p)[m.Partition]++
 	}
-	if !wrongKey && (s.part < 0 || m.Partition == s.part) {
+	if part := c.e.partOf(i, t); !wrongKey && (part < 0 || m.Partition == part) {
 		return
 	}
 	d := c.slotDiff(i, DiffWrongPartition)
 	d.Key, d.NoKey, d.Partition, d.Offset = string(m.Key), m.Key == nil, m.Partition, m.Offset
 	if wrongKey {
-		d.Kind, d.WantKey = DiffWrongKey, s.key
+		d.Kind = DiffWrongKey
+		d.WantKey, _ = c.e.keyOf(i)
 	}
 	c.note(d)
 }
@@ -305,9 +305,11 @@ func (c *Checker) match(i int32, m *Message, wrongKey bool) {
 // slotDiff describes slot i as a difference of kind.
 func (c *Checker) slotDiff(i int32, kind string) Difference {
 	s := &c.e.slots[i]
-	u := &c.e.units[s.unit]
+	u := &c.e.units[c.e.unitOf(i)]
+	part := c.e.partOf(i, u.topic)
 	d := Difference{Kind: kind, Topic: u.topic.String(), Day: u.day, Class: labels[s.label], What: c.e.kinds[s.kind],
-		Key: s.key, NoKey: s.keyNil, Partition: s.part, WantPartition: s.part, Offset: -1, Index: -1, Count: 1}
+		Partition: part, WantPartition: part, Offset: -1, Index: -1, Count: 1}
+	d.Key, d.NoKey = c.e.keyOf(i)
 	if s.label == 0 {
 		// Clean messages take the first slots of their unit, one each, in sending order.
 		d.Index = int(i - u.first)
@@ -327,7 +329,7 @@ func (c *Checker) unexpected(t topic, m *Message, copyOf int32) {
 		// Equal bytes get the intake's equal verdict: no need to parse them again.
 		s := &c.e.slots[copyOf]
 		out, id = s.outcome, s.id
-		d.Day = c.e.units[s.unit].day
+		d.Day = c.e.units[c.e.unitOf(copyOf)].day
 		c.copies[t]++
 		d.Note = strings.Join(strings.Fields("a further copy of a sent "+labels[s.label]+" "+c.e.kinds[s.kind]+" message"), " ")
 	} else {
@@ -467,6 +469,33 @@ func compareGroups(a, b exampleGroup) int {
 	return a.day - b.day
 }
 
+// arrivedIDs is an empty slice with room for the dedup ids of topic t's arrived accepted
+// messages: those of the slots that got any, and the unexpected ones.
+func (c *Checker) arrivedIDs(t topic) []uint64 {
+	n := len(c.unexpIDs[t])
+	for ui := range c.e.units {
+		if u := &c.e.units[ui]; u.topic == t {
+			for i := u.first; i < u.end; i++ {
+				if c.got[i] > 0 && c.e.slots[i].outcome == outAccepted {
+					n++
+				}
+			}
+		}
+	}
+	return make([]uint64, 0, n)
+}
+
+// distinct is how many distinct values sorted ids holds.
+func distinct(ids []uint64) int {
+	n := 0
+	for i := range ids {
+		if i == 0 || ids[i] != ids[i-1] {
+			n++
+		}
+	}
+	return n
+}
+
 func zeroErrors(t topic) map[string]int {
 	m := map[string]int{}
 	for _, o := range outcomes[t][1:outNoRow] {
@@ -497,7 +526,10 @@ func (c *Checker) Result() *Result {
 		t := topic(t)
 		*tr = TopicResult{Topic: t.String(), Partitions: e.partitions(t), Want: newTally(t, e.partitions(t)), Got: newTally(t, e.partitions(t)),
 			Unexpected: cloneTally(c.unexp[t]), StandGot: Stand{ODSErrors: zeroErrors(t)}, OK: true}
-		all := maps.Clone(c.unexpIDs[t])
+		// The dedup ids the arrived messages leave, per unit and in all, counted distinct by
+		// sorting: sets of them (maps) took some 40 bytes an id, a --scale 100 day's five
+		// million ids twice over.
+		all := c.arrivedIDs(t)
 		accepted := maps.Clone(c.accepted[t])
 		for ui := range e.units {
 			u := &e.units[ui]
@@ -509,13 +541,13 @@ func (c *Checker) Result() *Result {
 			for p, n := range c.parts[ui] {
 				ur.Got.addPartition(int32(p), n)
 			}
-			ids := map[uint64]struct{}{}
+			from := len(all)
 			for i := u.first; i < u.end; i++ {
-				s, got := &e.slots[i], int(c.got[i])
+				s, got, base := &e.slots[i], int(c.got[i]), int(e.base(i))
 				if got < int(s.want) {
 					d := c.slotDiff(i, DiffMissing)
 					d.Count = int(s.want) - got
-					if s.label == 0 && got >= int(s.base) {
+					if s.label == 0 && got >= base {
 						d.What = strings.TrimSpace(d.What + " (a redelivered copy)")
 					}
 					note(d)
@@ -534,8 +566,8 @@ func (c *Checker) Result() *Result {
 				}
 				ur.Got.Messages += got
 				if s.label == 0 {
-					ur.Got.Clean += min(got, int(s.base))
-					ur.Got.Redelivered += max(0, got-int(s.base))
+					ur.Got.Clean += min(got, base)
+					ur.Got.Redelivered += max(0, got-base)
 				}
 				name := outcomes[t][s.outcome]
 				ur.Got.Classes[name] += got
@@ -543,8 +575,7 @@ func (c *Checker) Result() *Result {
 				case outNoRow:
 				case outAccepted:
 					ur.StandGot.StgRows += got
-					ids[s.id] = struct{}{}
-					all[s.id] = struct{}{}
+					all = append(all, s.id)
 				default:
 					ur.StandGot.StgRows += got
 					ur.StandGot.ODSErrors[name] += got
@@ -556,7 +587,8 @@ func (c *Checker) Result() *Result {
 					note(d)
 				}
 			}
-			ur.StandGot.ODS = len(ids)
+			slices.Sort(all[from:])
+			ur.StandGot.ODS = distinct(all[from:])
 			ur.SHA256OK = ur.Got.Clean == ur.Want.Clean
 			ur.OK = ur.SHA256OK && tallyEqual(ur.Want, ur.Got) && standEqual(ur.StandWant, ur.StandGot)
 			tr.OK = tr.OK && ur.OK
@@ -572,7 +604,11 @@ func (c *Checker) Result() *Result {
 		tr.UnexpectedStand = cloneStand(c.unexpStand[t])
 		tr.UnexpectedStand.ODS = len(c.unexpIDs[t])
 		addStand(&tr.StandGot, c.unexpStand[t])
-		tr.StandGot.ODS = len(all)
+		for id := range c.unexpIDs[t] {
+			all = append(all, id)
+		}
+		slices.Sort(all)
+		tr.StandGot.ODS = distinct(all)
 		if t == hits {
 			tr.StandWant = standOf(t, e.Inventory.Expect.Hits)
 		} else {

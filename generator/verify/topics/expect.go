@@ -2,11 +2,11 @@
 // clickgen's batch and snapshot verbs sent for a range of model days, and if not, what differs.
 //
 // [Expect] consumes the range's planned units (World.Units: what the playing verbs send, in
-// their order) once, counting the inventory from the same units, and keeps, per message,
-// a 128-bit digest of its value and of its key, the expected partition (Kafka's murmur2 of
-// the key), what the stand's intake does with it (package intake), and its day or snapshot;
-// never the message itself, so 8 canonical days (~420 k hits, ~480 MB of JSON) take some tens
-// of megabytes. [Expectation.Check] (or a [Checker] fed one message at a time) matches what
+// their order) once, counting the inventory from the same units, and keeps, per distinct
+// message, a 128-bit digest of its value and key, 64 bits of its value's digest, its key (a
+// ClientID as its number), its dedup id, its class and what the stand's intake does with it
+// (package intake): about 61 bytes a message, never the message itself, so a --scale 100 day
+// (5.2 M hits, 5.9 GB of JSON) takes 330 MB and 8 canonical days some tens of megabytes. [Expectation.Check] (or a [Checker] fed one message at a time) matches what
 // arrived against it as a multiset and reports per day and per snapshot, per intake class and
 // per partition, with the stand's view and a list of differences.
 //
@@ -17,13 +17,17 @@ package topics
 import (
 	"context"
 	"crypto/sha256"
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"github.com/clickgen/clickgen/schema"
 	"hash"
 	"maps"
+	"math"
 	"runtime"
 	"slices"
+	"sort"
+	"strconv"
 	"sync"
 	"sync/atomic"
 
@@ -184,20 +188,133 @@ func classify(t topic, v []byte) (out uint8, watchID uint64, orderID string) {
 }
 
 // slot is one distinct expected message of a unit (day or snapshot): a value with a key, sent
-// want times.
+// want times. It is kept small (24 bytes; its digests are in Expectation.kds and vds): a
+// --scale 100 day plans five million of them. Its unit is the one whose slots hold it
+// ([Expectation.unitOf]), its partition murmur2 of its key ([Expectation.partOf]); the next
+// slot with its key and value, or with its value, and its clean copies when they are not the
+// usual ones are kept aside, for the few slots that have them ([Expectation.nextKey],
+// [Expectation.nextValue], [Expectation.base]).
 type slot struct {
-	key       string
-	id        uint64 // accepted: the WatchID (hits) or the index of the order_id (orders)
-	nextKey   int32  // next slot with the same key and value, −1
-	nextValue int32  // next slot with the same value under any key, −1
-	unit      int32
-	part      int32 // expected partition, −1 when not placed by key
-	want      int32 // copies sent
-	base      int32 // clean copies among want (the rest are redeliveries); 0 for garbage
-	label     uint8 // index into labels
-	outcome   uint8 // what the intake does with the bytes
-	kind      uint16
-	keyNil    bool
+	id      uint64 // accepted: the WatchID (hits) or the index of the order_id (orders)
+	key     uint64 // keyNumber: the key's value; keyStored: where it is in Expectation.keys
+	want    int32  // copies sent
+	kind    uint8  // index into Expectation.kinds
+	label   uint8  // index into labels
+	outcome uint8  // what the intake does with the bytes
+	flags   uint8  // the key's form (keyNone, keyNumber, keyStored), hasNextKey, hasNextValue
+}
+
+// Bits of slot.flags besides the key's form.
+const (
+	keyFormBits  = 0x3
+	hasNextKey   = 0x4
+	hasNextValue = 0x8
+)
+
+// keyForm is how s holds its key.
+func (s *slot) keyForm() uint8 { return s.flags & keyFormBits }
+
+// nextKey is the next slot with slot i's key and value, −1.
+func (e *Expectation) nextKey(i int32) int32 {
+	if e.slots[i].flags&hasNextKey == 0 {
+		return -1
+	}
+	return e.nextKeys[i]
+}
+
+// nextValue is the next slot with slot i's value under any key, −1.
+func (e *Expectation) nextValue(i int32) int32 {
+	if e.slots[i].flags&hasNextValue == 0 {
+		return -1
+	}
+	return e.nextValues[i]
+}
+
+// base is how many of slot i's copies are clean messages (the rest are redeliveries): one for
+// a clean message's slot unless equal clean messages share it, none for garbage.
+func (e *Expectation) base(i int32) int32 {
+	if e.slots[i].label != 0 {
+		return 0
+	}
+	return 1 + e.moreBase[i]
+}
+
+// How a slot holds its key: none (a message without key), a number (the key is its canonical
+// decimal, as every ClientID key is), or stored (its length, a uvarint, then its bytes, in
+// Expectation.keys).
+const (
+	keyNone uint8 = iota
+	keyNumber
+	keyStored
+)
+
+// decimal is the number whose canonical decimal (no sign, no leading zero) key is.
+func decimal(key []byte) (uint64, bool) {
+	if len(key) == 0 || len(key) > 1 && key[0] == '0' {
+		return 0, false
+	}
+	var n uint64
+	for _, c := range key {
+		if c < '0' || c > '9' {
+			return 0, false
+		}
+		d := uint64(c - '0')
+		if n > (math.MaxUint64-d)/10 {
+			return 0, false
+		}
+		n = n*10 + d
+	}
+	return n, true
+}
+
+// setKey makes s hold key.
+func (e *Expectation) setKey(s *slot, key []byte) {
+	s.flags &^= keyFormBits
+	if key == nil {
+		s.flags |= keyNone
+		return
+	}
+	if n, ok := decimal(key); ok {
+		s.flags, s.key = s.flags|keyNumber, n
+		return
+	}
+	s.flags, s.key = s.flags|keyStored, uint64(len(e.keys))
+	e.keys = binary.AppendUvarint(e.keys, uint64(len(key)))
+	e.keys = append(e.keys, key...)
+}
+
+// appendKey appends slot i's key to dst, or returns nil when it has none; a stored key is
+// returned in place, not appended.
+func (e *Expectation) appendKey(dst []byte, i int32) []byte {
+	s := &e.slots[i]
+	switch s.keyForm() {
+	case keyNumber:
+		return strconv.AppendUint(dst, s.key, 10)
+	case keyStored:
+		n, w := binary.Uvarint(e.keys[s.key:])
+		at := s.key + uint64(w)
+		return e.keys[at : at+n : at+n]
+	}
+	return nil
+}
+
+// keyOf is slot i's key as [Difference] spells it, and whether it has none.
+func (e *Expectation) keyOf(i int32) (key string, none bool) {
+	var b [24]byte
+	k := e.appendKey(b[:0], i)
+	return string(k), k == nil
+}
+
+// partOf is slot i's expected partition on topic t: murmur2 of its key, −1 without key.
+func (e *Expectation) partOf(i int32, t topic) int32 {
+	var b [24]byte
+	return schema.PartitionForKey(e.appendKey(b[:0], i), e.partitions(t))
+}
+
+// unitOf is the unit whose slots hold slot i: units hold consecutive ranges of slots, in
+// order (an empty unit holds none).
+func (e *Expectation) unitOf(i int32) int32 {
+	return int32(sort.Search(len(e.units), func(u int) bool { return e.units[u].first > i }) - 1)
 }
 
 // unit is the expectation of one day's hits or one snapshot's orders.
@@ -222,13 +339,22 @@ type Expectation struct {
 	// HitPartitions and OrderPartitions are the partition counts keys were placed with.
 	HitPartitions, OrderPartitions int32
 
-	units    []unit
-	slots    []slot
-	byKey    [2]map[digest]int32 // first slot of a (key, value)
-	byValue  [2]map[digest]int32 // last added slot of a value
-	kinds    []string
-	orderIDs map[string]uint64
-	days     [2]map[int]struct{} // the model days of the units, per topic
+	units []unit
+	slots []slot
+	// kds and vds are, per slot, the digest of its key and value and the first 64 bits of
+	// the digest of its value (matched by value alone, a slot can only be a difference).
+	kds     []digest
+	vds     []uint64
+	byKey   [2]slotIndex // first slot of a (key, value), by kds
+	byValue [2]slotIndex // last added slot of a value, by vds
+	keys    []byte       // the keys that are no number (see keyStored)
+	// nextKeys and nextValues chain the slots that share a key and value, or a value (see
+	// slot.flags); moreBase counts the clean copies of a slot beyond its first.
+	nextKeys, nextValues map[int32]int32
+	moreBase             map[int32]int32
+	kinds                []string
+	orderIDs             map[string]uint64
+	days                 [2]map[int]struct{} // the model days of the units, per topic
 }
 
 // Messages returns how many messages the range sends on hits and on orders.
@@ -255,7 +381,7 @@ func (e *Expectation) partitions(t topic) int32 {
 type builder struct {
 	e       *Expectation
 	workers int
-	kindIdx map[string]uint16
+	kindIdx map[string]uint8
 	work    []*dayWork
 	h       *hasher
 	err     error
@@ -282,10 +408,9 @@ func expect(ctx context.Context, w *world.World, r world.Range, opt Options, bui
 		return nil, errors.New("topics: negative partition count")
 	}
 	e := &Expectation{Range: r, HitPartitions: opt.HitPartitions, OrderPartitions: opt.OrderPartitions,
-		byKey:    [2]map[digest]int32{{}, {}},
-		byValue:  [2]map[digest]int32{{}, {}},
 		orderIDs: map[string]uint64{},
-		days:     [2]map[int]struct{}{{}, {}},
+		nextKeys: map[int32]int32{}, nextValues: map[int32]int32{}, moreBase: map[int32]int32{},
+		days: [2]map[int]struct{}{{}, {}},
 	}
 	if e.HitPartitions == 0 {
 		e.HitPartitions = 2
@@ -293,7 +418,7 @@ func expect(ctx context.Context, w *world.World, r world.Range, opt Options, bui
 	if e.OrderPartitions == 0 {
 		e.OrderPartitions = 1
 	}
-	b := &builder{e: e, workers: opt.Workers, kindIdx: map[string]uint16{}, h: newHasher()}
+	b := &builder{e: e, workers: opt.Workers, kindIdx: map[string]uint8{}, h: newHasher()}
 	if b.workers <= 0 {
 		b.workers = runtime.GOMAXPROCS(0)
 	}
@@ -359,44 +484,60 @@ type expected struct {
 
 // add records one sent message of unit u, merging it with an equal message of the same
 // unit, label and kind, and returns its slot.
-func (b *builder) add(u int32, m *expected) int32 {
+func (b *builder) add(u int32, m *expected) (int32, error) {
 	e := b.e
 	t := e.units[u].topic
 	kind, ok := b.kindIdx[m.kind]
 	if !ok {
-		kind = uint16(len(e.kinds))
+		if len(e.kinds) > math.MaxUint8 {
+			return -1, fmt.Errorf("topics: more than %d kinds of message", math.MaxUint8+1)
+		}
+		kind = uint8(len(e.kinds))
 		e.kinds = append(e.kinds, m.kind)
 		b.kindIdx[m.kind] = kind
 	}
-	base := int32(0)
-	if m.clean {
-		base = 1
-	}
 	last := int32(-1)
-	head, found := e.byKey[t][m.kd]
-	for i := head; found && i >= 0; i = e.slots[i].nextKey {
+	head, found := e.findKey(t, m.kd)
+	for i := head; found && i >= 0; i = e.nextKey(i) {
 		s := &e.slots[i]
-		if s.unit == u && s.label == m.label && s.kind == kind {
+		if i >= e.units[u].first && s.label == m.label && s.kind == kind {
 			s.want++
-			s.base += base
-			return i
+			if m.clean {
+				e.moreBase[i]++
+			}
+			return i, nil
 		}
 		last = i
 	}
 	i := int32(len(e.slots))
-	s := slot{key: string(m.key), keyNil: m.key == nil, id: m.id, nextKey: -1, nextValue: -1, unit: u,
-		part: schema.PartitionForKey(m.key, e.partitions(t)), want: 1, base: base, label: m.label, outcome: m.outcome, kind: kind}
-	if prev, ok := e.byValue[t][m.vd]; ok {
-		s.nextValue = prev
+	s := slot{id: m.id, want: 1, label: m.label, outcome: m.outcome, kind: kind}
+	e.setKey(&s, m.key)
+	v := vd64(m.vd)
+	if prev, ok := e.findValue(t, v); ok {
+		s.flags |= hasNextValue
+		e.nextValues[i] = prev
 	}
-	e.byValue[t][m.vd] = i
 	e.slots = append(e.slots, s)
+	e.kds = append(e.kds, m.kd)
+	e.vds = append(e.vds, v)
+	e.byValue[t].put(v, func(j int32) bool { return e.vds[j] == v }, i, func(j int32) uint64 { return e.vds[j] })
 	if last >= 0 {
-		e.slots[last].nextKey = i
+		e.slots[last].flags |= hasNextKey
+		e.nextKeys[last] = i
 	} else {
-		e.byKey[t][m.kd] = i
+		e.byKey[t].put(kd64(m.kd), func(j int32) bool { return e.kds[j] == m.kd }, i, func(j int32) uint64 { return kd64(e.kds[j]) })
 	}
-	return i
+	return i, nil
+}
+
+// findKey is the first slot of topic t whose key and value have the digest kd.
+func (e *Expectation) findKey(t topic, kd digest) (int32, bool) {
+	return e.byKey[t].get(kd64(kd), func(j int32) bool { return e.kds[j] == kd })
+}
+
+// findValue is the last added slot of topic t whose value's digest begins with v.
+func (e *Expectation) findValue(t topic, v uint64) (int32, bool) {
+	return e.byValue[t].get(v, func(j int32) bool { return e.vds[j] == v })
 }
 
 // tallyWant counts one sent message of label l into unit u's expectation.
@@ -426,6 +567,11 @@ func (b *builder) addUnit(inv *world.InventoryBuilder, u *world.Unit) error {
 		t = orders
 	}
 	ui := b.newUnit(t, u.Day)
+	// Room for every message of the unit at once: growing by doubling held twice the plan.
+	n := u.Len + len(u.Extras)
+	b.e.slots = slices.Grow(b.e.slots, n)
+	b.e.kds = slices.Grow(b.e.kds, n)
+	b.e.vds = slices.Grow(b.e.vds, n)
 	cleanSlot := make([]int32, 0, u.Len)
 	for bt := range u.Batches() {
 		inv.AddBatch(u, bt)
@@ -478,7 +624,11 @@ func (b *builder) addBatch(ui int32, u *world.Unit, bt *world.Batch, cleanSlot *
 			} else if m.outcome == outAccepted {
 				m.id = b.orderID(m.oid)
 			}
-			*cleanSlot = append(*cleanSlot, b.add(ui, m))
+			si, err := b.add(ui, m)
+			if err != nil {
+				return err
+			}
+			*cleanSlot = append(*cleanSlot, si)
 			if err := b.tallyWant(ui, m.key, 0); err != nil {
 				return err
 			}
@@ -513,11 +663,11 @@ func (b *builder) addExtra(u int32, x *world.Extra, cleanSlot []int32) error {
 	e := b.e
 	un := &e.units[u]
 	if x.Redelivered() {
-		s := &e.slots[cleanSlot[x.Source]]
-		if s.key != string(x.Key) || s.keyNil != (x.Key == nil) {
-			return fmt.Errorf("topics: %s %d: a redelivery's key %q is not its source's %q", un.topic, un.day, x.Key, s.key)
+		i := cleanSlot[x.Source]
+		if key, none := e.keyOf(i); key != string(x.Key) || none != (x.Key == nil) {
+			return fmt.Errorf("topics: %s %d: a redelivery's key %q is not its source's %q", un.topic, un.day, x.Key, key)
 		}
-		s.want++
+		e.slots[i].want++
 		un.want.Redelivered++
 		return b.tallyWant(u, x.Key, 0)
 	}
@@ -532,7 +682,9 @@ func (b *builder) addExtra(u int32, x *world.Extra, cleanSlot []int32) error {
 	if un.topic == orders && m.outcome == outAccepted {
 		m.id = b.orderID(oid)
 	}
-	b.add(u, &m)
+	if _, err := b.add(u, &m); err != nil {
+		return err
+	}
 	return b.tallyWant(u, x.Key, uint8(l))
 }
 

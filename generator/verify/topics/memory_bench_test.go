@@ -1,0 +1,74 @@
+package topics
+
+import (
+	"context"
+	"runtime"
+	"testing"
+
+	"github.com/clickgen/clickgen/generator/produce/world"
+)
+
+// BenchmarkExpectMemory reports the bytes an expectation and a checker of it hold per planned
+// message (heldBytes): what verify --brokers keeps while it reads a topic back, five million
+// messages at --scale 100. B/msg is the expectation's bytes, held-B/msg with a checker of it.
+//
+//   - garbage: day 1 at scale 1 with 1 % of every garbage class and 1 % redeliveries, one day
+//     and one snapshot (55 184 messages);
+//   - scale100: day 0 at scale 100, clean (5 180 936 hits, no snapshot): a minute and about
+//     1 GB; not with -short.
+func BenchmarkExpectMemory(b *testing.B) {
+	b.Run("garbage", func(b *testing.B) { benchExpectMemory(b, 1, world.Range{From: 1, Days: 1, Garbage: everyClass}) })
+	b.Run("scale100", func(b *testing.B) {
+		if testing.Short() {
+			b.Skip("a minute and about 1 GB")
+		}
+		benchExpectMemory(b, 100, world.Range{From: 0, Days: 1})
+	})
+}
+
+// everyClass is 1 % of every garbage class and 1 % redeliveries.
+var everyClass = world.Garbage{Rate: 0.01, Redeliver: 0.01, Mix: map[string]int{world.GarbageNotAnObject: 1, world.GarbageKeysetMismatch: 1,
+	world.GarbageKeyUnparsed: 1, world.GarbageAcceptedBad: 1, world.GarbageVanishing: 1, world.GarbageFieldInvalid: 1}}
+
+func benchExpectMemory(b *testing.B, scale float64, r world.Range) {
+	w, err := world.NewWorld(world.Params{Scale: scale})
+	if err != nil {
+		b.Fatal(err)
+	}
+	var expectB, heldB, msgs int64
+	for b.Loop() {
+		expectB, heldB, msgs = heldBytes(b, w, r)
+	}
+	b.ReportMetric(float64(expectB)/float64(msgs), "B/msg")
+	b.ReportMetric(float64(heldB)/float64(msgs), "held-B/msg")
+	b.ReportMetric(float64(msgs), "msgs")
+}
+
+// heldBytes builds the expectation of r and a checker of it, and returns the live heap bytes
+// the expectation holds, the two hold, and the messages planned. Each is measured by dropping
+// it: the live heap with it less the live heap without it, after full collections, so what
+// the world keeps of its days between expectations is in both.
+func heldBytes(tb testing.TB, w *world.World, r world.Range) (expectB, heldB, msgs int64) {
+	e, err := Expect(context.Background(), w, r, Options{})
+	if err != nil {
+		tb.Fatal(err)
+	}
+	h, o := e.Messages()
+	c := e.NewChecker()
+	both := liveHeap()
+	runtime.KeepAlive(c)
+	c = nil
+	alone := liveHeap()
+	runtime.KeepAlive(e)
+	e = nil
+	none := liveHeap()
+	return alone - none, both - none, int64(h + o)
+}
+
+// liveHeap is the bytes of live heap objects after a full collection.
+func liveHeap() int64 {
+	runtime.GC()
+	var ms runtime.MemStats
+	runtime.ReadMemStats(&ms)
+	return int64(ms.HeapAlloc)
+}
