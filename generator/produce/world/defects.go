@@ -355,6 +355,13 @@ func (g Garbage) AddsHitExtras() bool {
 // and no extras: at --garbage 10 a day's extras take seconds to build. The checks draw
 // nothing, so extras that complete are those HitExtras returns.
 func (day *Day) HitExtrasContext(ctx context.Context, g Garbage) ([]Extra, error) {
+	return day.hitExtras(ctx, g, nil)
+}
+
+// hitExtras is [Day.HitExtrasContext]; with chunks not nil, the extras' bytes are made into
+// memory used again ([freeChunks]), whose pieces it appends to *chunks: [releaseChunks] hands
+// them back once nothing refers to the extras.
+func (day *Day) hitExtras(ctx context.Context, g Garbage, chunks *[][]byte) ([]Extra, error) {
 	n := day.Len()
 	s, bad := day.hitGarbagePlan(g)
 	var again []Extra // the re-sends, drawn from a stream of their own
@@ -377,7 +384,7 @@ func (day *Day) HitExtrasContext(ctx context.Context, g Garbage) ([]Extra, error
 		}
 		fresh := uniqueIDsBelow(s, count, 1<<52, used)
 		faker := gofakeit.NewFaker(newPCGSource(s), false)
-		var sc defectScratch
+		sc := defectScratch{chunks: chunks}
 		edits := make([]hitEdit, count)
 		for i := range bad {
 			if i%ctxEvery == 0 && ctx.Err() != nil {
@@ -408,20 +415,20 @@ func (day *Day) HitExtrasContext(ctx context.Context, g Garbage) ([]Extra, error
 			out[slots[i]] = bad[i]
 		}
 	}
-	var keys, values []byte // the re-sends' keys and values, one allocation for many
-	for i, e := range again {
-		if i%ctxEvery == 0 && ctx.Err() != nil {
+	// The re-sends are rendered in the order of their events too, as the malformed hits.
+	m := defect{sc: &defectScratch{chunks: chunks}}
+	var keys []byte // the re-sends' keys, one allocation for many
+	for j, i := range bySource(again, n) {
+		if j%ctxEvery == 0 && ctx.Err() != nil {
 			return nil, ctx.Err()
 		}
+		e := &again[i]
 		e.Kind = "redelivered"
-		if cap(values)-len(values) < 4<<10 { // room for the largest event (a purchase of 16 lines)
-			values = make([]byte, 0, min(1<<20, (len(again)-i)*1400+4<<10))
-		}
-		from := len(values)
-		values = day.AppendEvent(values, e.Source)
-		e.Value = values[from:len(values):len(values)]
-		e.Key, keys = appendKey(keys, day.ClientID(e.Source), len(again)-i)
-		out[slots[len(bad)+i]] = e
+		e.Value = m.keep(day.AppendEvent(m.room(8<<10), e.Source)) // a purchase of 16 lines is about 4 KB
+		e.Key, keys = appendKey(keys, day.ClientID(e.Source), len(again)-j)
+	}
+	for i := range again {
+		out[slots[len(bad)+i]] = again[i]
 	}
 	return out, nil
 }
@@ -695,9 +702,45 @@ func (m defect) room(n int) []byte {
 		return make([]byte, 0, n)
 	}
 	if cap(m.sc.out)-len(m.sc.out) < n {
-		m.sc.out = make([]byte, 0, max(n, 256<<10))
+		m.sc.out = m.sc.chunk(n)
 	}
 	return m.sc.out[len(m.sc.out):]
+}
+
+// chunkBytes is the size of a piece of memory for messages.
+const chunkBytes = 256 << 10
+
+// freeChunks recycles the memory of the malformed messages and re-sends of units a sender
+// released ([Unit.ReleaseExtras]): writing a day's extras into fresh memory (about 32 MB at
+// --garbage 0.5: zeroing, page faults, collection) cost as much as rendering them. It keeps at
+// most cap(freeChunks) pieces (64 MB), about two days' extras at --garbage 0.5.
+var freeChunks = make(chan []byte, 256)
+
+// chunk returns empty memory for messages of at least n bytes: a piece of chunkBytes, used
+// again when sc records its pieces, or new memory.
+func (sc *defectScratch) chunk(n int) []byte {
+	if sc.chunks == nil || n > chunkBytes {
+		return make([]byte, 0, max(n, chunkBytes))
+	}
+	var c []byte
+	select {
+	case c = <-freeChunks:
+	default:
+		c = make([]byte, 0, chunkBytes)
+	}
+	*sc.chunks = append(*sc.chunks, c)
+	return c[:0]
+}
+
+// releaseChunks hands the pieces of memory for messages back for reuse: nothing may refer to
+// the messages in them any more.
+func releaseChunks(chunks [][]byte) {
+	for _, c := range chunks {
+		select {
+		case freeChunks <- c:
+		default: // enough kept: the collector takes this one
+		}
+	}
 }
 
 // keep returns msg as a message (its capacity its length); when it lies in the memory room
