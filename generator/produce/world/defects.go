@@ -266,7 +266,12 @@ func countOf(s *stream, n int, rate float64) int {
 // placement draws, for count extras over n clean messages, their positions and sources in
 // stream order. Redeliveries come after their source.
 func placement(s *stream, n, count int, after bool) []Extra {
-	out := make([]Extra, count)
+	return placementIn(nil, s, n, count, after)
+}
+
+// placementIn is placement into dst's memory, when it has room.
+func placementIn(dst []Extra, s *stream, n, count int, after bool) []Extra {
+	out := slices.Grow(dst[:0], count)[:count]
 	for i := range out {
 		src := -1
 		if n > 0 {
@@ -363,11 +368,15 @@ func (day *Day) HitExtrasContext(ctx context.Context, g Garbage) ([]Extra, error
 // them back once nothing refers to the extras.
 func (day *Day) hitExtras(ctx context.Context, g Garbage, chunks *[][]byte) ([]Extra, error) {
 	n := day.Len()
-	s, bad := day.hitGarbagePlan(g)
+	xs := takeExtrasScratch()
+	defer xs.release()
+	s, bad := day.hitGarbagePlanIn(xs.bad, g)
+	xs.bad = bad
 	var again []Extra // the re-sends, drawn from a stream of their own
 	if g.Redeliver > 0 {
 		rs := newStream(day.World.seed, streamRedelivery, day.N, 0)
-		again = placement(rs, n, countOf(rs, n, g.Redeliver), true)
+		again = placementIn(xs.again, rs, n, countOf(rs, n, g.Redeliver), true)
+		xs.again = again
 	}
 	if len(bad)+len(again) == 0 {
 		return nil, nil
@@ -378,14 +387,17 @@ func (day *Day) hitExtras(ctx context.Context, g Garbage, chunks *[][]byte) ([]E
 	out := make([]Extra, len(bad)+len(again))
 	if s != nil {
 		count := len(bad)
-		used := make([]uint64, 0, n)
-		for _, e := range day.events {
-			used = append(used, e.watchID)
+		set := newIDSetIn(xs.set, n+count) // the draws of uniqueIDsBelow, avoiding the day's ids
+		xs.set = set.slots
+		for i := range day.events {
+			set.add(day.events[i].watchID)
 		}
-		fresh := uniqueIDsBelow(s, count, 1<<52, used)
+		fresh := set.drawBelow(xs.fresh, s, count, 1<<52)
+		xs.fresh = fresh
 		faker := gofakeit.NewFaker(newPCGSource(s), false)
 		sc := defectScratch{chunks: chunks}
-		edits := make([]hitEdit, count)
+		edits := slices.Grow(xs.edits[:0], count)[:count] // each is set
+		xs.edits = edits
 		for i := range bad {
 			if i%ctxEvery == 0 && ctx.Err() != nil {
 				return nil, ctx.Err()
@@ -472,7 +484,10 @@ func appendKey(keys []byte, id uint64, left int) (key, rest []byte) {
 // the first draws of the day's DEFECTS stream, which it returns positioned for the rest (the
 // fresh WatchIDs, then each message's bytes). It returns a nil stream when g adds no
 // malformed hit. A whole day is required: sources are indices of the whole day's events.
-func (day *Day) hitGarbagePlan(g Garbage) (*stream, []Extra) {
+func (day *Day) hitGarbagePlan(g Garbage) (*stream, []Extra) { return day.hitGarbagePlanIn(nil, g) }
+
+// hitGarbagePlanIn is hitGarbagePlan into dst's memory, when it has room.
+func (day *Day) hitGarbagePlanIn(dst []Extra, g Garbage) (*stream, []Extra) {
 	names, table, ok := g.mixFor(HitGarbageClasses)
 	if !ok || g.Rate <= 0 {
 		return nil, nil
@@ -480,7 +495,7 @@ func (day *Day) hitGarbagePlan(g Garbage) (*stream, []Extra) {
 	n := day.Len()
 	s := newStream(day.World.seed, streamDefects, day.N, 0)
 	count := countOf(s, n, g.Rate)
-	extras := placement(s, n, count, false)
+	extras := placementIn(dst, s, n, count, false)
 	for i := range extras {
 		extras[i].Class = names[s.Pick(&table)]
 	}
@@ -556,11 +571,17 @@ func (w *World) OrderExtras(d int, rows, keys [][]byte, g Garbage) []Extra {
 // 18 s; sorting a day's ids for a binary search and a map of the ids so far were a third of
 // the cost of a day's vanishing hits).
 func uniqueIDsBelow(s *stream, n int, limit uint64, avoid []uint64) []uint64 {
-	ids := make([]uint64, 0, n)
 	set := newIDSet(len(avoid) + n)
 	for _, id := range avoid {
 		set.add(id)
 	}
+	return set.drawBelow(nil, s, n, limit)
+}
+
+// drawBelow draws n ids in [1, limit) that are not in set yet, adding them, into dst's memory
+// when it has room.
+func (set *idSet) drawBelow(dst []uint64, s *stream, n int, limit uint64) []uint64 {
+	ids := slices.Grow(dst[:0], n)
 	for len(ids) < n {
 		if id := 1 + s.Below(limit-1); set.add(id) {
 			ids = append(ids, id)
@@ -577,12 +598,20 @@ type idSet struct {
 }
 
 // newIDSet returns an empty set for up to n ids.
-func newIDSet(n int) idSet {
+func newIDSet(n int) idSet { return newIDSetIn(nil, n) }
+
+// newIDSetIn is newIDSet in the memory of slots, when it has room.
+func newIDSetIn(slots []uint64, n int) idSet {
 	bits := uint(4)
 	for 1<<bits < 2*n {
 		bits++
 	}
-	return idSet{slots: make([]uint64, 1<<bits), shift: 64 - bits}
+	if cap(slots) < 1<<bits {
+		return idSet{slots: make([]uint64, 1<<bits), shift: 64 - bits}
+	}
+	slots = slots[:1<<bits]
+	clear(slots)
+	return idSet{slots: slots, shift: 64 - bits}
 }
 
 // add adds id to the set, reporting whether it was not in it yet.
@@ -740,6 +769,42 @@ func releaseChunks(chunks [][]byte) {
 		case freeChunks <- c:
 		default: // enough kept: the collector takes this one
 		}
+	}
+}
+
+// extrasScratch is the memory a day's extras are made with but do not keep (the plan, the
+// edits, the set of WatchIDs, the fresh ones: about 9 MB at --garbage 0.5), used again from
+// day to day: fresh memory is zeroed, faulted in and collected.
+type extrasScratch struct {
+	bad, again []Extra
+	edits      []hitEdit
+	set, fresh []uint64
+}
+
+// freeExtrasScratch holds the scratch of days done, for the next.
+var freeExtrasScratch = make(chan *extrasScratch, 2)
+
+// maxKeptScratch bounds the extras of a day whose scratch is kept for the next (about 30 MB).
+const maxKeptScratch = 1 << 18
+
+// takeExtrasScratch returns scratch memory, used again when some was released.
+func takeExtrasScratch() *extrasScratch {
+	select {
+	case xs := <-freeExtrasScratch:
+		return xs
+	default:
+		return &extrasScratch{}
+	}
+}
+
+// release hands xs back for the next day, unless it grew too large to keep.
+func (xs *extrasScratch) release() {
+	if cap(xs.bad) > maxKeptScratch || cap(xs.again) > maxKeptScratch {
+		return
+	}
+	select {
+	case freeExtrasScratch <- xs:
+	default:
 	}
 }
 
