@@ -398,6 +398,8 @@ func (day *Day) hitExtras(ctx context.Context, g Garbage, chunks *[][]byte) ([]E
 		sc := defectScratch{chunks: chunks}
 		edits := slices.Grow(xs.edits[:0], count)[:count] // each is set
 		xs.edits = edits
+		ids := day.clientIDs(xs, bad)
+		var keys []byte // the extras' keys, one allocation for many
 		for i := range bad {
 			if i%ctxEvery == 0 && ctx.Err() != nil {
 				return nil, ctx.Err()
@@ -406,22 +408,20 @@ func (day *Day) hitExtras(ctx context.Context, g Garbage, chunks *[][]byte) ([]E
 			m := defect{s: s, faker: faker, fresh: fresh[i], sc: &sc}
 			if e.Source >= 0 {
 				m.from, m.source = day, e.Source // rendered if the maker reads it
+				e.Key, keys = appendKey(keys, ids[i], count-i)
 			}
 			e.Kind, e.Value, edits[i] = makeHit(e.Class, m)
 		}
-		// Every draw is made: the edits and the keys follow the events' order, which renders
-		// events about twice as fast as the draws' (their visits and pages are cached).
-		var keys []byte // the extras' keys, one allocation for many
-		for j, i := range bySource(bad, n) {
+		// Every draw is made: the edits follow the events' order, which renders events about
+		// twice as fast as the draws' (their visits and pages are cached).
+		edited := bySourceIf(xs, bad, n, func(i int) bool { return edits[i].op != editNone })
+		for j, i := range edited {
 			if j%ctxEvery == 0 && ctx.Err() != nil {
 				return nil, ctx.Err()
 			}
 			e := &bad[i]
-			if edits[i].op != editNone {
-				m := defect{from: day, source: e.Source, fresh: fresh[i], sc: &sc} // no stream: nothing is drawn
-				e.Kind, e.Value = m.applyHit(e.Kind, edits[i])
-			}
-			e.Key, keys = appendKey(keys, day.ClientID(e.Source), count-j)
+			m := defect{from: day, source: e.Source, fresh: fresh[i], sc: &sc} // no stream: nothing is drawn
+			e.Kind, e.Value = m.applyHit(e.Kind, edits[i])
 		}
 		for i := range bad {
 			out[slots[i]] = bad[i]
@@ -447,11 +447,20 @@ func (day *Day) hitExtras(ctx context.Context, g Garbage, chunks *[][]byte) ([]E
 
 // bySource returns the indices of the extras of x derived from an event (Source ≥ 0, below n),
 // in the order of their events.
-func bySource(x []Extra, n int) []int {
-	at := make([]int, n+1) // at[s+1]: how many derive from event s; then where the first goes
+func bySource(x []Extra, n int) []int { return bySourceIf(nil, x, n, nil) }
+
+// bySourceIf is bySource of the extras keep keeps (every one when keep is nil), in xs's
+// memory when xs is not nil (the result is valid until the next call with xs).
+func bySourceIf(xs *extrasScratch, x []Extra, n int, keep func(i int) bool) []int {
+	var at, order []int
+	if xs != nil {
+		at, order = xs.at, xs.order
+	}
+	at = slices.Grow(at[:0], n+1)[:n+1] // at[s+1]: how many derive from event s; then where the first goes
+	clear(at)
 	m := 0
 	for i := range x {
-		if s := x[i].Source; s >= 0 {
+		if s := x[i].Source; s >= 0 && (keep == nil || keep(i)) {
 			at[s+1]++
 			m++
 		}
@@ -459,14 +468,29 @@ func bySource(x []Extra, n int) []int {
 	for s := 1; s <= n; s++ {
 		at[s] += at[s-1]
 	}
-	order := make([]int, m)
+	order = slices.Grow(order[:0], m)[:m]
 	for i := range x {
-		if s := x[i].Source; s >= 0 {
+		if s := x[i].Source; s >= 0 && (keep == nil || keep(i)) {
 			order[at[s]] = i
 			at[s]++
 		}
 	}
+	if xs != nil {
+		xs.at, xs.order = at, order
+	}
 	return order
+}
+
+// clientIDs returns the ClientID of the source of each extra of x derived from an event, in
+// xs's memory, looked up in the order of the events: in the order of x, each missed the
+// cache twice.
+func (day *Day) clientIDs(xs *extrasScratch, x []Extra) []uint64 {
+	ids := slices.Grow(xs.ids[:0], len(x))[:len(x)]
+	for _, i := range bySourceIf(xs, x, day.Len(), nil) {
+		ids[i] = day.ClientID(x[i].Source)
+	}
+	xs.ids = ids
+	return ids
 }
 
 // appendKey appends the decimal id to keys, which it grows for up to left more keys when it
@@ -776,16 +800,17 @@ func releaseChunks(chunks [][]byte) {
 // edits, the set of WatchIDs, the fresh ones: about 9 MB at --garbage 0.5), used again from
 // day to day: fresh memory is zeroed, faulted in and collected.
 type extrasScratch struct {
-	bad, again []Extra
-	edits      []hitEdit
-	set, fresh []uint64
+	bad, again      []Extra
+	edits           []hitEdit
+	set, fresh, ids []uint64
+	at, order       []int // bySourceIf's
 }
 
-// freeExtrasScratch holds the scratch of days done, for the next.
-var freeExtrasScratch = make(chan *extrasScratch, 2)
+// freeExtrasScratch holds the scratch of a day done, for the next.
+var freeExtrasScratch = make(chan *extrasScratch, 1)
 
-// maxKeptScratch bounds the extras of a day whose scratch is kept for the next (about 30 MB).
-const maxKeptScratch = 1 << 18
+// maxKeptScratch bounds the extras of a day whose scratch is kept for the next (about 16 MB).
+const maxKeptScratch = 1 << 16
 
 // takeExtrasScratch returns scratch memory, used again when some was released.
 func takeExtrasScratch() *extrasScratch {
@@ -851,6 +876,20 @@ func (m defect) replace(obj []byte, from, to int, ins ...[]byte) []byte {
 		at += copy(obj[at:], p)
 	}
 	return m.keep(obj[:grown])
+}
+
+// text returns the concatenation of parts as a new message, carved out of m's memory for
+// messages.
+func (m defect) text(parts ...string) []byte {
+	n := 0
+	for _, p := range parts {
+		n += len(p)
+	}
+	b := m.room(n)
+	for _, p := range parts {
+		b = append(b, p...)
+	}
+	return m.keep(b)
 }
 
 // message returns the concatenation of parts as a new message (parts lie outside m's memory
@@ -968,16 +1007,18 @@ func notAnObject(m defect, object func() []byte) (kind string, value []byte, arr
 		}
 		return kind, []byte(`{"WatchID":`), false
 	case "binary":
-		b := make([]byte, 8+s.Int(56))
+		n := 8 + s.Int(56)
+		b := m.room(n)[:n]
 		for i := range b {
 			b[i] = byte(0x80 + s.Int(0x80)) // high bytes only: never valid UTF-8 text, never '\n'
 		}
 		b[0], b[1] = 0xFF, 0xFE
-		return kind, b, false
+		return kind, m.keep(b), false
 	case "plain_text":
-		return kind, []byte(pickOf(s, []string{"ERROR ", "WARN ", "502 Bad Gateway: ", "upstream timed out: "}) + faker.Sentence()), false
+		prefix := pickOf(s, []string{"ERROR ", "WARN ", "502 Bad Gateway: ", "upstream timed out: "})
+		return kind, m.text(prefix, faker.Sentence()), false
 	case "scalar":
-		return kind, []byte(pickOf(s, []string{"123", `"hello"`, "true", "null", "-7.5", `""`})), false
+		return kind, m.text(pickOf(s, []string{"123", `"hello"`, "true", "null", "-7.5", `""`})), false
 	}
 	return kind, nil, true
 }
