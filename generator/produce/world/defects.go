@@ -371,7 +371,9 @@ func (day *Day) hitExtras(ctx context.Context, g Garbage, chunks *[][]byte) ([]E
 	xs := takeExtrasScratch()
 	defer xs.release()
 	s, bad := day.hitGarbagePlanIn(xs.bad, g)
-	xs.bad = bad
+	if bad != nil {
+		xs.bad = bad
+	}
 	var again []Extra // the re-sends, drawn from a stream of their own
 	if g.Redeliver > 0 {
 		rs := newStream(day.World.seed, streamRedelivery, day.N, 0)
