@@ -209,7 +209,9 @@ func (r *runner) scheduleEnd(released uint64) StopReason {
 // counts and verify expects) one after the other.
 func (r *runner) units(ctx context.Context) error {
 	plan := &r.plan
-	opt := world.UnitOptions{Workers: plan.Workers}
+	// Unless paced by count, a day is flushed before its memory is released (see hits): its
+	// extras are then made in memory used again from day to day.
+	opt := world.UnitOptions{Workers: plan.Workers, ReuseExtras: !plan.Pacing.ByCount}
 	if plan.Hits != "" {
 		opt.Parts |= world.Hits
 	}
@@ -418,6 +420,7 @@ func (r *runner) hits(ctx context.Context, u *world.Unit) error {
 		for _, b := range held {
 			b.Release() // acknowledged: the memory can render the next day
 		}
+		u.ReleaseExtras() // acknowledged too: the memory can make the next day's
 	}
 	r.obs.UnitDone(cur)
 	return nil

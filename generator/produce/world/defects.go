@@ -266,7 +266,12 @@ func countOf(s *stream, n int, rate float64) int {
 // placement draws, for count extras over n clean messages, their positions and sources in
 // stream order. Redeliveries come after their source.
 func placement(s *stream, n, count int, after bool) []Extra {
-	out := make([]Extra, count)
+	return placementIn(nil, s, n, count, after)
+}
+
+// placementIn is placement into dst's memory, when it has room.
+func placementIn(dst []Extra, s *stream, n, count int, after bool) []Extra {
+	out := slices.Grow(dst[:0], count)[:count]
 	for i := range out {
 		src := -1
 		if n > 0 {
@@ -355,12 +360,25 @@ func (g Garbage) AddsHitExtras() bool {
 // and no extras: at --garbage 10 a day's extras take seconds to build. The checks draw
 // nothing, so extras that complete are those HitExtras returns.
 func (day *Day) HitExtrasContext(ctx context.Context, g Garbage) ([]Extra, error) {
+	return day.hitExtras(ctx, g, nil)
+}
+
+// hitExtras is [Day.HitExtrasContext]; with chunks not nil, the extras' bytes are made into
+// memory used again ([freeChunks]), whose pieces it appends to *chunks: [releaseChunks] hands
+// them back once nothing refers to the extras.
+func (day *Day) hitExtras(ctx context.Context, g Garbage, chunks *[][]byte) ([]Extra, error) {
 	n := day.Len()
-	s, bad := day.hitGarbagePlan(g)
+	xs := takeExtrasScratch()
+	defer xs.release()
+	s, bad := day.hitGarbagePlanIn(xs.bad, g)
+	if bad != nil {
+		xs.bad = bad
+	}
 	var again []Extra // the re-sends, drawn from a stream of their own
 	if g.Redeliver > 0 {
 		rs := newStream(day.World.seed, streamRedelivery, day.N, 0)
-		again = placement(rs, n, countOf(rs, n, g.Redeliver), true)
+		again = placementIn(xs.again, rs, n, countOf(rs, n, g.Redeliver), true)
+		xs.again = again
 	}
 	if len(bad)+len(again) == 0 {
 		return nil, nil
@@ -371,14 +389,19 @@ func (day *Day) HitExtrasContext(ctx context.Context, g Garbage) ([]Extra, error
 	out := make([]Extra, len(bad)+len(again))
 	if s != nil {
 		count := len(bad)
-		used := make([]uint64, 0, n)
-		for _, e := range day.events {
-			used = append(used, e.watchID)
+		set := newIDSetIn(xs.set, n+count) // the draws of uniqueIDsBelow, avoiding the day's ids
+		xs.set = set.slots
+		for i := range day.events {
+			set.add(day.events[i].watchID)
 		}
-		fresh := uniqueIDsBelow(s, count, 1<<52, used)
+		fresh := set.drawBelow(xs.fresh, s, count, 1<<52)
+		xs.fresh = fresh
 		faker := gofakeit.NewFaker(newPCGSource(s), false)
-		var sc defectScratch
-		edits := make([]hitEdit, count)
+		sc := defectScratch{chunks: chunks}
+		edits := slices.Grow(xs.edits[:0], count)[:count] // each is set
+		xs.edits = edits
+		ids := day.clientIDs(xs, bad)
+		var keys []byte // the extras' keys, one allocation for many
 		for i := range bad {
 			if i%ctxEvery == 0 && ctx.Err() != nil {
 				return nil, ctx.Err()
@@ -387,52 +410,59 @@ func (day *Day) HitExtrasContext(ctx context.Context, g Garbage) ([]Extra, error
 			m := defect{s: s, faker: faker, fresh: fresh[i], sc: &sc}
 			if e.Source >= 0 {
 				m.from, m.source = day, e.Source // rendered if the maker reads it
+				e.Key, keys = appendKey(keys, ids[i], count-i)
 			}
 			e.Kind, e.Value, edits[i] = makeHit(e.Class, m)
 		}
-		// Every draw is made: the edits and the keys follow the events' order, which renders
-		// events about twice as fast as the draws' (their visits and pages are cached).
-		var keys []byte // the extras' keys, one allocation for many
-		for j, i := range bySource(bad, n) {
+		// Every draw is made: the edits follow the events' order, which renders events about
+		// twice as fast as the draws' (their visits and pages are cached).
+		edited := bySourceIf(xs, bad, n, func(i int) bool { return edits[i].op != editNone })
+		for j, i := range edited {
 			if j%ctxEvery == 0 && ctx.Err() != nil {
 				return nil, ctx.Err()
 			}
 			e := &bad[i]
-			if edits[i].op != editNone {
-				m := defect{from: day, source: e.Source, fresh: fresh[i], sc: &sc} // no stream: nothing is drawn
-				e.Kind, e.Value = m.applyHit(e.Kind, edits[i])
-			}
-			e.Key, keys = appendKey(keys, day.ClientID(e.Source), count-j)
+			m := defect{from: day, source: e.Source, fresh: fresh[i], sc: &sc} // no stream: nothing is drawn
+			e.Kind, e.Value = m.applyHit(e.Kind, edits[i])
 		}
 		for i := range bad {
 			out[slots[i]] = bad[i]
 		}
 	}
-	var keys, values []byte // the re-sends' keys and values, one allocation for many
-	for i, e := range again {
-		if i%ctxEvery == 0 && ctx.Err() != nil {
+	// The re-sends are rendered in the order of their events too, as the malformed hits.
+	m := defect{sc: &defectScratch{chunks: chunks}}
+	var keys []byte // the re-sends' keys, one allocation for many
+	for j, i := range bySource(again, n) {
+		if j%ctxEvery == 0 && ctx.Err() != nil {
 			return nil, ctx.Err()
 		}
+		e := &again[i]
 		e.Kind = "redelivered"
-		if cap(values)-len(values) < 4<<10 { // room for the largest event (a purchase of 16 lines)
-			values = make([]byte, 0, min(1<<20, (len(again)-i)*1400+4<<10))
-		}
-		from := len(values)
-		values = day.AppendEvent(values, e.Source)
-		e.Value = values[from:len(values):len(values)]
-		e.Key, keys = appendKey(keys, day.ClientID(e.Source), len(again)-i)
-		out[slots[len(bad)+i]] = e
+		e.Value = m.keep(day.AppendEvent(m.room(8<<10), e.Source)) // a purchase of 16 lines is about 4 KB
+		e.Key, keys = appendKey(keys, day.ClientID(e.Source), len(again)-j)
+	}
+	for i := range again {
+		out[slots[len(bad)+i]] = again[i]
 	}
 	return out, nil
 }
 
 // bySource returns the indices of the extras of x derived from an event (Source ≥ 0, below n),
 // in the order of their events.
-func bySource(x []Extra, n int) []int {
-	at := make([]int, n+1) // at[s+1]: how many derive from event s; then where the first goes
+func bySource(x []Extra, n int) []int { return bySourceIf(nil, x, n, nil) }
+
+// bySourceIf is bySource of the extras keep keeps (every one when keep is nil), in xs's
+// memory when xs is not nil (the result is valid until the next call with xs).
+func bySourceIf(xs *extrasScratch, x []Extra, n int, keep func(i int) bool) []int {
+	var at, order []int
+	if xs != nil {
+		at, order = xs.at, xs.order
+	}
+	at = slices.Grow(at[:0], n+1)[:n+1] // at[s+1]: how many derive from event s; then where the first goes
+	clear(at)
 	m := 0
 	for i := range x {
-		if s := x[i].Source; s >= 0 {
+		if s := x[i].Source; s >= 0 && (keep == nil || keep(i)) {
 			at[s+1]++
 			m++
 		}
@@ -440,14 +470,29 @@ func bySource(x []Extra, n int) []int {
 	for s := 1; s <= n; s++ {
 		at[s] += at[s-1]
 	}
-	order := make([]int, m)
+	order = slices.Grow(order[:0], m)[:m]
 	for i := range x {
-		if s := x[i].Source; s >= 0 {
+		if s := x[i].Source; s >= 0 && (keep == nil || keep(i)) {
 			order[at[s]] = i
 			at[s]++
 		}
 	}
+	if xs != nil {
+		xs.at, xs.order = at, order
+	}
 	return order
+}
+
+// clientIDs returns the ClientID of the source of each extra of x derived from an event, in
+// xs's memory, looked up in the order of the events: in the order of x, each missed the
+// cache twice.
+func (day *Day) clientIDs(xs *extrasScratch, x []Extra) []uint64 {
+	ids := slices.Grow(xs.ids[:0], len(x))[:len(x)]
+	for _, i := range bySourceIf(xs, x, day.Len(), nil) {
+		ids[i] = day.ClientID(x[i].Source)
+	}
+	xs.ids = ids
+	return ids
 }
 
 // appendKey appends the decimal id to keys, which it grows for up to left more keys when it
@@ -465,7 +510,10 @@ func appendKey(keys []byte, id uint64, left int) (key, rest []byte) {
 // the first draws of the day's DEFECTS stream, which it returns positioned for the rest (the
 // fresh WatchIDs, then each message's bytes). It returns a nil stream when g adds no
 // malformed hit. A whole day is required: sources are indices of the whole day's events.
-func (day *Day) hitGarbagePlan(g Garbage) (*stream, []Extra) {
+func (day *Day) hitGarbagePlan(g Garbage) (*stream, []Extra) { return day.hitGarbagePlanIn(nil, g) }
+
+// hitGarbagePlanIn is hitGarbagePlan into dst's memory, when it has room.
+func (day *Day) hitGarbagePlanIn(dst []Extra, g Garbage) (*stream, []Extra) {
 	names, table, ok := g.mixFor(HitGarbageClasses)
 	if !ok || g.Rate <= 0 {
 		return nil, nil
@@ -473,7 +521,7 @@ func (day *Day) hitGarbagePlan(g Garbage) (*stream, []Extra) {
 	n := day.Len()
 	s := newStream(day.World.seed, streamDefects, day.N, 0)
 	count := countOf(s, n, g.Rate)
-	extras := placement(s, n, count, false)
+	extras := placementIn(dst, s, n, count, false)
 	for i := range extras {
 		extras[i].Class = names[s.Pick(&table)]
 	}
@@ -549,11 +597,17 @@ func (w *World) OrderExtras(d int, rows, keys [][]byte, g Garbage) []Extra {
 // 18 s; sorting a day's ids for a binary search and a map of the ids so far were a third of
 // the cost of a day's vanishing hits).
 func uniqueIDsBelow(s *stream, n int, limit uint64, avoid []uint64) []uint64 {
-	ids := make([]uint64, 0, n)
 	set := newIDSet(len(avoid) + n)
 	for _, id := range avoid {
 		set.add(id)
 	}
+	return set.drawBelow(nil, s, n, limit)
+}
+
+// drawBelow draws n ids in [1, limit) that are not in set yet, adding them, into dst's memory
+// when it has room.
+func (set *idSet) drawBelow(dst []uint64, s *stream, n int, limit uint64) []uint64 {
+	ids := slices.Grow(dst[:0], n)
 	for len(ids) < n {
 		if id := 1 + s.Below(limit-1); set.add(id) {
 			ids = append(ids, id)
@@ -570,12 +624,20 @@ type idSet struct {
 }
 
 // newIDSet returns an empty set for up to n ids.
-func newIDSet(n int) idSet {
+func newIDSet(n int) idSet { return newIDSetIn(nil, n) }
+
+// newIDSetIn is newIDSet in the memory of slots, when it has room.
+func newIDSetIn(slots []uint64, n int) idSet {
 	bits := uint(4)
 	for 1<<bits < 2*n {
 		bits++
 	}
-	return idSet{slots: make([]uint64, 1<<bits), shift: 64 - bits}
+	if cap(slots) < 1<<bits {
+		return idSet{slots: make([]uint64, 1<<bits), shift: 64 - bits}
+	}
+	slots = slots[:1<<bits]
+	clear(slots)
+	return idSet{slots: slots, shift: 64 - bits}
 }
 
 // add adds id to the set, reporting whether it was not in it yet.
@@ -695,9 +757,82 @@ func (m defect) room(n int) []byte {
 		return make([]byte, 0, n)
 	}
 	if cap(m.sc.out)-len(m.sc.out) < n {
-		m.sc.out = make([]byte, 0, max(n, 256<<10))
+		m.sc.out = m.sc.chunk(n)
 	}
 	return m.sc.out[len(m.sc.out):]
+}
+
+// chunkBytes is the size of a piece of memory for messages.
+const chunkBytes = 256 << 10
+
+// freeChunks recycles the memory of the malformed messages and re-sends of units a sender
+// released ([Unit.ReleaseExtras]): writing a day's extras into fresh memory (about 32 MB at
+// --garbage 0.5: zeroing, page faults, collection) cost as much as rendering them. It keeps at
+// most cap(freeChunks) pieces (64 MB), about two days' extras at --garbage 0.5.
+var freeChunks = make(chan []byte, 256)
+
+// chunk returns empty memory for messages of at least n bytes: a piece of chunkBytes, used
+// again when sc records its pieces, or new memory.
+func (sc *defectScratch) chunk(n int) []byte {
+	if sc.chunks == nil || n > chunkBytes {
+		return make([]byte, 0, max(n, chunkBytes))
+	}
+	var c []byte
+	select {
+	case c = <-freeChunks:
+	default:
+		c = make([]byte, 0, chunkBytes)
+	}
+	*sc.chunks = append(*sc.chunks, c)
+	return c[:0]
+}
+
+// releaseChunks hands the pieces of memory for messages back for reuse: nothing may refer to
+// the messages in them any more.
+func releaseChunks(chunks [][]byte) {
+	for _, c := range chunks {
+		select {
+		case freeChunks <- c:
+		default: // enough kept: the collector takes this one
+		}
+	}
+}
+
+// extrasScratch is the memory a day's extras are made with but do not keep (the plan, the
+// edits, the set of WatchIDs, the fresh ones: about 9 MB at --garbage 0.5), used again from
+// day to day: fresh memory is zeroed, faulted in and collected.
+type extrasScratch struct {
+	bad, again      []Extra
+	edits           []hitEdit
+	set, fresh, ids []uint64
+	at, order       []int // bySourceIf's
+}
+
+// freeExtrasScratch holds the scratch of a day done, for the next.
+var freeExtrasScratch = make(chan *extrasScratch, 1)
+
+// maxKeptScratch bounds the extras of a day whose scratch is kept for the next (about 16 MB).
+const maxKeptScratch = 1 << 16
+
+// takeExtrasScratch returns scratch memory, used again when some was released.
+func takeExtrasScratch() *extrasScratch {
+	select {
+	case xs := <-freeExtrasScratch:
+		return xs
+	default:
+		return &extrasScratch{}
+	}
+}
+
+// release hands xs back for the next day, unless it grew too large to keep.
+func (xs *extrasScratch) release() {
+	if cap(xs.bad) > maxKeptScratch || cap(xs.again) > maxKeptScratch {
+		return
+	}
+	select {
+	case freeExtrasScratch <- xs:
+	default:
+	}
 }
 
 // keep returns msg as a message (its capacity its length); when it lies in the memory room
@@ -743,6 +878,20 @@ func (m defect) replace(obj []byte, from, to int, ins ...[]byte) []byte {
 		at += copy(obj[at:], p)
 	}
 	return m.keep(obj[:grown])
+}
+
+// text returns the concatenation of parts as a new message, carved out of m's memory for
+// messages.
+func (m defect) text(parts ...string) []byte {
+	n := 0
+	for _, p := range parts {
+		n += len(p)
+	}
+	b := m.room(n)
+	for _, p := range parts {
+		b = append(b, p...)
+	}
+	return m.keep(b)
 }
 
 // message returns the concatenation of parts as a new message (parts lie outside m's memory
@@ -860,16 +1009,18 @@ func notAnObject(m defect, object func() []byte) (kind string, value []byte, arr
 		}
 		return kind, []byte(`{"WatchID":`), false
 	case "binary":
-		b := make([]byte, 8+s.Int(56))
+		n := 8 + s.Int(56)
+		b := m.room(n)[:n]
 		for i := range b {
 			b[i] = byte(0x80 + s.Int(0x80)) // high bytes only: never valid UTF-8 text, never '\n'
 		}
 		b[0], b[1] = 0xFF, 0xFE
-		return kind, b, false
+		return kind, m.keep(b), false
 	case "plain_text":
-		return kind, []byte(pickOf(s, []string{"ERROR ", "WARN ", "502 Bad Gateway: ", "upstream timed out: "}) + faker.Sentence()), false
+		prefix := pickOf(s, []string{"ERROR ", "WARN ", "502 Bad Gateway: ", "upstream timed out: "})
+		return kind, m.text(prefix, faker.Sentence()), false
 	case "scalar":
-		return kind, []byte(pickOf(s, []string{"123", `"hello"`, "true", "null", "-7.5", `""`})), false
+		return kind, m.text(pickOf(s, []string{"123", `"hello"`, "true", "null", "-7.5", `""`})), false
 	}
 	return kind, nil, true
 }

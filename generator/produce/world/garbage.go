@@ -103,6 +103,9 @@ type defect struct {
 // defectScratch is the memory one maker of malformed messages reuses from message to message.
 type defectScratch struct {
 	out []byte // the makers' messages, carved one after the other
+	// chunks, if not nil, makes out of memory used again ([freeChunks]) and records each
+	// piece of it, to be handed back once nothing refers to the messages.
+	chunks *[][]byte
 	// marks are where the parts of the clean event begin (when it was rendered for this
 	// message), and shift how far they moved in its object (by the fresh WatchID's length).
 	marks  eventMarks
@@ -247,7 +250,13 @@ func (m defect) applyHit(kind string, edit hitEdit) (string, []byte) {
 		return date.name, m.replace(obj, val, end, []byte(date.raw))
 	case editKeyset:
 		return kind, edit.ks.applyToHit(m, obj)
-	case editArray: // in memory of its own: m's memory for messages holds obj
+	case editArray:
+		if n := len(obj); m.inRoom(obj) && cap(obj) >= n+2 { // in place: obj moves by one
+			obj = obj[:n+2]
+			copy(obj[1:], obj[:n])
+			obj[0], obj[n+1] = '[', ']'
+			return kind, m.keep(obj)
+		}
 		return kind, append(append(append(make([]byte, 0, len(obj)+2), '['), obj...), ']')
 	}
 	panic("generator: no edit of a malformed hit")

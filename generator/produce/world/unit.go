@@ -48,6 +48,11 @@ type UnitOptions struct {
 	// Workers renders the hits' batches on this many goroutines; 0 means GOMAXPROCS. The
 	// units do not depend on it.
 	Workers int
+	// ReuseExtras makes the bytes of the hits' extras in memory used again from unit to unit:
+	// the sender calls [Unit.ReleaseExtras] once nothing refers to them (a sink acknowledged
+	// them). Fresh memory for a day's extras (about 32 MB at --garbage 0.5) cost as much as
+	// rendering them. The bytes are the same.
+	ReuseExtras bool
 }
 
 // Unit is one planned unit of a run: what one model day sends on topic hits, or one snapshot
@@ -65,7 +70,7 @@ type Unit struct {
 	// Len is the number of clean messages (events or rows).
 	Len int
 	// Extras are the malformed messages and redeliveries added to the clean ones, sorted by
-	// After. They stay valid after the unit's batches are released.
+	// After. They stay valid after the unit's batches are released, until ReleaseExtras.
 	Extras []Extra
 	// Hits is the generated day of a HitsUnit (its events, visits and purchases); nil for a
 	// snapshot.
@@ -76,6 +81,10 @@ type Unit struct {
 	done  bool         // every batch of the unit was taken
 	book  *OrderBook   // snapshots: the run's book
 	seg   Segment      // the segment the unit was planned for
+	at    int          // where ExtrasAt's last answer ended in Extras
+	// chunks are the pieces of memory used again that hold the extras' bytes
+	// ([UnitOptions.ReuseExtras]).
+	chunks [][]byte
 }
 
 // Batches yields the unit's clean messages in order, in batches of at most [BatchEvents]
@@ -126,12 +135,25 @@ func (u *Unit) drain() {
 // ExtrasAt returns the extras that go right before clean message i (0 ≤ i < Len), or, for
 // i == Len, those that go after the last clean message. The slice aliases u.Extras.
 func (u *Unit) ExtrasAt(i int) []Extra {
-	lo, _ := slices.BinarySearchFunc(u.Extras, i, func(e Extra, at int) int { return cmp.Compare(e.After, at) })
+	lo := u.at // where the last answer ended: a sender asks for every position in turn
+	if lo > len(u.Extras) || lo < len(u.Extras) && u.Extras[lo].After < i || lo > 0 && u.Extras[lo-1].After >= i {
+		lo, _ = slices.BinarySearchFunc(u.Extras, i, func(e Extra, at int) int { return cmp.Compare(e.After, at) })
+	}
 	hi := lo
 	for hi < len(u.Extras) && u.Extras[hi].After == i {
 		hi++
 	}
+	u.at = hi
 	return u.Extras[lo:hi]
+}
+
+// ReleaseExtras hands the memory of the extras' bytes back for reuse by later units, with
+// [UnitOptions.ReuseExtras] (else it does nothing). Call it only when nothing refers to their
+// values any more (a sink has acknowledged them); the extras' values must not be used after.
+// Not calling it is fine: the memory is then garbage collected.
+func (u *Unit) ReleaseExtras() {
+	releaseChunks(u.chunks)
+	u.chunks = nil
 }
 
 // Closes returns, for a snapshot, the birth day whose order window it closes (Day−6) and the
@@ -203,7 +225,7 @@ func (w *World) Units(ctx context.Context, r Range, opt UnitOptions) iter.Seq2[*
 		if parts&Snapshots != 0 {
 			book = newOrderBook(w, r.Garbage)
 		}
-		if parts&Hits != 0 && !w.hitUnits(ctx, r, opt.Workers, book, yield) {
+		if parts&Hits != 0 && !w.hitUnits(ctx, r, opt, book, yield) {
 			return
 		}
 		if parts&Snapshots == 0 {
@@ -233,10 +255,10 @@ func (w *World) Units(ctx context.Context, r Range, opt UnitOptions) iter.Seq2[*
 	}
 }
 
-// hitUnits yields the hit units of r's run days, rendered on workers goroutines, feeding book
-// (if any) with each day; it reports whether the consumer wants more.
-func (w *World) hitUnits(ctx context.Context, r Range, workers int, book *OrderBook, yield func(*Unit, error) bool) bool {
-	popt := PlayOptions{Workers: workers, Segment: r.Segment, WholeDays: r.Garbage.AddsHitExtras()}
+// hitUnits yields the hit units of r's run days, rendered on opt.Workers goroutines, feeding
+// book (if any) with each day; it reports whether the consumer wants more.
+func (w *World) hitUnits(ctx context.Context, r Range, opt UnitOptions, book *OrderBook, yield func(*Unit, error) bool) bool {
+	popt := PlayOptions{Workers: opt.Workers, Segment: r.Segment, WholeDays: r.Garbage.AddsHitExtras()}
 	if book != nil {
 		popt.OnDay = book.Add
 	}
@@ -264,13 +286,19 @@ func (w *World) hitUnits(ctx context.Context, r Range, workers int, book *OrderB
 			return false
 		}
 		day := b.Day
-		extras, err := day.HitExtrasContext(ctx, r.Garbage) // a large garbage share takes a while: Ctrl-C stops it
+		var chunks *[][]byte
+		u := &Unit{Kind: HitsUnit, Day: day.N, Len: day.Len(), Hits: day, src: src, first: b, seg: r.Segment}
+		if opt.ReuseExtras {
+			chunks = &u.chunks
+		}
+		extras, err := day.hitExtras(ctx, r.Garbage, chunks) // a large garbage share takes a while: Ctrl-C stops it
 		if err != nil {
 			b.Release()
+			u.ReleaseExtras() // nothing refers to them
 			yield(nil, err)
 			return false
 		}
-		u := &Unit{Kind: HitsUnit, Day: day.N, Len: day.Len(), Extras: extras, Hits: day, src: src, first: b, seg: r.Segment}
+		u.Extras = extras
 		if sh := b.share; sh != nil {
 			u.Len, u.Extras = sh.len(), shareExtras(r.Segment, sh, extras)
 		}
