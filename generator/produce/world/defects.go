@@ -880,23 +880,9 @@ func (m defect) replace(obj []byte, from, to int, ins ...[]byte) []byte {
 	return m.keep(obj[:grown])
 }
 
-// text returns the concatenation of parts as a new message, carved out of m's memory for
-// messages.
-func (m defect) text(parts ...string) []byte {
-	n := 0
-	for _, p := range parts {
-		n += len(p)
-	}
-	b := m.room(n)
-	for _, p := range parts {
-		b = append(b, p...)
-	}
-	return m.keep(b)
-}
-
-// message returns the concatenation of parts as a new message (parts lie outside m's memory
-// for messages).
-func (m defect) message(parts ...[]byte) []byte {
+// joined returns the concatenation of parts (strings, or bytes outside m's memory for
+// messages) as a new message, carved out of m's memory for messages.
+func joined[P ~string | ~[]byte](m defect, parts ...P) []byte {
 	n := 0
 	for _, p := range parts {
 		n += len(p)
@@ -1005,7 +991,7 @@ func notAnObject(m defect, object func() []byte) (kind string, value []byte, arr
 			if m.inRoom(cut) { // a hit's object, made for this message
 				return kind, m.keep(cut), false
 			}
-			return kind, m.message(cut), false
+			return kind, joined(m, cut), false
 		}
 		return kind, []byte(`{"WatchID":`), false
 	case "binary":
@@ -1018,9 +1004,9 @@ func notAnObject(m defect, object func() []byte) (kind string, value []byte, arr
 		return kind, m.keep(b), false
 	case "plain_text":
 		prefix := pickOf(s, []string{"ERROR ", "WARN ", "502 Bad Gateway: ", "upstream timed out: "})
-		return kind, m.text(prefix, faker.Sentence()), false
+		return kind, joined(m, prefix, faker.Sentence()), false
 	case "scalar":
-		return kind, m.text(pickOf(s, []string{"123", `"hello"`, "true", "null", "-7.5", `""`})), false
+		return kind, joined(m, pickOf(s, []string{"123", `"hello"`, "true", "null", "-7.5", `""`})), false
 	}
 	return kind, nil, true
 }
