@@ -289,3 +289,15 @@ func parentStderr() io.WriteCloser {
 	}
 	return f
 }
+
+// SkipUnderRace skips t when the race detector is on. It is for tests whose cost is one
+// goroutine's bytes or statistics: the detector can find nothing there, and it makes them five
+// to ten times slower. watched names the tests that keep the concurrent paths such a test also
+// passes through (workers, read-ahead) under the detector. Without -race the test runs as
+// always; CI runs every test without -race in its every-tier job.
+func SkipUnderRace(t testing.TB, watched string) {
+	t.Helper()
+	if Race {
+		t.Skipf("not under -race: one goroutine's work, its concurrent paths are watched by %s", watched)
+	}
+}

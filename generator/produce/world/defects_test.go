@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/clickgen/clickgen/generator/verify/intake"
+	"github.com/clickgen/clickgen/internal/testenv"
 )
 
 // everything names every garbage class with equal weight.
@@ -119,6 +120,7 @@ func TestOrderExtrasLandWhereIntended(t *testing.T) {
 // TestGarbageLeavesCleanStreamAlone: no garbage or redelivery setting changes a clean byte, and
 // the extras themselves are a pure function of (seed, day, settings).
 func TestGarbageLeavesCleanStreamAlone(t *testing.T) {
+	testenv.SkipUnderRace(t, watchedWorkers)
 	ctx := context.Background()
 	w, _ := NewWorld(Params{})
 	plain, err := w.Inventory(ctx, Range{From: 0, Days: 2}, 0)

@@ -10,6 +10,7 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/clickgen/clickgen/internal/testenv"
 	"github.com/clickgen/clickgen/schema"
 )
 
@@ -34,6 +35,7 @@ var canonInventory = sync.OnceValues(func() (*Inventory, error) {
 })
 
 func TestGoldenDayHashes(t *testing.T) {
+	testenv.SkipUnderRace(t, watchedWorkers)
 	if Version != goldenVersion {
 		t.Fatalf("Version = %q but the goldens were pinned for %q: recompute them deliberately with the bump", Version, goldenVersion)
 	}
@@ -87,6 +89,7 @@ func TestCohortCacheIsOnlyACache(t *testing.T) {
 }
 
 func TestDayAloneEqualsDayInsideARun(t *testing.T) {
+	testenv.SkipUnderRace(t, watchedWorkers)
 	run := playDays(t, freshWorld(t, Params{}), 0, 8, PlayOptions{Workers: 2})
 	alone := playDays(t, freshWorld(t, Params{}), 5, 1, PlayOptions{Workers: 2})
 	if run[5] != alone[0] {
@@ -118,6 +121,7 @@ func TestPlayIndependentOfGOMAXPROCSAndWorkers(t *testing.T) {
 }
 
 func TestAddingADayChangesNoEarlierByte(t *testing.T) {
+	testenv.SkipUnderRace(t, watchedWorkers)
 	three := playDays(t, freshWorld(t, Params{}), 0, 3, PlayOptions{})
 	four := playDays(t, freshWorld(t, Params{}), 0, 4, PlayOptions{})
 	for d := range three {

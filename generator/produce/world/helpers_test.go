@@ -537,3 +537,8 @@ func decodeSnapshot(t testing.TB, b []byte) []wireOrder {
 	}
 	return rows
 }
+
+// watchedWorkers names the tests that run the world's concurrent paths (the workers that
+// render a day's shares, the cohort cache, the release of reused extras) under the race
+// detector; tests that only check bytes and statistics leave -race to them.
+const watchedWorkers = "TestPlayIndependentOfGOMAXPROCSAndWorkers, TestDayInvariants, TestUnitsAreWhatTheVerbsSend, TestReuseExtrasSendsTheSameBytes, TestReuseExtrasHoldUntilRelease and TestCohortCacheReleasesPassedDays"

@@ -14,6 +14,7 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/clickgen/clickgen/internal/testenv"
 	"github.com/clickgen/clickgen/schema"
 )
 
@@ -178,6 +179,7 @@ func rawString(v []byte) (string, bool) {
 }
 
 func TestSnapshotRowInvariants(t *testing.T) {
+	testenv.SkipUnderRace(t, watchedWorkers)
 	o := orders(t)
 	L := newLimited(t)
 	defer L.summary()
@@ -587,6 +589,7 @@ func TestOrderRates(t *testing.T) {
 // snapshots 0–6, FULL OUTER JOIN on purchaseID[1] = order_id, the latest snapshot state per
 // order, first matching class. It must equal the inventory's classes for day 0.
 func TestClassesRebuiltFromTheWire(t *testing.T) {
+	testenv.SkipUnderRace(t, watchedWorkers)
 	w := canonical(t)
 	inv, err := canonInventory()
 	if err != nil {
@@ -735,6 +738,7 @@ func TestGoldenSnapshotHashes(t *testing.T) {
 }
 
 func TestSnapshotDeterminism(t *testing.T) {
+	testenv.SkipUnderRace(t, watchedWorkers)
 	o := orders(t)
 	const n = 8
 	// Re-taking a snapshot from the same book.

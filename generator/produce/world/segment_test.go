@@ -11,6 +11,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/clickgen/clickgen/internal/testenv"
 	"github.com/clickgen/clickgen/schema"
 )
 
@@ -77,6 +78,7 @@ func isSubsequence(sub, whole []wire) bool {
 // by the inventory of its share. Clean runs build a segment's days with SegmentDay; with every
 // garbage class and redeliveries the days are built whole and shared.
 func TestSegmentUnion(t *testing.T) {
+	testenv.SkipUnderRace(t, watchedWorkers)
 	w := canonical(t)
 	if testing.Short() {
 		w = freshWorld(t, Params{Scale: 0.25}) // a quarter of the bytes: -race -short takes minutes otherwise

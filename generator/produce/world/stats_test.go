@@ -9,6 +9,8 @@ import (
 	"math"
 	"sync"
 	"testing"
+
+	"github.com/clickgen/clickgen/internal/testenv"
 )
 
 const statDays = 14
@@ -102,6 +104,7 @@ func within(got, want, tol float64, rel bool) bool {
 }
 
 func TestWorldVolumes(t *testing.T) {
+	testenv.SkipUnderRace(t, watchedWorkers)
 	s := statsFixture()
 	var aud, visits, pv, cards, carts []int
 	for _, st := range s.days {

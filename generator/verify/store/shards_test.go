@@ -8,6 +8,7 @@ import (
 
 	"github.com/clickgen/clickgen/generator/clickhouse"
 	"github.com/clickgen/clickgen/generator/verify/store"
+	"github.com/clickgen/clickgen/internal/testenv"
 )
 
 // sharded spreads the fake store's events and orders over two shards as the stand's
@@ -39,6 +40,7 @@ func sharded(f *fakeStore) {
 // a copy, and verify said OK (issue 37: five rows of shard 1 copied onto shard 2, "5 copies",
 // exit 0). The same row twice on one shard stays a copy; and the report gives each shard's rows.
 func TestShardsOfAKey(t *testing.T) {
+	testenv.SkipUnderRace(t, watchedReadAhead)
 	w, f, _ := filled(t)
 	sharded(f)
 	res := verify(t, w, f, store.Options{})

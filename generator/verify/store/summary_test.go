@@ -13,6 +13,7 @@ import (
 	"github.com/clickgen/clickgen/generator/verify/store"
 	"github.com/clickgen/clickgen/generator/verify/summary"
 	"github.com/clickgen/clickgen/generator/verify/topics"
+	"github.com/clickgen/clickgen/internal/testenv"
 	"github.com/clickgen/clickgen/schema"
 )
 
@@ -215,6 +216,7 @@ func text(t *testing.T, s summary.Summary) string {
 // unplanned WatchID unplanned, a raw row of another date another run's, expired raw rows an
 // extra (neither present nor missing), a table that cannot be read a line saying so.
 func TestSummaryCountsStore(t *testing.T) {
+	testenv.SkipUnderRace(t, watchedReadAhead)
 	w, f, inv := filled(t)
 	planned := func(get func(d world.InventoryDay) int) int {
 		n := 0

@@ -11,6 +11,7 @@ import (
 	"github.com/clickgen/clickgen/generator/clickhouse"
 	"github.com/clickgen/clickgen/generator/produce/world"
 	"github.com/clickgen/clickgen/generator/verify/store"
+	"github.com/clickgen/clickgen/internal/testenv"
 	"github.com/clickgen/clickgen/schema"
 )
 
@@ -131,6 +132,7 @@ func dateOf(d int) schema.Date { return world.DayDate(d) }
 
 // TestFaults: each fault in an otherwise exact store is found, exactly, in its table alone.
 func TestFaults(t *testing.T) {
+	testenv.SkipUnderRace(t, watchedReadAhead)
 	w, _, inv := filled(t)
 	day1 := dateOf(1)
 	for _, tc := range []struct {
@@ -428,6 +430,7 @@ func TestSkippedTables(t *testing.T) {
 // rendered, on a goroutine ahead of the judging; the other tables reconcile as with it, and a
 // fault is still found where it is.
 func TestWithoutRaw(t *testing.T) {
+	testenv.SkipUnderRace(t, watchedReadAhead)
 	w, f, inv := filled(t)
 	tables := store.StandTables()
 	tables.Raw = ""
@@ -448,3 +451,8 @@ func TestWithoutRaw(t *testing.T) {
 		t.Errorf("day 5 deleted: OK %v, missing %d, want %d", res.OK, res.Events.Dates[5].Missing, want)
 	}
 }
+
+// watchedReadAhead names the tests that run the verifier's concurrent paths (reading a table
+// while the day is planned, the read-ahead, its waits) under the race detector; tests of one
+// verdict after another leave -race to them.
+const watchedReadAhead = "TestExact, TestEarlyReadOverlapsPlanning, TestEarlyReadWaits, TestReadAheadBrokeOff and TestWait"

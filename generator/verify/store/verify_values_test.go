@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/clickgen/clickgen/generator/verify/store"
+	"github.com/clickgen/clickgen/internal/testenv"
 )
 
 // The store's verdict is judged on values, not only keys, and on every named table, read or
@@ -25,6 +26,7 @@ func str(s string) []byte { return append(binary.AppendUvarint(nil, uint64(len(s
 // of the store is as planned. With --columns keys it passes, and the verdict says what was
 // not compared. Before: only WatchID and ClientID were read, and the store was OK.
 func TestValueChanged(t *testing.T) {
+	testenv.SkipUnderRace(t, watchedReadAhead)
 	w, f, _ := filled(t)
 	day1 := dateOf(1)
 	var watchID uint64
@@ -62,6 +64,7 @@ func TestValueChanged(t *testing.T) {
 // to its right row, is changed, not a copy; an error row held under its class and again under
 // another is misclassified, not a copy. Before: both counted as copies, exit 0.
 func TestChangedBesideEqual(t *testing.T) {
+	testenv.SkipUnderRace(t, watchedReadAhead)
 	w, f, inv := filled(t)
 	for _, e := range f.events {
 		if e.date == dateOf(2) && e.msg != nil {
@@ -94,6 +97,7 @@ func TestChangedBesideEqual(t *testing.T) {
 // expired: only the day's newest load time does; and expired rows are said on the verdict
 // line, never "every planned row present". Before: the oldest _load_ts decided, exit 0.
 func TestExpiryPerDay(t *testing.T) {
+	testenv.SkipUnderRace(t, watchedReadAhead)
 	w, f, _ := filled(t)
 	f.raw = slicesDelete(f.raw, func(r rawRow) bool { return r.day == 0 })
 	f.loads[dateOf(0)] = [2]int64{0, f.now - 60} // one row of 1970, the rest a minute ago
@@ -115,6 +119,7 @@ func TestExpiryPerDay(t *testing.T) {
 // TestNoLoadTS: an events table without _load_ts while raw rows are missing is a difference
 // naming the column; without missing raw rows it is not needed.
 func TestNoLoadTS(t *testing.T) {
+	testenv.SkipUnderRace(t, watchedReadAhead)
 	w, f, _ := filled(t)
 	ev := f.layout[store.StandTables().Events]
 	ev.Columns = ev.Columns[:len(ev.Columns)-1] // _load_ts

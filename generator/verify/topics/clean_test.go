@@ -6,6 +6,7 @@ import (
 
 	"github.com/clickgen/clickgen/generator/produce/world"
 	"github.com/clickgen/clickgen/generator/verify/intake"
+	"github.com/clickgen/clickgen/internal/testenv"
 )
 
 // TestCleanMessagesClassifyAsPlanned: every clean message of the canonical world (the hits of
@@ -13,6 +14,7 @@ import (
 // the WatchID or order_id the world planned for it. Expect relies on this instead of parsing
 // every clean message again at run time.
 func TestCleanMessagesClassifyAsPlanned(t *testing.T) {
+	testenv.SkipUnderRace(t, watchedReaders)
 	w, err := world.NewWorld(world.Params{})
 	if err != nil {
 		t.Fatal(err)

@@ -72,3 +72,8 @@ func liveHeap() int64 {
 	runtime.ReadMemStats(&ms)
 	return int64(ms.HeapAlloc)
 }
+
+// watchedReaders names the tests that run the check's concurrent paths (the expectation's
+// digest workers, the progress lines told while reading) under the race detector; tests that
+// only count bytes or classes leave -race to them.
+const watchedReaders = "TestVerify, TestCheckRun, TestGarbageHeavy, TestExpectationAgreesWithInventory and TestProgressWhileReading"

@@ -4,6 +4,7 @@ import (
 	"testing"
 
 	"github.com/clickgen/clickgen/generator/produce/world"
+	"github.com/clickgen/clickgen/internal/testenv"
 )
 
 // TestExpectMemoryPerMessage bounds what an expectation keeps per planned message, live after
@@ -12,6 +13,7 @@ import (
 // maps of digests took 158 (BenchmarkExpectMemory at scale 100: 61 against 143). At
 // --scale 100 a day plans five million messages: 90 bytes a message are 466 MB.
 func TestExpectMemoryPerMessage(t *testing.T) {
+	testenv.SkipUnderRace(t, watchedReaders)
 	w, err := world.NewWorld(world.Params{Scale: 10})
 	if err != nil {
 		t.Fatal(err)
