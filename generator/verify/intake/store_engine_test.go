@@ -419,7 +419,8 @@ func TestStoreVerifyFill(t *testing.T) {
 // and redelivery, and snapshot 0 with the order classes) through Kafka into the stand's tables
 // on the real engine: verify --clickhouse with the same garbage flags finds every error class,
 // the accepted_bad rows (with the ClientIDs the engine read) and the redelivered raw rows as
-// the inventory says; a replay of the day is copies, and differences with --exactly-once.
+// the inventory says; one value changed in an accepted_bad row is named (garbageValues); a
+// replay of the day is copies, and differences with --exactly-once. One fill serves them all.
 func TestStoreVerifyGarbage(t *testing.T) {
 	if testing.Short() {
 		t.Skip("a garbage day through Kafka into the engine, twice (about a minute): not under -short")
@@ -469,6 +470,7 @@ func TestStoreVerifyGarbage(t *testing.T) {
 			rep.Raw.Total.Present, day.Expect.StgRows, day.Garbage[world.GarbageAcceptedBad], day.Redelivered)
 	}
 	t.Logf("the garbage profile: exit 0\n%s", r.stdout)
+	t.Run("a value changed", func(t *testing.T) { garbageValues(t, st, bin, srv.URL, args) })
 
 	// The day replayed, with its garbage: every raw and error row copied once.
 	clickgen(t, bin, append([]string{"batch", "--day", "1", "--brokers", brokers, "--topic", "hits"}, garbage...)...)
