@@ -20,6 +20,11 @@ import (
 // their own, lower limit.
 const kafkaMemory = 1 << 30
 
+// kafkaWindowMemory caps it when the range is checked in windows (topics.PlanWindows): what
+// is live then is one window's plan, one segment day's model and the world's cohorts, not
+// the range's plan and model.
+var kafkaWindowMemory int64 = 400 << 20
+
 // runKafka reads the topics back and reconciles them with range r of world w: its errors
 // speak of reading the topics from Kafka, never of a sink, and an interruption says how far
 // the reading got (issue 31).

@@ -51,6 +51,10 @@ type Options struct {
 	// Workers digests and classifies the expected messages on this many goroutines; 0 means
 	// GOMAXPROCS. The expectation does not depend on it.
 	Workers int
+	// Windows is how many windows [Verify.Run] plans and reads a range in (see [PlanWindows]):
+	// 0 chooses by the range's size, 1 plans the range whole. A range with garbage or
+	// redeliveries, or a segment's, is always planned whole.
+	Windows int
 }
 
 // Topic names, as the tables and differences spell them.
