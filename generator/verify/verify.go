@@ -137,7 +137,7 @@ func Run(ctx context.Context, c Config) (err error) {
 	}
 	most := int64(kafkaMemory)
 	if k := c.Kafka; topics.PlanWindows(w, r, topics.Options{HitPartitions: k.HitPartitions, OrderPartitions: k.OrderPartitions}) > 1 {
-		most = kafkaWindowMemory
+		most = kafkaWindowMemory(w.Scale())
 	}
 	c.setMemoryLimit(w, workers, most)
 	return c.runKafka(ctx, w, r)

@@ -100,14 +100,15 @@ func (v *Verify) Run(ctx context.Context, w *world.World, r world.Range) (*Resul
 			return nil, err
 		}
 		var c *Checker
-		if c, err = v.read(ctx, e, p, logf, ""); err == nil {
+		if c, err = v.read(ctx, e, p, logf, "", start); err == nil {
 			res = c.Result()
 		}
 	} else {
 		logf("verify: run %s is planned and read in %d windows, each the messages of one segment of %d (the topics are read %d times)", r.Name(), n, n, n)
-		res, err = checkWindows(ctx, w, r, v.Options, n, v.Strict, &p.built, func(int) { p.checker.Store(nil) },
+		planned := start // when the window's planning began
+		res, err = checkWindows(ctx, w, r, v.Options, n, v.Strict, &p.built, func(int) { p.checker.Store(nil); planned = time.Now() },
 			func(k int, e *Expectation, c *Checker) error {
-				_, err := v.read(ctx, e, p, logf, fmt.Sprintf("window %d of %d: ", k+1, n), c)
+				_, err := v.read(ctx, e, p, logf, fmt.Sprintf("window %d of %d: ", k+1, n), planned, c)
 				return err
 			})
 		if res == nil && err == nil {
@@ -132,11 +133,12 @@ func (v *Verify) Run(ctx context.Context, w *world.World, r world.Range) (*Resul
 }
 
 // read reads both topics back into a checker of e (c, when given: a window's), within the
-// timeout, telling logf what it read; tag begins its lines (a window's number).
-func (v *Verify) read(ctx context.Context, e *Expectation, p *verifyProgress, logf func(string, ...any), tag string, c ...*Checker) (*Checker, error) {
+// timeout, telling logf what it read; tag begins its lines (a window's number), and e was
+// planned since planned.
+func (v *Verify) read(ctx context.Context, e *Expectation, p *verifyProgress, logf func(string, ...any), tag string, planned time.Time, c ...*Checker) (*Checker, error) {
 	r := e.Range
 	nh, no := e.Messages()
-	logf("verify: %srun %s sends %d hits and %d orders (expectation built in %v)", tag, r.Name(), nh, no, time.Since(p.start).Round(time.Millisecond))
+	logf("verify: %srun %s sends %d hits and %d orders (expectation built in %v)", tag, r.Name(), nh, no, time.Since(planned).Round(time.Millisecond))
 	rctx, cancel := context.WithTimeout(ctx, v.Timeout)
 	defer cancel()
 	ck := e.NewChecker()
