@@ -23,7 +23,9 @@ import (
 // reconciles them with what a range of a world sends.
 type Verify struct {
 	HitsTopic, OrdersTopic string
-	Timeout                time.Duration
+	// Timeout bounds one read of the topics: a range checked in windows ([PlanWindows]) reads
+	// them once per window, each within Timeout.
+	Timeout time.Duration
 	Options
 	// Brokers are the Kafka bootstrap brokers the topics are read from, Conn the connection
 	// options (TLS, SASL, timeouts; the brokers are given only here).
