@@ -92,6 +92,7 @@ func (v *Verify) Run(ctx context.Context, w *world.World, r world.Range) (*Resul
 		p.units-- // no snapshot before day 0
 	}
 	p.units *= int64(n)
+	p.windows = n
 	stop := v.progress(p, logf)
 	defer stop()
 	var res *Result
@@ -108,7 +109,7 @@ func (v *Verify) Run(ctx context.Context, w *world.World, r world.Range) (*Resul
 	} else {
 		logf("verify: run %s is planned and read in %d windows, each the messages of one segment of %d (the topics are read %d times)", r.Name(), n, n, n)
 		planned := start // when the window's planning began
-		res, err = checkWindows(ctx, w, r, v.Options, n, v.Strict, &p.built, func(int) { p.checker.Store(nil); planned = time.Now() },
+		res, err = checkWindows(ctx, w, r, v.Options, n, v.Strict, &p.built, func(k int) { p.checker.Store(nil); p.window.Store(int32(k)); planned = time.Now() },
 			func(k int, e *Expectation, c *Checker) error {
 				_, err := v.read(ctx, e, p, logf, fmt.Sprintf("window %d of %d: ", k+1, n), planned, c)
 				return err
@@ -189,12 +190,20 @@ type verifyProgress struct {
 	// deadline is when reading the topics gives up (the Timeout), set before checker: a
 	// frozen broker kept the read's lines counting up with no end in sight.
 	deadline time.Time
+	// windows is how many windows the range is checked in, window the one being planned
+	// (from 0; see PlanWindows).
+	windows int
+	window  atomic.Int32
 }
 
 // step says which step the run is at ("" between steps), since when, and how far in words.
 func (p *verifyProgress) step() (name string, since time.Time, line string) {
 	c := p.checker.Load()
 	if c == nil {
+		if p.windows > 1 {
+			return "expectation", p.start, fmt.Sprintf("verify: computing what run %s sends, window %d of %d: %d of %d days' hits and snapshots of all windows",
+				p.run, p.window.Load()+1, p.windows, p.built.Load(), p.units)
+		}
 		return "expectation", p.start, fmt.Sprintf("verify: computing what run %s sends: %d of %d days' hits and snapshots", p.run, p.built.Load(), p.units)
 	}
 	if r, ok := c.Reading(); ok {
