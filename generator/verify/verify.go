@@ -135,7 +135,11 @@ func Run(ctx context.Context, c Config) (err error) {
 		c.setMemoryLimit(w, workers, storeMemory)
 		return c.runStore(ctx, client, w, r)
 	}
-	c.setMemoryLimit(w, workers, kafkaMemory)
+	most := int64(kafkaMemory)
+	if k := c.Kafka; topics.PlanWindows(w, r, topics.Options{HitPartitions: k.HitPartitions, OrderPartitions: k.OrderPartitions}) > 1 {
+		most = kafkaWindowMemory(w.Scale())
+	}
+	c.setMemoryLimit(w, workers, most)
 	return c.runKafka(ctx, w, r)
 }
 

@@ -57,7 +57,11 @@ type UnitResult struct {
 	// message arrived, so that put back in canonical order they hash to SHA256.
 	SHA256   string `json:"sha256"`
 	SHA256OK bool   `json:"sha256_ok"`
-	OK       bool   `json:"ok"`
+	// SegmentSHA256 is, when the range was checked in windows ([PlanWindows]), the hash of
+	// each window's share of the clean messages, in segment order, as a merged inventory's
+	// SegmentSHA256; SHA256 is then empty.
+	SegmentSHA256 []string `json:"segment_sha256,omitempty"`
+	OK            bool     `json:"ok"`
 }
 
 // TopicResult compares one topic.
@@ -199,6 +203,10 @@ type Checker struct {
 	// snapshot, for orders), to tell a changed message from a missing and an unplanned one.
 	copies   [2]int
 	accepted [2]map[idDay]int
+	// win, when the range is checked in windows, says which arrived messages this checker
+	// judges (see window); skipped says whether the message last added was left to another.
+	win     *window
+	skipped bool
 }
 
 // idDay is an accepted message's dedup id (a hit's WatchID, an order's order_id numbered as
@@ -252,6 +260,9 @@ func (c *Checker) AddOrder(m Message) { c.add(orders, &m) }
 func (c *Checker) add(t topic, m *Message) {
 	e := c.e
 	c.wasOther = false
+	if c.skipped = c.win != nil && !c.win.owns(t, m); c.skipped {
+		return
+	}
 	vd := c.h.value(m.Value)
 	kd := c.h.keyed(vd, m.Key)
 	copyOf := int32(-1)

@@ -6,7 +6,9 @@
 // message, a 128-bit digest of its value and key, 64 bits of its value's digest, its key (a
 // ClientID as its number), its dedup id, its class and what the stand's intake does with it
 // (package intake): about 61 bytes a message, never the message itself, so a --scale 100 day
-// (5.2 M hits, 5.9 GB of JSON) takes 330 MB and 8 canonical days some tens of megabytes. [Expectation.Check] (or a [Checker] fed one message at a time) matches what
+// (5.2 M hits, 5.9 GB of JSON) takes 330 MB and 8 canonical days some tens of megabytes;
+// [Verify.Run] checks a large clean range in windows of its segments ([PlanWindows]), a quarter
+// of such a day at a time. [Expectation.Check] (or a [Checker] fed one message at a time) matches what
 // arrived against it as a multiset and reports per day and per snapshot, per intake class and
 // per partition, with the stand's view and a list of differences.
 //
@@ -51,6 +53,10 @@ type Options struct {
 	// Workers digests and classifies the expected messages on this many goroutines; 0 means
 	// GOMAXPROCS. The expectation does not depend on it.
 	Workers int
+	// Windows is how many windows [Verify.Run] plans and reads a range in (see [PlanWindows]):
+	// 0 chooses by the range's size, 1 plans the range whole. A range with garbage or
+	// redeliveries, or a segment's, is always planned whole.
+	Windows int
 }
 
 // Topic names, as the tables and differences spell them.

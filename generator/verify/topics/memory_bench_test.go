@@ -15,7 +15,9 @@ import (
 //   - garbage: day 1 at scale 1 with 1 % of every garbage class and 1 % redeliveries, one day
 //     and one snapshot (55 184 messages);
 //   - scale100: day 0 at scale 100, clean (5 180 936 hits, no snapshot): a minute and about
-//     1 GB; not with -short.
+//     1 GB; not with -short;
+//   - scale100window: the first of the four windows verify checks that day in (segment 0/4,
+//     1 297 506 hits); not with -short.
 func BenchmarkExpectMemory(b *testing.B) {
 	b.Run("garbage", func(b *testing.B) { benchExpectMemory(b, 1, world.Range{From: 1, Days: 1, Garbage: everyClass}) })
 	b.Run("scale100", func(b *testing.B) {
@@ -23,6 +25,13 @@ func BenchmarkExpectMemory(b *testing.B) {
 			b.Skip("a minute and about 1 GB")
 		}
 		benchExpectMemory(b, 100, world.Range{From: 0, Days: 1})
+	})
+	b.Run("scale100window", func(b *testing.B) {
+		if testing.Short() {
+			b.Skip("half a minute")
+		}
+		// The first of the 4 windows verify --brokers checks that day in (PlanWindows).
+		benchExpectMemory(b, 100, world.Range{From: 0, Days: 1, Segment: world.Segment{I: 0, N: 4}})
 	})
 }
 

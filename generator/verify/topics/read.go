@@ -42,9 +42,11 @@ func (c *Checker) ReadTopics(ctx context.Context, brokers []string, hitsTopic, o
 		c.reading.Store(rd)
 		err := broker.ConsumeFunc(ctx, brokers, tp.name, func(r broker.Record) error {
 			tp.add(Message{Partition: r.Partition, Offset: r.Offset, Key: r.Key, Value: r.Value})
-			if c.wasOther {
+			switch {
+			case c.skipped: // another window's
+			case c.wasOther:
 				rd.other.Add(1)
-			} else {
+			default:
 				rd.n.Add(1)
 			}
 			return nil

@@ -128,6 +128,9 @@ func (tr *TopicResult) writeTable(w io.Writer) {
 			label = fmt.Sprintf("snapshot %d %s", u.Day, u.Date)
 		}
 		sha := "ok " + short(u.SHA256)
+		if len(u.SegmentSHA256) > 0 {
+			sha = fmt.Sprintf("ok, %d shares", len(u.SegmentSHA256))
+		}
 		if !u.SHA256OK {
 			sha = fmt.Sprintf("DIFFERS: %d of %d clean missing", u.Want.Clean-u.Got.Clean, u.Want.Clean)
 		}

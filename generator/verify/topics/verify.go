@@ -23,7 +23,9 @@ import (
 // reconciles them with what a range of a world sends.
 type Verify struct {
 	HitsTopic, OrdersTopic string
-	Timeout                time.Duration
+	// Timeout bounds one read of the topics: a range checked in windows ([PlanWindows]) reads
+	// them once per window, each within Timeout.
+	Timeout time.Duration
 	Options
 	// Brokers are the Kafka bootstrap brokers the topics are read from, Conn the connection
 	// options (TLS, SASL, timeouts; the brokers are given only here).
@@ -84,36 +86,38 @@ func (v *Verify) Run(ctx context.Context, w *world.World, r world.Range) (*Resul
 		logf = func(string, ...any) {}
 	}
 	start := time.Now()
+	n := PlanWindows(w, r, v.Options)
 	p := &verifyProgress{run: r.Name(), units: 2 * int64(r.Days), start: start}
 	if r.From == 0 {
 		p.units-- // no snapshot before day 0
 	}
+	p.units *= int64(n)
+	p.windows = n
 	stop := v.progress(p, logf)
 	defer stop()
-	e, err := expect(ctx, w, r, v.Options, &p.built)
-	if err != nil {
-		return nil, err
+	var res *Result
+	var err error
+	if n == 1 {
+		var e *Expectation
+		if e, err = expect(ctx, w, r, v.Options, &p.built); err != nil {
+			return nil, err
+		}
+		var c *Checker
+		if c, err = v.read(ctx, e, p, logf, "", start); err == nil {
+			res = c.Result()
+		}
+	} else {
+		logf("verify: run %s is planned and read in %d windows, each the messages of one segment of %d (the topics are read %d times)", r.Name(), n, n, n)
+		planned := start // when the window's planning began
+		res, err = checkWindows(ctx, w, r, v.Options, n, v.Strict, &p.built, func(k int) { p.checker.Store(nil); p.window.Store(int32(k)); planned = time.Now() },
+			func(k int, e *Expectation, c *Checker) error {
+				_, err := v.read(ctx, e, p, logf, fmt.Sprintf("window %d of %d: ", k+1, n), planned, c)
+				return err
+			})
+		if res == nil && err == nil {
+			err = errors.New("verify: no result")
+		}
 	}
-	nh, no := e.Messages()
-	logf("verify: run %s sends %d hits and %d orders (expectation built in %v)", r.Name(), nh, no, time.Since(start).Round(time.Millisecond))
-	rctx, cancel := context.WithTimeout(ctx, v.Timeout)
-	defer cancel()
-	c := e.NewChecker()
-	c.strict = v.Strict
-	p.deadline, _ = rctx.Deadline()
-	p.checker.Store(c)
-	err = c.ReadTopics(rctx, v.Brokers, v.HitsTopic, v.OrdersTopic, v.Conn, func(t string, got int64, took time.Duration) {
-		if got < 0 {
-			logf("verify: %s does not exist, and run %s sends nothing to it", t, r.Name())
-			return
-		}
-		if o := c.other[topicNamed(t, v.OrdersTopic)].Messages; o > 0 {
-			logf("verify: read %d messages of %s in %v: %d of run %s, %d of other runs (%s, outside it; not judged)",
-				got+int64(o), t, took.Round(time.Millisecond), got, r.Name(), o, dayRanges(slices.Sorted(maps.Keys(c.otherDays[topicNamed(t, v.OrdersTopic)]))))
-			return
-		}
-		logf("verify: read %d messages of %s in %v", got, t, took.Round(time.Millisecond))
-	})
 	stop()
 	var pe *PartitionsError
 	switch {
@@ -124,12 +128,42 @@ func (v *Verify) Run(ctx context.Context, w *world.World, r world.Range) (*Resul
 	case err != nil:
 		return nil, fmt.Errorf("verify: %w", err)
 	}
-	res := c.Result()
 	if !res.OK {
 		return res, fmt.Errorf("verify: %s and %s differ from what run %s (seed %d) sends: %s",
 			v.HitsTopic, v.OrdersTopic, r.Name(), w.Seed(), res.Summary())
 	}
 	return res, nil
+}
+
+// read reads both topics back into a checker of e (c, when given: a window's), within the
+// timeout, telling logf what it read; tag begins its lines (a window's number), and e was
+// planned since planned.
+func (v *Verify) read(ctx context.Context, e *Expectation, p *verifyProgress, logf func(string, ...any), tag string, planned time.Time, c ...*Checker) (*Checker, error) {
+	r := e.Range
+	nh, no := e.Messages()
+	logf("verify: %srun %s sends %d hits and %d orders (expectation built in %v)", tag, r.Name(), nh, no, time.Since(planned).Round(time.Millisecond))
+	rctx, cancel := context.WithTimeout(ctx, v.Timeout)
+	defer cancel()
+	ck := e.NewChecker()
+	if len(c) > 0 {
+		ck = c[0]
+	}
+	ck.strict = v.Strict
+	p.deadline, _ = rctx.Deadline()
+	p.checker.Store(ck)
+	err := ck.ReadTopics(rctx, v.Brokers, v.HitsTopic, v.OrdersTopic, v.Conn, func(t string, got int64, took time.Duration) {
+		if got < 0 {
+			logf("verify: %s%s does not exist, and run %s sends nothing to it", tag, t, r.Name())
+			return
+		}
+		if o := ck.other[topicNamed(t, v.OrdersTopic)].Messages; o > 0 {
+			logf("verify: %sread %d messages of %s in %v: %d of run %s, %d of other runs (%s, outside it; not judged)",
+				tag, got+int64(o), t, took.Round(time.Millisecond), got, r.Name(), o, dayRanges(slices.Sorted(maps.Keys(ck.otherDays[topicNamed(t, v.OrdersTopic)]))))
+			return
+		}
+		logf("verify: %sread %d messages of %s in %v", tag, got, t, took.Round(time.Millisecond))
+	})
+	return ck, err
 }
 
 // TimeoutError is [Verify.Run] running out of its Timeout while reading the topics; Err is
@@ -156,12 +190,20 @@ type verifyProgress struct {
 	// deadline is when reading the topics gives up (the Timeout), set before checker: a
 	// frozen broker kept the read's lines counting up with no end in sight.
 	deadline time.Time
+	// windows is how many windows the range is checked in, window the one being planned
+	// (from 0; see PlanWindows).
+	windows int
+	window  atomic.Int32
 }
 
 // step says which step the run is at ("" between steps), since when, and how far in words.
 func (p *verifyProgress) step() (name string, since time.Time, line string) {
 	c := p.checker.Load()
 	if c == nil {
+		if p.windows > 1 {
+			return "expectation", p.start, fmt.Sprintf("verify: computing what run %s sends, window %d of %d: %d of %d days' hits and snapshots of all windows",
+				p.run, p.window.Load()+1, p.windows, p.built.Load(), p.units)
+		}
 		return "expectation", p.start, fmt.Sprintf("verify: computing what run %s sends: %d of %d days' hits and snapshots", p.run, p.built.Load(), p.units)
 	}
 	if r, ok := c.Reading(); ok {
