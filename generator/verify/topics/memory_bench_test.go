@@ -85,4 +85,4 @@ func liveHeap() int64 {
 // watchedReaders names the tests that run the check's concurrent paths (the expectation's
 // digest workers, the progress lines told while reading) under the race detector; tests that
 // only count bytes or classes leave -race to them.
-const watchedReaders = "TestVerify, TestCheckRun, TestGarbageHeavy, TestExpectationAgreesWithInventory and TestProgressWhileReading"
+const watchedReaders = "TestVerify, TestCheckRun, TestGarbageHeavy, TestExpectationAgreesWithInventory, TestProgressWhileReading, TestWindowsReadWhatTheFirstRead and TestVerifyInWindows"

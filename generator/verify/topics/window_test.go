@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/clickgen/clickgen/generator/produce/world"
+	"github.com/clickgen/clickgen/internal/testenv"
 )
 
 var (
@@ -83,6 +84,7 @@ func withoutSHA(t *testing.T, r *Result) string {
 // nothing sent with its bytes, so it is unexpected there and missing in its own: still a
 // difference, never an OK.
 func TestWindowsAsWhole(t *testing.T) {
+	testenv.SkipUnderRace(t, watchedReaders)
 	f := cleanFixture(t)
 	hm, om := brokenTopics(t, f)
 	most := 7
@@ -141,6 +143,7 @@ func TestWindowsInventory(t *testing.T) {
 // A further copy of a message is found as a copy; one without key is unexpected, and a copy
 // when the first window plans the message it copies (the whole check finds it by its bytes).
 func TestWindowsJudgeEachMessageOnce(t *testing.T) {
+	testenv.SkipUnderRace(t, watchedReaders)
 	f := cleanFixture(t)
 	hm := slices.Clone(f.hitMsgs)
 	keyless := hm[42]
