@@ -133,10 +133,11 @@ type Day struct {
 	pages     []page
 	positions []position
 	events    []event
-	cartEcom  []string // ecommerce JSON of each position's add_to_cart
-	part      string   // the day's pre-encoded hit columns (dayPart)
-	clock     dayClock // the UTC dates its events fall on, pre-encoded
-	seg       Segment  // the share the day holds (see World.SegmentDay)
+	cartParts []cartEcom // the Ecommerce of an add_to_cart of each product bought on the day
+	cartOf    []int32    // [position]: its product's cartParts index (live positions)
+	part      string     // the day's pre-encoded hit columns (dayPart)
+	clock     dayClock   // the UTC dates its events fall on, pre-encoded
+	seg       Segment    // the share the day holds (see World.SegmentDay)
 }
 
 // Day generates model day d. The result is a pure function of (world, d).

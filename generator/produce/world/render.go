@@ -48,6 +48,8 @@ type hitParts struct {
 	cartQ  string                  // what follows an add_to_cart's quantity, to Ecommerce's key
 	refKey string                  // `,"Referer":`
 	urlKey int                     // len(`,"URL":`): a URL column minus it is the URL's value
+
+	variant [len(variants)]string // [variant]: its value in an add_to_cart's Ecommerce, escaped
 }
 
 // columns encodes columns [from, to) of h.
@@ -97,6 +99,10 @@ func (w *World) buildParts() {
 		}
 		p.cart = append(p.cart, tail[:at+len(qKey)+1])
 		p.cartQ = tail[at+len(qKey)+1 : len(tail)-len(`""}`)] // `]`, ProductEventType, Ecommerce's key
+	}
+	for i, v := range variants {
+		s := string(schema.AppendString(nil, string(schema.AppendString(nil, v))))
+		p.variant[i] = s[1 : len(s)-1]
 	}
 	p.refKey = schema.HitKey(colReferer)
 	p.urlKey = len(schema.HitKey(colURL))
@@ -325,8 +331,12 @@ func (day *Day) appendCartTail(dst []byte, e *event) []byte {
 	dst = append(dst, p.cart[ps.product]...)
 	dst = strconv.AppendUint(dst, uint64(ps.qty), 10)
 	dst = append(dst, p.cartQ...)
-	dst = schema.AppendString(dst, day.cartEcom[e.ref])
-	return append(dst, '}')
+	c := &day.cartParts[day.cartOf[e.ref]]
+	dst = append(dst, c.head...)
+	dst = append(dst, p.variant[ps.variant]...)
+	dst = append(dst, c.mid...)
+	dst = strconv.AppendUint(dst, uint64(ps.qty), 10)
+	return append(dst, ecomCartEnd+`"}`...)
 }
 
 // appendPurchaseTail appends columns 35–47 of purchase event e (or its duplicate copy).
