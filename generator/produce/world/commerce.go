@@ -140,6 +140,7 @@ func (b *dayBuilder) finish() {
 
 	day.beacons(b)
 
+	day.fillRender()
 	day.events = sortEvents(day.events)
 	for _, e := range day.events {
 		day.Stats.ByKind[e.kind]++
@@ -150,6 +151,25 @@ func (b *dayBuilder) finish() {
 	st.Purchases = st.ByKind[evPurchase] + st.ByKind[evDupPurchase]
 	st.Orders = len(day.Purchases)
 	day.buildEcommerce()
+}
+
+// fillRender copies into every event what rendering reads of its page, the page before it and
+// its visit; run before the events are sorted by time, while they are still in visit order.
+func (day *Day) fillRender() {
+	for i := range day.events {
+		e := &day.events[i]
+		v := &day.visits[e.visit]
+		e.source, e.city, e.pid = v.source, v.city, day.pages[e.page].pid
+		switch e.page {
+		case v.firstPage:
+			e.at = atEntry
+		case v.firstPage + 1:
+			e.at = afterEntry
+		}
+		if e.page != v.firstPage {
+			e.prevPid = day.pages[e.page-1].pid
+		}
+	}
 }
 
 // beacons draws, per numbered purchase, whether its event is lost (never for guaranteed
