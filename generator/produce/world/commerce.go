@@ -2,6 +2,7 @@ package world
 
 import (
 	"slices"
+	"strings"
 
 	"github.com/clickgen/clickgen/schema"
 )
@@ -139,6 +140,7 @@ func (b *dayBuilder) finish() {
 
 	day.beacons(b)
 
+	day.fillRender()
 	day.events = sortEvents(day.events)
 	for _, e := range day.events {
 		day.Stats.ByKind[e.kind]++
@@ -149,6 +151,25 @@ func (b *dayBuilder) finish() {
 	st.Purchases = st.ByKind[evPurchase] + st.ByKind[evDupPurchase]
 	st.Orders = len(day.Purchases)
 	day.buildEcommerce()
+}
+
+// fillRender copies into every event what rendering reads of its page, the page before it and
+// its visit; run before the events are sorted by time, while they are still in visit order.
+func (day *Day) fillRender() {
+	for i := range day.events {
+		e := &day.events[i]
+		v := &day.visits[e.visit]
+		e.source, e.city, e.pid = v.source, v.city, day.pages[e.page].pid
+		switch e.page {
+		case v.firstPage:
+			e.at = atEntry
+		case v.firstPage + 1:
+			e.at = afterEntry
+		}
+		if e.page != v.firstPage {
+			e.prevPid = day.pages[e.page-1].pid
+		}
+	}
 }
 
 // beacons draws, per numbered purchase, whether its event is lost (never for guaranteed
@@ -202,15 +223,21 @@ func (day *Day) buildEcommerce() {
 			Variant: variants[variant], Price: p.Price, Quantity: uint64(qty)}
 	}
 	var buf []byte
-	var prods [1]schema.EcommerceProduct
-	day.cartEcom = make([]string, len(day.positions))
+	// An add_to_cart's Ecommerce differs from product to product only in its variant and
+	// quantity: each product bought on the day is encoded once (cartEcomOf), not each position.
+	day.cartOf = make([]int32, len(day.positions))
+	parts := map[int32]int32{} // product → index into cartParts; lookup only, never iterated
 	for i, ps := range day.positions {
 		if !ps.live {
 			continue
 		}
-		prods[0] = product(ps.product, ps.qty, ps.variant)
-		buf = schema.AppendEcommerce(buf[:0], &schema.Ecommerce{Action: schema.ProductAdd, Products: prods[:]})
-		day.cartEcom[i] = string(buf)
+		k, ok := parts[ps.product]
+		if !ok {
+			k = int32(len(day.cartParts))
+			parts[ps.product] = k
+			day.cartParts = append(day.cartParts, day.World.cartEcomOf(ps.product))
+		}
+		day.cartOf[i] = k
 	}
 	// A purchase's products are its kept basket positions, in basket order, with their variants.
 	for i := range day.Purchases {
@@ -232,4 +259,46 @@ func (day *Day) buildEcommerce() {
 		buf = schema.AppendEcommerce(buf[:0], &e)
 		pu.ecommerce = string(buf)
 	}
+}
+
+// cartEcom is the Ecommerce column of an add_to_cart of one product as the hit writes it (a
+// JSON string holding the JSON), in the pieces around the variant's and the quantity's values:
+// head is the string's opening quote and the escaped JSON up to "variant":, mid the escaped
+// JSON from the price to "quantity":. Escaping writes a JSON string character by character,
+// and the pieces are cut at ASCII characters of valid UTF-8, so the pieces of the escaped
+// JSON are the escaped pieces of the JSON (TestFastEncoderIsSchemaEncoder checks every
+// add_to_cart of several days against schema.AppendHit).
+type cartEcom struct{ head, mid string }
+
+// Keys of an add_to_cart's Ecommerce JSON where cartEcomOf cuts it. In schema.AppendEcommerce's
+// output they occur only as keys: a quote inside a string value is written \".
+const (
+	ecomVariantKey  = `,"variant":`
+	ecomQuantityKey = `,"quantity":`
+	ecomCartEnd     = `}]}}`
+)
+
+// cartEcomOf encodes the pieces of product idx's add_to_cart Ecommerce column.
+func (w *World) cartEcomOf(idx int32) cartEcom {
+	p := &w.catalog.Products[idx]
+	prods := []schema.EcommerceProduct{{ID: p.SKU, Name: p.Name, Category: categories[p.Category].Name, Brand: p.Brand, Price: p.Price}}
+	raw := string(schema.AppendEcommerce(nil, &schema.Ecommerce{Action: schema.ProductAdd, Products: prods}))
+	v := strings.Index(raw, ecomVariantKey+`""`)
+	q := strings.LastIndex(raw, ecomQuantityKey)
+	if v < 0 || q < v || raw[q+len(ecomQuantityKey):] != "0"+ecomCartEnd {
+		panic("world: an add_to_cart Ecommerce not cut at its variant and quantity: " + raw)
+	}
+	head := string(schema.AppendString(nil, raw[:v+len(ecomVariantKey)]))
+	mid := string(schema.AppendString(nil, raw[v+len(ecomVariantKey)+len(`""`):q+len(ecomQuantityKey)]))
+	return cartEcom{head: head[:len(head)-1], mid: mid[1 : len(mid)-1]}
+}
+
+// cartEcommerce is the Ecommerce JSON of the add_to_cart of position i, unescaped (what
+// appendCartTail writes escaped, in pieces).
+func (day *Day) cartEcommerce(i int32) string {
+	ps := &day.positions[i]
+	p := &day.World.catalog.Products[ps.product]
+	prods := []schema.EcommerceProduct{{ID: p.SKU, Name: p.Name, Category: categories[p.Category].Name, Brand: p.Brand,
+		Variant: variants[ps.variant], Price: p.Price, Quantity: uint64(ps.qty)}}
+	return string(schema.AppendEcommerce(nil, &schema.Ecommerce{Action: schema.ProductAdd, Products: prods}))
 }

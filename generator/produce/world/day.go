@@ -29,7 +29,22 @@ type event struct {
 	page    int32 // the page the event sits on (index into Day.pages)
 	ref     int32 // add_to_cart: position index; purchase and copies: purchase index
 	kind    uint8
+
+	// Copies of what rendering reads of the event's page, the page before it and its visit
+	// (see fillRender), in the bytes the struct had as padding: a day's events are rendered
+	// in time order, its pages and visits lie in visit order, and reading them for every
+	// event waited on memory.
+	at           uint8  // atEntry, afterEntry: where the page is in its visit
+	source, city uint8  // the visit's
+	pid, prevPid uint16 // the page's and the page before it's (a Referer's), in the visit
 }
+
+// Bits of event.at. The visit's first page carries the source's UTM query in its URL, and
+// so in the Referer of the page after it.
+const (
+	atEntry    = 1 << iota // the page is the visit's first
+	afterEntry             // the page before it is the visit's first
+)
 
 // visit is one session of one cookie.
 type visit struct {
@@ -133,10 +148,11 @@ type Day struct {
 	pages     []page
 	positions []position
 	events    []event
-	cartEcom  []string // ecommerce JSON of each position's add_to_cart
-	part      string   // the day's pre-encoded hit columns (dayPart)
-	clock     dayClock // the UTC dates its events fall on, pre-encoded
-	seg       Segment  // the share the day holds (see World.SegmentDay)
+	cartParts []cartEcom // the Ecommerce of an add_to_cart of each product bought on the day
+	cartOf    []int32    // [position]: its product's cartParts index (live positions)
+	part      string     // the day's pre-encoded hit columns (dayPart)
+	clock     dayClock   // the UTC dates its events fall on, pre-encoded
+	seg       Segment    // the share the day holds (see World.SegmentDay)
 }
 
 // Day generates model day d. The result is a pure function of (world, d).

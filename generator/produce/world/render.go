@@ -48,6 +48,8 @@ type hitParts struct {
 	cartQ  string                  // what follows an add_to_cart's quantity, to Ecommerce's key
 	refKey string                  // `,"Referer":`
 	urlKey int                     // len(`,"URL":`): a URL column minus it is the URL's value
+
+	variant [len(variants)]string // [variant]: its value in an add_to_cart's Ecommerce, escaped
 }
 
 // columns encodes columns [from, to) of h.
@@ -98,6 +100,10 @@ func (w *World) buildParts() {
 		p.cart = append(p.cart, tail[:at+len(qKey)+1])
 		p.cartQ = tail[at+len(qKey)+1 : len(tail)-len(`""}`)] // `]`, ProductEventType, Ecommerce's key
 	}
+	for i, v := range variants {
+		s := string(schema.AppendString(nil, string(schema.AppendString(nil, v))))
+		p.variant[i] = s[1 : len(s)-1]
+	}
 	p.refKey = schema.HitKey(colReferer)
 	p.urlKey = len(schema.HitKey(colURL))
 }
@@ -108,23 +114,27 @@ func dayPart(d int) string {
 		schema.HitKey(colUTCEventTime)
 }
 
-// appendURL appends the URL column of page p of visit v, or with key false only its value
-// (a Referer's): the entry page carries the source's UTM query, appended to the page's URL
-// before its closing quote. That is byte for byte the column of the URL with the query, as
-// JSON escapes character by character and the query needs no escaping (buildPages checks).
-func (day *Day) appendURL(dst []byte, v *visit, p int32, key bool) []byte {
+// appendURL appends the URL column of event e's page (with prev, of the page before it in
+// its visit), or with key false only its value (a Referer's): the entry page carries the
+// source's UTM query, appended to the page's URL before its closing quote. That is byte for
+// byte the column of the URL with the query, as JSON escapes character by character and the
+// query needs no escaping (buildPages checks).
+func (day *Day) appendURL(dst []byte, e *event, prev, key bool) []byte {
 	w := day.World
-	pid := day.pages[p].pid
+	pid, entry := e.pid, e.at&atEntry != 0
+	if prev {
+		pid, entry = e.prevPid, e.at&afterEntry != 0
+	}
 	col := w.parts.url[pid]
 	if !key {
 		col = col[w.parts.urlKey:]
 	}
-	if p == v.firstPage {
+	if entry {
 		q := 0
 		if w.pages[pid].query {
 			q = 1
 		}
-		if utm := w.parts.utm[q][v.source]; utm != "" {
+		if utm := w.parts.utm[q][e.source]; utm != "" {
 			dst = append(dst, col[:len(col)-1]...)
 			return append(dst, utm...)
 		}
@@ -222,7 +232,6 @@ func (day *Day) appendEvent(dst []byte, i int, clientID []byte, vc *visitCache, 
 	v := &day.visits[e.visit]
 	w := day.World
 	p := &w.parts
-	pg := &day.pages[e.page]
 
 	base := len(dst)
 	dst = append(dst, schema.HitKey(0)...)
@@ -251,24 +260,24 @@ func (day *Day) appendEvent(dst []byte, i int, clientID []byte, vc *visitCache, 
 	dst = day.clock.append(dst, dayStartUTC(day.N)+int64(e.sec))
 	dst = append(dst, '"')
 	marks.set(colTimeZone, len(dst)-base)
-	dst = append(dst, p.tz[v.city]...)
+	dst = append(dst, p.tz[e.city]...)
 	marks.set(colEventType, len(dst)-base)
 	dst = append(dst, p.kind[e.kind]...)
 	marks.set(colURL, len(dst)-base)
-	dst = day.appendURL(dst, v, e.page, true)
+	dst = day.appendURL(dst, e, false, true)
 	marks.set(colReferer, len(dst)-base)
 	switch {
 	case e.kind == evDupPageview || e.kind == evDupPurchase:
 		dst = append(dst, p.refKey...)
-		dst = day.appendURL(dst, v, e.page, false)
-	case e.page == v.firstPage:
-		dst = append(dst, p.srcRef[v.source]...)
+		dst = day.appendURL(dst, e, false, false)
+	case e.at&atEntry != 0:
+		dst = append(dst, p.srcRef[e.source]...)
 	default:
 		dst = append(dst, p.refKey...)
-		dst = day.appendURL(dst, v, e.page-1, false)
+		dst = day.appendURL(dst, e, true, false)
 	}
 	marks.set(colTitle, len(dst)-base)
-	dst = append(dst, p.title[pg.pid]...)
+	dst = append(dst, p.title[e.pid]...)
 	if sp != nil && sp.part[1] > 0 {
 		dst = appendSpan(dst, sp.part)
 	} else {
@@ -325,8 +334,12 @@ func (day *Day) appendCartTail(dst []byte, e *event) []byte {
 	dst = append(dst, p.cart[ps.product]...)
 	dst = strconv.AppendUint(dst, uint64(ps.qty), 10)
 	dst = append(dst, p.cartQ...)
-	dst = schema.AppendString(dst, day.cartEcom[e.ref])
-	return append(dst, '}')
+	c := &day.cartParts[day.cartOf[e.ref]]
+	dst = append(dst, c.head...)
+	dst = append(dst, p.variant[ps.variant]...)
+	dst = append(dst, c.mid...)
+	dst = strconv.AppendUint(dst, uint64(ps.qty), 10)
+	return append(dst, ecomCartEnd+`"}`...)
 }
 
 // appendPurchaseTail appends columns 35–47 of purchase event e (or its duplicate copy).

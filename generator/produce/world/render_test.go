@@ -56,7 +56,7 @@ func referenceHit(day *Day, i int) *schema.Hit {
 		h.GoalsReached = []uint32{schema.GoalCart}
 		h.ProductID, h.ProductName, h.ProductCategory = []string{p.SKU}, []string{p.Name}, []string{categories[p.Category].Name}
 		h.ProductPrice, h.ProductQuantity, h.ProductEventType = []int64{roubles(p.Price)}, []uint64{uint64(ps.qty)}, []string{schema.ProductAdd}
-		h.Ecommerce = day.cartEcom[e.ref]
+		h.Ecommerce = day.cartEcommerce(e.ref)
 	case evPurchase, evDupPurchase:
 		pu := &day.Purchases[e.ref]
 		h.GoalsReached = []uint32{schema.GoalPurchase}
