@@ -149,7 +149,8 @@ func (v *Verify) read(ctx context.Context, e *Expectation, p *verifyProgress, lo
 		ck = c[0]
 	}
 	ck.strict = v.Strict
-	p.deadline, _ = rctx.Deadline()
+	deadline, _ := rctx.Deadline()
+	p.deadline.Store(deadline.UnixNano())
 	p.checker.Store(ck)
 	err := ck.ReadTopics(rctx, v.Brokers, v.HitsTopic, v.OrdersTopic, v.Conn, func(t string, got int64, took time.Duration) {
 		if got < 0 {
@@ -187,9 +188,11 @@ type verifyProgress struct {
 	start   time.Time
 	built   atomic.Int64
 	checker atomic.Pointer[Checker]
-	// deadline is when reading the topics gives up (the Timeout), set before checker: a
-	// frozen broker kept the read's lines counting up with no end in sight.
-	deadline time.Time
+	// deadline is when reading the topics gives up (the Timeout), in Unix nanoseconds, set
+	// before checker: a frozen broker kept the read's lines counting up with no end in sight.
+	// Atomic: each window's read sets it again while the progress lines may still be telling
+	// the window before.
+	deadline atomic.Int64
 	// windows is how many windows the range is checked in, window the one being planned
 	// (from 0; see PlanWindows).
 	windows int
@@ -212,7 +215,7 @@ func (p *verifyProgress) step() (name string, since time.Time, line string) {
 			other = fmt.Sprintf(", and %d of other runs", r.Other)
 		}
 		return r.Topic, time.Now().Add(-r.Took), fmt.Sprintf("verify: reading %s: %d of %d expected messages read%s (%v; gives up in %v)",
-			r.Topic, r.Read, r.Want, other, r.Took.Round(time.Second), max(time.Until(p.deadline), 0).Round(time.Second))
+			r.Topic, r.Read, r.Want, other, r.Took.Round(time.Second), max(time.Until(time.Unix(0, p.deadline.Load())), 0).Round(time.Second))
 	}
 	return "", time.Time{}, ""
 }
