@@ -14,11 +14,15 @@ import (
 func TestPlotRealReports(t *testing.T) {
 	dir := t.TempDir()
 	stress, batch, inv := filepath.Join(dir, "stress.json"), filepath.Join(dir, "batch.json"), filepath.Join(dir, "inv.json")
-	if out, errs, code := clickgen(t, "run", "stress", "--rate", "4000/s", "--messages", "2000", "--interval", "100ms", "--scale", "0.05", "--report", stress); code != 0 {
+	if out, errs, code := clickgen(t, "run", "stress", "--rate", "4000/s", "--messages", "8000", "--interval", "100ms", "--scale", "0.05", "--report", stress); code != 0 {
 		t.Fatalf("run stress: exit %d\n%s\n%s", code, out, errs)
 	}
 	d := readStress(t, stress)
-	// Intervals before the first acknowledgement (a slow machine, -race) have no latency.
+	// Intervals before the first acknowledgement (a slow machine, -race) have no latency, and
+	// a loaded machine may acknowledge in bursts: a CI rehearsal acknowledged 238 of 2,000
+	// messages in one interval after 0.59 s and the rest in the final flush, which no interval
+	// covers. So the run sends for 2 s, and one interval with acknowledgements is all that is
+	// asked of the clock.
 	withLatency := 0
 	for _, iv := range d.Stress.Intervals {
 		if iv.Records == 0 {
@@ -29,8 +33,8 @@ func TestPlotRealReports(t *testing.T) {
 		}
 		withLatency++
 	}
-	if withLatency < 2 {
-		t.Errorf("stress intervals = %+v, want at least 2 with acknowledgements", d.Stress.Intervals)
+	if withLatency < 1 {
+		t.Errorf("stress intervals = %+v, want at least one with acknowledgements", d.Stress.Intervals)
 	}
 	garbage := []string{"--day", "1", "--scale", "0.05", "--garbage", "0.05", "--redeliver", "0.01"}
 	if out, errs, code := clickgen(t, append([]string{"batch", "--file", filepath.Join(dir, "hits.jsonl"), "--report", batch}, garbage...)...); code != 0 {
