@@ -88,24 +88,29 @@ var (
 // canonicalFixture is run days 0 and 1 of the canonical world (hits of days 0 and 1, the
 // snapshot of day 0) with light garbage and redelivery.
 func canonicalFixture(t *testing.T) *fixture {
+	return sharedFixture(t, &canonicalOnce, &canonical, world.Garbage{Rate: 0.002, Redeliver: 0.002})
+}
+
+// sharedFixture builds *f once, for every test that asks: the expectation of run days 0 and
+// 1 of the canonical world with garbage g, and the messages that run sends.
+func sharedFixture(t *testing.T, once *sync.Once, f *fixture, g world.Garbage) *fixture {
 	t.Helper()
-	canonicalOnce.Do(func() {
+	once.Do(func() {
 		w, err := world.NewWorld(world.Params{})
 		if err != nil {
 			t.Fatal(err)
 		}
-		g := world.Garbage{Rate: 0.002, Redeliver: 0.002}
 		e, err := Expect(context.Background(), w, world.Range{From: 0, Days: 2, Garbage: g}, Options{})
 		if err != nil {
 			t.Fatal(err)
 		}
 		h, o := sentMessages(t, w, 0, 2, g)
-		canonical = fixture{w: w, e: e, hitMsgs: h, orderMsgs: o}
+		*f = fixture{w: w, e: e, hitMsgs: h, orderMsgs: o}
 	})
-	if canonical.e == nil {
+	if f.e == nil {
 		t.Fatal("fixture failed")
 	}
-	return &canonical
+	return f
 }
 
 func table(t *testing.T, r *Result) string {

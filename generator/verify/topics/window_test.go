@@ -19,23 +19,7 @@ var (
 // cleanFixture is run days 0 and 1 of the canonical world with no garbage: a range checked
 // in windows when asked.
 func cleanFixture(t *testing.T) *fixture {
-	t.Helper()
-	cleanOnce.Do(func() {
-		w, err := world.NewWorld(world.Params{})
-		if err != nil {
-			t.Fatal(err)
-		}
-		e, err := Expect(context.Background(), w, world.Range{From: 0, Days: 2}, Options{})
-		if err != nil {
-			t.Fatal(err)
-		}
-		h, o := sentMessages(t, w, 0, 2, world.Garbage{})
-		clean = fixture{w: w, e: e, hitMsgs: h, orderMsgs: o}
-	})
-	if clean.e == nil {
-		t.Fatal("fixture failed")
-	}
-	return &clean
+	return sharedFixture(t, &cleanOnce, &clean, world.Garbage{})
 }
 
 // checkInWindows checks hm and om against the clean fixture's range in n windows, each
