@@ -24,15 +24,7 @@ func TestReuseExtrasSendsTheSameBytes(t *testing.T) {
 			want := sendUnits(t, w, tc.r, opt)
 			opt.ReuseExtras = true
 			got := sendUnits(t, w, tc.r, opt)
-			if len(got) != len(want) {
-				t.Fatalf("extras in memory used again: %d messages, in fresh memory %d", len(got), len(want))
-			}
-			for i := range got {
-				if got[i] != want[i] {
-					t.Fatalf("message %d: extras in memory used again send %s key %q %.80q, in fresh memory %s key %q %.80q",
-						i, got[i].unit, got[i].key, got[i].value, want[i].unit, want[i].key, want[i].value)
-				}
-			}
+			sameSent(t, got, want, "extras in memory used again send", "in fresh memory")
 		})
 	}
 }
@@ -93,13 +85,5 @@ func TestReuseExtrasHoldUntilRelease(t *testing.T) {
 	if reused == 0 {
 		t.Error("no memory of released extras was used again")
 	}
-	if len(got) != len(want) {
-		t.Fatalf("%d messages, want %d", len(got), len(want))
-	}
-	for i := range got {
-		if got[i] != want[i] {
-			t.Fatalf("message %d: %s key %q %.80q, want %s key %q %.80q",
-				i, got[i].unit, got[i].key, got[i].value, want[i].unit, want[i].key, want[i].value)
-		}
-	}
+	sameSent(t, got, want, "held until released, sent", "sent at once")
 }

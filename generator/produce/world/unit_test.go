@@ -14,6 +14,21 @@ type sent struct {
 	key, value string
 }
 
+// sameSent fails t at the first message where got (what how sent) differs from want (what
+// whom sent), or when their counts differ.
+func sameSent(t testing.TB, got, want []sent, how, whom string) {
+	t.Helper()
+	if len(got) != len(want) {
+		t.Fatalf("%s %d messages, %s %d", how, len(got), whom, len(want))
+	}
+	for i := range got {
+		if got[i] != want[i] {
+			t.Fatalf("message %d: %s %s key %q %.80q, %s %s key %q %.80q",
+				i, how, got[i].unit, got[i].key, got[i].value, whom, want[i].unit, want[i].key, want[i].value)
+		}
+	}
+}
+
 // sendUnits iterates the units the way a sender does: each clean message preceded by the
 // extras placed before it, the unit's trailing extras after its last batch, batches released
 // once the unit is through (a sink's flush).
@@ -121,15 +136,7 @@ func TestUnitsAreWhatTheVerbsSend(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			got, want := sendUnits(t, w, Range{From: from, Days: n, Garbage: g}, tc.opt), composed(t, w, from, n, g, tc.parts)
-			if len(got) != len(want) {
-				t.Fatalf("units send %d messages, the verbs %d", len(got), len(want))
-			}
-			for i := range got {
-				if got[i] != want[i] {
-					t.Fatalf("message %d: units send %s key %q %.80q, the verbs %s key %q %.80q",
-						i, got[i].unit, got[i].key, got[i].value, want[i].unit, want[i].key, want[i].value)
-				}
-			}
+			sameSent(t, got, want, "units send", "the verbs")
 		})
 	}
 }
