@@ -292,13 +292,3 @@ func (w *World) cartEcomOf(idx int32) cartEcom {
 	mid := string(schema.AppendString(nil, raw[v+len(ecomVariantKey)+len(`""`):q+len(ecomQuantityKey)]))
 	return cartEcom{head: head[:len(head)-1], mid: mid[1 : len(mid)-1]}
 }
-
-// cartEcommerce is the Ecommerce JSON of the add_to_cart of position i, unescaped (what
-// appendCartTail writes escaped, in pieces).
-func (day *Day) cartEcommerce(i int32) string {
-	ps := &day.positions[i]
-	p := &day.World.catalog.Products[ps.product]
-	prods := []schema.EcommerceProduct{{ID: p.SKU, Name: p.Name, Category: categories[p.Category].Name, Brand: p.Brand,
-		Variant: variants[ps.variant], Price: p.Price, Quantity: uint64(ps.qty)}}
-	return string(schema.AppendEcommerce(nil, &schema.Ecommerce{Action: schema.ProductAdd, Products: prods}))
-}

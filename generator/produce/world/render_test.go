@@ -162,3 +162,13 @@ func TestFastEncoderIsSchemaEncoder(t *testing.T) {
 		}
 	}
 }
+
+// cartEcommerce is the Ecommerce JSON of the add_to_cart of position i, unescaped, encoded
+// whole by schema (what appendCartTail writes escaped, in pieces): the test's reference.
+func (day *Day) cartEcommerce(i int32) string {
+	ps := &day.positions[i]
+	p := &day.World.catalog.Products[ps.product]
+	prods := []schema.EcommerceProduct{{ID: p.SKU, Name: p.Name, Category: categories[p.Category].Name, Brand: p.Brand,
+		Variant: variants[ps.variant], Price: p.Price, Quantity: uint64(ps.qty)}}
+	return string(schema.AppendEcommerce(nil, &schema.Ecommerce{Action: schema.ProductAdd, Products: prods}))
+}
