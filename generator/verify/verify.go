@@ -132,6 +132,9 @@ func Run(ctx context.Context, c Config) (err error) {
 		return field.Refuse(err)
 	}
 	if c.Store != nil {
+		// The store's check makes no day past the range's (the inventory a wait needs
+		// neither): the cohorts keep no later activity, 157 MB of a ×100 day's.
+		w.KeepUntil(r.From + r.Days - 1)
 		c.setMemoryLimit(w, workers, storeMemory)
 		return c.runStore(ctx, client, w, r)
 	}
