@@ -135,7 +135,11 @@ func Run(ctx context.Context, c Config) (err error) {
 		// The store's check makes no day past the range's (the inventory a wait needs
 		// neither): the cohorts keep no later activity, 157 MB of a ×100 day's.
 		w.KeepUntil(r.From + r.Days - 1)
-		c.setMemoryLimit(w, workers, storeMemory)
+		most := int64(storeMemory)
+		if store.PlansFromSegments(w, r) {
+			most = storeSegmentMemory(w.Scale())
+		}
+		c.setMemoryLimit(w, workers, most)
 		return c.runStore(ctx, client, w, r)
 	}
 	most := int64(kafkaMemory)

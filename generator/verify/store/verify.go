@@ -486,12 +486,19 @@ var planScale = 25.0
 // planSegments is how many segment days one day is planned from: 1 (the day's model, kept
 // to explain differences) up to scale planScale, or when the range's garbage adds hits,
 // which are drawn over the whole day's events.
-func (v *verifier) planSegments() int {
-	if v.r.Garbage.AddsHitExtras() || !v.r.Segment.Whole() {
+func (v *verifier) planSegments() int { return planSegments(v.w, v.r) }
+
+func planSegments(w *world.World, r Range) int {
+	if r.Garbage.AddsHitExtras() || !r.Segment.Whole() {
 		return 1
 	}
-	return max(1, int(math.Ceil(v.w.Scale()/planScale)))
+	return max(1, int(math.Ceil(w.Scale()/planScale)))
 }
+
+// PlansFromSegments says whether [Verify] plans the days of run r of w from their segment days,
+// one after the other, keeping no day's model: what it holds then is one segment day's model,
+// the day's planned rows and the cohorts of the day's audience.
+func PlansFromSegments(w *world.World, r Range) bool { return planSegments(w, r) > 1 }
 
 // planDaySegments appends the clean events of day d to planned as planDay does, from k
 // segment days built one after the other. Each is dropped, and collected, before the next
