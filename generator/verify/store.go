@@ -23,6 +23,19 @@ import (
 // -v), against an 18.16 server holding that day.
 const storeMemory = 800 << 20
 
+// storeSegmentMemory caps it when the days are planned from their segment days
+// (store.PlansFromSegments: above scale 25, without hit garbage): what is live then is one
+// segment day's model (85 MB at most: a share of scale 25 or less), the early reads' held rows
+// (32 MB), and what follows the scale: the day's planned events (16 bytes each) and raw rows
+// (8), and the cohorts of the day's audience kept until the range's last day (21 MB at scale
+// 100); about 1.75 MB per unit of scale. Day 0 at scale 100 (5 180 936 events, GODEBUG=gctrace=1,
+// heap profiles at the check's peaks): live at most 278–294 MB with every table, 205 MB with
+// the events table alone; under this cap (450 MiB there) 476 144 and 392 320 KB peak resident,
+// 17 collections where 800 MiB took 14.
+func storeSegmentMemory(scale float64) int64 {
+	return int64(200<<20 + scale*(5<<20)/2)
+}
+
 // client checks the store's settings and builds its client: every mistake is a refusal naming
 // the field, before anything is read (report is the config's report file, checked among them).
 func (s *Store) client(ctx context.Context, report string, logf func(format string, args ...any)) (*clickhouse.Client, error) {

@@ -2,6 +2,7 @@ package world
 
 import (
 	"context"
+	"math"
 	"runtime"
 	"testing"
 )
@@ -109,7 +110,7 @@ func BenchmarkCohorts(b *testing.B) {
 	w := canonical(b)
 	for b.Loop() {
 		for cd := -prehistoryDays; cd <= 0; cd++ {
-			w.daysOf(cd, 0)
+			w.daysOf(cd, 0, math.MaxInt)
 		}
 	}
 }

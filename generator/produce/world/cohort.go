@@ -1,6 +1,7 @@
 package world
 
 import (
+	"math"
 	"slices"
 	"sync"
 )
@@ -162,20 +163,25 @@ type activeCookie struct {
 type cohortDays struct {
 	lists [returnTailDays + 1][]activeCookie // lists[k]: active on day cohort+k; nil once released
 	floor int                                // absolute day: the lists of earlier days are released
+	ceil  int                                // absolute day: the lists of later days were not kept
 }
 
-// daysOf computes cohort d and keeps the lists of its activity days from floor on, each in
-// one allocation with the others.
-func (w *World) daysOf(d, floor int) *cohortDays {
+// daysOf computes cohort d and keeps the lists of its activity days from floor to ceil, each
+// in one allocation with the others.
+func (w *World) daysOf(d, floor, ceil int) *cohortDays {
 	c := w.cohortOf(d)
 	defer cohortPool.Put(c)
-	cd := &cohortDays{floor: floor}
+	cd := &cohortDays{floor: floor, ceil: ceil}
 	from := int32(max(floor-d, 0))
+	to := int32(returnTailDays)
+	if ceil < d+returnTailDays { // ceil may be math.MaxInt: ceil-d would overflow
+		to = int32(ceil - d)
+	}
 	var counts [returnTailDays + 1]int
 	total := 0
 	for i := range c.cookies {
 		for _, day := range c.activeDays(i) {
-			if k := day - int32(d); k >= from {
+			if k := day - int32(d); k >= from && k <= to {
 				counts[k]++
 				total++
 			}
@@ -190,13 +196,15 @@ func (w *World) daysOf(d, floor int) *cohortDays {
 		a := activeCookie{clientID: ck.clientID, personID: ck.personID, assigned: ck.assigned,
 			index: int32(i), device: ck.device, city: ck.city, buyer: ck.buyer}
 		for _, day := range c.activeDays(i) {
-			if k := day - int32(d); k >= from {
+			if k := day - int32(d); k >= from && k <= to {
 				cd.lists[k] = append(cd.lists[k], a)
 			}
 		}
 	}
-	for k := range from {
-		cd.lists[k] = nil
+	for k := range cd.lists {
+		if int32(k) < from || int32(k) > to {
+			cd.lists[k] = nil
+		}
 	}
 	return cd
 }
@@ -219,10 +227,24 @@ type cohortCache struct {
 	entries map[int]*cohortEntry // lookup only, never iterated for output
 	tick    uint64
 	size    int
+	last    int // the last day whose lists are kept (World.KeepUntil); math.MaxInt: every day
 }
 
 func newCohortCache(size int) *cohortCache {
-	return &cohortCache{entries: make(map[int]*cohortEntry), size: size}
+	return &cohortCache{entries: make(map[int]*cohortEntry), size: size, last: math.MaxInt}
+}
+
+// KeepUntil says that no day after d will be asked of the world, so that its cohorts keep no
+// activity of later days: a run that plans days up to d alone (verify) then holds, of the
+// cohorts of d's audience, the cookies active on the days it makes, not their future
+// activity (at scale 100, of day 0: about 157 MB of future lists). It is a hint to a cache:
+// a day after d is still made, byte for byte the same, at the cost of computing its cohorts
+// again each time it is asked for. Call it before the days are made; a later call applies
+// to the cohorts computed after it.
+func (w *World) KeepUntil(d int) {
+	w.cohorts.mu.Lock()
+	w.cohorts.last = d
+	w.cohorts.mu.Unlock()
 }
 
 // activeOn returns the cookies of cohort cd active on day d (cd ≤ d ≤ cd+90), in cookie order.
@@ -237,13 +259,15 @@ func (w *World) activeOn(cd, d int) []activeCookie {
 		cc.mu.Unlock()
 		<-e.ready
 		cc.mu.Lock()
-		if d < e.days.floor {
-			// Passed already (a second pass over the days, as run's reconciliation makes):
-			// computed again and kept from d on, so the pass moves forward from here.
+		if d < e.days.floor || d > e.days.ceil {
+			// Passed already (a second pass over the days, as run's reconciliation makes), or
+			// past the last day kept: computed again and kept from d on, so the pass moves
+			// forward from here.
+			ceil := max(d, cc.last)
 			cc.mu.Unlock()
-			days := w.daysOf(cd, d)
+			days := w.daysOf(cd, d, ceil)
 			cc.mu.Lock()
-			if d < e.days.floor {
+			if d < e.days.floor || d > e.days.ceil {
 				e.days = days
 			}
 		}
@@ -267,8 +291,9 @@ func (w *World) activeOn(cd, d int) []activeCookie {
 		}
 		delete(cc.entries, oldDay)
 	}
+	ceil := max(d, cc.last)
 	cc.mu.Unlock()
-	days := w.daysOf(cd, d)
+	days := w.daysOf(cd, d, ceil)
 	cc.mu.Lock()
 	e.days = days
 	cc.mu.Unlock()
@@ -284,7 +309,7 @@ func (cc *cohortCache) missing(from, d int) []int {
 	var out []int
 	for cd := from; cd <= d; cd++ {
 		e, ok := cc.entries[cd]
-		if !ok || e.days != nil && d < e.days.floor {
+		if !ok || e.days != nil && (d < e.days.floor || d > e.days.ceil) {
 			out = append(out, cd)
 		}
 	}

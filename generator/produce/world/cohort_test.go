@@ -72,3 +72,42 @@ func TestUnitsStoppedEarlyRenderNoMore(t *testing.T) {
 		t.Errorf("%d batches rendered for one taken; the day has %d", n, (events+BatchEvents-1)/BatchEvents)
 	}
 }
+
+// TestKeepUntil: a world told that no day after d will be asked keeps no cohort list of a
+// later day, so it holds a small part of what a world that plays on keeps; a later day asked
+// all the same is made anew, byte for byte the day a fresh world builds, and so is d again.
+func TestKeepUntil(t *testing.T) {
+	want2, want4 := daySHA(freshWorld(t, Params{}).Day(2)), daySHA(freshWorld(t, Params{}).Day(4))
+	held := func(w *World) (entries int) {
+		w.cohorts.mu.Lock()
+		defer w.cohorts.mu.Unlock()
+		for cd, e := range w.cohorts.entries {
+			<-e.ready
+			for k, list := range e.days.lists {
+				if cd+k > e.days.ceil && list != nil {
+					t.Errorf("cohort %d holds its list of day %d; the world keeps days up to %d", cd, cd+k, e.days.ceil)
+				}
+				entries += len(list)
+			}
+		}
+		return entries
+	}
+	all := freshWorld(t, Params{})
+	all.Day(2)
+	w := freshWorld(t, Params{})
+	w.KeepUntil(2)
+	if got := daySHA(w.Day(2)); got != want2 {
+		t.Errorf("day 2 kept until day 2: %s, want %s", got, want2)
+	}
+	kept, whole := held(w), held(all)
+	if kept == 0 || kept > whole/2 {
+		t.Errorf("kept until day 2, the cohorts hold %d cookie entries after day 2, a world that plays on %d; want some, at most half", kept, whole)
+	}
+	t.Logf("cookie entries held after day 2: %d kept until it, %d otherwise", kept, whole)
+	if got := daySHA(w.Day(4)); got != want4 {
+		t.Errorf("day 4 past the last day kept: %s, want %s", got, want4)
+	}
+	if got := daySHA(w.Day(2)); got != want2 {
+		t.Errorf("day 2 again after day 4: %s, want %s", got, want2)
+	}
+}

@@ -19,14 +19,27 @@ type digestEntry struct {
 	class uint8  // 1 + index into digestPlan.classes; 0 for none (the raw table)
 }
 
-// digestPlan is the rows a raw or error table must hold.
+// digestPlan is the rows a raw or error table must hold. The raw rows of the days' clean
+// events, nearly all of a raw table's, are kept apart as their hashes alone, per day (8 bytes
+// a row, where an entry takes 16: 41 MB of a ×100 day's raw plan, not 83), and sorted in place
+// (the entries' radix sort needs a second array as large).
 type digestPlan struct {
 	entries []digestEntry
+	clean   []cleanDay // the clean events' rows, per day in planned order
 	whats   []string
 	whatIdx map[string]uint16
 	classes []string // the table's error classes; nil for the raw table
 	units   []int    // the days (snapshots) planned, in order
 }
+
+// cleanDay is the raw rows of one day's clean events: the hashes of their bytes.
+type cleanDay struct {
+	day    int32
+	hashes []uint64
+}
+
+// whatClean describes the raw row of a clean event.
+const whatClean = "clean"
 
 func newDigestPlan(classes []string) *digestPlan {
 	return &digestPlan{whatIdx: map[string]uint16{}, classes: classes}
@@ -35,17 +48,36 @@ func newDigestPlan(classes []string) *digestPlan {
 // add plans one row of the message hashed as hash, of day, described by what, with error
 // class class ("" for none).
 func (p *digestPlan) add(hash uint64, day int, what, class string) {
+	c := uint8(0)
+	if class != "" {
+		c = uint8(slices.Index(p.classes, class) + 1)
+	}
+	p.entries = append(p.entries, digestEntry{hash: hash, day: int32(day), what: p.what(what), class: c})
+}
+
+// what is the index of what in p.whats, added when new.
+func (p *digestPlan) what(what string) uint16 {
 	w, ok := p.whatIdx[what]
 	if !ok {
 		w = uint16(len(p.whats))
 		p.whats = append(p.whats, what)
 		p.whatIdx[what] = w
 	}
-	c := uint8(0)
-	if class != "" {
-		c = uint8(slices.Index(p.classes, class) + 1)
+	return w
+}
+
+// addClean plans the raw rows of clean events of day, hashed as hashes: what add(hash, day,
+// whatClean, "") plans for each, in 8 bytes a row. A day's clean rows are planned before its
+// other rows, and days in order.
+func (p *digestPlan) addClean(day int, hashes []uint64) {
+	p.what(whatClean)
+	n := len(p.clean)
+	if n == 0 || p.clean[n-1].day != int32(day) {
+		p.clean = append(p.clean, cleanDay{day: int32(day)})
+		n++
 	}
-	p.entries = append(p.entries, digestEntry{hash: hash, day: int32(day), what: w, class: c})
+	c := &p.clean[n-1]
+	c.hashes = append(slices.Grow(c.hashes, len(hashes)), hashes...)
 }
 
 // unit notes that day (or snapshot) is planned, even with no row.
@@ -56,8 +88,14 @@ func (p *digestPlan) unit(day int) {
 }
 
 // sort orders the entries by hash, keeping the entries of one hash (the same bytes sent on
-// several days: "{}", a plain-text line) in the order they were planned, which is day order.
-func (p *digestPlan) sort() { p.entries = sortByHash(p.entries) }
+// several days: "{}", a plain-text line) in the order they were planned, which is day order,
+// and each day's clean rows by hash.
+func (p *digestPlan) sort() {
+	p.entries = sortByHash(p.entries)
+	for _, c := range p.clean {
+		slices.Sort(c.hashes)
+	}
+}
 
 // sortByHash sorts entries by hash, stably, and returns them (in entries' array or in another
 // of the same length): a least-significant-digit radix sort, 16 bits a pass, each pass a
@@ -91,6 +129,68 @@ func sortByHash(entries []digestEntry) []digestEntry {
 		src, dst = dst, src
 	}
 	return src
+}
+
+// planned is the number of rows planned.
+func (p *digestPlan) planned() int {
+	n := len(p.entries)
+	for _, c := range p.clean {
+		n += len(c.hashes)
+	}
+	return n
+}
+
+// planCursor walks a sorted plan's rows in hash order, the rows of one hash in the order they
+// were planned (day order; a day's clean rows before its others), as if all were entries
+// sorted by sortByHash.
+type planCursor struct {
+	p     *digestPlan
+	entry int   // the next of p.entries
+	clean []int // the next of each p.clean[i].hashes
+	clw   uint16
+}
+
+func (p *digestPlan) cursor() *planCursor {
+	return &planCursor{p: p, clean: make([]int, len(p.clean)), clw: p.whatIdx[whatClean]}
+}
+
+// peek returns the next row, false when none is left.
+func (c *planCursor) peek() (digestEntry, bool) {
+	e, _, ok := c.head()
+	return e, ok
+}
+
+// head returns the next row and where it comes from: −1 the entries, else that clean day.
+func (c *planCursor) head() (best digestEntry, from int, ok bool) {
+	from = -1
+	if c.entry < len(c.p.entries) {
+		best, ok = c.p.entries[c.entry], true
+	}
+	for i, k := range c.clean {
+		cd := &c.p.clean[i]
+		if k == len(cd.hashes) {
+			continue
+		}
+		h := cd.hashes[k]
+		// A clean row goes before an entry of the same hash of its day or a later one.
+		if !ok || h < best.hash || h == best.hash && (from >= 0 && cd.day < best.day || from < 0 && cd.day <= best.day) {
+			best, from, ok = digestEntry{hash: h, day: cd.day, what: c.clw}, i, true
+		}
+	}
+	return best, from, ok
+}
+
+// next returns the next row and moves past it, false when none is left.
+func (c *planCursor) next() (digestEntry, bool) {
+	e, from, ok := c.head()
+	switch {
+	case !ok:
+	case from < 0:
+		c.entry++
+	default:
+		c.clean[from]++
+	}
+	return e, ok
 }
 
 func (p *digestPlan) className(c uint8) string {
@@ -147,9 +247,10 @@ type digestMerge struct {
 	byUnit     map[int32]*DigestUnit
 	unplanned  int
 	otherDates int
-	next       int // the next planned entry not yet met
+	next       *planCursor // the planned rows not yet met
 	cur        uint64
 	group      []storeRow
+	planned    []digestEntry // the planned rows of the hash being matched
 	matched    []bool
 	missed     []digestEntry // planned entries not found, judged at the end (expiry)
 	hint       string        // the last hint and class seen, reused while rows repeat them
@@ -157,7 +258,7 @@ type digestMerge struct {
 }
 
 func newDigestMerge(plan *digestPlan, exactlyOnce bool, inRange func(schema.Date) bool, diffs *lister[DigestDiff]) *digestMerge {
-	m := &digestMerge{plan: plan, exactlyOnce: exactlyOnce, inRange: inRange, diffs: diffs, byUnit: map[int32]*DigestUnit{}}
+	m := &digestMerge{plan: plan, exactlyOnce: exactlyOnce, inRange: inRange, diffs: diffs, byUnit: map[int32]*DigestUnit{}, next: plan.cursor()}
 	for _, d := range plan.units {
 		u := &DigestUnit{Day: d, Date: dayDate(d)}
 		if plan.classes != nil {
@@ -176,6 +277,9 @@ func newDigestMerge(plan *digestPlan, exactlyOnce bool, inRange func(schema.Date
 				c.Redelivered++
 			}
 		})
+	}
+	for _, c := range plan.clean {
+		m.byUnit[c.day].Planned += len(c.hashes) // of no class, not redeliveries
 	}
 	return m
 }
@@ -230,15 +334,16 @@ func (m *digestMerge) flush() {
 		return
 	}
 	p := m.cur
-	for m.next < len(m.plan.entries) && m.plan.entries[m.next].hash < p {
-		m.missed = append(m.missed, m.plan.entries[m.next])
-		m.next++
+	for e, ok := m.next.peek(); ok && e.hash < p; e, ok = m.next.peek() {
+		m.missed = append(m.missed, e)
+		m.next.next()
 	}
-	lo := m.next
-	for m.next < len(m.plan.entries) && m.plan.entries[m.next].hash == p {
-		m.next++
+	planned := m.planned[:0]
+	for e, ok := m.next.peek(); ok && e.hash == p; e, ok = m.next.peek() {
+		planned = append(planned, e)
+		m.next.next()
 	}
-	planned := m.plan.entries[lo:m.next]
+	m.planned = planned
 	m.matched = append(m.matched[:0], make([]bool, len(planned))...)
 	copies := 0
 	text := hashText(m.cur)
@@ -339,14 +444,18 @@ func (m *digestMerge) owner(planned []digestEntry, hint string) int {
 
 // missedAny says whether a planned entry was not met so far or is still to come: only then
 // must expired raw rows be told from lost ones.
-func (m *digestMerge) missedAny() bool { return len(m.missed) > 0 || m.next < len(m.plan.entries) }
+func (m *digestMerge) missedAny() bool {
+	_, left := m.next.peek()
+	return len(m.missed) > 0 || left
+}
 
 // end ends the table: planned entries never met are missing, or expired when expired says
 // their day's raw rows are past the table's retention.
 func (m *digestMerge) end(res *DigestResult, expired func(day int) bool) {
 	m.flush()
-	m.missed = append(m.missed, m.plan.entries[m.next:]...)
-	m.next = len(m.plan.entries)
+	for e, ok := m.next.next(); ok; e, ok = m.next.next() {
+		m.missed = append(m.missed, e)
+	}
 	for _, e := range m.missed {
 		if expired != nil && expired(int(e.day)) {
 			m.count(e, func(c *DigestCounts) { c.Expired++ })

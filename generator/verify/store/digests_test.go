@@ -90,3 +90,52 @@ func BenchmarkSortByHash(b *testing.B) {
 	}
 	b.ReportMetric(float64(len(entries))*float64(b.N)/b.Elapsed().Seconds(), "rows/s")
 }
+
+// TestPlanCursorIsEntriesOrder: a plan whose clean rows are kept as hashes per day walks its
+// rows in the order of the same rows all planned as entries and sorted by sortByHash: by hash,
+// the rows of one hash in planned order (a day's clean rows, then its other rows; days in
+// order), with what, class and day as planned. Hashes drawn from few values, so that clean
+// rows, their redeliveries and other rows share them within a day and across days.
+func TestPlanCursorIsEntriesOrder(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	for _, tc := range []struct {
+		name   string
+		values uint64
+	}{{"repeats", 40}, {"distinct", 1 << 62}} {
+		t.Run(tc.name, func(t *testing.T) {
+			compact, whole := newDigestPlan(nil), newDigestPlan(nil)
+			for day := 3; day < 7; day++ {
+				compact.unit(day)
+				whole.unit(day)
+				for range 1 + rng.IntN(3) { // segments
+					hashes := make([]uint64, rng.IntN(200))
+					for i := range hashes {
+						hashes[i] = rng.Uint64N(tc.values)
+						whole.add(hashes[i], day, whatClean, "")
+					}
+					compact.addClean(day, hashes)
+				}
+				for range rng.IntN(50) {
+					h, what := rng.Uint64N(tc.values), []string{whatRedelivered, "garbage/x", "garbage/y"}[rng.IntN(3)]
+					compact.add(h, day, what, "")
+					whole.add(h, day, what, "")
+				}
+			}
+			compact.sort()
+			whole.sort()
+			if compact.planned() != len(whole.entries) {
+				t.Fatalf("%d rows planned, want %d", compact.planned(), len(whole.entries))
+			}
+			c := compact.cursor()
+			for i, want := range whole.entries {
+				got, ok := c.next()
+				if !ok || got.hash != want.hash || got.day != want.day || compact.whats[got.what] != whole.whats[want.what] || got.class != want.class {
+					t.Fatalf("row %d: %+v (%q), want %+v (%q)", i, got, compact.whats[got.what], want, whole.whats[want.what])
+				}
+			}
+			if e, ok := c.next(); ok {
+				t.Errorf("a row past the plan: %+v", e)
+			}
+		})
+	}
+}

@@ -36,8 +36,8 @@
 // verified) are counted but not judged. Memory follows one date, not the run: the events table
 // is read date by date in WatchID order while the run's units are walked once (the same units
 // the sender sends and the inventory counts), a planned event keeping its WatchID and the
-// digest of its row, and the raw and error tables keep 16 bytes per planned row. Every string
-// of the store a result holds is cut and escaped. A table that cannot be read is a difference;
+// digest of its row, and the raw and error tables keep 8 bytes per clean event's raw row and
+// 16 per other planned row. Every string of the store a result holds is cut and escaped. A table that cannot be read is a difference;
 // a store that cannot be read at all (it does not answer in time, refuses the credentials,
 // breaks an answer off) is an error: Verify never judges a store it did not read whole.
 package store

@@ -18,3 +18,11 @@ func SetPlanScale(scale float64) (restore func()) {
 	planScale = scale
 	return func() { planScale = s }
 }
+
+// SetMemoryHook calls f where the check's memory peaks ("judge", "walked"; see memoryHook)
+// until the returned function restores the hook.
+func SetMemoryHook(f func(stage string)) (restore func()) {
+	h := memoryHook
+	memoryHook = f
+	return func() { memoryHook = h }
+}

@@ -32,8 +32,8 @@ func dayDate(d int) string        { return world.DayDate(d).String() }
 // then walks the run's planned units once (the units the sender sends and the inventory
 // counts), judging the events table date by date as each day's hits are planned and rendered,
 // so memory holds one date's WatchIDs and row digests, not the run's; raw and error rows are
-// matched by the [SipHash64] of their bytes (16 bytes per planned row), orders by order_id and
-// snapshot_date with their planned rows.
+// matched by the [SipHash64] of their bytes (8 bytes per clean event's raw row, 16 per other
+// planned row), orders by order_id and snapshot_date with their planned rows.
 //
 // A table that cannot be read (it does not exist, lacks a column, kept changing while read)
 // is a difference of that table and the others are still read. A named table whose read
@@ -240,6 +240,9 @@ func (v *verifier) check(ctx context.Context, abort context.CancelCauseFunc, sta
 	v.startEarly(ctx, abort, started)
 	if err := v.walk(ctx); err != nil {
 		return nil, err
+	}
+	if memoryHook != nil {
+		memoryHook("walked")
 	}
 	res.Seed, res.GeneratorVersion, res.Scale = v.w.Seed(), world.Version, v.w.Scale()
 	res.From, res.Days, res.Garbage = v.r.From, v.r.Days, v.r.Garbage
@@ -483,12 +486,19 @@ var planScale = 25.0
 // planSegments is how many segment days one day is planned from: 1 (the day's model, kept
 // to explain differences) up to scale planScale, or when the range's garbage adds hits,
 // which are drawn over the whole day's events.
-func (v *verifier) planSegments() int {
-	if v.r.Garbage.AddsHitExtras() || !v.r.Segment.Whole() {
+func (v *verifier) planSegments() int { return planSegments(v.w, v.r) }
+
+func planSegments(w *world.World, r Range) int {
+	if r.Garbage.AddsHitExtras() || !r.Segment.Whole() {
 		return 1
 	}
-	return max(1, int(math.Ceil(v.w.Scale()/planScale)))
+	return max(1, int(math.Ceil(w.Scale()/planScale)))
 }
+
+// PlansFromSegments says whether [Verify] plans the days of run r of w from their segment days,
+// one after the other, keeping no day's model: what it holds then is one segment day's model,
+// the day's planned rows and the cohorts of the day's audience.
+func PlansFromSegments(w *world.World, r Range) bool { return planSegments(w, r) > 1 }
 
 // planDaySegments appends the clean events of day d to planned as planDay does, from k
 // segment days built one after the other. Each is dropped, and collected, before the next
@@ -511,9 +521,7 @@ func (v *verifier) planDaySegments(ctx context.Context, d, k int, planned []plan
 		}
 		if v.raw != nil {
 			v.raw.unit(d)
-			for _, sum := range sums {
-				v.raw.add(sum, d, "clean", "")
-			}
+			v.raw.addClean(d, sums)
 		}
 		runtime.GC() // the model is garbage now: the next one reuses its memory
 	}
@@ -674,9 +682,7 @@ func (v *verifier) hitsBatches(ctx context.Context, u *world.Unit, planned []pla
 			sums := v.sums[:n]
 			v.dig.sums(n, b.Value, sums)
 			v.raw.unit(u.Day)
-			for i := range sums {
-				v.raw.add(sums[i], u.Day, "clean", "")
-			}
+			v.raw.addClean(u.Day, sums)
 		}
 		b.Release()
 	}
@@ -751,10 +757,19 @@ func (v *verifier) planExtras(d int, extras []world.Extra, planned []plannedEven
 	return sortPlanned(planned), nil
 }
 
+// memoryHook, set by a test, is called where the check's memory peaks once a day's model is
+// dropped: "judge" as a day's planned events are handed to its judging (they and the raw
+// and error tables' rows planned so far are live), "walked" once the run is planned (the raw
+// and error tables' plans).
+var memoryHook func(stage string)
+
 // judgeDay judges day d's date in the events table against its planned events.
 func (v *verifier) judgeDay(ctx context.Context, d int, planned []plannedEvent, msgs *dayMessages) error {
 	if v.events == nil {
 		return nil
+	}
+	if memoryHook != nil {
+		memoryHook("judge")
 	}
 	de := EventDate{Day: d, Date: dayDate(d)}
 	if v.eventsDead {
