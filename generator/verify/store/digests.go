@@ -142,16 +142,57 @@ func (p *digestPlan) planned() int {
 
 // planCursor walks a sorted plan's rows in hash order, the rows of one hash in the order they
 // were planned (day order; a day's clean rows before its others), as if all were entries
-// sorted by sortByHash.
+// sorted by sortByHash. The clean days' next rows are kept in a binary heap, so a row costs
+// the logarithm of the range's days, not the days (a year is 365 clean days).
 type planCursor struct {
 	p     *digestPlan
-	entry int   // the next of p.entries
-	clean []int // the next of each p.clean[i].hashes
+	entry int         // the next of p.entries
+	heads []cleanHead // the clean days with rows left, a min-heap by (hash, day)
 	clw   uint16
 }
 
+// cleanHead is a clean day's next row: its hash, its day, and where it is.
+type cleanHead struct {
+	hash uint64
+	day  int32
+	i    int32 // p.clean[i]
+	k    int   // p.clean[i].hashes[k]
+}
+
+func (a cleanHead) less(b cleanHead) bool {
+	return a.hash < b.hash || a.hash == b.hash && a.day < b.day
+}
+
 func (p *digestPlan) cursor() *planCursor {
-	return &planCursor{p: p, clean: make([]int, len(p.clean)), clw: p.whatIdx[whatClean]}
+	c := &planCursor{p: p, clw: p.whatIdx[whatClean]}
+	for i, cd := range p.clean {
+		if len(cd.hashes) > 0 {
+			c.heads = append(c.heads, cleanHead{hash: cd.hashes[0], day: cd.day, i: int32(i)})
+		}
+	}
+	for k := len(c.heads)/2 - 1; k >= 0; k-- {
+		c.down(k)
+	}
+	return c
+}
+
+// down restores the heap below heads[k].
+func (c *planCursor) down(k int) {
+	h := c.heads
+	for {
+		l := 2*k + 1
+		if l >= len(h) {
+			return
+		}
+		if r := l + 1; r < len(h) && h[r].less(h[l]) {
+			l = r
+		}
+		if !h[l].less(h[k]) {
+			return
+		}
+		h[k], h[l] = h[l], h[k]
+		k = l
+	}
 }
 
 // peek returns the next row, false when none is left.
@@ -160,35 +201,39 @@ func (c *planCursor) peek() (digestEntry, bool) {
 	return e, ok
 }
 
-// head returns the next row and where it comes from: −1 the entries, else that clean day.
-func (c *planCursor) head() (best digestEntry, from int, ok bool) {
-	from = -1
+// head returns the next row and whether it is a clean day's (the heap's first).
+func (c *planCursor) head() (best digestEntry, clean bool, ok bool) {
 	if c.entry < len(c.p.entries) {
 		best, ok = c.p.entries[c.entry], true
 	}
-	for i, k := range c.clean {
-		cd := &c.p.clean[i]
-		if k == len(cd.hashes) {
-			continue
-		}
-		h := cd.hashes[k]
+	if len(c.heads) > 0 {
+		h := c.heads[0]
 		// A clean row goes before an entry of the same hash of its day or a later one.
-		if !ok || h < best.hash || h == best.hash && (from >= 0 && cd.day < best.day || from < 0 && cd.day <= best.day) {
-			best, from, ok = digestEntry{hash: h, day: cd.day, what: c.clw}, i, true
+		if !ok || h.hash < best.hash || h.hash == best.hash && h.day <= best.day {
+			best, clean, ok = digestEntry{hash: h.hash, day: h.day, what: c.clw}, true, true
 		}
 	}
-	return best, from, ok
+	return best, clean, ok
 }
 
 // next returns the next row and moves past it, false when none is left.
 func (c *planCursor) next() (digestEntry, bool) {
-	e, from, ok := c.head()
+	e, clean, ok := c.head()
 	switch {
 	case !ok:
-	case from < 0:
+	case !clean:
 		c.entry++
 	default:
-		c.clean[from]++
+		h := &c.heads[0]
+		if hashes := c.p.clean[h.i].hashes; h.k+1 < len(hashes) {
+			h.k++
+			h.hash = hashes[h.k]
+		} else {
+			last := len(c.heads) - 1
+			c.heads[0] = c.heads[last]
+			c.heads = c.heads[:last]
+		}
+		c.down(0)
 	}
 	return e, ok
 }

@@ -3,6 +3,7 @@ package store
 import (
 	"cmp"
 	"crypto/md5"
+	"fmt"
 	"math/rand/v2"
 	"slices"
 	"testing"
@@ -136,6 +137,43 @@ func TestPlanCursorIsEntriesOrder(t *testing.T) {
 			if e, ok := c.next(); ok {
 				t.Errorf("a row past the plan: %+v", e)
 			}
+		})
+	}
+}
+
+// BenchmarkPlanCursor walks a raw table's plan of days clean days of 20 000 rows each (and a
+// few other rows a day) in hash order, as the merge does: the cost of a row must not grow
+// with the days of the range (a year at scale 0.4 is 365 clean days).
+func BenchmarkPlanCursor(b *testing.B) {
+	for _, days := range []int{8, 365} {
+		b.Run(fmt.Sprintf("days=%d", days), func(b *testing.B) {
+			rng := rand.New(rand.NewPCG(5, 6))
+			p := newDigestPlan(nil)
+			for day := range days {
+				p.unit(day)
+				hashes := make([]uint64, 20_000)
+				for i := range hashes {
+					hashes[i] = rng.Uint64()
+				}
+				p.addClean(day, hashes)
+				for range 20 {
+					p.add(rng.Uint64(), day, whatRedelivered, "")
+				}
+			}
+			p.sort()
+			b.ReportAllocs()
+			b.ResetTimer()
+			for b.Loop() {
+				c := p.cursor()
+				n := 0
+				for _, ok := c.next(); ok; _, ok = c.next() {
+					n++
+				}
+				if n != p.planned() {
+					b.Fatalf("walked %d rows of %d", n, p.planned())
+				}
+			}
+			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/float64(p.planned()), "ns/row")
 		})
 	}
 }
