@@ -8,6 +8,7 @@ import (
 
 	"github.com/clickgen/clickgen/generator/produce/world"
 	"github.com/clickgen/clickgen/generator/verify/store"
+	"github.com/clickgen/clickgen/internal/testenv"
 	"github.com/clickgen/clickgen/schema"
 )
 
@@ -46,8 +47,8 @@ func TestPlanMemoryPerEvent(t *testing.T) {
 	}
 	check() // the cohorts of the day, cached
 	held := map[string]int64{}
-	base := liveHeap()
-	defer store.SetMemoryHook(func(stage string) { held[stage] = liveHeap() - base })()
+	base := testenv.LiveHeap()
+	defer store.SetMemoryHook(func(stage string) { held[stage] = testenv.LiveHeap() - base })()
 	res := check()
 	events := res.Events.Total.Planned
 	if events < 50_000 || res.Raw.Total.Planned != events {
@@ -65,14 +66,4 @@ func TestPlanMemoryPerEvent(t *testing.T) {
 		}
 	}
 	runtime.KeepAlive(res)
-}
-
-// liveHeap is the bytes of live heap objects after two full collections (the second frees
-// what sync.Pools held, which earlier tests fill).
-func liveHeap() int64 {
-	runtime.GC()
-	runtime.GC()
-	var ms runtime.MemStats
-	runtime.ReadMemStats(&ms)
-	return int64(ms.HeapAlloc)
 }

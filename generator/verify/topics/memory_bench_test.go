@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/clickgen/clickgen/generator/produce/world"
+	"github.com/clickgen/clickgen/internal/testenv"
 )
 
 // BenchmarkExpectMemory reports the bytes an expectation and a checker of it hold per planned
@@ -64,22 +65,14 @@ func heldBytes(tb testing.TB, w *world.World, r world.Range) (expectB, heldB, ms
 	}
 	h, o := e.Messages()
 	c := e.NewChecker()
-	both := liveHeap()
+	both := testenv.LiveHeap()
 	runtime.KeepAlive(c)
 	c = nil
-	alone := liveHeap()
+	alone := testenv.LiveHeap()
 	runtime.KeepAlive(e)
 	e = nil
-	none := liveHeap()
+	none := testenv.LiveHeap()
 	return alone - none, both - none, int64(h + o)
-}
-
-// liveHeap is the bytes of live heap objects after a full collection.
-func liveHeap() int64 {
-	runtime.GC()
-	var ms runtime.MemStats
-	runtime.ReadMemStats(&ms)
-	return int64(ms.HeapAlloc)
 }
 
 // watchedReaders names the tests that run the check's concurrent paths (the expectation's

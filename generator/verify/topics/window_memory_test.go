@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/clickgen/clickgen/generator/produce/world"
+	"github.com/clickgen/clickgen/internal/testenv"
 )
 
 // TestWindowMemory: a range checked in windows holds one window's plan at a time. Day 1 at
@@ -26,7 +27,7 @@ func TestWindowMemory(t *testing.T) {
 	plan, _, msgs := heldBytes(t, w, world.Range{From: 1, Days: 1, Segment: world.Segment{I: 0, N: n}})
 	live := make([]int64, n)
 	_, err = checkWindows(context.Background(), w, r, Options{}, n, false, nil, nil, func(k int, _ *Expectation, _ *Checker) error {
-		live[k] = liveHeap()
+		live[k] = testenv.LiveHeap()
 		return nil
 	})
 	if err != nil {
