@@ -1,6 +1,7 @@
 package store_test
 
 import (
+	"bytes"
 	"context"
 	"testing"
 
@@ -64,5 +65,34 @@ func TestPlanFromSegments(t *testing.T) {
 	}
 	if a, b := table(t, whole), table(t, parts); a != b {
 		t.Errorf("one URL rewritten, planned whole:\n%s\nfrom segments:\n%s", a, b)
+	}
+
+	// Raw rows wrong (the raw table is planned as the segments' hashes): one of day 1 lost,
+	// one of day 0 stored twice, and one changed by a byte, which is then unplanned and its
+	// own message missing.
+	damaged := clean.clone()
+	lost, twice, edited := -1, -1, -1
+	for i, r := range damaged.raw {
+		switch {
+		case r.day == 1 && lost < 0:
+			lost = i
+		case r.day == 0 && twice < 0:
+			twice = i
+		case r.day == 0 && edited < 0:
+			edited = i
+		}
+	}
+	b := bytes.Clone(damaged.raw[edited].raw)
+	b[len(b)-2] ^= 1
+	damaged.raw[edited].raw = b
+	damaged.raw = append(damaged.raw, damaged.raw[twice])
+	damaged.raw = append(damaged.raw[:lost], damaged.raw[lost+1:]...)
+	whole, parts = judge(damaged.clone(), false), judge(damaged.clone(), true)
+	if parts.OK || parts.Raw.Total.Missing != 2 || parts.Raw.Unplanned != 1 || parts.Raw.Total.Copies != 1 {
+		t.Fatalf("raw rows lost, copied and changed, planned from segments: OK %v, missing %d, unplanned %d, copies %d; want not OK, 2, 1, 1",
+			parts.OK, parts.Raw.Total.Missing, parts.Raw.Unplanned, parts.Raw.Total.Copies)
+	}
+	if a, b := table(t, whole), table(t, parts); a != b {
+		t.Errorf("raw rows damaged, planned whole:\n%s\nfrom segments:\n%s", a, b)
 	}
 }
