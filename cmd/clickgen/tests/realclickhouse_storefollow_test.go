@@ -145,33 +145,35 @@ func startRealCluster(t *testing.T, shards, replicas int) *realCluster {
 	return &realCluster{kafka: k, ch: c, brokers: k.Bootstrap()}
 }
 
-// fillRealCluster plays the stand's starting world into a cluster of shards × replicas: day 0's
-// hits first, with day0's flags (nil: none) added to its command line (a follower, a report), then days 1…7 and the
-// snapshots of days 0…6; it waits until every event is in ods.event on the shards and the orders
-// are pulled, and returns the cluster, the world's inventory and the wall time of day 0's run:
-// a complete store, read through the Distributed faces.
-func fillRealCluster(t *testing.T, shards, replicas int, day0 func(*realCluster) []string) (*realCluster, *world.Inventory, time.Duration) {
+// fillRealCluster plays the stand's starting world of the world flags given (nil: the stand's
+// own) into a cluster of shards × replicas: day 0's hits first, with day0's flags (nil: none)
+// added to its command line (a follower, a report), then days 1…7 and the snapshots of days
+// 0…6; it waits until every event is in ods.event on the shards and the orders are pulled, and
+// returns the cluster, the stand it makes with Kafka and the first server (whose commands add
+// the world flags), the world's inventory and the wall time of day 0's run: a complete store,
+// read through the Distributed faces.
+func fillRealCluster(t *testing.T, shards, replicas int, worldFlags []string, day0 func(*realCluster) []string) (*realCluster, *realStand, *world.Inventory, time.Duration) {
 	t.Helper()
 	c := startRealCluster(t, shards, replicas)
-	s := &realStand{brokers: c.brokers}
+	s := &realStand{kafka: c.kafka, ch: c.ch.First(), brokers: c.brokers, world: worldFlags}
 	inv := s.inventory(t, 0, 8)
 	args := []string{"batch", "--day", "0", "--brokers", c.brokers, "--topic", "hits"}
 	if day0 != nil {
 		args = append(args, day0(c)...)
 	}
 	start := time.Now()
-	_, errs := mustRun(t, args...)
+	_, errs := s.run(t, args...)
 	wall := time.Since(start)
 	t.Logf("day 0 in %v:\n%s", wall.Round(time.Millisecond), lastLines(errs, 6))
-	mustRun(t, "batch", "--day", "1", "--days", "7", "--brokers", c.brokers, "--topic", "hits")
-	mustRun(t, "snapshot", "--day", "0", "--days", "8", "--brokers", c.brokers, "--topic", "orders")
+	s.run(t, "batch", "--day", "1", "--days", "7", "--brokers", c.brokers, "--topic", "hits")
+	s.run(t, "snapshot", "--day", "0", "--days", "8", "--brokers", c.brokers, "--topic", "orders")
 	c.ch.First().WaitRows("ods.event_dist", int64(*inv.Expect.Hits.ODSEvents))
 	t.Logf("fill world: its %d events in ods.event_dist %v after the first was sent", *inv.Expect.Hits.ODSEvents, time.Since(start).Round(time.Millisecond))
 	c.ch.PullOrdersUntil(int64(inv.Expect.Orders.StgRows))
 	if replicas > 1 {
 		c.ch.WaitReplicasSynced()
 	}
-	return c, inv, wall
+	return c, s, inv, wall
 }
 
 // TestRealClusterFill: the fill world through real Kafka into the stand's two shards. Day 0 is
@@ -182,7 +184,7 @@ func fillRealCluster(t *testing.T, shards, replicas int, day0 func(*realCluster)
 func TestRealClusterFill(t *testing.T) {
 	t.Parallel() // its own servers: it waits on them beside the other real tiers
 	rep := filepath.Join(t.TempDir(), "day0.json")
-	c, inv, wall := fillRealCluster(t, 2, 1, func(c *realCluster) []string {
+	c, _, inv, wall := fillRealCluster(t, 2, 1, nil, func(c *realCluster) []string {
 		return []string{"--follow-clickhouse", c.ch.URL(), "--follow-sample", "300/s",
 			"--follow-group", realclickhouse.HitsGroup, "--follow-timeout", "3m", "--report", rep}
 	})

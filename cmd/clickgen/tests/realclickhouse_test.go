@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -21,6 +22,27 @@ type realStand struct {
 	kafka   *realkafka.Cluster
 	ch      *realclickhouse.Server
 	brokers string
+	// world holds the flags that choose the stand's world, added to every command the stand
+	// runs (play, inventory, verify, run): nil is the stand's own, judgedWorld a tenth of it.
+	world []string
+}
+
+// judgedWorld is the world of the tests that judge verify's findings on a real store: a tenth
+// of the fill world (--scale 0.1: 40,715 hits and 612 order rows over the same eight days,
+// every class and fault as in the whole). What they check is how verify reads and names what
+// a store holds, which does not grow with the rows; ClickHouse's intake of the whole world is
+// judged where it is the point (TestRealClickHouse, TestRealClusterFill, the documentation's
+// recipe), and a tenth takes a tenth of the CPU the test tiers share.
+var judgedWorld = []string{"--scale", strconv.FormatFloat(judgedScale, 'g', -1, 64)}
+
+// judgedScale is judgedWorld's scale.
+const judgedScale = 0.1
+
+// run runs the built command with args and the stand's world flags, failing the test on a
+// non-zero exit.
+func (s *realStand) run(t *testing.T, args ...string) (string, string) {
+	t.Helper()
+	return mustRun(t, append(slices.Clone(args), s.world...)...)
 }
 
 // startRealStand starts Kafka and ClickHouse, creates the topics, lays out the pipeline and
@@ -44,7 +66,7 @@ func startRealStand(t *testing.T) *realStand {
 // inventory is `clickgen inventory --day from --days n`.
 func (s *realStand) inventory(t *testing.T, from, n int) *world.Inventory {
 	t.Helper()
-	out, _ := mustRun(t, "inventory", "--day", strconv.Itoa(from), "--days", strconv.Itoa(n))
+	out, _ := s.run(t, "inventory", "--day", strconv.Itoa(from), "--days", strconv.Itoa(n))
 	var inv world.Inventory
 	if err := json.Unmarshal([]byte(out), &inv); err != nil {
 		t.Fatalf("inventory: %v", err)
@@ -56,18 +78,19 @@ func (s *realStand) inventory(t *testing.T, from, n int) *world.Inventory {
 // --days n` to orders.
 func (s *realStand) play(t *testing.T, from, n int, snapshots bool) {
 	t.Helper()
-	mustRun(t, "batch", "--day", strconv.Itoa(from), "--days", strconv.Itoa(n), "--brokers", s.brokers, "--topic", "hits")
+	s.run(t, "batch", "--day", strconv.Itoa(from), "--days", strconv.Itoa(n), "--brokers", s.brokers, "--topic", "hits")
 	if snapshots {
-		mustRun(t, "snapshot", "--day", strconv.Itoa(from), "--days", strconv.Itoa(n), "--brokers", s.brokers, "--topic", "orders")
+		s.run(t, "snapshot", "--day", strconv.Itoa(from), "--days", strconv.Itoa(n), "--brokers", s.brokers, "--topic", "orders")
 	}
 }
 
-// fillRealStand plays the stand's starting world (hits of days 0…7, snapshots of days 0…6),
-// waits until ClickHouse has consumed the hits and pulled the orders, and returns the stand
-// and the world's inventory.
-func fillRealStand(t *testing.T) (*realStand, *world.Inventory) {
+// fillRealStand plays the stand's starting world of the world flags given (nil: the stand's
+// own; hits of days 0…7, snapshots of days 0…6), waits until ClickHouse has consumed the hits
+// and pulled the orders, and returns the stand and the world's inventory.
+func fillRealStand(t *testing.T, worldFlags []string) (*realStand, *world.Inventory) {
 	t.Helper()
 	s := startRealStand(t)
+	s.world = worldFlags
 	inv := s.inventory(t, 0, 8)
 	start := time.Now()
 	s.play(t, 0, 8, true)
@@ -129,7 +152,7 @@ func sameRows(t *testing.T, what string, got, want map[string]string) {
 // started again.
 func TestRealClickHouse(t *testing.T) {
 	t.Parallel() // its own servers: it waits on them beside the other real tiers
-	s, inv := fillRealStand(t)
+	s, inv := fillRealStand(t, nil)
 	ch := s.ch
 
 	// Hits: every message one raw row, every event once in ODS under its date, no error.

@@ -61,7 +61,7 @@ func columnsOf(ch *realclickhouse.Server, table string, with map[string]string) 
 // TestRealClickHouseVerifyValues: see the file's comment.
 func TestRealClickHouseVerifyValues(t *testing.T) {
 	t.Parallel() // its own servers: it waits on them beside the other real tiers
-	s, inv := fillRealStand(t)
+	s, inv := fillRealStand(t, judgedWorld)
 	fill := []string{"--day", "0", "--days", "8"}
 	password := s.ch.Password()
 
@@ -163,7 +163,7 @@ func TestRealClickHouseVerifyValues(t *testing.T) {
 		ctx, cancel := context.WithTimeout(context.Background(), verifyBound)
 		defer cancel()
 		file := filepath.Join(t.TempDir(), "verify.json")
-		cmd := exec.CommandContext(ctx, buildClickgen(t), "verify", "--clickhouse", s.ch.UserURL(), "--report", file, "--day", "0", "--days", "8")
+		cmd := exec.CommandContext(ctx, buildClickgen(t), append([]string{"verify", "--clickhouse", s.ch.UserURL(), "--report", file, "--day", "0", "--days", "8"}, s.world...)...)
 		cmd.Env = append(os.Environ(), "CLICKHOUSE_PASSWORD="+password)
 		out, err := cmd.Output()
 		if code := exitCodeOf(t, err); code != 1 || !strings.Contains(string(out), "dm.purchase_vs_orders_v does not exist (--marts-view '' skips it)") {
@@ -175,7 +175,7 @@ func TestRealClickHouseVerifyValues(t *testing.T) {
 		ch := s.ch.In(t)
 		// A snapshot the stand has not pulled yet: the refused verify must leave it in Kafka.
 		next := s.inventory(t, 0, 9)
-		mustRun(t, "snapshot", "--day", "8", "--brokers", s.brokers, "--topic", "orders")
+		s.run(t, "snapshot", "--day", "8", "--brokers", s.brokers, "--topic", "orders")
 		r := s.verifyStore(t, password, append(fill, "--raw-table", "stg.orders_raw_kafka")...)
 		if r.code != 2 || !strings.Contains(r.stderr, "--raw-table stg.orders_raw_kafka: its engine is Kafka") || r.stdout != "" {
 			t.Fatalf("--raw-table stg.orders_raw_kafka: exit %d\n%s\n%s", r.code, r.stdout, r.stderr)

@@ -15,8 +15,8 @@ import (
 	"github.com/clickgen/clickgen/internal/tier/realclickhouse"
 )
 
-// clusterVerifyArgs judge the fill world (days 0…7, snapshots 0…6) with a bound on every
-// answer that a dead shard must not reach.
+// clusterVerifyArgs judge the fill world (days 0…7, snapshots 0…6; judgedWorld's tenth of
+// it) with a bound on every answer that a dead shard must not reach.
 var clusterVerifyArgs = []string{"--day", "0", "--days", "8", "--timeout", "30s"}
 
 // oneLineOut is a console's table with its wrapped lines joined.
@@ -32,8 +32,7 @@ func oneLineOut(s string) string { return strings.Join(strings.Fields(s), " ") }
 // the dead shard's events listed as missing).
 func TestRealClusterVerify(t *testing.T) {
 	t.Parallel() // its own servers: it waits on them beside the other real tiers
-	c, inv, _ := fillRealCluster(t, 2, 1, nil)
-	s := &realStand{kafka: c.kafka, ch: c.ch.First(), brokers: c.brokers}
+	c, s, inv, _ := fillRealCluster(t, 2, 1, judgedWorld, nil)
 
 	t.Run("whole", func(t *testing.T) {
 		r := s.verifyStore(t, s.ch.Password(), clusterVerifyArgs...)
@@ -113,8 +112,7 @@ func TestRealClusterVerify(t *testing.T) {
 // faces is whole: exit 0, for a reader whose profile skips unavailable shards read-only too.
 func TestRealClusterVerifyReplicas(t *testing.T) {
 	t.Parallel() // its own servers: it waits on them beside the other real tiers
-	c, _, _ := fillRealCluster(t, 2, 2, nil)
-	s := &realStand{kafka: c.kafka, ch: c.ch.First(), brokers: c.brokers}
+	c, s, _, _ := fillRealCluster(t, 2, 2, judgedWorld, nil)
 	c.ch.Server(2, 1).Kill()
 	for _, user := range []string{realclickhouse.User, realclickhouse.LenientReadonlyUser} {
 		r := s.verifyStore(t, s.ch.Password(), append([]string{"--clickhouse-user", user}, clusterVerifyArgs...)...)

@@ -37,10 +37,11 @@ type storeRun struct {
 }
 
 // verifyCmd is the command line of `clickgen verify --clickhouse` against s's server as
-// realclickhouse.User, with a report into file, then args; the stand has no marts view. The
+// realclickhouse.User, with a report into file, then args and the stand's world flags; the
+// stand has no marts view. The
 // stand's start built the command.
 func (s *realStand) verifyCmd(ctx context.Context, password, file string, args ...string) *exec.Cmd {
-	all := append([]string{"verify", "--clickhouse", s.ch.UserURL(), "--marts-view", "", "--report", file}, args...)
+	all := append(append([]string{"verify", "--clickhouse", s.ch.UserURL(), "--marts-view", "", "--report", file}, args...), s.world...)
 	cmd := exec.CommandContext(ctx, built.bin, all...)
 	cmd.Env = append(os.Environ(), "CLICKHOUSE_PASSWORD="+password)
 	return cmd
@@ -222,10 +223,10 @@ func (s *realStand) waitGroupCaughtUp(t *testing.T, bound time.Duration) {
 	})
 }
 
-// firstMessage is the first hit of a day of the world, as sent.
-func firstMessage(t *testing.T, day int) []byte {
+// firstMessage is the first hit of a day of the world of a scale (judgedWorld's), as sent.
+func firstMessage(t *testing.T, day int, scale float64) []byte {
 	t.Helper()
-	w, err := world.NewWorld(world.Params{})
+	w, err := world.NewWorld(world.Params{Scale: scale})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -354,7 +355,7 @@ func sameSet(t *testing.T, what string, got, want map[uint64]int) {
 // that stops answering (exit 1 within --timeout, before the first query and mid-read).
 func TestRealClickHouseVerify(t *testing.T) {
 	t.Parallel() // its own servers: it waits on them beside the other real tiers
-	s, inv := fillRealStand(t)
+	s, inv := fillRealStand(t, judgedWorld)
 	fill := []string{"--day", "0", "--days", "8"}
 	password := s.ch.Password()
 
@@ -413,7 +414,7 @@ func TestRealClickHouseVerify(t *testing.T) {
 		// A hit of day 2 under a WatchID no day has, and a line that is no JSON object, as
 		// the Kafka reader would have passed them on: each a raw row, the first an event of
 		// day 2, the second an error row; and two events of day 4 inserted into ODS alone.
-		base := firstMessage(t, 2)
+		base := firstMessage(t, 2, judgedScale)
 		rest := base[bytes.IndexByte(base, ',')+1:]
 		const x, y, z = uint64(1<<62 + 1), uint64(1<<62 + 2), uint64(1<<62 + 3)
 		msg := append([]byte(`{"WatchID":`+strconv.FormatUint(x, 10)+","), rest...)
@@ -487,7 +488,7 @@ func TestRealClickHouseVerify(t *testing.T) {
 		ch.Query("SYSTEM STOP MERGES ods.event_rep")
 		defer ch.Query("SYSTEM START MERGES ods.event_rep")
 		raw, events := ch.Count("stg.hits_raw_rep", false), ch.Count("ods.event_rep", false)
-		mustRun(t, "batch", "--day", strconv.Itoa(day), "--brokers", s.brokers, "--topic", "hits")
+		s.run(t, "batch", "--day", strconv.Itoa(day), "--brokers", s.brokers, "--topic", "hits")
 		ch.WaitRows("stg.hits_raw_rep", raw+int64(sent))
 		ch.WaitRows("ods.event_rep", events+int64(n))
 		rows, distinct := counts(t, ch, "SELECT count(), uniqExact(WatchID) FROM ods.event_rep WHERE EventDate = '"+date+"'")
@@ -520,6 +521,9 @@ func TestRealClickHouseVerify(t *testing.T) {
 
 	t.Run("killed while consuming", func(t *testing.T) {
 		ch := s.ch.In(t)
+		// The new days of the stand's own world (sentHits'), not the tenth the rest plays:
+		// the kill must find more than one block to write.
+		s := &realStand{kafka: s.kafka, ch: s.ch, brokers: s.brokers}
 		from, days := 8, 4
 		next := s.inventory(t, from, days)
 		dates := make([]string, len(next.Days))
