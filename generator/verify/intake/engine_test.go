@@ -5,7 +5,9 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
+	"runtime"
 	"strconv"
 	"strings"
 	"sync"
@@ -25,15 +27,51 @@ var engine struct {
 	err  error
 }
 
+// built is the clickgen command the tests run as a separate process, compiled once per run of
+// the test binary (clickgenBinary).
+var built struct {
+	once sync.Once
+	dir  string
+	bin  string
+	out  []byte
+	err  error
+}
+
 func TestMain(m *testing.M) {
 	code := testenv.Main(m)
 	if engine.s != nil {
 		engine.s.Close()
 	}
-	if engine.dir != "" {
-		os.RemoveAll(engine.dir)
+	for _, dir := range []string{engine.dir, built.dir} {
+		if dir != "" {
+			os.RemoveAll(dir)
+		}
 	}
 	os.Exit(code)
+}
+
+// clickgenBinary builds the command once per run of the test binary (TestMain removes it)
+// and returns its path.
+func clickgenBinary(t *testing.T) string {
+	t.Helper()
+	built.once.Do(func() {
+		goBin, err := exec.LookPath("go")
+		if err != nil {
+			goBin = filepath.Join(runtime.GOROOT(), "bin", "go")
+		}
+		if built.dir, built.err = os.MkdirTemp("", "clickgen-intake-"); built.err != nil {
+			return
+		}
+		built.bin = filepath.Join(built.dir, "clickgen")
+		cmd := exec.Command(goBin, "build", "-o", built.bin, "github.com/clickgen/clickgen/cmd/clickgen")
+		if built.out, built.err = cmd.CombinedOutput(); built.err != nil {
+			built.err = fmt.Errorf("go build: %w\n%s", built.err, built.out)
+		}
+	})
+	if built.err != nil {
+		t.Fatal(built.err)
+	}
+	return built.bin
 }
 
 // openEngine returns the test binary's one chDB session (chDB allows one data path per

@@ -5,6 +5,9 @@ package intake
 // importing generator would be an import cycle). chDB allows one engine data path per process,
 // so both packages of this test binary must share one session.
 
+// ClickgenBinary is clickgenBinary: the command, built once per run of the test binary.
+var ClickgenBinary = clickgenBinary
+
 // OpenEngine is openEngine: the test binary's one chDB session, where the chdb tier runs.
 var OpenEngine = openEngine
 

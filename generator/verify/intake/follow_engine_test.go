@@ -7,7 +7,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"runtime"
 	"strconv"
 	"strings"
 	"testing"
@@ -45,20 +44,8 @@ type followedReport struct {
 	} `json:"follow"`
 }
 
-// clickgenBinary builds the command into a temporary directory, once per call.
-func clickgenBinary(t *testing.T) string {
-	t.Helper()
-	goBin, err := exec.LookPath("go")
-	if err != nil {
-		goBin = filepath.Join(runtime.GOROOT(), "bin", "go")
-	}
-	bin := filepath.Join(t.TempDir(), "clickgen")
-	cmd := exec.Command(goBin, "build", "-o", bin, "github.com/clickgen/clickgen/cmd/clickgen")
-	if out, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
-	}
-	return bin
-}
+// clickgenBinary is the clickgen command, built once per run of the test binary.
+var clickgenBinary = intake.ClickgenBinary
 
 // followedStress runs the stand's hits pipeline with kafka_flush_interval_ms flush on the
 // brokers at addrs (whose group clickstream_hits, if it exists, has taken all of hits), and a

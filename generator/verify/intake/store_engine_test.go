@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -28,6 +29,15 @@ import (
 // ods.event_dist, ods.event_errors_dist, stg.hits_raw_dist, ods.order_dist and
 // ods.order_errors_dist over the single-node tables (the stand's Distributed faces on one
 // shard), and dm.purchase_vs_orders_v computing the stand's mart rule from ODS.
+
+// storeScale is the scale of the worlds the store tier plays, and storeWorld its flags, given to
+// every command of the tier (runVerify adds them itself): a tenth of the stand's world (the fill
+// world's 40,715 hits and 612 order rows over the same eight days, a garbage day's every class).
+// The tier judges how verify reads and names what the engine stores, which does not grow with
+// the rows, and a tenth takes a tenth of the engine's CPU, which the test tiers share.
+const storeScale = 0.1
+
+var storeWorld = []string{"--scale", strconv.FormatFloat(storeScale, 'g', -1, 64)}
 
 // frontUser and frontPassword are the front's credentials; the password must never be printed.
 const (
@@ -178,11 +188,12 @@ type verifyRun struct {
 	took           time.Duration
 }
 
-// runVerify runs the binary's verify against the front with password, and reads the report.
+// runVerify runs the binary's verify of storeWorld (or of the --scale args name: the last
+// value of a flag is the one taken) against the front with password, and reads the report.
 func runVerify(t *testing.T, bin, url, password string, args ...string) verifyRun {
 	t.Helper()
 	rep := filepath.Join(t.TempDir(), "report.json")
-	args = append([]string{"verify", "--clickhouse", url, "--clickhouse-user", frontUser, "--report", rep}, args...)
+	args = append(append([]string{"verify", "--clickhouse", url, "--clickhouse-user", frontUser, "--report", rep}, storeWorld...), args...)
 	cmd := exec.Command(bin, args...)
 	cmd.Env = append(os.Environ(), "CLICKHOUSE_PASSWORD="+password)
 	var out, errb bytes.Buffer
@@ -220,7 +231,7 @@ func clickgen(t *testing.T, bin string, args ...string) {
 }
 
 // TestStoreVerifyFill: the stand's starting world (`run fill`: batch and snapshot of days
-// 0…7) through Kafka into the stand's tables on the real engine; verify --clickhouse finds it
+// 0…7; storeWorld's tenth of it) through Kafka into the stand's tables on the real engine; verify --clickhouse finds it
 // exact, every value judged; then finds each value changed (changedValues) and each fault
 // injected: a day's rows deleted, unplanned rows inserted, a day replayed (copies count once;
 // --exactly-once then differs), a table dropped, a wrong password; last, the next day played
@@ -236,11 +247,13 @@ func TestStoreVerifyFill(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer b.Close()
+	// Closed after the stand's cleanup has detached its consumers (cleanups run last first):
+	// a Kafka table dropped after its broker has gone waits out its client's close.
+	t.Cleanup(func() { b.Close() })
 	bin := clickgenBinary(t)
 	brokers := strings.Join(b.Addrs(), ",")
 	st := buildStand(t, s, brokers)
-	w, err := world.NewWorld(world.Params{})
+	w, err := world.NewWorld(world.Params{Scale: storeScale})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -250,7 +263,7 @@ func TestStoreVerifyFill(t *testing.T) {
 	}
 
 	start := time.Now()
-	clickgen(t, bin, "run", "fill", "--brokers", brokers)
+	clickgen(t, bin, append([]string{"run", "fill", "--brokers", brokers}, storeWorld...)...)
 	t.Logf("run fill sent in %v", time.Since(start).Round(time.Millisecond))
 	st.pullOrders(t, inv.Expect.Orders.StgRows)
 	srv, front := startFront(t, s, frontUser, frontPassword)
@@ -363,7 +376,7 @@ func TestStoreVerifyFill(t *testing.T) {
 	t.Run("a day replayed", func(t *testing.T) {
 		day := 3
 		replayed := time.Now().UTC().Add(-time.Second).Format("2006-01-02 15:04:05")
-		clickgen(t, bin, "batch", "--day", fmt.Sprint(day), "--brokers", brokers, "--topic", "hits")
+		clickgen(t, bin, append([]string{"batch", "--day", fmt.Sprint(day), "--brokers", brokers, "--topic", "hits"}, storeWorld...)...)
 		st.awaitRaw(t, inv.Expect.Hits.StgRows+inv.Days[day].Expect.StgRows)
 		// The parse view's rows come with the raw rows' insert; FINAL keeps the newest of
 		// each WatchID, so the replayed rows stay however parts merge.
@@ -430,21 +443,32 @@ func TestStoreVerifyGarbage(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer b.Close()
+	// Closed after the stand's cleanup has detached its consumers (cleanups run last first):
+	// a Kafka table dropped after its broker has gone waits out its client's close.
+	t.Cleanup(func() { b.Close() })
 	bin := clickgenBinary(t)
 	brokers := strings.Join(b.Addrs(), ",")
 	st := buildStand(t, s, brokers)
-	w, err := world.NewWorld(world.Params{})
+	// Half the stand's world (27,717 messages of day 1, 265 redelivered, 132 order rows):
+	// storeWorld's tenth has no order error of two of the three classes.
+	const scale = 0.5
+	w, err := world.NewWorld(world.Params{Scale: scale})
 	if err != nil {
 		t.Fatal(err)
 	}
-	garbage := []string{"--garbage", "0.05", "--garbage-mix",
-		"not_an_object=1,keyset_mismatch=1,key_field_unparsed=1,accepted_bad=1,vanishing=1,field_invalid=1", "--redeliver", "0.01"}
+	scaled := []string{"--scale", strconv.FormatFloat(scale, 'g', -1, 64)}
+	garbage := append([]string{"--garbage", "0.05", "--garbage-mix",
+		"not_an_object=1,keyset_mismatch=1,key_field_unparsed=1,accepted_bad=1,vanishing=1,field_invalid=1", "--redeliver", "0.01"}, scaled...)
 	inv, err := w.Inventory(context.Background(), world.Range{From: 1, Days: 1, Garbage: heavyGarbage}, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
-	clickgen(t, bin, "run", "garbage", "--brokers", brokers)
+	for c, n := range inv.Snapshots[0].Expect.ODSErrors {
+		if n == 0 {
+			t.Fatalf("the snapshot of day 1 at scale %v has no order error of class %s to find", scale, c)
+		}
+	}
+	clickgen(t, bin, append([]string{"run", "garbage", "--brokers", brokers}, scaled...)...)
 	st.pullOrders(t, inv.Expect.Orders.StgRows)
 	srv, _ := startFront(t, s, frontUser, frontPassword)
 	args := append([]string{"--day", "1", "--days", "1"}, garbage...)

@@ -106,8 +106,8 @@ func nextDay(t *testing.T, st *standTier, w *world.World, bin, brokers, url stri
 	if err != nil {
 		t.Fatal(err)
 	}
-	clickgen(t, bin, "batch", "--day", "8", "--brokers", brokers, "--topic", "hits")
-	clickgen(t, bin, "snapshot", "--day", "8", "--brokers", brokers, "--topic", "orders")
+	clickgen(t, bin, append([]string{"batch", "--day", "8", "--brokers", brokers, "--topic", "hits"}, storeWorld...)...)
+	clickgen(t, bin, append([]string{"snapshot", "--day", "8", "--brokers", brokers, "--topic", "orders"}, storeWorld...)...)
 	st.awaitRaw(t, before+next.Days[8].Expect.StgRows)
 	st.pullOrders(t, next.Expect.Orders.StgRows)
 	r := runVerify(t, bin, url, frontPassword, "--day", "0", "--days", "9", "--wait", "3m")
