@@ -50,7 +50,27 @@ func TestDocsCommands(t *testing.T) {
 	}
 	for _, doc := range docs {
 		name, _ := filepath.Rel(root, doc)
-		t.Run(name, func(t *testing.T) { runDoc(t, root, bin, name) })
+		t.Run(name, func(t *testing.T) {
+			// Documents run side by side (each script has its own ports, servers and folder;
+			// most of their time is waiting on servers and paced runs), each with its own copy
+			// of the command: the README's `go install` replaces the one on its PATH.
+			t.Parallel()
+			own := t.TempDir()
+			copyFile(t, filepath.Join(bin, "clickgen"), filepath.Join(own, "clickgen"))
+			runDoc(t, root, own, name)
+		})
+	}
+}
+
+// copyFile copies the executable from to the new file to.
+func copyFile(t *testing.T, from, to string) {
+	t.Helper()
+	b, err := os.ReadFile(from)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(to, b, 0o755); err != nil {
+		t.Fatal(err)
 	}
 }
 
