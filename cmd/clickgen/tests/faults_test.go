@@ -25,6 +25,7 @@ import (
 // delivery timeout, name the incomplete day once, and write a report whose counters add up
 // (sent = acked + failed + unaccounted, with the unacknowledged messages counted).
 func TestBatchBrokerKilledMidRun(t *testing.T) {
+	t.Parallel() // its own processes and brokers: see the package comment
 	if testing.Short() {
 		t.Skip("builds the command and plays days at scale 3")
 	}
@@ -91,6 +92,7 @@ func TestBatchBrokerKilledMidRun(t *testing.T) {
 // signal the run sits in its flush (--flush-timeout 10m); only a working second signal ends
 // it. Restoring the signal's disposition after the first signal restored "ignored".
 func TestSecondSignalWhenSIGINTIgnored(t *testing.T) {
+	t.Parallel() // its own processes and brokers: see the package comment
 	if testing.Short() {
 		t.Skip("builds the command")
 	}

@@ -17,6 +17,7 @@ import (
 // a second the run says what it waits for and how long at most, and the first signal ends it
 // with exit 130.
 func TestFIFOInputsHearSignals(t *testing.T) {
+	t.Parallel() // its own processes and brokers: see the package comment
 	if testing.Short() {
 		t.Skip("builds the command")
 	}
@@ -51,6 +52,7 @@ func TestFIFOInputsHearSignals(t *testing.T) {
 // Every input is read one byte past its limit at most, and refused naming the limit; the
 // catalog's refusal (the largest limit, 256 MiB) leaves the process under 512 MiB.
 func TestEndlessInputsBounded(t *testing.T) {
+	t.Parallel() // its own processes and brokers: see the package comment
 	if testing.Short() {
 		t.Skip("builds the command")
 	}
@@ -89,6 +91,7 @@ func TestEndlessInputsBounded(t *testing.T) {
 // catalog, it was created (truncating the catalog) before the run started; the run is now
 // refused with exit 2 and the catalog stays whole.
 func TestCPUProfileIsAnOutput(t *testing.T) {
+	t.Parallel() // its own processes and brokers: see the package comment
 	if testing.Short() {
 		t.Skip("builds the command")
 	}

@@ -92,6 +92,7 @@ func withBrokers(t *testing.T, args []string, addr string) []string {
 // (whose entrypoint is clickgen, so the args are a clickgen command line), and the args parse
 // with the verb's real flag set.
 func TestK8sManifests(t *testing.T) {
+	t.Parallel() // its own processes and brokers: see the package comment
 	for _, name := range []string{"fill-job.yaml", "stress-job.yaml"} {
 		t.Run(name, func(t *testing.T) {
 			j := loadJob(t, name)
@@ -161,6 +162,7 @@ func runPods(t *testing.T, ctx context.Context, bin, addr string, j indexedJob, 
 // whole topics); the stress pods, cut to a short duration at a lower total rate, must send
 // together the total the shape allows, each about its share.
 func TestK8sIndexedJobLocally(t *testing.T) {
+	t.Parallel() // its own processes and brokers: see the package comment
 	if testing.Short() {
 		t.Skip("builds the command and runs the jobs' pods as processes")
 	}

@@ -13,6 +13,7 @@ import (
 
 // TestKafkaRoundTrip plays a day with garbage and its snapshot into kfake (roundTrip).
 func TestKafkaRoundTrip(t *testing.T) {
+	t.Parallel() // its own processes and brokers: see the package comment
 	_, addr := kfakeCluster(t)
 	roundTrip(t, addr)
 }
@@ -96,6 +97,7 @@ func checkPartitionOrder(t *testing.T, topic string, lines [][]byte, recs []brok
 // the sink's to test: sink's TestCheckConnectRefusedUntilTimeout); a missing topic
 // says how to create it.
 func TestUnreachableBrokerAndMissingTopic(t *testing.T) {
+	t.Parallel() // its own processes and brokers: see the package comment
 	_, errs, code := clickgen(t, "batch", "--day", "0", "--brokers", "127.0.0.1:1", "--topic", "hits", "--connect-timeout", "1s")
 	if code != 1 || !strings.Contains(errs, "127.0.0.1:1") || !strings.Contains(errs, "within 1s") {
 		t.Errorf("unreachable broker: exit %d, stderr %q; want exit 1 naming the broker and the 1s bound", code, errs)

@@ -23,6 +23,7 @@ import (
 // (librdkafka, the client ClickHouse's Kafka engine uses). Counts, keys, partitions (murmur2)
 // and values must be what the inventory and the file sink say.
 func TestKcatReadsWhatInventorySays(t *testing.T) {
+	t.Parallel() // its own processes and brokers: see the package comment
 	kcat := kcatPath(t)
 	bin := buildClickgen(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)

@@ -3,15 +3,22 @@
 // stdout and stderr as they leave the process), against files, franz-go's kfake and, in the
 // real tiers, Apache Kafka and ClickHouse. The tests of the command's parts (its flag table,
 // its help, its wording of the libraries' errors) are package main's.
+//
+// Every test runs beside the others (t.Parallel): each starts its own processes, brokers and
+// servers on ports of its own, and most of their time is waiting on them. So that the real
+// tiers' waits overlap, four run at once unless -parallel says otherwise (go test's default is
+// GOMAXPROCS, two on the CI machine, which left one lane of five server tests back to back).
 package tests
 
 import (
 	"bytes"
 	"context"
 	"errors"
+	"flag"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"sync"
 	"testing"
 	"time"
@@ -19,9 +26,18 @@ import (
 	"github.com/clickgen/clickgen/internal/testenv"
 )
 
-// TestMain runs the tests and says which test tiers ran and which were skipped, and why; the
-// command built for them is removed afterwards.
+// defaultParallel is how many tests run at once unless -parallel says.
+const defaultParallel = 4
+
+// TestMain runs the tests (defaultParallel at once unless -parallel says) and says which test
+// tiers ran and which were skipped, and why; the command built for them is removed afterwards.
 func TestMain(m *testing.M) {
+	flag.Parse()
+	given := false
+	flag.Visit(func(f *flag.Flag) { given = given || f.Name == "test.parallel" })
+	if !given {
+		flag.Set("test.parallel", strconv.Itoa(defaultParallel))
+	}
 	code := testenv.Main(m)
 	if built.dir != "" {
 		os.RemoveAll(built.dir)

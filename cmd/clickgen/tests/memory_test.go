@@ -13,6 +13,7 @@ import (
 // anything is built (it used to die with Go's "fatal error: out of memory", a stack trace and
 // exit 2), and still plays scale 1 under the same limit.
 func TestMemoryRefusedUnderUlimit(t *testing.T) {
+	t.Parallel() // its own processes and brokers: see the package comment
 	if testing.Short() {
 		t.Skip("builds the binary")
 	}

@@ -13,6 +13,7 @@ import (
 // the signal modelled all the same); each is now built within the run's context, and the
 // first signal ends the wait with exit 130: no day is modelled after it.
 func TestModelWaitHearsSignal(t *testing.T) {
+	t.Parallel() // its own processes and brokers: see the package comment
 	if testing.Short() {
 		t.Skip("builds the command and models days at scale 100")
 	}

@@ -59,6 +59,7 @@ func headC(n int64) func(*os.File) {
 // of SIGPIPE (exit 141) with no summary and no report. Each now ends with exit 1 and the
 // write error, the summary on stderr and the report written.
 func TestPipeReaderGone(t *testing.T) {
+	t.Parallel() // its own processes and brokers: see the package comment
 	if testing.Short() {
 		t.Skip("builds the binary")
 	}

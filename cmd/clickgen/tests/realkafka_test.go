@@ -369,6 +369,7 @@ func segmentsUnion(t *testing.T, addr string) {
 
 // TestSegmentsUnion is segmentsUnion on kfake.
 func TestSegmentsUnion(t *testing.T) {
+	t.Parallel() // its own processes and brokers: see the package comment
 	_, addr := kfakeCluster(t)
 	segmentsUnion(t, addr)
 }

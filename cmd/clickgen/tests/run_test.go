@@ -8,6 +8,7 @@ import (
 // TestRunIntoBrokers plays smoke into a separate cluster: the topics then hold exactly the
 // expected counts, and the expectation is checked against what was acknowledged.
 func TestRunIntoBrokers(t *testing.T) {
+	t.Parallel() // its own processes and brokers: see the package comment
 	_, addr := kfakeCluster(t)
 	runIntoBrokers(t, addr)
 }

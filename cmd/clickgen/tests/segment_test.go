@@ -8,6 +8,7 @@ import (
 // TestVerifySegment: a topic one segment filled alone verifies with --segment, and not as
 // the whole run.
 func TestVerifySegment(t *testing.T) {
+	t.Parallel() // its own processes and brokers: see the package comment
 	_, addr := kfakeCluster(t)
 	verifySegment(t, addr)
 }

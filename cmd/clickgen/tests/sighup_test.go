@@ -16,6 +16,7 @@ import (
 // disposition killed the process. It ends a run as SIGTERM does: the flush, the summary, the
 // report (interrupted, ok false), exit 130.
 func TestSIGHUPEndsLikeSIGTERM(t *testing.T) {
+	t.Parallel() // its own processes and brokers: see the package comment
 	if testing.Short() {
 		t.Skip("builds the command")
 	}

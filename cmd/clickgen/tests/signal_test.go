@@ -18,6 +18,7 @@ import (
 // with two kill -TERM a millisecond apart). Two signals together now stop the run once:
 // exit 130, the summary and the report written.
 func TestTwoSignalsTogetherAreOneStop(t *testing.T) {
+	t.Parallel() // its own processes and brokers: see the package comment
 	if testing.Short() {
 		t.Skip("builds the command")
 	}

@@ -110,6 +110,7 @@ func readStoreSection(t *testing.T, path string) storeSection {
 // sampled messages all seen, at most --follow-sample a second, the store section in the report
 // and the store lines on stderr.
 func TestStoreFollowIntoFakeTable(t *testing.T) {
+	t.Parallel() // its own processes and brokers: see the package comment
 	_, addr := kfakeCluster(t)
 	ft := newFakeTable(t, "Distributed", true)
 	rep := filepath.Join(t.TempDir(), "r.json")
@@ -131,6 +132,7 @@ func TestStoreFollowIntoFakeTable(t *testing.T) {
 // sampled keys are unseen and listed after --follow-timeout; that alone does not fail the run,
 // store_unseen==0 does, with exit code 3.
 func TestStoreFollowNothingStored(t *testing.T) {
+	t.Parallel() // its own processes and brokers: see the package comment
 	_, addr := kfakeCluster(t)
 	ft := newFakeTable(t, "ReplacingMergeTree", false)
 	dir := t.TempDir()
@@ -160,6 +162,7 @@ func TestStoreFollowNothingStored(t *testing.T) {
 // anything is sent; a table a read would consume (a Kafka engine) is refused before the run,
 // and a server that cannot be reached fails it before anything is sent.
 func TestStoreFollowFlagsChecked(t *testing.T) {
+	t.Parallel() // its own processes and brokers: see the package comment
 	_, addr := kfakeCluster(t)
 	base := []string{"batch", "--day", "0", "--limit", "10", "--brokers", addr, "--topic", "hits"}
 	for _, tc := range []struct {
@@ -207,6 +210,7 @@ func TestStoreFollowFlagsChecked(t *testing.T) {
 // TestStoreFollowSignalEndsWait: a signal during the wait for unseen keys ends it at once:
 // exit 130, the keys listed as unseen with the wait said interrupted.
 func TestStoreFollowSignalEndsWait(t *testing.T) {
+	t.Parallel() // its own processes and brokers: see the package comment
 	if testing.Short() {
 		t.Skip("builds the command")
 	}

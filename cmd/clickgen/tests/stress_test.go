@@ -7,6 +7,7 @@ import (
 // TestStressIntoBrokers: stress against a separate cluster sends exactly --messages, and
 // skips the read-back.
 func TestStressIntoBrokers(t *testing.T) {
+	t.Parallel() // its own processes and brokers: see the package comment
 	_, addr := kfakeCluster(t)
 	stressIntoBrokers(t, addr)
 }

@@ -35,6 +35,7 @@ func verdictOnBroker(t *testing.T, addr string) {
 
 // TestVerdictIntoBrokers is verdictOnBroker on kfake.
 func TestVerdictIntoBrokers(t *testing.T) {
+	t.Parallel() // its own processes and brokers: see the package comment
 	_, addr := kfakeCluster(t)
 	verdictOnBroker(t, addr)
 }

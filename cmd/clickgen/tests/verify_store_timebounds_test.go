@@ -21,6 +21,7 @@ const storeBound = 3 * time.Minute
 // The wait bounds the first answer too: verify ends with exit 1 saying that the server did not
 // answer within the wait, and that --wait bounded it.
 func TestVerifyStoreWaitBoundsAFrozenServer(t *testing.T) {
+	t.Parallel() // its own processes and brokers: see the package comment
 	if testing.Short() {
 		t.Skip("the real ClickHouse tier does not run under -short")
 	}
@@ -50,6 +51,7 @@ func TestVerifyStoreWaitBoundsAFrozenServer(t *testing.T) {
 // second per one-row block) is read; SIGINT while its query runs ends verify with 130, and
 // system.processes holds none of verify's queries once it has exited.
 func TestVerifyStoreInterruptCancelsItsQuery(t *testing.T) {
+	t.Parallel() // its own processes and brokers: see the package comment
 	if testing.Short() {
 		t.Skip("the real ClickHouse tier does not run under -short")
 	}

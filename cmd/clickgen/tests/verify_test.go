@@ -77,6 +77,7 @@ func verifyAfterBatchAndSnapshot(t *testing.T, addr string) {
 // TestVerifyMissingDay: only day 0 was sent but verify is asked about days 0 and 1: exit 1,
 // naming the missing hits of day 1 and the missing snapshot of day 0.
 func TestVerifyMissingDay(t *testing.T) {
+	t.Parallel() // its own processes and brokers: see the package comment
 	_, addr := kfakeCluster(t)
 	verifyMissingDay(t, addr)
 }
@@ -108,6 +109,7 @@ func verifyMissingDay(t *testing.T, addr string) {
 // claims when the stand's intake classifies it, keyed and placed as the contract says and in
 // the partitions inject printed.
 func TestInjectEveryClass(t *testing.T) {
+	t.Parallel() // its own processes and brokers: see the package comment
 	_, addr := kfakeCluster(t)
 	injectEveryClass(t, addr)
 }
@@ -179,6 +181,7 @@ func intakeVerdict(kind string, v []byte) string {
 // TestVerifyNoticesPartitionCount: a topic created with another partition count than verify
 // assumes is named as such, not reported as every key misplaced (issue 11 item 10).
 func TestVerifyNoticesPartitionCount(t *testing.T) {
+	t.Parallel() // its own processes and brokers: see the package comment
 	c, err := kfake.NewCluster(kfake.NumBrokers(1), kfake.SeedTopics(3, "hits"), kfake.SeedTopics(1, "orders"))
 	if err != nil {
 		t.Fatal(err)
@@ -210,6 +213,7 @@ func partitionCountMismatch(t *testing.T, addr string) {
 // reconciles (exit 0 and a table); one injected message more makes verify exit 1 and name it,
 // with its class and partition.
 func TestVerifyAfterBatchAndSnapshot(t *testing.T) {
+	t.Parallel() // its own processes and brokers: see the package comment
 	_, addr := kfakeCluster(t)
 	verifyAfterBatchAndSnapshot(t, addr)
 }

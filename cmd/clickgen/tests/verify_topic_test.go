@@ -11,6 +11,7 @@ import (
 // orders topic holds exactly what it sends there; verify reconciles (exit 0). Asked about two
 // days, whose run sends snapshot 0, the same missing topic is a failure naming it.
 func TestVerifyMissingTopicThatGetsNothing(t *testing.T) {
+	t.Parallel() // its own processes and brokers: see the package comment
 	c, err := kfake.NewCluster(kfake.NumBrokers(1), kfake.SeedTopics(2, "hits"))
 	if err != nil {
 		t.Fatal(err)

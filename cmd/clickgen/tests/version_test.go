@@ -10,6 +10,7 @@ import (
 // TestVersionLinked builds the command as the README's install recipe and the image do,
 // without a VCS stamp and with -X main.version and -X main.commit, and runs its version verb.
 func TestVersionLinked(t *testing.T) {
+	t.Parallel() // its own processes and brokers: see the package comment
 	if testing.Short() {
 		t.Skip("builds the command")
 	}
