@@ -106,11 +106,11 @@ func TestDayAloneEqualsDayInsideARun(t *testing.T) {
 func TestPlayIndependentOfGOMAXPROCSAndWorkers(t *testing.T) {
 	prev := runtime.GOMAXPROCS(1)
 	defer runtime.GOMAXPROCS(prev)
-	one := playDays(t, freshWorld(t, Params{}), 0, 3, PlayOptions{Workers: 1})
+	one := playDays(t, freshWorld(t, watchedParams()), 0, 3, PlayOptions{Workers: 1})
 
 	runtime.GOMAXPROCS(max(2, runtime.NumCPU()))
 	for _, workers := range []int{4, 0} {
-		many := playDays(t, freshWorld(t, Params{}), 0, 3, PlayOptions{Workers: workers})
+		many := playDays(t, freshWorld(t, watchedParams()), 0, 3, PlayOptions{Workers: workers})
 		for d := range one {
 			if one[d] != many[d] {
 				t.Errorf("day %d: GOMAXPROCS=1 Workers=1 gives %+v, GOMAXPROCS=%d Workers=%d gives %+v",
