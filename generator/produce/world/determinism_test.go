@@ -63,6 +63,7 @@ func TestGoldenDayHashes(t *testing.T) {
 }
 
 func TestDaySameBytesTwice(t *testing.T) {
+	testenv.SkipUnderRace(t, watchedWorkers)
 	const d = 3
 	a := daySHA(freshWorld(t, Params{}).Day(d))
 	b := daySHA(freshWorld(t, Params{}).Day(d))
@@ -132,6 +133,7 @@ func TestAddingADayChangesNoEarlierByte(t *testing.T) {
 }
 
 func TestSeedChangesBytes(t *testing.T) {
+	testenv.SkipUnderRace(t, watchedWorkers)
 	canon := daySHA(canonical(t).Day(0))
 	for _, seed := range []uint64{CanonicalSeed + 1, 1} {
 		if got := daySHA(freshWorld(t, Params{Seed: seed}).Day(0)); got == canon {
