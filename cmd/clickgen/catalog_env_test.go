@@ -28,7 +28,7 @@ func fileSHA256(t *testing.T, path string) string {
 
 func inventoryCatalogSHA(t *testing.T, args ...string) string {
 	t.Helper()
-	out, errs, code := clickgen(t, append([]string{"inventory", "--day", "7", "--days", "1"}, args...)...)
+	out, errs, code := clickgen(t, append(raceScaled("inventory", "--day", "7", "--days", "1"), args...)...)
 	if code != 0 {
 		t.Fatalf("inventory %q: exit %d, %s", args, code, errs)
 	}
@@ -67,7 +67,7 @@ func TestGeneratorCatalogEnv(t *testing.T) {
 	// The playing verbs read it too: the stand's catalog names are in the hits.
 	t.Setenv("GENERATOR_CATALOG", standCatalog)
 	out := t.TempDir() + "/hits.ndjson"
-	if _, errs, code := clickgen(t, "batch", "--day", "0", "--limit", "20000", "--file", out); code != 0 {
+	if _, errs, code := clickgen(t, raceScaled("batch", "--day", "0", "--limit", "20000", "--file", out)...); code != 0 {
 		t.Fatalf("batch: exit %d, %s", code, errs)
 	}
 	data, err := os.ReadFile(out)

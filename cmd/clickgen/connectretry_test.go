@@ -30,14 +30,15 @@ func refusedAddr(t *testing.T) string {
 }
 
 // connectingVerbs are the verbs that connect to Kafka, each with the arguments of a short
-// run that succeeds against the stand's topics.
+// run that succeeds against the stand's topics (under the race detector in a smaller world:
+// the smoke profile's is small already).
 var connectingVerbs = [][]string{
-	{"batch", "--day", "0", "--limit", "20", "--topic", "hits"},
-	{"live", "--day", "0", "--speed", "100000", "--topic", "hits"},
-	{"snapshot", "--day", "1", "--topic", "orders"},
-	{"inject", "--topic", "hits", "--class", "keyset_mismatch"},
+	raceScaled("batch", "--day", "0", "--limit", "20", "--topic", "hits"),
+	raceScaled("live", "--day", "0", "--speed", "100000", "--topic", "hits"),
+	raceScaled("snapshot", "--day", "1", "--topic", "orders"),
+	raceScaled("inject", "--topic", "hits", "--class", "keyset_mismatch"),
 	{"run", "smoke"},
-	{"verify", "--day", "0"},
+	raceScaled("verify", "--day", "0"),
 }
 
 // TestConnectRetriedUntilBrokerListens: each verb pointed at a port nobody listens on yet

@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/clickgen/clickgen/generator/produce/broker"
+	"github.com/clickgen/clickgen/internal/testenv"
 	"github.com/clickgen/clickgen/internal/tier/kafkatest"
 
 	"github.com/twmb/franz-go/pkg/kfake"
@@ -71,26 +72,32 @@ func TestBrokerRejectsProduces(t *testing.T) {
 // TestInterruptLeavesHonestReport cancels a multi-day run in the middle (Ctrl-C): the run
 // exits non-zero, the report says interrupted, and acked equals what the topic holds.
 func TestInterruptLeavesHonestReport(t *testing.T) {
+	// Under the race detector the days are a tenth of the size (raceScaled), and so are the
+	// produce requests before the interruption and the four days' messages.
+	interruptAt, fourDays := int64(40), 4*48000
+	if testenv.Race {
+		interruptAt, fourDays = 4, 4*4800
+	}
 	c, addr := kfakeCluster(t)
 	var produces atomic.Int64
 	ctx, cancel := context.WithCancel(context.Background())
 	c.ControlKey(int16(kmsg.Produce), func(kmsg.Request) (kmsg.Response, error, bool) {
 		c.KeepControl()
-		if produces.Add(1) == 40 {
+		if produces.Add(1) == interruptAt {
 			cancel() // Ctrl-C while records are in flight
 		}
 		return nil, nil, false
 	})
 	rep := filepath.Join(t.TempDir(), "report.json")
 	var out, errb bytes.Buffer
-	err := run(ctx, []string{"batch", "--day", "0", "--days", "4", "--brokers", addr, "--topic", "hits", "--report", rep}, &out, &errb)
+	err := run(ctx, raceScaled("batch", "--day", "0", "--days", "4", "--brokers", addr, "--topic", "hits", "--report", rep), &out, &errb)
 	if !errors.Is(err, context.Canceled) || exitCode(err, &errb) == 0 {
 		t.Fatalf("interrupted run returned %v (exit %d), want an interruption", err, exitCode(err, &errb))
 	}
 	r := readReport(t, rep)
 	held := len(consume(t, addr, "hits"))
 	h := r.Topics["hits"]
-	if !r.Interrupted || h.Acked != int64(held) || h.Failed != 0 || held == 0 || held >= 4*48000 {
+	if !r.Interrupted || h.Acked != int64(held) || h.Failed != 0 || held == 0 || held >= fourDays {
 		t.Errorf("report interrupted=%v sent %d acked %d failed %d; topic holds %d", r.Interrupted, h.Sent, h.Acked, h.Failed, held)
 	}
 }

@@ -33,7 +33,7 @@ func cliRun(t *testing.T, args ...string) (string, string, int) {
 // stdout alone; text is the default and writes what the command always wrote; a bad value is
 // a usage error.
 func TestLogFormat(t *testing.T) {
-	args := []string{"batch", "--day", "0", "--limit", "200", "--file", "-"}
+	args := raceScaled("batch", "--day", "0", "--limit", "200", "--file", "-")
 	out, text, code := cliRun(t, args...)
 	if code != 0 || text == "" {
 		t.Fatalf("batch: exit %d, stderr %q", code, text)

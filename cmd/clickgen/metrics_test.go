@@ -207,9 +207,9 @@ func m2(m []string) string {
 // malformed or busy address is a usage error before anything is sent.
 func TestMetricsOnEveryPlayingVerb(t *testing.T) {
 	for _, args := range [][]string{
-		{"batch", "--day", "0", "--limit", "100", "--file", "-"},
-		{"live", "--day", "0", "--speed", "10000000", "--file", "-"},
-		{"snapshot", "--day", "1", "--file", "-"},
+		raceScaled("batch", "--day", "0", "--limit", "100", "--file", "-"),
+		raceScaled("live", "--day", "0", "--speed", "10000000", "--file", "-"),
+		raceScaled("snapshot", "--day", "1", "--file", "-"),
 		{"run", "smoke"},
 	} {
 		_, errs, code := clickgen(t, append(args, "--metrics-addr", "127.0.0.1:0")...)

@@ -52,13 +52,13 @@ func TestBatchAndSnapshotMatchInventory(t *testing.T) {
 	dir := t.TempDir()
 	hits, orders := filepath.Join(dir, "hits.jsonl"), filepath.Join(dir, "orders.jsonl")
 	report := filepath.Join(dir, "report.json")
-	if _, errs, code := clickgen(t, "batch", "--day", "3", "--days", "2", "--file", hits, "--report", report); code != 0 {
+	if _, errs, code := clickgen(t, raceScaled("batch", "--day", "3", "--days", "2", "--file", hits, "--report", report)...); code != 0 {
 		t.Fatalf("batch: exit %d: %s", code, errs)
 	}
-	if _, errs, code := clickgen(t, "snapshot", "--day", "3", "--days", "2", "--file", orders); code != 0 {
+	if _, errs, code := clickgen(t, raceScaled("snapshot", "--day", "3", "--days", "2", "--file", orders)...); code != 0 {
 		t.Fatalf("snapshot: exit %d: %s", code, errs)
 	}
-	inv := inventoryOf(t, "--day", "3", "--days", "2")
+	inv := inventoryOf(t, raceScaled("--day", "3", "--days", "2")...)
 	b, _ := os.ReadFile(hits)
 	lines := splitLines(b)
 	total := 0

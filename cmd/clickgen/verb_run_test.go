@@ -55,7 +55,7 @@ func TestRunSmoke(t *testing.T) {
 // TestRunGarbageProfile: the garbage profile (every class, opt-in ones included, plus
 // redeliveries) reconciles class by class on the embedded broker.
 func TestRunGarbageProfile(t *testing.T) {
-	out, errs, code := clickgen(t, "run", "garbage")
+	out, errs, code := clickgen(t, raceScaled("run", "garbage")...)
 	if code != 0 {
 		t.Fatalf("run garbage: exit %d\nstdout:\n%s\nstderr:\n%s", code, out, errs)
 	}

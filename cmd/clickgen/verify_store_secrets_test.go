@@ -106,7 +106,7 @@ func TestVerifyStorePlaintextPasswordWarning(t *testing.T) {
 	const warning = "warning: the password of env CLICKHOUSE_PASSWORD goes to"
 	plain, _ := versionServer(t, false)
 	t.Setenv(clickhousePasswordEnv, chPassword)
-	_, errs, _ := clickgen(t, "verify", "--day", "0", "--clickhouse", plain.URL, "--clickhouse-user", "analyst")
+	_, errs, _ := clickgen(t, raceScaled("verify", "--day", "0", "--clickhouse", plain.URL, "--clickhouse-user", "analyst")...)
 	if strings.Count(errs, warning) != 1 || !strings.Contains(errs, "in clear text (http://)") ||
 		strings.Index(errs, warning) > strings.Index(errs, "ClickHouse 18.16.1") {
 		t.Errorf("over http://: want one warning before the header:\n%s", errs)
@@ -120,12 +120,12 @@ func TestVerifyStorePlaintextPasswordWarning(t *testing.T) {
 	if err := os.WriteFile(ca, pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: secure.Certificate().Raw}), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	_, errs, _ = clickgen(t, "verify", "--day", "0", "--clickhouse", secure.URL, "--clickhouse-user", "analyst", "--tls-ca", ca)
+	_, errs, _ = clickgen(t, raceScaled("verify", "--day", "0", "--clickhouse", secure.URL, "--clickhouse-user", "analyst", "--tls-ca", ca)...)
 	if strings.Contains(errs, "warning") || !strings.Contains(errs, "ClickHouse 18.16.1") {
 		t.Errorf("over https: want the server read and no warning:\n%s", errs)
 	}
 	t.Setenv(clickhousePasswordEnv, "")
-	_, errs, _ = clickgen(t, "verify", "--day", "0", "--clickhouse", plain.URL)
+	_, errs, _ = clickgen(t, raceScaled("verify", "--day", "0", "--clickhouse", plain.URL)...)
 	if strings.Contains(errs, "warning") {
 		t.Errorf("without a password: want no warning:\n%s", errs)
 	}

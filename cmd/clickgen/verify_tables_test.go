@@ -53,7 +53,7 @@ func answerEmptyProbe(w http.ResponseWriter, q string) bool {
 // difference.
 func TestVerifyStoreNamesTablesAndSkips(t *testing.T) {
 	srv := tablelessServer(t)
-	_, errs, code := clickgen(t, "verify", "--day", "1", "--clickhouse", srv.URL, "--wait", "1h", "--marts-view", "")
+	_, errs, code := clickgen(t, raceScaled("verify", "--day", "1", "--clickhouse", srv.URL, "--wait", "1h", "--marts-view", "")...)
 	if code != 1 {
 		t.Fatalf("exit %d, want 1:\n%s", code, errs)
 	}

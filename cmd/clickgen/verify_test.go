@@ -4,6 +4,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/clickgen/clickgen/internal/testenv"
 )
 
 // allGarbage is every garbage class, opt-in ones included, at a rate high enough for each
@@ -11,8 +13,14 @@ import (
 var allGarbage = []string{"--garbage", "0.02", "--garbage-mix",
 	"not_an_object=1,keyset_mismatch=1,key_field_unparsed=1,accepted_bad=1,vanishing=1,field_invalid=1", "--redeliver", "0.01"}
 
-// smallWorld keeps the Kafka round trips short: a third of the canonical population.
-var smallWorld = []string{"--scale", "0.3"}
+// smallWorld keeps the Kafka round trips short: a third of the canonical population, and
+// under the race detector raceScale.
+var smallWorld = func() []string {
+	if testenv.Race {
+		return []string{"--scale", raceScale}
+	}
+	return []string{"--scale", "0.3"}
+}()
 
 func concatArgs(parts ...[]string) []string { return slices.Concat(parts...) }
 

@@ -137,8 +137,8 @@ func TestFollowWaitBoundedByTimeout(t *testing.T) {
 		c.KeepControl()
 		return nil, nil, true // taken, never answered
 	})
-	stderr, done := startedRun(context.Background(), "batch", "--day", "0", "--limit", "100", "--brokers", addr, "--topic", "hits",
-		"--follow-group", "g", "--follow-timeout", "2s")
+	stderr, done := startedRun(context.Background(), raceScaled("batch", "--day", "0", "--limit", "100", "--brokers", addr, "--topic", "hits",
+		"--follow-group", "g", "--follow-timeout", "2s")...)
 	code := ended(t, done, stderr, time.Minute, "frozen group coordinator")
 	if errs := stderr.String(); code != 1 || !strings.Contains(errs, "follow g: NOT drained within 2s") {
 		t.Errorf("exit %d, want 1 and g not drained within 2s:\n%s", code, errs)
@@ -187,8 +187,8 @@ func TestWaitsAnnounced(t *testing.T) {
 	})
 	t.Run("follow drain", func(t *testing.T) {
 		_, addr := kfakeCluster(t)
-		stderr, done := startedRun(context.Background(), "batch", "--day", "0", "--limit", "100", "--brokers", addr, "--topic", "hits",
-			"--follow-group", "ghost", "--follow-timeout", "1500ms")
+		stderr, done := startedRun(context.Background(), raceScaled("batch", "--day", "0", "--limit", "100", "--brokers", addr, "--topic", "hits",
+			"--follow-group", "ghost", "--follow-timeout", "1500ms")...)
 		line := awaitLine(t, stderr, "waiting for consumer group(s)", time.Minute)
 		if code := ended(t, done, stderr, time.Minute, "a group that never commits"); code != 1 {
 			t.Errorf("exit %d, want 1\n%s", code, stderr)

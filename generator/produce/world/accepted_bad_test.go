@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/clickgen/clickgen/generator/verify/intake"
+	"github.com/clickgen/clickgen/internal/testenv"
 	"github.com/clickgen/clickgen/schema"
 )
 
@@ -44,6 +45,7 @@ func TestAcceptedBadDateIsItsOwnDay(t *testing.T) {
 // after a 30-day month (day 30, 2026-07-01) and March 1–3 after a 28-day February (days
 // 273–275) get an impossible day of the previous month, the others another spelling.
 func TestAcceptedBadRowsLandOnTheirDay(t *testing.T) {
+	testenv.SkipUnderRace(t, watchedWorkers)
 	w := canonical(t)
 	g := Garbage{Rate: 0.004, Mix: map[string]int{GarbageAcceptedBad: 1}}
 	for _, tc := range []struct {

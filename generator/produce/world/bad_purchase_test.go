@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/clickgen/clickgen/generator/verify/intake"
+	"github.com/clickgen/clickgen/internal/testenv"
 )
 
 // heavyHitGarbage is the stand's garbage play: one malformed message in twenty, every class,
@@ -29,6 +30,7 @@ func purchaseIDOf(v []byte) string {
 // accepts, of type purchase, with the order's id, filed under the order's date. Days 0 and
 // 273 (2027-03-01, where the copies' EventDate is an impossible 2027-02-29).
 func TestAcceptedBadCopiesOfPurchases(t *testing.T) {
+	testenv.SkipUnderRace(t, watchedWorkers)
 	w := canonical(t)
 	book := newOrderBook(w, heavyHitGarbage)
 	for _, d := range []int{0, 273} {

@@ -296,9 +296,10 @@ func (w *World) activeOn(cd, d int) []activeCookie {
 	days := w.daysOf(cd, d, ceil)
 	cc.mu.Lock()
 	e.days = days
+	list := days.lists[d-cd] // read under the lock: a later day asked meanwhile releases it
 	cc.mu.Unlock()
 	close(e.ready)
-	return days.lists[d-cd]
+	return list
 }
 
 // missing lists the cohorts of days [from, d] that day d cannot take from the cache (absent,

@@ -9,8 +9,8 @@ import (
 // lists of days before the last they served (what keeps memory to the cohorts' future activity), and a day asked
 // for after that is computed again, byte for byte the day a fresh world builds.
 func TestCohortCacheReleasesPassedDays(t *testing.T) {
-	w := freshWorld(t, Params{})
-	want3 := daySHA(freshWorld(t, Params{}).Day(3))
+	w := freshWorld(t, watchedParams())
+	want3 := daySHA(freshWorld(t, watchedParams()).Day(3))
 	for d := range 5 {
 		w.Day(d)
 	}
@@ -77,7 +77,7 @@ func TestUnitsStoppedEarlyRenderNoMore(t *testing.T) {
 // later day, so it holds a small part of what a world that plays on keeps; a later day asked
 // all the same is made anew, byte for byte the day a fresh world builds, and so is d again.
 func TestKeepUntil(t *testing.T) {
-	want2, want4 := daySHA(freshWorld(t, Params{}).Day(2)), daySHA(freshWorld(t, Params{}).Day(4))
+	want2, want4 := daySHA(freshWorld(t, watchedParams()).Day(2)), daySHA(freshWorld(t, watchedParams()).Day(4))
 	held := func(w *World) (entries int) {
 		w.cohorts.mu.Lock()
 		defer w.cohorts.mu.Unlock()
@@ -92,9 +92,9 @@ func TestKeepUntil(t *testing.T) {
 		}
 		return entries
 	}
-	all := freshWorld(t, Params{})
+	all := freshWorld(t, watchedParams())
 	all.Day(2)
-	w := freshWorld(t, Params{})
+	w := freshWorld(t, watchedParams())
 	w.KeepUntil(2)
 	if got := daySHA(w.Day(2)); got != want2 {
 		t.Errorf("day 2 kept until day 2: %s, want %s", got, want2)

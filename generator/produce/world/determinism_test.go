@@ -63,6 +63,7 @@ func TestGoldenDayHashes(t *testing.T) {
 }
 
 func TestDaySameBytesTwice(t *testing.T) {
+	testenv.SkipUnderRace(t, watchedWorkers)
 	const d = 3
 	a := daySHA(freshWorld(t, Params{}).Day(d))
 	b := daySHA(freshWorld(t, Params{}).Day(d))
@@ -106,11 +107,11 @@ func TestDayAloneEqualsDayInsideARun(t *testing.T) {
 func TestPlayIndependentOfGOMAXPROCSAndWorkers(t *testing.T) {
 	prev := runtime.GOMAXPROCS(1)
 	defer runtime.GOMAXPROCS(prev)
-	one := playDays(t, freshWorld(t, Params{}), 0, 3, PlayOptions{Workers: 1})
+	one := playDays(t, freshWorld(t, watchedParams()), 0, 3, PlayOptions{Workers: 1})
 
 	runtime.GOMAXPROCS(max(2, runtime.NumCPU()))
 	for _, workers := range []int{4, 0} {
-		many := playDays(t, freshWorld(t, Params{}), 0, 3, PlayOptions{Workers: workers})
+		many := playDays(t, freshWorld(t, watchedParams()), 0, 3, PlayOptions{Workers: workers})
 		for d := range one {
 			if one[d] != many[d] {
 				t.Errorf("day %d: GOMAXPROCS=1 Workers=1 gives %+v, GOMAXPROCS=%d Workers=%d gives %+v",
@@ -132,6 +133,7 @@ func TestAddingADayChangesNoEarlierByte(t *testing.T) {
 }
 
 func TestSeedChangesBytes(t *testing.T) {
+	testenv.SkipUnderRace(t, watchedWorkers)
 	canon := daySHA(canonical(t).Day(0))
 	for _, seed := range []uint64{CanonicalSeed + 1, 1} {
 		if got := daySHA(freshWorld(t, Params{Seed: seed}).Day(0)); got == canon {

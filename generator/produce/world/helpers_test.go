@@ -19,6 +19,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/clickgen/clickgen/internal/testenv"
 	"github.com/clickgen/clickgen/schema"
 )
 
@@ -36,6 +37,40 @@ var canonWorld = sync.OnceValue(func() *World {
 func canonical(t testing.TB) *World {
 	t.Helper()
 	return canonWorld()
+}
+
+// watchScale is the scale of the world that the tests watching the world's concurrent paths
+// read under the race detector: about 12 000 events a day, three or four batches of
+// BatchEvents, so that every worker renders and the window of batches in flight fills as at
+// the canonical scale. The detector finds races in interleavings, not in volume; without it
+// these tests read the canonical world.
+const watchScale = 0.25
+
+var watchWorld = sync.OnceValue(func() *World {
+	w, err := NewWorld(Params{Scale: watchScale})
+	if err != nil {
+		panic(err)
+	}
+	return w
+})
+
+// watched is the world of a test that watches the concurrent paths: the canonical one, or
+// under the race detector a shared world at watchScale.
+func watched(t testing.TB) *World {
+	t.Helper()
+	if testenv.Race {
+		return watchWorld()
+	}
+	return canonWorld()
+}
+
+// watchedParams is Params{} under watchScale with the race detector, for tests that build
+// fresh worlds.
+func watchedParams() Params {
+	if testenv.Race {
+		return Params{Scale: watchScale}
+	}
+	return Params{}
 }
 
 func freshWorld(t testing.TB, p Params) *World {

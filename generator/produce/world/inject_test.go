@@ -10,12 +10,14 @@ import (
 	"math"
 
 	"github.com/clickgen/clickgen/generator/verify/intake"
+	"github.com/clickgen/clickgen/internal/testenv"
 )
 
 // TestInjectLandsWhereClaimed: every class of each topic, injected, gets from the stand's
 // intake the verdict its class names; hits carry their source's ClientID as key and a WatchID
 // no clean event of the day has, orders their order_id.
 func TestInjectLandsWhereClaimed(t *testing.T) {
+	testenv.SkipUnderRace(t, watchedWorkers)
 	w := canonical(t)
 	const d, n = 2, 40
 	day := w.Day(d)
@@ -75,6 +77,7 @@ func TestInjectLandsWhereClaimed(t *testing.T) {
 // TestInjectDeterministic: the same call gives the same bytes, n messages are a prefix of
 // n+1, and injections do not repeat the day's garbage.
 func TestInjectDeterministic(t *testing.T) {
+	testenv.SkipUnderRace(t, watchedWorkers)
 	w := canonical(t)
 	for _, kind := range []string{KindHits, KindOrders} {
 		class := GarbageKeysetMismatch

@@ -63,7 +63,11 @@ var (
 )
 
 // orders builds, once, days 0–26 of the canonical world, their purchase events read from the
-// wire, and snapshots 0–26.
+// wire, and snapshots 0–26. The tests that read it check bytes and statistics that one
+// goroutine makes (the book's snapshots and classes) and step aside under the race detector:
+// the two goroutines here only share the work of building the days, and days built in
+// parallel on one world and a book fed while its snapshots are read are watched by
+// TestDayInvariants and TestUnitsAreWhatTheVerbsSend.
 func orders(t *testing.T) *ordersWorld {
 	t.Helper()
 	ordersOnce.Do(func() {
@@ -349,6 +353,7 @@ var statusRank = map[string]int{schema.StatusCreated: 0, schema.StatusPaid: 1, s
 
 // TestOrderLifecycle follows every order born on days 0–20 through snapshots 0–26.
 func TestOrderLifecycle(t *testing.T) {
+	testenv.SkipUnderRace(t, watchedWorkers)
 	o := orders(t)
 	L := newLimited(t)
 	defer L.summary()
@@ -474,6 +479,7 @@ func TestOrderLifecycle(t *testing.T) {
 // TestOrderRates compares the class rates of the orders born on days 0–20 (~5 200 orders) with
 // orders.md, reading the classes from the wire wherever the wire shows them.
 func TestOrderRates(t *testing.T) {
+	testenv.SkipUnderRace(t, watchedWorkers)
 	o := orders(t)
 	var n, assigned, free, lostFree, lateFree, lost, late, cancelled, dup, delta, multi, classDelta int
 	var rows []int
@@ -715,6 +721,7 @@ func TestClassesRebuiltFromTheWire(t *testing.T) {
 }
 
 func TestGoldenSnapshotHashes(t *testing.T) {
+	testenv.SkipUnderRace(t, watchedWorkers)
 	if Version != goldenVersion {
 		t.Fatalf("Version = %q but the goldens were pinned for %q", Version, goldenVersion)
 	}
@@ -791,6 +798,7 @@ func orderEqual(a, b *Order) bool {
 // intersections such as cancelled-and-lost occur): the final snapshot row (birth+6), the
 // number of purchase events and their declared revenue.
 func TestOrderClassesMatchTheWire(t *testing.T) {
+	testenv.SkipUnderRace(t, watchedWorkers)
 	o := orders(t)
 	L := newLimited(t)
 	defer L.summary()

@@ -10,7 +10,7 @@ import (
 // again send message for message what units with extras in fresh memory send: every garbage
 // class, re-sends, a segment's share.
 func TestReuseExtrasSendsTheSameBytes(t *testing.T) {
-	w := canonical(t)
+	w := watched(t)
 	g := Garbage{Rate: 0.3, Mix: everything, Redeliver: 0.2}
 	for _, tc := range []struct {
 		name string
@@ -34,7 +34,7 @@ func TestReuseExtrasSendsTheSameBytes(t *testing.T) {
 // releases them, though the units after it are made (rendered ahead) meanwhile, and once
 // released, their memory is used again by a later unit.
 func TestReuseExtrasHoldUntilRelease(t *testing.T) {
-	w := canonical(t)
+	w := watched(t)
 	r := Range{From: 1, Days: 3, Garbage: Garbage{Rate: 0.5, Mix: everything, Redeliver: 0.3}}
 	want := sendUnits(t, w, r, UnitOptions{Parts: Hits})
 	var got []sent

@@ -155,6 +155,7 @@ func TestWorldVolumes(t *testing.T) {
 // Bounces: 22.6 % of planned visit lengths are one page (250 of 1105), but a funnel visit has
 // at least 3 pages, so the measurable one-page share is 22.6 % of the stage-0 visits.
 func TestBounceShare(t *testing.T) {
+	testenv.SkipUnderRace(t, watchedWorkers)
 	s := statsFixture()
 	planned := share(s.stage0OnePlanned, s.stage0)
 	want := 100 * 250.0 / 1105
@@ -177,6 +178,7 @@ func TestBounceShare(t *testing.T) {
 // here, so ±1.5 pp (device category) and ±1 pp (byCity, sources) are ≥ 5 SE and still catch a
 // wrong table entry (the smallest weight difference between neighbours is 1–2 pp).
 func TestPassportAndSourceShares(t *testing.T) {
+	testenv.SkipUnderRace(t, watchedWorkers)
 	s := statsFixture()
 	n := len(s.cookies)
 	var cat [4]int
@@ -230,6 +232,7 @@ func TestPassportAndSourceShares(t *testing.T) {
 // Rotated into counter hours and mixed over the city time zones (65 % UTC+4, 24 % UTC+3, 10 %
 // UTC+5, 1 % UTC+7), the expected peak-to-mean of visit starts is 1.9965 at counter hour 20.
 func TestDiurnalPeak(t *testing.T) {
+	testenv.SkipUnderRace(t, watchedWorkers)
 	s := statsFixture()
 	ratio := func(h [24]int) (float64, int) {
 		peak, sum := 0, 0
@@ -275,6 +278,7 @@ func TestDiurnalPeak(t *testing.T) {
 
 // Weekly wave: applied once, to the inflow (±10 %); traffic inherits it through the audience.
 func TestWeeklyWave(t *testing.T) {
+	testenv.SkipUnderRace(t, watchedWorkers)
 	s := statsFixture()
 	var aud []int
 	minWeekend, minMonThu := math.MaxInt, math.MaxInt
@@ -317,6 +321,7 @@ func TestWeeklyWave(t *testing.T) {
 // Inflow draws follow world.md §3.2 exactly: base × WEEKLY div 100 ± 5 % people per cohort;
 // new cookies per day (first cookies plus second cookies born that day) average 3 828.
 func TestCohortInflow(t *testing.T) {
+	testenv.SkipUnderRace(t, watchedWorkers)
 	w := canonical(t)
 	var born [statDays]int
 	for d := -prehistoryDays; d < statDays; d++ {

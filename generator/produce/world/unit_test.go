@@ -121,7 +121,7 @@ func composed(t testing.TB, w *World, from, n int, g Garbage, parts Parts) []sen
 // OrderExtras: same units in the same order, same keys and bytes, every garbage class and
 // redeliveries included, for each choice of parts and any number of workers.
 func TestUnitsAreWhatTheVerbsSend(t *testing.T) {
-	w := canonical(t)
+	w := watched(t)
 	g := Garbage{Rate: 0.02, Mix: everything, Redeliver: 0.01}
 	const from, n = 1, 2 // hits of days 1, 2; snapshots of days 0, 1
 	for _, tc := range []struct {

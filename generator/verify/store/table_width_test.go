@@ -5,12 +5,15 @@ import (
 	"testing"
 
 	"github.com/clickgen/clickgen/generator/verify/store"
+	"github.com/clickgen/clickgen/internal/testenv"
 )
 
 // TestTableFitsATerminal is issue 38 item 6 for verify --clickhouse: the store's table, with
 // every error class and differences everywhere (a day's events gone, error rows under
 // another class, unplanned rows), has no line wider than 100 columns.
 func TestTableFitsATerminal(t *testing.T) {
+	// The width of one goroutine's table; the reads that fill it are watched elsewhere.
+	testenv.SkipUnderRace(t, watchedReadAhead)
 	w, f, _ := filled(t)
 	f.events = f.events[len(f.events)/3:]
 	for i := range f.errors {

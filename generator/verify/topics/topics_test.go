@@ -15,6 +15,7 @@ import (
 
 	"github.com/clickgen/clickgen/generator/produce/world"
 	"github.com/clickgen/clickgen/generator/verify/intake"
+	"github.com/clickgen/clickgen/internal/testenv"
 )
 
 // sentMessages plays run days [from, from+n) the way clickgen batch and snapshot send them,
@@ -85,6 +86,12 @@ var (
 	canonical     fixture
 )
 
+// fixtureRaceScale is the scale of the shared fixtures' world under the race detector: the
+// expectation is still built on its workers and every message still goes through the
+// checker, at a tenth of the volume; the detector finds races in interleavings, not in
+// volume. Without -race the fixtures are of the canonical world.
+const fixtureRaceScale = 0.1
+
 // canonicalFixture is run days 0 and 1 of the canonical world (hits of days 0 and 1, the
 // snapshot of day 0) with light garbage and redelivery.
 func canonicalFixture(t *testing.T) *fixture {
@@ -92,11 +99,16 @@ func canonicalFixture(t *testing.T) *fixture {
 }
 
 // sharedFixture builds *f once, for every test that asks: the expectation of run days 0 and
-// 1 of the canonical world with garbage g, and the messages that run sends.
+// 1 of the canonical world with garbage g, and the messages that run sends. Under the race
+// detector the world is at fixtureRaceScale.
 func sharedFixture(t *testing.T, once *sync.Once, f *fixture, g world.Garbage) *fixture {
 	t.Helper()
 	once.Do(func() {
-		w, err := world.NewWorld(world.Params{})
+		p := world.Params{}
+		if testenv.Race {
+			p.Scale = fixtureRaceScale
+		}
+		w, err := world.NewWorld(p)
 		if err != nil {
 			t.Fatal(err)
 		}
