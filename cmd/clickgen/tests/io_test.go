@@ -71,13 +71,13 @@ func TestEndlessInputsBounded(t *testing.T) {
 	}
 	for _, site := range inputSites("/dev/zero", report) {
 		t.Run(site.name, func(t *testing.T) {
-			p := start(t, bin, "", site.env, site.args...)
+			p, peak := startMeasured(t, bin, site.env, site.args...)
 			code, errs := p.exit(t, 60*time.Second)
 			if code == 0 || !strings.Contains(errs, want[site.name]) {
 				t.Errorf("%v: exit %d, stderr:\n%s\nwant a refusal saying %q", site.args, code, errs, want[site.name])
 			}
 			if site.name == "--catalog" {
-				rss := p.cmd.ProcessState.SysUsage().(*syscall.Rusage).Maxrss << 10
+				rss := peakOf(t, peak)
 				t.Logf("%s: exit %d, peak resident %d MiB: %s", site.name, code, rss>>20, errs)
 				if rss > 512<<20 {
 					t.Errorf("--catalog /dev/zero: peak resident %d MiB, want under 512 MiB", rss>>20)
