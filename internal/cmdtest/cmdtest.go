@@ -1,13 +1,16 @@
-// Package cmdtest holds what the command's two test packages (cmd/clickgen, which runs the
-// command in process, and cmd/clickgen/tests, which runs the built binary) share: a writer
-// whose lines a test waits for, and the part of a stress report the tests read. It is
-// linked into tests only.
+// Package cmdtest holds what the command's test packages (cmd/clickgen, which runs the
+// command in process, cmd/clickgen/tests and verify/intake's engine tier, which run the built
+// binary) share: the command built once per test binary, a writer whose lines a test waits
+// for, and the part of a stress report the tests read. It is linked into tests only.
 package cmdtest
 
 import (
 	"bytes"
 	"encoding/json"
 	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
 	"strings"
 	"sync"
 	"testing"
@@ -110,4 +113,42 @@ func ReadStress(t testing.TB, path string) StressDoc {
 		t.Fatalf("report: %v\n%s", err, b)
 	}
 	return d
+}
+
+// Built is the clickgen command compiled once per run of a test binary: Path compiles it on
+// first use into a folder of its own, Remove deletes the folder (TestMain, after the tests).
+type Built struct {
+	once sync.Once
+	dir  string
+	bin  string
+	out  []byte
+	err  error
+}
+
+// Path compiles cmd/clickgen on the first call and returns the binary's path; a failed build
+// fails t with go build's output, on every call.
+func (b *Built) Path(t testing.TB) string {
+	t.Helper()
+	b.once.Do(func() {
+		goBin, err := exec.LookPath("go")
+		if err != nil {
+			goBin = filepath.Join(runtime.GOROOT(), "bin", "go")
+		}
+		if b.dir, b.err = os.MkdirTemp("", "clickgen-built-"); b.err != nil {
+			return
+		}
+		b.bin = filepath.Join(b.dir, "clickgen")
+		b.out, b.err = exec.Command(goBin, "build", "-o", b.bin, "github.com/clickgen/clickgen/cmd/clickgen").CombinedOutput()
+	})
+	if b.err != nil {
+		t.Fatalf("go build: %v\n%s", b.err, b.out)
+	}
+	return b.bin
+}
+
+// Remove deletes what Path compiled, if it did.
+func (b *Built) Remove() {
+	if b.dir != "" {
+		os.RemoveAll(b.dir)
+	}
 }

@@ -22,11 +22,11 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"sync"
 	"syscall"
 	"testing"
 	"time"
 
+	"github.com/clickgen/clickgen/internal/cmdtest"
 	"github.com/clickgen/clickgen/internal/testenv"
 )
 
@@ -46,9 +46,7 @@ func TestMain(m *testing.M) {
 		flag.Set("test.parallel", strconv.Itoa(defaultParallel))
 	}
 	code := testenv.Main(m)
-	if built.dir != "" {
-		os.RemoveAll(built.dir)
-	}
+	built.Remove()
 	os.Exit(code)
 }
 
@@ -110,28 +108,12 @@ func peakOf(t *testing.T, file string) int64 {
 }
 
 // built is the command, compiled once per run of the tests.
-var built struct {
-	once sync.Once
-	dir  string
-	bin  string
-	err  error
-	out  []byte
-}
+var built cmdtest.Built
 
 // buildClickgen compiles the command once per test binary run and returns its path.
 func buildClickgen(t *testing.T) string {
 	t.Helper()
-	built.once.Do(func() {
-		if built.dir, built.err = os.MkdirTemp("", "clickgen-tests-"); built.err != nil {
-			return
-		}
-		built.bin = filepath.Join(built.dir, "clickgen")
-		built.out, built.err = exec.Command("go", "build", "-o", built.bin, "..").CombinedOutput()
-	})
-	if built.err != nil {
-		t.Fatalf("go build: %v\n%s", built.err, built.out)
-	}
-	return built.bin
+	return built.Path(t)
 }
 
 // clickgen runs the built command with args and returns stdout, stderr and the exit code.

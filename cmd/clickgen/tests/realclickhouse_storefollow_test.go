@@ -155,7 +155,7 @@ func startRealCluster(t *testing.T, shards, replicas int) *realCluster {
 func fillRealCluster(t *testing.T, shards, replicas int, worldFlags []string, day0 func(*realCluster) []string) (*realCluster, *realStand, *world.Inventory, time.Duration) {
 	t.Helper()
 	c := startRealCluster(t, shards, replicas)
-	s := &realStand{kafka: c.kafka, ch: c.ch.First(), brokers: c.brokers, world: worldFlags}
+	s := &realStand{kafka: c.kafka, ch: c.ch.First(), brokers: c.brokers, bin: buildClickgen(t), world: worldFlags}
 	inv := s.inventory(t, 0, 8)
 	args := []string{"batch", "--day", "0", "--brokers", c.brokers, "--topic", "hits"}
 	if day0 != nil {

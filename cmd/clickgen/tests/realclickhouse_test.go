@@ -22,6 +22,7 @@ type realStand struct {
 	kafka   *realkafka.Cluster
 	ch      *realclickhouse.Server
 	brokers string
+	bin     string // the built command, which verifyCmd runs
 	// world holds the flags that choose the stand's world, added to every command the stand
 	// runs (play, inventory, verify, run): nil is the stand's own, judgedWorld a tenth of it.
 	world []string
@@ -52,7 +53,6 @@ func startRealStand(t *testing.T) *realStand {
 	start := time.Now()
 	k := realkafka.Start(t, 1)
 	t.Logf("Kafka node up in %v", time.Since(start).Round(time.Millisecond))
-	buildClickgen(t) // verifyCmd runs the built command
 	resetTopics(t, k.Bootstrap(), standTopics)
 	start = time.Now()
 	ch := realclickhouse.Start(t, realclickhouse.Options{})
@@ -60,7 +60,7 @@ func startRealStand(t *testing.T) *realStand {
 	start = time.Now()
 	ch.ApplyDDL(k.Bootstrap(), realclickhouse.Topics{})
 	t.Logf("stand DDL applied in %v", time.Since(start).Round(time.Millisecond))
-	return &realStand{kafka: k, ch: ch, brokers: k.Bootstrap()}
+	return &realStand{kafka: k, ch: ch, brokers: k.Bootstrap(), bin: buildClickgen(t)}
 }
 
 // inventory is `clickgen inventory --day from --days n`.

@@ -42,7 +42,7 @@ type storeRun struct {
 // stand's start built the command.
 func (s *realStand) verifyCmd(ctx context.Context, password, file string, args ...string) *exec.Cmd {
 	all := append(append([]string{"verify", "--clickhouse", s.ch.UserURL(), "--marts-view", "", "--report", file}, args...), s.world...)
-	cmd := exec.CommandContext(ctx, built.bin, all...)
+	cmd := exec.CommandContext(ctx, s.bin, all...)
 	cmd.Env = append(os.Environ(), "CLICKHOUSE_PASSWORD="+password)
 	return cmd
 }
@@ -523,7 +523,7 @@ func TestRealClickHouseVerify(t *testing.T) {
 		ch := s.ch.In(t)
 		// The new days of the stand's own world (sentHits'), not the tenth the rest plays:
 		// the kill must find more than one block to write.
-		s := &realStand{kafka: s.kafka, ch: s.ch, brokers: s.brokers}
+		s := &realStand{kafka: s.kafka, ch: s.ch, brokers: s.brokers, bin: s.bin}
 		from, days := 8, 4
 		next := s.inventory(t, from, days)
 		dates := make([]string, len(next.Days))

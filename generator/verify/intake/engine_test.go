@@ -5,14 +5,13 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
-	"runtime"
 	"strconv"
 	"strings"
 	"sync"
 	"testing"
 
+	"github.com/clickgen/clickgen/internal/cmdtest"
 	"github.com/clickgen/clickgen/internal/testenv"
 	"github.com/clickgen/clickgen/internal/tier/chdb"
 )
@@ -29,49 +28,24 @@ var engine struct {
 
 // built is the clickgen command the tests run as a separate process, compiled once per run of
 // the test binary (clickgenBinary).
-var built struct {
-	once sync.Once
-	dir  string
-	bin  string
-	out  []byte
-	err  error
-}
+var built cmdtest.Built
 
 func TestMain(m *testing.M) {
 	code := testenv.Main(m)
 	if engine.s != nil {
 		engine.s.Close()
 	}
-	for _, dir := range []string{engine.dir, built.dir} {
-		if dir != "" {
-			os.RemoveAll(dir)
-		}
+	if engine.dir != "" {
+		os.RemoveAll(engine.dir)
 	}
+	built.Remove()
 	os.Exit(code)
 }
 
-// clickgenBinary builds the command once per run of the test binary (TestMain removes it)
-// and returns its path.
+// clickgenBinary is the command, built once per run of the test binary (TestMain removes it).
 func clickgenBinary(t *testing.T) string {
 	t.Helper()
-	built.once.Do(func() {
-		goBin, err := exec.LookPath("go")
-		if err != nil {
-			goBin = filepath.Join(runtime.GOROOT(), "bin", "go")
-		}
-		if built.dir, built.err = os.MkdirTemp("", "clickgen-intake-"); built.err != nil {
-			return
-		}
-		built.bin = filepath.Join(built.dir, "clickgen")
-		cmd := exec.Command(goBin, "build", "-o", built.bin, "github.com/clickgen/clickgen/cmd/clickgen")
-		if built.out, built.err = cmd.CombinedOutput(); built.err != nil {
-			built.err = fmt.Errorf("go build: %w\n%s", built.err, built.out)
-		}
-	})
-	if built.err != nil {
-		t.Fatal(built.err)
-	}
-	return built.bin
+	return built.Path(t)
 }
 
 // openEngine returns the test binary's one chDB session (chDB allows one data path per
