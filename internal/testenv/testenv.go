@@ -16,6 +16,7 @@ package testenv
 import (
 	"bytes"
 	"errors"
+	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -230,6 +231,19 @@ func Summary(pkg string) string {
 		}
 	}
 	return line
+}
+
+// DefaultParallel sets how many of the package's parallel tests run at once (-parallel) to n
+// unless the command line gave -parallel: for packages whose tests mostly wait on servers and
+// processes of their own, where go test's default (GOMAXPROCS) leaves the waits one after
+// another. Call it from TestMain before [Main]; it parses the flags.
+func DefaultParallel(n int) {
+	flag.Parse()
+	given := false
+	flag.Visit(func(f *flag.Flag) { given = given || f.Name == "test.parallel" })
+	if !given {
+		flag.Set("test.parallel", strconv.Itoa(n))
+	}
 }
 
 // Main runs the package's tests and prints its tier line. Use it as a package's TestMain:

@@ -14,7 +14,6 @@ import (
 	"bytes"
 	"context"
 	"errors"
-	"flag"
 	"fmt"
 	"os"
 	"os/exec"
@@ -39,12 +38,7 @@ func TestMain(m *testing.M) {
 	if file := os.Getenv(peakEnv); file != "" {
 		os.Exit(measurePeak(file, os.Args[1:]))
 	}
-	flag.Parse()
-	given := false
-	flag.Visit(func(f *flag.Flag) { given = given || f.Name == "test.parallel" })
-	if !given {
-		flag.Set("test.parallel", strconv.Itoa(defaultParallel))
-	}
+	testenv.DefaultParallel(defaultParallel)
 	code := testenv.Main(m)
 	built.Remove()
 	os.Exit(code)

@@ -114,6 +114,7 @@ func classesOf(c *world.OrderClasses) map[string]int {
 // accepted_bad copy of a purchase is accepted and filed under its order's date, and across
 // the cases the copies meet every accepted_bad kind.
 func TestEngineOrderClassesPerDate(t *testing.T) {
+	t.Parallel() // databases of its own names (see engineParallel)
 	if testing.Short() {
 		t.Skip("six days of garbage-heavy hits through the engine (about two minutes): not under -short")
 	}

@@ -28,6 +28,7 @@ const (
 )
 
 func TestEngineGarbageLandsOnItsDate(t *testing.T) {
+	t.Parallel() // databases of its own names (see engineParallel)
 	s := intake.OpenEngine(t)
 	w, err := world.NewWorld(world.Params{})
 	if err != nil {

@@ -125,6 +125,7 @@ func queryMap(t *testing.T, q func(string, string) ([]byte, error), sql string) 
 // counts the generator's classifier predicts: raw rows, rows per partition, errors per
 // class, events, and events after FINAL.
 func TestEngineKafkaPipeline(t *testing.T) {
+	t.Parallel() // databases of its own names (see engineParallel)
 	s := openEngine(t)
 	start := time.Now()
 	c, err := kfake.NewCluster(kfake.NumBrokers(1), kfake.SeedTopics(2, "hits"))
@@ -289,6 +290,7 @@ func orderBatch(t *testing.T) kafkaBatch {
 // without views, committing offsets, until everything sent is in STG; a further pull then
 // returns nothing; the parse step splits the run into orders and errors.
 func TestEngineKafkaOrdersPull(t *testing.T) {
+	t.Parallel() // databases of its own names (see engineParallel)
 	s := openEngine(t)
 	start := time.Now()
 	c, err := kfake.NewCluster(kfake.NumBrokers(1), kfake.SeedTopics(1, "orders"))

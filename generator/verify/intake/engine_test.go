@@ -30,7 +30,17 @@ var engine struct {
 // the test binary (clickgenBinary).
 var built cmdtest.Built
 
+// engineParallel is how many of the engine's tests run at once unless -parallel says: the
+// tests whose time is waiting (stress runs followed through the engine's Kafka tables, Kafka
+// nodes starting, the engine's flushes) run beside the others (t.Parallel), each in databases
+// of its own names, through the one session (its statements run one at a time). The store
+// tests, which build the stand's own databases (stg, ods, dm) and judge how still they are,
+// run alone before them. go test's default (GOMAXPROCS, two on the CI machine) left the
+// package's waits one after another: 157 s, the last two minutes of a CI run.
+const engineParallel = 4
+
 func TestMain(m *testing.M) {
+	testenv.DefaultParallel(engineParallel)
 	code := testenv.Main(m)
 	if engine.s != nil {
 		engine.s.Close()

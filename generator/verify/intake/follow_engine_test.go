@@ -169,6 +169,7 @@ func awaitMember(ctx context.Context, addrs []string, group string) error {
 // then 3000 ms) makes a message wait: a block waits the flush interval for more rows, so its
 // oldest message (the max) waits that long and the median about half (flushBoundsLatency).
 func TestEngineFollowedByKafkaTable(t *testing.T) {
+	t.Parallel() // databases of its own names (see engineParallel)
 	if testing.Short() {
 		t.Skip("two 8-second stress runs through the engine: not under -short")
 	}
@@ -192,6 +193,7 @@ func TestEngineFollowedByKafkaTable(t *testing.T) {
 // broker, clickgen follows those commits; a fresh node per run. Runs where CLICKGEN_TIERS selects
 // the chdb and kafka tiers, not under -short.
 func TestEngineFollowedByKafkaTableRealKafka(t *testing.T) {
+	t.Parallel() // databases of its own names (see engineParallel)
 	if testing.Short() {
 		t.Skip("two 8-second stress runs through the engine: not under -short")
 	}

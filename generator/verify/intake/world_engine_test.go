@@ -358,6 +358,7 @@ var (
 // inventory says (rows, errors per class, rows FINAL leaves), and every message gets the same
 // class from the engine's intake SQL, from the Go classifier and from the generator's intent.
 func TestEngineWorldFile(t *testing.T) {
+	t.Parallel() // databases of its own names (see engineParallel)
 	s := intake.OpenEngine(t)
 	w, inv := fillRun(t)
 
@@ -551,6 +552,7 @@ func TestEngineWorldFile(t *testing.T) {
 // table (RawBLOB) and materialized views into raw, event and error tables; orders pulled by
 // direct SELECT and parsed. The tables hold exactly the inventory's counts.
 func TestEngineWorldKafka(t *testing.T) {
+	t.Parallel() // databases of its own names (see engineParallel)
 	s := intake.OpenEngine(t)
 	broker, err := broker.Start("127.0.0.1:0") // hits with 2 partitions, orders with 1
 	if err != nil {
@@ -567,6 +569,7 @@ func TestEngineWorldKafka(t *testing.T) {
 // exactly the inventory's counts. Runs where CLICKGEN_TIERS
 // selects the chdb and kafka tiers.
 func TestEngineWorldRealKafka(t *testing.T) {
+	t.Parallel() // databases of its own names (see engineParallel)
 	s := intake.OpenEngine(t)
 	c := realkafka.Start(t, 1)
 	cl, err := kgo.NewClient(kgo.SeedBrokers(c.Addrs()...))
@@ -584,7 +587,10 @@ func TestEngineWorldRealKafka(t *testing.T) {
 	worldThroughKafka(t, s, c.Addrs(), "r")
 
 	// The engine consumed in the stand's groups and committed there all it read: the groups'
-	// offsets are the topics' ends (a later run of the stand's DAG starts after them).
+	// offsets are the topics' ends (a later run of the stand's DAG starts after them). A minute
+	// of its own for that: the world's run took the first one (under a busy machine, more).
+	ctx, cancel = context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
 	adm := kadm.NewClient(cl)
 	for group, topic := range map[string]string{"clickstream_hits": "hits", "clickstream_orders": "orders"} {
 		ends, err := adm.ListEndOffsets(ctx, topic)
