@@ -28,7 +28,7 @@ import (
 	"github.com/clickgen/clickgen/schema"
 )
 
-// faultTestTimeout bounds each group of faults; every wait inside is bounded by it.
+// faultTestTimeout bounds the whole test; every wait inside is bounded by it.
 const faultTestTimeout = 12 * time.Minute
 
 type faultCluster struct {
@@ -42,61 +42,31 @@ type faultCluster struct {
 	rows   []string
 }
 
-// faultGroups are the faults in two groups, each played one after another on a three-node
-// cluster of its own, the two groups side by side: about three minutes each, where the nine
-// on one cluster took six and a half, the longest test of the tiers.
-var faultGroups = []struct {
-	name   string
-	faults []fault
-}{
-	{"NodesKilled", []fault{
-		{"LeaderKilledMidBatch", (*faultCluster).leaderKilledMidBatch},
-		{"LeaderKilledMidStress", (*faultCluster).leaderKilledMidStress},
-		{"TwoOfThreeKilled", (*faultCluster).twoOfThreeKilled},
-		{"NotEnoughReplicas", (*faultCluster).notEnoughReplicas},
-	}},
-	{"NodesPausedMovedLimited", []fault{
-		{"BrokerPaused", (*faultCluster).brokerPaused},
-		{"BrokerRestartedWithItsData", (*faultCluster).brokerRestarted},
-		{"LeaderElectionMidRun", (*faultCluster).leaderElection},
-		{"MaxMessageBytesBelowABatch", (*faultCluster).maxMessageBytes},
-		{"ProduceQuota", (*faultCluster).produceQuota},
-	}},
-}
-
-// fault is one fault played against a cluster.
-type fault struct {
-	name string
-	play func(*faultCluster, *testing.T)
-}
-
 func TestRealKafkaFaults(t *testing.T) {
-	t.Parallel() // its own nodes: it waits on their faults beside the other real tiers
-	bin := buildClickgen(t)
-	for _, g := range faultGroups {
-		t.Run(g.name, func(t *testing.T) {
-			t.Parallel()
-			f := newFaultCluster(t, bin)
-			for _, flt := range g.faults {
-				t.Run(flt.name, func(t *testing.T) { flt.play(f, t) })
-			}
-			t.Logf("fault table (fault | exit | time to exit | sent | acked | failed | unaccounted | in topic by offsets | by Kafka's ConsumerPerformance):\n%s",
-				strings.Join(f.rows, "\n"))
-		})
-	}
-}
-
-// newFaultCluster starts three nodes and a client of them, all closed when t ends.
-func newFaultCluster(t *testing.T, bin string) *faultCluster {
+	t.Parallel() // its own three nodes: it waits on their faults beside the other real tiers
 	c := realkafka.Start(t, 3)
+	bin := buildClickgen(t)
 	ctx, cancel := context.WithTimeout(context.Background(), faultTestTimeout)
-	t.Cleanup(cancel)
+	defer cancel()
 	cl, err := kgo.NewClient(kgo.SeedBrokers(c.Addrs()...))
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(cl.Close)
-	return &faultCluster{c: c, bin: bin, ctx: ctx, cl: cl, adm: kadm.NewClient(cl), orders: map[int]string{}}
+	defer cl.Close()
+	f := &faultCluster{c: c, bin: bin, ctx: ctx, cl: cl, adm: kadm.NewClient(cl), orders: map[int]string{}}
+
+	t.Run("LeaderKilledMidBatch", f.leaderKilledMidBatch)
+	t.Run("LeaderKilledMidStress", f.leaderKilledMidStress)
+	t.Run("TwoOfThreeKilled", f.twoOfThreeKilled)
+	t.Run("NotEnoughReplicas", f.notEnoughReplicas)
+	t.Run("BrokerPaused", f.brokerPaused)
+	t.Run("BrokerRestartedWithItsData", f.brokerRestarted)
+	t.Run("LeaderElectionMidRun", f.leaderElection)
+	t.Run("MaxMessageBytesBelowABatch", f.maxMessageBytes)
+	t.Run("ProduceQuota", f.produceQuota)
+
+	t.Logf("fault table (fault | exit | time to exit | sent | acked | failed | unaccounted | in topic by offsets | by Kafka's ConsumerPerformance):\n%s",
+		strings.Join(f.rows, "\n"))
 }
 
 // row records one line of the fault table.
