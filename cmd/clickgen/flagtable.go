@@ -308,7 +308,7 @@ var flagTable = []flagSpec{
 	{name: "exactly-once", verbs: vVerify, field: "ExactlyOnce", group: "ClickHouse", value: func(v *values) any { return &v.store.ExactlyOnce },
 		help: "count copies (more rows of a WatchID, an order version, a raw or error row than sent) as differences, for stores that must never hold them"},
 	{name: "wait", verbs: vVerify, field: "Wait", group: "ClickHouse", value: func(v *values) any { return &v.store.Wait },
-		help: "before judging, poll the tables' row counts until they reach the inventory's or stop changing for 30s, for at most `DURATION`; 0 judges at once"},
+		help: "before judging, poll the tables' row counts until they reach the inventory's or stop changing for 30s, for at most `DURATION` (a table short of its count that grew while verify read the store is judged again within it); 0 judges at once"},
 	{verbs: vVerify, field: "Password", env: []string{clickhousePasswordEnv}, errName: "env " + clickhousePasswordEnv, value: func(v *values) any { return &v.store.Password }},
 	{name: "listen", verbs: vBroker, field: "Listen", value: func(v *values) any { return &v.listen },
 		help: "`HOST:PORT` to listen on (port 0 picks a free port)"},

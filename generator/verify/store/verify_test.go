@@ -54,6 +54,19 @@ func filled(t *testing.T) (*world.World, *fakeStore, *world.Inventory) {
 	return fixture.w, fixture.f.clone(), fixture.inv
 }
 
+// bubbleWorld is a world like the fixture's for one synctest bubble, made outside it: the
+// world makes a day's cohort lists when first asked (and again after it released them) on
+// channels of the bubble that asked, which a test in another bubble must not wait on (`go
+// test -run TestWait` failed so: "receive on synctest channel from outside bubble").
+func bubbleWorld(t *testing.T) *world.World {
+	t.Helper()
+	w, err := world.NewWorld(world.Params{Scale: 0.05})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return w
+}
+
 func verify(t *testing.T, w *world.World, src store.Source, opt store.Options) *store.Result {
 	t.Helper()
 	if opt.Tables == (store.Tables{}) {

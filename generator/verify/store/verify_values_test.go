@@ -233,8 +233,10 @@ func TestStoreStringsBounded(t *testing.T) {
 // (its count would never come): the others caught up, the wait ends at its first poll, and
 // the missing table is never counted. Time is synctest's.
 func TestWaitSkipsProbedMissingTables(t *testing.T) {
+	filled(t) // the fixture made outside the bubble
+	w := bubbleWorld(t)
 	synctest.Test(t, func(t *testing.T) {
-		w, f, _ := filled(t)
+		_, f, _ := filled(t)
 		tables := store.StandTables()
 		tables.Orders = "nowhere.tbl"
 		counted := map[string]int{}

@@ -81,14 +81,15 @@ func (e *WaitError) Error() string {
 // says, or none changed for opt.Quiet, or opt.Wait passed; it says what it waits for and how
 // far along it is. The wait bounds the counts too: one still unanswered when it runs out is a
 // *[WaitError]. It returns ctx's error when ctx ends first (the first Ctrl-C), and a read
-// that fails otherwise than on a missing table.
-func waitFor(ctx context.Context, src Source, r Range, inv *world.Inventory, opt Options) error {
+// that fails otherwise than on a missing table; else the tables counted, with their last
+// counts (see [moved]).
+func waitFor(ctx context.Context, src Source, r Range, inv *world.Inventory, opt Options) ([]*waitTarget, error) {
 	start := time.Now()
 	wctx, stop := context.WithDeadline(ctx, start.Add(opt.Wait))
 	defer stop()
 	targets, err := present(ctx, wctx, src, waitTargets(r, inv, opt.Tables), opt)
 	if err != nil || len(targets) == 0 {
-		return err
+		return nil, err
 	}
 	lastChange, lastLine := start, time.Time{}
 	var prev []int64
@@ -102,10 +103,10 @@ func waitFor(ctx context.Context, src Source, r Range, inv *world.Inventory, opt
 				n, err := src.Count(wctx, t.table, t.dateColumn, t.first, t.last)
 				t.missing = errors.Is(err, ErrTable)
 				if err != nil && ctx.Err() == nil && wctx.Err() != nil {
-					return &WaitError{Wait: opt.Wait, Table: t.table}
+					return nil, &WaitError{Wait: opt.Wait, Table: t.table}
 				}
 				if err != nil && !t.missing {
-					return err
+					return nil, err
 				}
 				t.got = n
 			}
@@ -120,13 +121,13 @@ func waitFor(ctx context.Context, src Source, r Range, inv *world.Inventory, opt
 		switch {
 		case done:
 			opt.Logf("verify: the store caught up after %v: %s", now.Sub(start).Round(time.Millisecond), describeTargets(targets, true))
-			return nil
+			return targets, nil
 		case now.Sub(lastChange) >= opt.Quiet:
 			opt.Logf("verify: nothing changed for %v; judging now: %s", opt.Quiet, describeTargets(targets, true))
-			return nil
+			return targets, nil
 		case now.Sub(start) >= opt.Wait:
 			opt.Logf("verify: waited %v; judging now: %s", opt.Wait, describeTargets(targets, true))
-			return nil
+			return targets, nil
 		}
 		if lastLine.IsZero() || now.Sub(lastLine) >= opt.ProgressEvery || now.Equal(lastChange) {
 			opt.Logf("verify: waiting (%v of %v): %s", now.Sub(start).Round(time.Second), opt.Wait, describeTargets(targets, true))
@@ -136,10 +137,29 @@ func waitFor(ctx context.Context, src Source, r Range, inv *world.Inventory, opt
 		select {
 		case <-ctx.Done():
 			t.Stop()
-			return ctx.Err()
+			return nil, ctx.Err()
 		case <-t.C:
 		}
 	}
+}
+
+// moved counts again the targets that were short of the inventory when the wait ended and
+// says which of them grew since ("" when none did): a store judged while it still filled was
+// not judged as it ended up. A table at or past its count (a store that goes on receiving
+// other runs' rows) is not asked; a count that fails says nothing moved, and the verdict
+// stands.
+func moved(ctx context.Context, src Source, targets []*waitTarget) string {
+	var grew []string
+	for _, t := range targets {
+		if t.got >= t.want {
+			continue
+		}
+		n, err := src.Count(ctx, t.table, t.dateColumn, t.first, t.last)
+		if err == nil && n > t.got {
+			grew = append(grew, fmt.Sprintf("%s %d → %d of %d rows", t.name, t.got, n, t.want))
+		}
+	}
+	return strings.Join(grew, ", ")
 }
 
 // present is the targets whose table can be read, each counted once (got): a table that does not

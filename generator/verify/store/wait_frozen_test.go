@@ -38,7 +38,7 @@ func TestWaitBoundsAFrozenStore(t *testing.T) {
 		cancel time.Duration
 	}{{name: "the wait runs out"}, {name: "Ctrl-C", cancel: 2 * time.Second}} {
 		t.Run(tc.name, func(t *testing.T) {
-			w, _, _ := filled(t) // the world's caches are made outside the bubble
+			w := bubbleWorld(t)
 			synctest.Test(t, func(t *testing.T) {
 				_, f, _ := filled(t)
 				ctx, cancel := context.WithCancel(context.Background())

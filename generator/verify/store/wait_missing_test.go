@@ -17,7 +17,6 @@ import (
 // waited for: the other tables have caught up, so the wait ends at its first count (fake
 // time: no poll passes). The table is still judged, as a difference naming it.
 func TestWaitSkipsMissingTables(t *testing.T) {
-	w, _, _ := filled(t) // the world and its caches made outside the bubbles, as TestWait's
 	for _, tc := range []struct {
 		name  string
 		names func(key string, value bool) string
@@ -29,6 +28,8 @@ func TestWaitSkipsMissingTables(t *testing.T) {
 		{"the library's keys", nil, "(tables.marts '' skips it)"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
+			filled(t) // the fixture made outside the bubbles
+			w := bubbleWorld(t)
 			synctest.Test(t, func(t *testing.T) {
 				_, f, _ := filled(t)
 				tables := store.StandTables()

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -36,7 +37,7 @@ func (l *waitLog) text() string {
 // nothing changed for Quiet, or at its bound; a cancelled context ends it at once. Time is
 // synctest's: the test takes no wall-clock time and depends on none.
 func TestWait(t *testing.T) {
-	w, _, inv := filled(t)
+	_, _, inv := filled(t)
 	events := int64(*inv.Expect.Hits.ODSEvents)
 	for _, tc := range []struct {
 		name    string
@@ -59,6 +60,7 @@ func TestWait(t *testing.T) {
 			took: 11 * time.Second, wantErr: context.Canceled},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
+			w := bubbleWorld(t)
 			synctest.Test(t, func(t *testing.T) {
 				_, f, _ := filled(t)
 				var mu sync.Mutex
@@ -112,4 +114,89 @@ type waitStore struct {
 
 func (s *waitStore) Count(_ context.Context, table, _ string, _, _ schema.Date) (int64, error) {
 	return s.count(table), nil
+}
+
+// TestWaitJudgesAgainAStoreThatMoved: a store whose counts stood still for Quiet while its
+// raw table lacked its last block, which arrived while verify read the other tables (as
+// 18.16's Kafka reader flushed the fill world's last 12 498 hits after more than 30 s on a
+// loaded machine, and verify found the events complete and the raw rows short). That verdict
+// is not given: verify judges again once the store is still, and says why. A store that did
+// not move keeps its verdict after one judging, and so does one that moved once the wait was
+// over. Time is synctest's.
+func TestWaitJudgesAgainAStoreThatMoved(t *testing.T) {
+	_, _, inv := filled(t)
+	const late = 100
+	for _, tc := range []struct {
+		name     string
+		wait     time.Duration
+		arrives  bool // the late block lands once raw has been read
+		ok       bool
+		rawReads int
+		saying   string
+	}{
+		{name: "the late block lands", wait: time.Hour, arrives: true, ok: true, rawReads: 2,
+			saying: fmt.Sprintf("the store changed while it was judged (raw %d → %d of %d rows); judging it again once it is still",
+				inv.Expect.Hits.StgRows-late, inv.Expect.Hits.StgRows, inv.Expect.Hits.StgRows)},
+		{name: "nothing lands", wait: time.Hour, rawReads: 1, saying: "nothing changed for 30s"},
+		{name: "the wait is over", wait: 20 * time.Second, arrives: true, rawReads: 1, saying: "the wait is over, so that verdict stands"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			w := bubbleWorld(t)
+			synctest.Test(t, func(t *testing.T) {
+				_, f, _ := filled(t)
+				src := &movingStore{fakeStore: f, late: slices.Clone(f.raw[len(f.raw)-late:]), arrives: tc.arrives}
+				f.raw = f.raw[:len(f.raw)-late]
+				var log waitLog
+				res, err := store.Verify(context.Background(), w, store.Range{From: runFrom, Days: runDays, Garbage: every}, src,
+					store.Options{Tables: store.StandTables(), Wait: tc.wait, Logf: log.logf})
+				if err != nil {
+					t.Fatal(err)
+				}
+				text := log.text()
+				if res.OK != tc.ok || !strings.Contains(text, tc.saying) {
+					t.Errorf("OK %v, want %v; the log does not say %q:\n%s", res.OK, tc.ok, tc.saying, text)
+				}
+				if !tc.ok && res.Raw.Total.Missing != late {
+					t.Errorf("raw: %d missing, want the late block's %d", res.Raw.Total.Missing, late)
+				}
+				if n := src.rawReads(); n != tc.rawReads {
+					t.Errorf("raw read %d times, want %d", n, tc.rawReads)
+				}
+			})
+		})
+	}
+}
+
+// movingStore is a fake store whose raw table lacks its late rows until its first read has
+// ended, when they land if arrives; the other tables' counts have caught up.
+type movingStore struct {
+	*fakeStore
+	late    []rawRow
+	arrives bool
+}
+
+func (s *movingStore) Count(_ context.Context, table, _ string, _, _ schema.Date) (int64, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if table != store.StandTables().Raw {
+		return 1 << 40, nil
+	}
+	return int64(len(s.raw)), nil
+}
+
+func (s *movingStore) Digests(ctx context.Context, table, hintKey, classColumn string, row func(uint64, []byte, []byte, int)) error {
+	err := s.fakeStore.Digests(ctx, table, hintKey, classColumn, row)
+	if table == store.StandTables().Raw && s.arrives {
+		s.mu.Lock()
+		s.raw = append(s.raw, s.late...)
+		s.late = nil
+		s.mu.Unlock()
+	}
+	return err
+}
+
+func (s *movingStore) rawReads() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.reads[store.StandTables().Raw]
 }
