@@ -17,6 +17,7 @@ import (
 // use. (The tests of the built command, as a separate process, are cmd/clickgen/tests'.)
 func clickgen(t *testing.T, args ...string) (string, string, int) {
 	t.Helper()
+	args = raceUncompressed(args)
 	var out, errb bytes.Buffer
 	err := run(context.Background(), args, &out, &errb)
 	code := exitCode(err, &errb)
