@@ -16,7 +16,6 @@ package testenv
 import (
 	"bytes"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -233,17 +232,13 @@ func Summary(pkg string) string {
 	return line
 }
 
-// DefaultParallel sets how many of the package's parallel tests run at once (-parallel) to n
-// unless the command line gave -parallel: for packages whose tests mostly wait on servers and
-// processes of their own, where go test's default (GOMAXPROCS) leaves the waits one after
-// another. Call it from TestMain before [Main]; it parses the flags.
+// DefaultParallel makes n how many of the package's parallel tests run at once (-parallel)
+// unless the command line says: for packages whose tests mostly wait on servers and processes
+// of their own, where go test's default (GOMAXPROCS) leaves the waits one after another. It
+// puts -test.parallel=n first among the test binary's arguments, so a -parallel that go test
+// passes on comes later and wins. Call it from TestMain before [Main].
 func DefaultParallel(n int) {
-	flag.Parse()
-	given := false
-	flag.Visit(func(f *flag.Flag) { given = given || f.Name == "test.parallel" })
-	if !given {
-		flag.Set("test.parallel", strconv.Itoa(n))
-	}
+	os.Args = slices.Insert(os.Args, 1, "-test.parallel="+strconv.Itoa(n))
 }
 
 // Main runs the package's tests and prints its tier line. Use it as a package's TestMain:
