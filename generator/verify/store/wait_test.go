@@ -130,6 +130,7 @@ func TestWaitJudgesAgainAStoreThatMoved(t *testing.T) {
 		name     string
 		wait     time.Duration
 		arrives  bool // the late block lands once raw has been read
+		changed  bool // an event's URL differs from the planned one
 		ok       bool
 		rawReads int
 		saying   string
@@ -138,6 +139,9 @@ func TestWaitJudgesAgainAStoreThatMoved(t *testing.T) {
 			saying: fmt.Sprintf("the store changed while it was judged (raw %d → %d of %d rows); judging it again once it is still",
 				inv.Expect.Hits.StgRows-late, inv.Expect.Hits.StgRows, inv.Expect.Hits.StgRows)},
 		{name: "nothing lands", wait: time.Hour, rawReads: 1, saying: "nothing changed for 30s"},
+		// The second judging is a whole one: a store that is wrong besides is still wrong.
+		{name: "the late block lands on a store with a value changed", wait: time.Hour, arrives: true, changed: true, rawReads: 2,
+			saying: "judging it again once it is still"},
 		{name: "the wait is over", wait: 20 * time.Second, arrives: true, rawReads: 1, saying: "the wait is over, so that verdict stands"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -146,6 +150,9 @@ func TestWaitJudgesAgainAStoreThatMoved(t *testing.T) {
 				_, f, _ := filled(t)
 				src := &movingStore{fakeStore: f, late: slices.Clone(f.raw[len(f.raw)-late:]), arrives: tc.arrives}
 				f.raw = f.raw[:len(f.raw)-late]
+				if tc.changed {
+					f.events[0].set = map[string][]byte{"URL": str("https://evil.example/")}
+				}
 				var log waitLog
 				res, err := store.Verify(context.Background(), w, store.Range{From: runFrom, Days: runDays, Garbage: every}, src,
 					store.Options{Tables: store.StandTables(), Wait: tc.wait, Logf: log.logf})
@@ -156,7 +163,11 @@ func TestWaitJudgesAgainAStoreThatMoved(t *testing.T) {
 				if res.OK != tc.ok || !strings.Contains(text, tc.saying) {
 					t.Errorf("OK %v, want %v; the log does not say %q:\n%s", res.OK, tc.ok, tc.saying, text)
 				}
-				if !tc.ok && res.Raw.Total.Missing != late {
+				switch {
+				case tc.changed && (res.Events.Differences == 0 || res.Raw.Total.Missing != 0):
+					t.Errorf("events: %d differences, raw: %d missing; want the changed value found and the late block present",
+						res.Events.Differences, res.Raw.Total.Missing)
+				case !tc.ok && !tc.changed && res.Raw.Total.Missing != late:
 					t.Errorf("raw: %d missing, want the late block's %d", res.Raw.Total.Missing, late)
 				}
 				if n := src.rawReads(); n != tc.rawReads {
