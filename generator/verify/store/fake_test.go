@@ -52,6 +52,27 @@ type evRow struct {
 	msg               []byte
 	set               map[string][]byte // column → RowBinary value
 	shard             int               // the shard a Distributed table reads it from (0: none)
+	hit               *parsedHit        // msg parsed once, shared by the store's clones
+}
+
+// parsedHit is an events row's message parsed once: every test reads the fixture's store
+// many times, and parsing each message at each read was most of the package's time under
+// the race detector. A parsed hit is only read after it is made.
+type parsedHit struct {
+	once sync.Once
+	h    intake.StoredHit
+}
+
+// parsed returns e's message parsed; a row inserted by a test without one has none.
+func (e *evRow) parsed() *intake.StoredHit {
+	if e.msg == nil {
+		return nil
+	}
+	if e.hit == nil { // a row a test made: its own parse, not shared
+		e.hit = &parsedHit{}
+	}
+	e.hit.once.Do(func() { e.hit.h, _ = intake.ParseStoredHit(e.msg) })
+	return &e.hit.h
 }
 
 type rawRow struct {
@@ -124,7 +145,7 @@ func play(t testing.TB, w *world.World, from, n int, g world.Garbage) *fakeStore
 					continue
 				}
 				row, _ := intake.AcceptedHitRow(v)
-				f.events = append(f.events, evRow{watchID: row.WatchID, clientID: row.ClientID, date: row.EventDate, msg: v})
+				f.events = append(f.events, evRow{watchID: row.WatchID, clientID: row.ClientID, date: row.EventDate, msg: v, hit: &parsedHit{}})
 				continue
 			}
 			class, _ := intake.ClassifyOrder(v)
@@ -247,14 +268,12 @@ func zero(t *chtype.Type) []byte {
 }
 
 // rowOf renders a row's values of cols: what a test set, else what the intake stores of the
-// message, else (a row with no message) the keys given and defaults.
-func rowOf(cols []store.Column, msg []byte, set map[string][]byte, order bool, keys map[string][]byte) ([]byte, error) {
+// message (an events row's parsed hit h, an orders row's msg), else (a row with no message)
+// the keys given and defaults.
+func rowOf(cols []store.Column, h *intake.StoredHit, msg []byte, set map[string][]byte, order bool, keys map[string][]byte) ([]byte, error) {
 	var out []byte
-	var h intake.StoredHit
 	var o intake.StoredOrder
-	if msg != nil && !order {
-		h, _ = intake.ParseStoredHit(msg)
-	} else if msg != nil {
+	if order && msg != nil {
 		o, _ = intake.ParseStoredOrder(msg)
 	}
 	for _, c := range cols {
@@ -297,7 +316,7 @@ func (f *fakeStore) Events(_ context.Context, table string, date schema.Date, co
 	slices.SortStableFunc(rows, func(a, b evRow) int { return cmp.Compare(a.watchID, b.watchID) })
 	var ends []int
 	for _, e := range rows {
-		b, err := rowOf(cols, e.msg, e.set, false, map[string][]byte{"WatchID": u64(e.watchID), "ClientID": u64(e.clientID),
+		b, err := rowOf(cols, e.parsed(), e.msg, e.set, false, map[string][]byte{"WatchID": u64(e.watchID), "ClientID": u64(e.clientID),
 			"EventDate": binary.LittleEndian.AppendUint16(nil, uint16(e.date))})
 		if err != nil {
 			return err
@@ -375,7 +394,7 @@ func (f *fakeStore) Orders(_ context.Context, table string, cols []store.Column,
 	slices.SortStableFunc(rows, func(a, b ordRow) int { return cmp.Or(strings.Compare(a.id, b.id), cmp.Compare(a.date, b.date)) })
 	for _, r := range rows {
 		id := binary.AppendUvarint(nil, uint64(len(r.id)))
-		b, err := rowOf(cols, r.msg, r.set, true, map[string][]byte{"order_id": append(id, r.id...),
+		b, err := rowOf(cols, nil, r.msg, r.set, true, map[string][]byte{"order_id": append(id, r.id...),
 			"snapshot_date": binary.LittleEndian.AppendUint16(nil, uint16(r.date))})
 		if err != nil {
 			return err

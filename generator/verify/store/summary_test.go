@@ -65,7 +65,7 @@ func landed(msgs []sentMsg) *fakeStore {
 				continue
 			}
 			row, _ := intake.AcceptedHitRow(v)
-			f.events = append(f.events, evRow{watchID: row.WatchID, clientID: row.ClientID, date: row.EventDate, msg: v})
+			f.events = append(f.events, evRow{watchID: row.WatchID, clientID: row.ClientID, date: row.EventDate, msg: v, hit: &parsedHit{}})
 			continue
 		}
 		if class, _ := intake.ClassifyOrder(v); class != "" {
