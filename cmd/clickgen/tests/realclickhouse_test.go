@@ -28,12 +28,13 @@ type realStand struct {
 	world []string
 }
 
-// judgedWorld is the world of the tests that judge verify's findings on a real store: a tenth
-// of the fill world (--scale 0.1: 40,715 hits and 612 order rows over the same eight days,
-// every class and fault as in the whole). What they check is how verify reads and names what
-// a store holds, which does not grow with the rows; ClickHouse's intake of the whole world is
-// judged where it is the point (TestRealClickHouse, TestRealClusterFill, the documentation's
-// recipe), and a tenth takes a tenth of the CPU the test tiers share.
+// judgedWorld is the world of the tests that judge verify's findings or the stand's SQL on a
+// real store: a tenth of the fill world (--scale 0.1: 40,715 hits and 612 order rows over the
+// same eight days, every class and fault as in the whole). What they check is how verify
+// reads and names what a store holds, and that every table counts what the inventory says,
+// neither of which grows with the rows; ClickHouse's intake of the whole world is judged
+// where it is the point (TestRealClusterFill on two shards, the documentation's recipe on
+// one server), and a tenth takes a tenth of the CPU the test tiers share.
 var judgedWorld = []string{"--scale", strconv.FormatFloat(judgedScale, 'g', -1, 64)}
 
 // judgedScale is judgedWorld's scale.
@@ -146,13 +147,13 @@ func sameRows(t *testing.T, what string, got, want map[string]string) {
 	}
 }
 
-// TestRealClickHouse plays the fill world through real Kafka into the real server's pipeline,
-// checks every table against the inventory with SQL, then plays each fault helper once: a
-// frozen server, a date deleted, a row inserted, the server killed while it consumes and
-// started again.
+// TestRealClickHouse plays the fill world (judgedWorld's tenth) through real Kafka into the
+// real server's pipeline, checks every table against the inventory with SQL, then plays each
+// fault helper once: a frozen server, a date deleted, a row inserted, the server killed while
+// it consumes two whole days of the stand's own world and started again.
 func TestRealClickHouse(t *testing.T) {
 	t.Parallel() // its own servers: it waits on them beside the other real tiers
-	s, inv := fillRealStand(t, nil)
+	s, inv := fillRealStand(t, judgedWorld)
 	ch := s.ch
 
 	// Hits: every message one raw row, every event once in ODS under its date, no error.
@@ -217,7 +218,9 @@ func TestRealClickHouse(t *testing.T) {
 
 	// Killed while it consumes two new days, started again: it consumes them to the end. A
 	// block written before the kill has no committed offsets and is read again (raw rows twice,
-	// ODS once).
+	// ODS once). The days are the stand's own world's (about 100,000 messages, not the tenth's
+	// 10,000): the kill must find more than the one block (65,536 messages) it waits for.
+	s = &realStand{kafka: s.kafka, ch: s.ch, brokers: s.brokers, bin: s.bin}
 	next := s.inventory(t, 8, 2)
 	rawBefore := ch.Count("stg.hits_raw_rep", false)
 	s.play(t, 8, 2, false)
