@@ -522,9 +522,10 @@ func TestRealClickHouseVerify(t *testing.T) {
 	t.Run("killed while consuming", func(t *testing.T) {
 		ch := s.ch.In(t)
 		// The new days of the stand's own world (sentHits'), not the tenth the rest plays:
-		// the kill must find more than one block to write.
+		// the kill must find more than one block to write. Three days are two blocks and a
+		// part (a fourth added only rows to send and compare).
 		s := &realStand{kafka: s.kafka, ch: s.ch, brokers: s.brokers, bin: s.bin}
-		from, days := 8, 4
+		from, days := 8, 3
 		next := s.inventory(t, from, days)
 		dates := make([]string, len(next.Days))
 		for i, d := range next.Days {
@@ -533,7 +534,7 @@ func TestRealClickHouseVerify(t *testing.T) {
 		in := strings.Join(dates, ", ")
 		s.play(t, from, days, false)
 		// Killed once the engine has written its first block of the new days (a block is
-		// 65 536 messages; the days are about 200 000).
+		// 65 536 messages; the days are about 150 000).
 		ch.WaitCount("SELECT count() FROM stg.hits_raw_rep WHERE visitParamExtractString(raw, 'EventDate') IN ("+in+")", 1)
 		ch.Kill()
 		start := time.Now()
