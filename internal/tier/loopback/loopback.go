@@ -8,15 +8,25 @@
 // them took a broker's port between the probe and the bind. Outside the range only another
 // test's probe can pick the same port; the callers that start servers also retry on "Address
 // already in use".
+//
+// A port handed out stays reserved until the test that asked has ended, in every process on
+// the machine: a lock file per port (flock(2), under the temporary directory's
+// clickgen-loopback), which Base takes and no other Base call, here or in another test binary,
+// hands out while it is held. A server stopped or killed by its test and started again on
+// its own ports needs them: a free-looking port of a killed Kafka node was taken by another
+// test's server before the node came back (its controller could not bind). The scripts that
+// pick ports (.ci/kafka/kafka, .ci/image) skip a port whose lock is held, too.
 package loopback
 
 import (
 	"math/rand/v2"
 	"net"
 	"os"
+	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 )
 
@@ -35,9 +45,12 @@ func Base(t testing.TB, offsets ...int) int {
 	from, to := window(low, high, slices.Max(offsets))
 	for range 100 {
 		base := from + rand.IntN(to-from)
-		if free(base, offsets) {
+		held, ok := reserve(base, offsets)
+		if ok && free(base, offsets) {
+			t.Cleanup(func() { release(held) })
 			return base
 		}
+		release(held)
 	}
 	t.Fatalf("loopback: no free ports with offsets %v between %d and %d", offsets, from, to)
 	return 0
@@ -61,6 +74,38 @@ func window(low, high, span int) (from, to int) {
 func Port(t testing.TB) int {
 	t.Helper()
 	return Base(t)
+}
+
+// lockDir holds the ports' lock files (the scripts that pick ports read the same folder).
+var lockDir = filepath.Join(os.TempDir(), "clickgen-loopback")
+
+// reserve takes the lock of base+o for every o without waiting; ok is false when another
+// holder has one of them (what it took is returned still, for release). A lock that cannot
+// be made at all (no writable temporary directory) reserves nothing and refuses nothing: the
+// ports are then only probed, as before there were locks.
+func reserve(base int, offsets []int) (held []*os.File, ok bool) {
+	if err := os.MkdirAll(lockDir, 0o777); err != nil {
+		return nil, true
+	}
+	for _, o := range offsets {
+		f, err := os.OpenFile(filepath.Join(lockDir, strconv.Itoa(base+o)), os.O_CREATE|os.O_RDWR, 0o666)
+		if err != nil {
+			continue
+		}
+		if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB); err != nil {
+			f.Close()
+			return held, false
+		}
+		held = append(held, f)
+	}
+	return held, true
+}
+
+// release gives up the locks reserve took (closing a file drops its flock).
+func release(held []*os.File) {
+	for _, f := range held {
+		f.Close()
+	}
 }
 
 // free says whether base+o can be listened on for every o.

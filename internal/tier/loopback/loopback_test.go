@@ -2,6 +2,8 @@ package loopback
 
 import (
 	"net"
+	"os/exec"
+	"path/filepath"
 	"strconv"
 	"testing"
 )
@@ -73,5 +75,35 @@ func TestWindow(t *testing.T) {
 		if from != c.from || to != c.to {
 			t.Errorf("window(%d, %d, %d) = [%d, %d), want [%d, %d)", c.low, c.high, c.span, from, to, c.from, c.to)
 		}
+	}
+}
+
+// TestBaseReservesUntilTheTestEnds: a base handed out (and not listened on, as a killed
+// server's port is not) is refused to every other asker while the test that asked runs, in
+// this process and in another one (flock(1), as the scripts ask), and free again once that
+// test has ended.
+func TestBaseReservesUntilTheTestEnds(t *testing.T) {
+	var base int
+	t.Run("holder", func(t *testing.T) {
+		base = Base(t, 0, 100)
+		for _, p := range []int{base, base + 100} {
+			if held, ok := reserve(p, []int{0}); ok {
+				release(held)
+				t.Fatalf("port %d reserved again in this process while its test runs", p)
+			}
+		}
+		if _, err := exec.LookPath("flock"); err != nil {
+			t.Log("no flock(1): the other process's view is not checked")
+			return
+		}
+		err := exec.Command("flock", "-n", filepath.Join(lockDir, strconv.Itoa(base+100)), "true").Run()
+		if err == nil {
+			t.Fatalf("port %d: flock(1) took its lock while its test runs", base+100)
+		}
+	})
+	held, ok := reserve(base, []int{0, 100})
+	release(held)
+	if !ok {
+		t.Fatalf("ports %d and %d still reserved after their test ended", base, base+100)
 	}
 }
