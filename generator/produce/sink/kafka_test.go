@@ -140,8 +140,12 @@ func TestKafkaCompressionCodecs(t *testing.T) {
 					for _, rp := range rt.Partitions {
 						var b kmsg.RecordBatch
 						if err := b.ReadFrom(rp.Records); err == nil {
+							got := int8(b.Attributes & 0x07)
+							if got == 0 && attr != 0 && !shrinks(attr, b.Records) {
+								got = -1 // uncompressed as the codec would not shrink it, as franz-go sends it
+							}
 							mu.Lock()
-							seen[int8(b.Attributes&0x07)]++
+							seen[got]++
 							mu.Unlock()
 						}
 					}
@@ -154,8 +158,8 @@ func TestKafkaCompressionCodecs(t *testing.T) {
 			mu.Lock()
 			got := maps.Clone(seen)
 			mu.Unlock()
-			if got[attr] == 0 || len(got) != 1 {
-				t.Errorf("batch codecs seen %v (attribute: batches), want only %d", got, attr)
+			if got[attr] == 0 || len(got) != 1+min(got[-1], 1) {
+				t.Errorf("batch codecs seen %v (attribute: batches; -1: uncompressed, the codec would not shrink it), want only %d", got, attr)
 			}
 			recs := consumeAll(t, addrs, "hits")
 			if len(recs) != len(msgs) {
@@ -172,6 +176,23 @@ func TestKafkaCompressionCodecs(t *testing.T) {
 			}
 		})
 	}
+}
+
+// shrinks says whether the codec of batch attribute attr (1 gzip, 2 snappy, 3 lz4, 4 zstd)
+// makes records (a batch's records section) shorter: franz-go sends a batch uncompressed
+// when it would not (seen under the race detector, a batch of a few records through snappy).
+func shrinks(attr int8, records []byte) bool {
+	codecs := map[int8]kgo.CompressionCodec{1: kgo.GzipCompression(), 2: kgo.SnappyCompression(), 3: kgo.Lz4Compression(), 4: kgo.ZstdCompression()}
+	codec, ok := codecs[attr]
+	if !ok {
+		return false
+	}
+	c, err := kgo.DefaultCompressor(codec)
+	if err != nil || c == nil {
+		return false
+	}
+	out, _ := c.Compress(new(bytes.Buffer), records)
+	return out != nil && len(out) < len(records)
 }
 
 // TestKafkaNonRetriableFailure lets the first produce requests through and
