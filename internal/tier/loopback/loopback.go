@@ -15,7 +15,7 @@
 // hands out while it is held. A server stopped or killed by its test and started again on
 // its own ports needs them: a free-looking port of a killed Kafka node was taken by another
 // test's server before the node came back (its controller could not bind). The scripts that
-// pick ports (.ci/kafka/kafka, .ci/image) skip a port whose lock is held, too.
+// pick ports (.ci/kafka/kafka port, which .ci/image uses) skip a port whose lock is held.
 package loopback
 
 import (
