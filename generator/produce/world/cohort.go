@@ -47,7 +47,15 @@ var cohortPool = sync.Pool{New: func() any { return new(cohort) }}
 // cookie, then of the second cookie and its birth day (pairs only), the active days of the
 // first cookie and of the second, the guaranteed-order days (pairs), the passport (device and
 // city of the first cookie, the other-half device of the second) and person_id.
-func (w *World) cohortOf(d int) *cohort {
+func (w *World) cohortOf(d int) *cohort { return w.cohortIn(d, math.MinInt, math.MaxInt) }
+
+// cohortIn is cohortOf for a caller that reads only the cookies active on a day of [floor,
+// ceil]: a person none of whose cookies is active then keeps its slots (the cookies' indices
+// are the same) with no active days, and its draws after its activity (guaranteed orders,
+// passport, person_id) are not made. They are the last draws of the person's own stream, so
+// nothing else changes. Most of a cohort born long before floor comes once and never again:
+// day 0 of the fill world computes 91 cohorts, 90 of them of earlier days.
+func (w *World) cohortIn(d, floor, ceil int) *cohort {
 	s := newStream(w.seed, streamComposition, d, 0)
 	c := cohortPool.Get().(*cohort)
 	c.day = d
@@ -83,10 +91,8 @@ func (w *World) cohortOf(d int) *cohort {
 				}
 			}
 		}
-		ds := c.arena[start:]
-		if len(ds) > 1 {
-			slices.Sort(ds)
-			c.arena = c.arena[:start+len(slices.Compact(ds))]
+		if ds := c.arena[start:]; len(ds) > 1 {
+			c.arena = c.arena[:start+len(sortDays(ds))]
 		}
 		ck.from, ck.to = int32(start), int32(len(c.arena))
 	}
@@ -95,6 +101,13 @@ func (w *World) cohortOf(d int) *cohort {
 		ds := c.arena[ck.from:ck.to]
 		i, _ := slices.BinarySearch(ds, 0)
 		return len(ds) - i, ck.from + int32(i)
+	}
+	// inRange reports whether ck has an active day in [floor, ceil].
+	lo, hi := int32(max(floor, math.MinInt32)), int32(min(ceil, math.MaxInt32))
+	inRange := func(ck *cookie) bool {
+		ds := c.arena[ck.from:ck.to]
+		i, _ := slices.BinarySearch(ds, lo)
+		return i < len(ds) && ds[i] <= hi
 	}
 	prefix := prefixOf(w.seed, streamComposition, d)
 	for p := range people {
@@ -112,6 +125,20 @@ func (w *World) cohortOf(d int) *cohort {
 		activity(&ps, first)
 		if paired {
 			activity(&ps, &second)
+		}
+		if !inRange(first) && (!paired || !inRange(&second)) {
+			// Read by nobody: no active days, and no more draws. (The second cookie's days
+			// follow the first's in the arena.)
+			start := first.from
+			c.arena = c.arena[:start]
+			first.from, first.to = start, start
+			if paired {
+				second.from, second.to = start, start
+				c.seconds = append(c.seconds, second)
+			}
+			continue
+		}
+		if paired {
 			// Guaranteed orders: one day per cookie, uniform among its activity days on the
 			// axis (day ≥ 0); only if both cookies have one.
 			na, a := onAxis(first)
@@ -143,6 +170,25 @@ func (w *World) cohortOf(d int) *cohort {
 	return c
 }
 
+// sortDays sorts a cookie's few active days in place and drops repeats, returning what is
+// left: slices.Sort and slices.Compact, written for the two to eight days a cookie has (they
+// were an eighth of a cohort's cost).
+func sortDays(ds []int32) []int32 {
+	for i := 1; i < len(ds); i++ {
+		for j := i; j > 0 && ds[j] < ds[j-1]; j-- {
+			ds[j], ds[j-1] = ds[j-1], ds[j]
+		}
+	}
+	n := 1
+	for _, d := range ds[1:] {
+		if d != ds[n-1] {
+			ds[n] = d
+			n++
+		}
+	}
+	return ds[:n]
+}
+
 // activeCookie is what a day needs of a cookie active on it: a cohort's cookie without the
 // fields only the cohort's own draws use.
 type activeCookie struct {
@@ -169,7 +215,7 @@ type cohortDays struct {
 // daysOf computes cohort d and keeps the lists of its activity days from floor to ceil, each
 // in one allocation with the others.
 func (w *World) daysOf(d, floor, ceil int) *cohortDays {
-	c := w.cohortOf(d)
+	c := w.cohortIn(d, floor, ceil)
 	defer cohortPool.Put(c)
 	cd := &cohortDays{floor: floor, ceil: ceil}
 	from := int32(max(floor-d, 0))
