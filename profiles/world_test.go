@@ -77,8 +77,10 @@ func TestCheckSeedAndScale(t *testing.T) {
 // TestFootprintCounted is issue 24 items 1 and 7 in the memory check: the render workers'
 // window and the catalog's rows and file are counted, and the refusal names them.
 func TestFootprintCounted(t *testing.T) {
-	if need2, need1024 := (world.Footprint{Scale: 100, Workers: 2}).Need(), (world.Footprint{Scale: 100, Workers: 1024}).Need(); need1024-need2 < 6<<30 {
-		t.Errorf("scale 100: 1024 workers need %d bytes, 2 need %d; want the window of 1465 batches (a day) counted", need1024, need2)
+	// Two batches a worker, of at least 1000 bytes an event, beyond the 4 the measurements held.
+	window := int64(2*1024-4) * world.BatchEvents * 1000
+	if need2, need1024 := (world.Footprint{Scale: 100, Workers: 2}).Need(), (world.Footprint{Scale: 100, Workers: 1024}).Need(); need1024-need2 < window {
+		t.Errorf("scale 100: 1024 workers need %d bytes, 2 need %d; want their window of 2048 batches counted (at least %d bytes)", need1024, need2, window)
 	}
 	if a, b := (world.Footprint{Scale: 1, Workers: 2}).Need(), world.MemoryNeeded(1, world.Garbage{}); a != b {
 		t.Errorf("two workers at scale 1 need %d, MemoryNeeded %d; want the measured default unchanged", a, b)

@@ -172,8 +172,10 @@ func (m *eventMarks) before(col int) int {
 // visitCache remembers, while one batch is rendered, where the bytes that are the same for
 // every event of a visit were written for its first event: its VisitID and ClientID, and its
 // columns 13–34 (source, device, address, city). A later event of the visit copies them
-// instead of formatting them again. A batch spans an hour or two of a day, so most of a
-// visit's events fall into one. Offsets are into the batch's Data; reset it for each batch.
+// instead of formatting them again. Most of a visit's events fall into one batch: of day 0's
+// 52 100 events in 10 289 visits, 34 354 copy their visit's bytes in batches of 1024 events
+// (39 884 in batches of 4096; 41 811 would if batches never cut a visit). Offsets are into
+// the batch's Data; reset it for each batch.
 type visitCache struct {
 	slots []visitSpan // open addressing on the visit's index, a power of two long
 }
