@@ -473,8 +473,9 @@ func (r *runner) snapshot(ctx context.Context, u *world.Unit) error {
 	return nil
 }
 
-// FlushWindow is how many bytes of a day's rendered events a run not paced by count holds
-// before it flushes the sink and releases them, within the day: without it a day's batches
+// FlushWindow is how many bytes of a day's rendered events a run not paced by count holds,
+// into a sink that keeps no holds (sink.KeepsHolds: Kafka and files keep them), before it
+// flushes the sink and releases them, within the day: without it a day's batches
 // were held until the day's flush (600 MB at scale 10). A day is complete only after its
 // last flush, as before.
 const FlushWindow = 32 << 20

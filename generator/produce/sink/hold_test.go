@@ -1,13 +1,15 @@
 package sink_test
 
 import (
+	"bytes"
 	"context"
-	"io"
+	"maps"
 	"testing"
 
 	"github.com/twmb/franz-go/pkg/kerr"
 
 	"github.com/clickgen/clickgen/generator/produce/sink"
+	"github.com/clickgen/clickgen/schema"
 )
 
 // TestKafkaKeepsHolds: the Kafka sink counts Message.Hold for every message it queues and
@@ -73,14 +75,37 @@ func TestKafkaKeepsHolds(t *testing.T) {
 	})
 }
 
-// The file writer copies a message in Send: it keeps no holds, and a sender flushes it.
-func TestWriterKeepsNoHolds(t *testing.T) {
-	w, err := sink.NewWriter(io.Discard, sink.WriterOptions{})
+// TestWriterKeepsNoBytes: the writer keeps holds trivially: a message sent with a hold leaves
+// it done, and bytes overwritten once Send returned (a batch recycled by the run) change
+// nothing written, key and partition included.
+func TestWriterKeepsNoBytes(t *testing.T) {
+	var buf bytes.Buffer
+	w, err := sink.NewWriter(&buf, sink.WriterOptions{Partitions: map[string]int32{"hits": 2}})
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer w.Close()
-	if sink.KeepsHolds(w) {
-		t.Error("KeepsHolds(Writer) = true")
+	if !sink.KeepsHolds(w) {
+		t.Fatal("the writer does not say it keeps holds: a run holds its batches to flushes")
+	}
+	ctx := context.Background()
+	var h sink.Hold
+	key, value := []byte("123456789"), []byte(`{"a":1}`)
+	if err := w.Send(ctx, sink.Message{Topic: "hits", Key: key, Value: value, Hold: &h}); err != nil {
+		t.Fatal(err)
+	}
+	if !h.Done() {
+		t.Error("the writer counts a message in its hold after Send returned")
+	}
+	copy(key, "987654321")
+	copy(value, `{"b":2}`)
+	if err := w.Flush(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if got := buf.String(); got != "{\"a\":1}\n" {
+		t.Errorf("wrote %q, want the bytes as they were sent", got)
+	}
+	want := map[int32]int64{schema.PartitionForKey([]byte("123456789"), 2): 1}
+	if got := w.Stats().Topics["hits"].Partitions; !maps.Equal(got, want) {
+		t.Errorf("partitions %v, want %v: the key as it was sent", got, want)
 	}
 }

@@ -118,7 +118,7 @@ type flight struct {
 // clockEvery is how many unpaced lines share one reading of the clock.
 const clockEvery = 256
 
-var _ Sink = (*Writer)(nil)
+var _ HoldKeeper = (*Writer)(nil)
 
 // truncater is what the writer needs of a file to cut a partial line.
 type truncater interface {
@@ -423,6 +423,13 @@ func (w *Writer) Close() error {
 
 // Stats returns a snapshot of the counters; see [Stats].
 func (w *Writer) Stats() Stats { return w.rec.snapshot() }
+
+// KeepsHolds reports that w counts [Message.Hold], trivially: Send copies a message's value
+// into w's buffer and reads its key there and then, so w refers to no message's bytes once
+// Send has returned and never counts one in its hold. A sender that waits for holds may reuse
+// the bytes at once (a batch run recycles each rendered batch as soon as it is sent, while
+// its memory is still in the processor's cache, instead of holding a file's 32 MB to a flush).
+func (w *Writer) KeepsHolds() bool { return true }
 
 // openForWriting opens path for writing only, creating or truncating a regular file. A FIFO
 // or a pipe (/dev/stdout, /proc/self/fd/N) is opened without blocking: with no reader the

@@ -54,8 +54,8 @@ const BatchEvents = 1024
 // freeBatches recycles the memory of released batches: rendering into fresh memory costs
 // zeroing, page faults and collection on every batch. Unlike a sync.Pool it survives garbage
 // collections, which a run under its soft memory limit has many of; it holds at most
-// maxFreeBatches batches (about 80 MB), what a run has in flight anyway (a file holds
-// FlushWindow's 32 MB before it is flushed). It is a stack: the batch released
+// maxFreeBatches batches (about 80 MB), what a run has in flight anyway (into a sink that
+// keeps no holds, it holds play.FlushWindow's 32 MB to a flush). It is a stack: the batch released
 // last, whose bytes the sink has just read and are likely still in the processor's cache, is
 // the one rendered into next (a queue handed out the batch released longest ago, whose
 // memory had left the cache).
