@@ -633,16 +633,18 @@ type planScratch struct {
 	hit      intake.StoredHit
 }
 
-// parallel runs f over [0, n) in chunks on the workers; f learns its worker's number.
+// parallel runs f over [0, n) in chunks on the workers; f learns its worker's number. A
+// chunk is small enough that the workers share one of the world's batches (world.BatchEvents,
+// 1024 events: two chunks): with a worker per 1024 rows, such a batch was planned on one core.
 func (v *verifier) parallel(ctx context.Context, n int, f func(worker, lo, hi int) error) error {
-	workers := max(1, min(v.opt.Workers, n/1024))
+	const chunk = 512
+	workers := max(1, min(v.opt.Workers, (n+chunk-1)/chunk))
 	for len(v.scratch) < workers {
 		v.scratch = append(v.scratch, &planScratch{})
 	}
 	if workers == 1 {
 		return f(0, 0, n)
 	}
-	const chunk = 2048
 	var next atomic.Int64
 	errs := make([]error, workers)
 	var wg sync.WaitGroup
