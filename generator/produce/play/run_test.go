@@ -224,6 +224,18 @@ func (s *windowSink) Flush(ctx context.Context) error {
 // TestRunFlushesWithinADay: a day larger than FlushWindow (day 0 at scale 1, ~60 MB) is
 // flushed in windows, so the batches it holds stay bounded, and once more at its end.
 func TestRunFlushesWithinADay(t *testing.T) {
+	snk := &windowSink{Writer: discard(t)}
+	playDayZero(t, snk)
+	const batch = world.BatchEvents * 1500 // a batch's bytes, at most
+	if snk.flushes < 2 || snk.most > play.FlushWindow+batch {
+		t.Errorf("day 0: %d flushes, at most %d bytes between two; want ≥ 2 and ≤ %d", snk.flushes, snk.most, play.FlushWindow+batch)
+	}
+}
+
+// playDayZero plays day 0 at scale 1 (~60 MB, more than FlushWindow) into snk and checks
+// that the day is reported flushed; it skips in short mode.
+func playDayZero(t *testing.T, snk sink.Sink) {
+	t.Helper()
 	if testing.Short() {
 		t.Skip("plays a day at scale 1")
 	}
@@ -231,14 +243,9 @@ func TestRunFlushesWithinADay(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	snk := &windowSink{Writer: discard(t)}
 	var log unitLog
 	if _, err := play.Run(context.Background(), play.Plan{World: w, Range: world.Range{From: 0, Days: 1}, Hits: "hits"}, snk, &log); err != nil {
 		t.Fatal(err)
-	}
-	const batch = world.BatchEvents * 1500 // a batch's bytes, at most
-	if snk.flushes < 2 || snk.most > play.FlushWindow+batch {
-		t.Errorf("day 0: %d flushes, at most %d bytes between two; want ≥ 2 and ≤ %d", snk.flushes, snk.most, play.FlushWindow+batch)
 	}
 	if got := log.lines[len(log.lines)-1]; !strings.Contains(got, "flushed=true") {
 		t.Errorf("last line %q: the day is not reported flushed", got)
@@ -250,23 +257,10 @@ func TestRunFlushesWithinADay(t *testing.T) {
 // batch's memory, still in the cache, renders the next): day 0 at scale 1 (~60 MB) is
 // flushed once, at its end, and reported flushed.
 func TestRunIntoAFileFlushesOnceADay(t *testing.T) {
-	if testing.Short() {
-		t.Skip("plays a day at scale 1")
-	}
-	w, err := world.NewWorld(world.Params{})
-	if err != nil {
-		t.Fatal(err)
-	}
 	snk := &countingWriter{Writer: discard(t)}
-	var log unitLog
-	if _, err := play.Run(context.Background(), play.Plan{World: w, Range: world.Range{From: 0, Days: 1}, Hits: "hits"}, snk, &log); err != nil {
-		t.Fatal(err)
-	}
+	playDayZero(t, snk)
 	if snk.flushes != 1 {
 		t.Errorf("day 0 into a file: %d flushes, want 1 (its end): the writer refers to nothing it was sent", snk.flushes)
-	}
-	if got := log.lines[len(log.lines)-1]; !strings.Contains(got, "flushed=true") {
-		t.Errorf("last line %q: the day is not reported flushed", got)
 	}
 }
 
