@@ -634,10 +634,10 @@ type planScratch struct {
 }
 
 // parallel runs f over [0, n) in chunks on the workers; f learns its worker's number. A
-// chunk is small enough that the workers share one of the world's batches (world.BatchEvents,
-// 1024 events: two chunks): with a worker per 1024 rows, such a batch was planned on one core.
+// chunk is half of one of the world's batches, so that two workers share each batch the
+// plan gets: with a worker per 1024 rows, a batch of 1024 was planned on one core.
 func (v *verifier) parallel(ctx context.Context, n int, f func(worker, lo, hi int) error) error {
-	const chunk = 512
+	const chunk = world.BatchEvents / 2
 	workers := max(1, min(v.opt.Workers, (n+chunk-1)/chunk))
 	for len(v.scratch) < workers {
 		v.scratch = append(v.scratch, &planScratch{})
