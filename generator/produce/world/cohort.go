@@ -92,7 +92,8 @@ func (w *World) cohortIn(d, floor, ceil int) *cohort {
 			}
 		}
 		if ds := c.arena[start:]; len(ds) > 1 {
-			c.arena = c.arena[:start+len(sortDays(ds))]
+			slices.Sort(ds)
+			c.arena = c.arena[:start+len(slices.Compact(ds))]
 		}
 		ck.from, ck.to = int32(start), int32(len(c.arena))
 	}
@@ -168,25 +169,6 @@ func (w *World) cohortIn(d, floor, ceil int) *cohort {
 	}
 	c.cookies = append(c.cookies, c.seconds...)
 	return c
-}
-
-// sortDays sorts a cookie's few active days in place and drops repeats, returning what is
-// left: slices.Sort and slices.Compact, written for the two to eight days a cookie has (they
-// were an eighth of a cohort's cost).
-func sortDays(ds []int32) []int32 {
-	for i := 1; i < len(ds); i++ {
-		for j := i; j > 0 && ds[j] < ds[j-1]; j-- {
-			ds[j], ds[j-1] = ds[j-1], ds[j]
-		}
-	}
-	n := 1
-	for _, d := range ds[1:] {
-		if d != ds[n-1] {
-			ds[n] = d
-			n++
-		}
-	}
-	return ds[:n]
 }
 
 // activeCookie is what a day needs of a cookie active on it: a cohort's cookie without the
